@@ -1,0 +1,101 @@
+"use client";
+
+import { signIn } from "next-auth/react";
+import { useState, type FormEvent } from "react";
+
+type Option = { id: string; name: string; kind: "oauth" | "demo" };
+type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
+
+export function SignInForm(props: {
+  options: Option[];
+  demoAccounts: DemoAccount[];
+  demoPassword: string | null;
+  callbackUrl: string;
+  error: string | null;
+}) {
+  const [busy, setBusy] = useState(false);
+  const demo = props.options.some((o) => o.kind === "demo");
+
+  async function signInWithPassword(email: string, password: string) {
+    setBusy(true);
+    await signIn("demo", { email, password, callbackUrl: props.callbackUrl });
+    setBusy(false);
+  }
+
+  function onSubmit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    void signInWithPassword(String(data.get("email") ?? ""), String(data.get("password") ?? ""));
+  }
+
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
+      {props.error ? (
+        <p role="alert" data-testid="sign-in-error" className="mb-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+          {props.error}
+        </p>
+      ) : null}
+
+      {props.options
+        .filter((o) => o.kind === "oauth")
+        .map((o) => (
+          <button
+            key={o.id}
+            type="button"
+            disabled={busy}
+            onClick={() => void signIn(o.id, { callbackUrl: props.callbackUrl })}
+            className="mb-2 w-full rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
+          >
+            Continue with {o.name}
+          </button>
+        ))}
+
+      {demo ? (
+        <>
+          <form onSubmit={onSubmit} className="flex flex-col gap-3">
+            <label className="text-sm">
+              <span className="mb-1 block text-slate-700">Email</span>
+              <input name="email" type="email" required autoComplete="username" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
+            </label>
+            <label className="text-sm">
+              <span className="mb-1 block text-slate-700">Password</span>
+              <input name="password" type="password" required autoComplete="current-password" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
+            </label>
+            <button type="submit" disabled={busy} className="rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+              Sign in
+            </button>
+          </form>
+          {props.demoAccounts.length > 0 && props.demoPassword ? (
+            <div className="mt-5 border-t border-slate-200 pt-4">
+              <p className="mb-2 text-xs text-slate-500">
+                Demo accounts (password <code className="font-mono">{props.demoPassword}</code>):
+              </p>
+              <div className="flex flex-col gap-1.5">
+                {props.demoAccounts.map((account) => (
+                  <button
+                    key={account.email}
+                    type="button"
+                    disabled={busy}
+                    data-testid={`demo-sign-in-${account.email}`}
+                    onClick={() => void signInWithPassword(account.email, props.demoPassword ?? "")}
+                    className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-1.5 text-left text-sm hover:bg-slate-50 disabled:opacity-50"
+                  >
+                    <span>{account.email}</span>
+                    <span className="text-xs text-slate-500">
+                      {account.role}
+                      {account.tenants.length ? ` · ${account.tenants.join(", ")}` : ""}
+                    </span>
+                  </button>
+                ))}
+              </div>
+            </div>
+          ) : null}
+        </>
+      ) : null}
+
+      {props.options.length === 0 ? (
+        <p className="text-sm text-slate-600">No sign-in method is configured. Set OIDC_* or GITHUB_* variables (README, Configuration).</p>
+      ) : null}
+    </div>
+  );
+}

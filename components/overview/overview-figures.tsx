@@ -1,0 +1,30 @@
+import type { OverviewCounts } from "@/lib/records/overview-counts";
+import { formatAge } from "@/lib/format/relative-time";
+
+export function OverviewFigures({ counts, now }: { counts: OverviewCounts; now: Date }) {
+  const figures = [
+    { label: "Records", value: `${counts.recordsIsEstimate ? "≈ " : ""}${counts.records.toLocaleString("en")}`, hint: counts.recordsIsEstimate ? "planner estimate" : "exact count" },
+    { label: "In progress", value: counts.inProgress.toLocaleString("en"), hint: "claimed, no outcome stored yet" },
+    {
+      label: "Oldest in progress",
+      value: counts.oldestInProgressAt ? formatAge(counts.oldestInProgressAt, now) : "—",
+      hint: counts.oldestInProgressAt ? counts.oldestInProgressAt.toISOString() : "no claim in flight",
+    },
+    {
+      label: "Newest record",
+      value: counts.newestRecordAt ? `${formatAge(counts.newestRecordAt, now)} ago` : "—",
+      hint: counts.newestRecordAt ? counts.newestRecordAt.toISOString() : "the table is empty",
+    },
+  ];
+  return (
+    <dl className="grid grid-cols-2 gap-4 lg:grid-cols-4">
+      {figures.map((f) => (
+        <div key={f.label} className="rounded-lg border border-slate-200 bg-white p-4">
+          <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{f.label}</dt>
+          <dd className="mt-1 text-2xl font-semibold tabular-nums" title={f.hint}>{f.value}</dd>
+          <dd className="mt-0.5 truncate text-xs text-slate-500">{f.hint}</dd>
+        </div>
+      ))}
+    </dl>
+  );
+}

@@ -1,0 +1,39 @@
+import type { ReactNode } from "react";
+import { HeaderLookup } from "@/components/shell/header-lookup";
+import { NavLinks } from "@/components/shell/nav-links";
+import { SignOutButton } from "@/components/shell/sign-out-button";
+
+type ShellUser = { name: string; email: string; role: string; tenants: string[] };
+
+export function AppShell({ user, demo, children }: { user: ShellUser; demo: boolean; children: ReactNode }) {
+  return (
+    <div className="flex min-h-screen">
+      <aside className="flex w-52 shrink-0 flex-col gap-6 bg-slate-900 px-3 py-4">
+        <div className="px-3">
+          <div className="text-base font-semibold tracking-tight text-white">Idem Console</div>
+          <div className="text-xs text-slate-400">idempotency records</div>
+        </div>
+        <NavLinks />
+        {demo ? (
+          <div className="mt-auto rounded-md bg-amber-400/15 px-3 py-2 text-xs text-amber-200">Demo mode: sample data, demo sign-ins.</div>
+        ) : null}
+      </aside>
+      <div className="flex min-w-0 flex-1 flex-col">
+        <header className="flex items-center gap-4 border-b border-slate-200 bg-white px-6 py-3">
+          <HeaderLookup />
+          <div className="ml-auto flex items-center gap-3">
+            <div className="text-right leading-tight">
+              <div className="text-sm font-medium" data-testid="user-name" title={user.email}>{user.name}</div>
+              <div className="text-xs text-slate-500">
+                <span data-testid="user-role">{user.role}</span>
+                {user.tenants.length > 0 ? ` · ${user.tenants.join(", ")}` : " · all tenants"}
+              </div>
+            </div>
+            <SignOutButton />
+          </div>
+        </header>
+        <main className="flex-1 px-6 py-6">{children}</main>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,44 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useRef, type FormEvent } from "react";
+
+/** The lookup box in the header; "/" focuses it from anywhere on the page. */
+export function HeaderLookup() {
+  const router = useRouter();
+  const input = useRef<HTMLInputElement>(null);
+
+  useEffect(() => {
+    function onKey(event: KeyboardEvent) {
+      const target = event.target as HTMLElement | null;
+      const typing = target && (target.tagName === "INPUT" || target.tagName === "TEXTAREA" || target.isContentEditable);
+      if (event.key === "/" && !typing) {
+        event.preventDefault();
+        input.current?.focus();
+      }
+    }
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, []);
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const text = input.current?.value.trim() ?? "";
+    if (text) router.push(`/lookup?q=${encodeURIComponent(text.slice(0, 4000))}`);
+  }
+
+  return (
+    <form role="search" onSubmit={submit} className="w-full max-w-md">
+      <label htmlFor="header-lookup" className="sr-only">
+        Look up a ref, key or error message
+      </label>
+      <input
+        id="header-lookup"
+        ref={input}
+        type="search"
+        placeholder="Paste a ref, key or error message   ( / )"
+        className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-400 focus:border-slate-500 focus:outline-none"
+      />
+    </form>
+  );
+}

@@ -1,0 +1,48 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/actor";
+import { can, type Action } from "@/lib/auth/permissions";
+import { getSessionActor } from "@/lib/auth/session-actor";
+import { authenticateToken } from "@/lib/auth/tokens";
+import { getDb } from "@/lib/db/client";
+import { UserError } from "@/lib/errors/user-error";
+import { jsonError } from "@/lib/api/json-error";
+import { isSameOrigin } from "@/lib/api/same-origin";
+
+type Handler<P> = (input: { request: Request; actor: Actor; params: P }) => Promise<Response>;
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Wraps a /api/v1 route handler: authenticates (bearer token or session), checks the action
+ * against the permission table, demands same-origin for browser mutations, and turns every
+ * failure into JSON — never a stack trace.
+ */
+export function apiRoute<P = Record<string, never>>(action: Action, handler: Handler<P>) {
+  return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
+    try {
+      const authorization = request.headers.get("authorization");
+      let actor: Actor | null;
+      if (authorization !== null) {
+        const match = /^Bearer\s+(\S+)$/i.exec(authorization);
+        if (!match) return jsonError(401, "unauthenticated", "Authorization must be `Bearer <token>`.");
+        const check = await authenticateToken(getDb(), match[1]!);
+        if (!check.ok) return jsonError(401, "unauthenticated", `Bearer token refused: ${check.reason}.`);
+        actor = check.actor;
+      } else {
+        actor = await getSessionActor();
+        if (!actor) return jsonError(401, "unauthenticated", "Sign in, or send `Authorization: Bearer <token>`.");
+        if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {
+          return jsonError(403, "cross_origin", "Browser requests that change data must come from this site (Origin header).");
+        }
+      }
+      if (!can(actor.role, action)) {
+        return jsonError(403, "forbidden", `Your role (${actor.role}) may not ${action}.`);
+      }
+      return await handler({ request, actor, params: await context.params });
+    } catch (error) {
+      if (error instanceof UserError) return jsonError(error.exitCode === 2 ? 400 : 503, error.exitCode === 2 ? "bad_request" : "unavailable", error.message);
+      console.error("[api]", request.method, new URL(request.url).pathname, error);
+      return jsonError(500, "internal", "The console failed to answer this request; the error is in the server log.");
+    }
+  };
+}

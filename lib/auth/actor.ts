@@ -1,0 +1,18 @@
+import type { Role } from "@/lib/auth/roles";
+
+/** Who is acting: a signed-in person, a bearer token, or the console's own jobs. */
+export type Actor = {
+  kind: "user" | "token" | "system";
+  id: string;
+  /** Stable identifier for audit rows: the email for people, the token or job name otherwise. */
+  name: string;
+  /** What the shell shows. */
+  displayName: string;
+  role: Role;
+  /** Tenants this actor may see; empty means every tenant. */
+  tenants: string[];
+};
+
+export function canSeeTenant(actor: Actor, tenant: string): boolean {
+  return actor.tenants.length === 0 || actor.tenants.includes(tenant);
+}

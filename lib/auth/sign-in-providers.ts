@@ -1,0 +1,52 @@
+import type { Provider } from "next-auth/providers/index";
+import CredentialsProvider from "next-auth/providers/credentials";
+import GitHubProvider from "next-auth/providers/github";
+import { isDemoMode } from "@/lib/auth/demo-mode";
+import { findUserByEmail } from "@/lib/auth/users";
+import { verifyPassword } from "@/lib/auth/passwords";
+import { getDb } from "@/lib/db/client";
+import { oidcSettings } from "@/lib/auth/sign-in-options";
+
+export function buildProviders(): Provider[] {
+  const providers: Provider[] = [];
+  const oidc = oidcSettings();
+  if (oidc) {
+    providers.push({
+      id: "oidc",
+      name: process.env.OIDC_NAME || "Single sign-on",
+      type: "oauth",
+      wellKnown: `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
+      clientId: oidc.clientId,
+      clientSecret: oidc.clientSecret,
+      authorization: { params: { scope: "openid email profile" } },
+      idToken: true,
+      checks: ["pkce", "state"],
+      profile: (profile: { sub: string; email?: string; name?: string }) => ({
+        id: profile.sub,
+        email: profile.email ?? null,
+        name: profile.name ?? profile.email ?? profile.sub,
+      }),
+    });
+  }
+  if (process.env.GITHUB_ID && process.env.GITHUB_SECRET) {
+    providers.push(GitHubProvider({ clientId: process.env.GITHUB_ID, clientSecret: process.env.GITHUB_SECRET }));
+  }
+  if (isDemoMode()) {
+    providers.push(
+      CredentialsProvider({
+        id: "demo",
+        name: "Demo account",
+        credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
+        async authorize(credentials) {
+          const email = credentials?.email?.slice(0, 320) ?? "";
+          const password = credentials?.password?.slice(0, 200) ?? "";
+          const user = await findUserByEmail(getDb(), email);
+          if (!user?.passwordHash || user.disabledAt) return null;
+          if (!(await verifyPassword(password, user.passwordHash))) return null;
+          return { id: user.id, email: user.email, name: user.name };
+        },
+      }),
+    );
+  }
+  return providers;
+}

@@ -1,0 +1,98 @@
+import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import { cliActor } from "@/lib/cli/cli-actor";
+import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
+import { openDatabaseConnection } from "@/lib/db/connection";
+import { embeddedDataDir } from "@/lib/db/embedded-record";
+import { migrate } from "@/lib/db/migrate";
+import { createPrismaClient } from "@/lib/db/prisma";
+import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { describeDatabaseError } from "@/lib/db/describe-error";
+import { UserError } from "@/lib/errors/user-error";
+
+export type ConsoleServerOptions = { port: number; host: string; demo: boolean; rebuild?: boolean };
+
+/**
+ * Starts the console the way users run it: a database (DATABASE_URL or the embedded one served
+ * by this process), migrations, then `next start` as a child with DATABASE_URL pointing at it.
+ * Ctrl-C stops the child, then the database. Resolves with the child's exit code.
+ */
+export async function runConsoleServer(options: ConsoleServerOptions): Promise<number> {
+  const connection = await openDatabaseConnection();
+  try {
+    if (connection.source !== "env") console.log(`embedded database: ${connection.url} (data in ${embeddedDataDir()})`);
+    await migrate(connection.url, { onApplied: (name, ms) => console.log(`applied migration ${name} (${ms} ms)`) }).catch((error: unknown) => {
+      if (error instanceof UserError) throw error;
+      throw new UserError(describeDatabaseError(error, connection.url), 1);
+    });
+    if (options.demo) {
+      const db = createPrismaClient(connection.url, 1);
+      try {
+        const created = await seedDemoUsers(db, cliActor());
+        if (created > 0) console.log(`created ${created} demo accounts`);
+      } finally {
+        await db.$disconnect();
+      }
+    }
+    ensureProductionBuild({ force: options.rebuild });
+    return await startNext(options, connection.url);
+  } finally {
+    await connection.release();
+  }
+}
+
+async function startNext(options: ConsoleServerOptions, databaseUrl: string): Promise<number> {
+  const publicUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${options.port}`;
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    DATABASE_URL: databaseUrl,
+    NEXTAUTH_URL: publicUrl,
+    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? localSecret(),
+    NEXT_TELEMETRY_DISABLED: "1",
+  };
+  if (options.demo) {
+    env.IDEM_DEMO = "1";
+    env.IDEM_DEMO_ALLOW_PRODUCTION = "1"; // `idem demo` is the explicit request
+  }
+  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(options.port), "-H", options.host], { env, stdio: "inherit" });
+  const stop = () => child.kill("SIGTERM");
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  void announceWhenReady(options, publicUrl, child.pid);
+  const code = await new Promise<number>((resolve) => child.on("exit", (c, signal) => resolve(c ?? (signal ? 0 : 1))));
+  process.off("SIGINT", stop);
+  process.off("SIGTERM", stop);
+  return code;
+}
+
+async function announceWhenReady(options: ConsoleServerOptions, publicUrl: string, pid: number | undefined) {
+  const health = `http://${options.host === "0.0.0.0" ? "127.0.0.1" : options.host}:${options.port}/api/health`;
+  for (let i = 0; i < 120; i += 1) {
+    try {
+      const response = await fetch(health);
+      if (response.ok) {
+        console.log(`\nIdem Console is up at ${publicUrl} (pid ${pid}). Ctrl-C stops it.`);
+        if (options.demo) {
+          console.log(`Demo sign-ins, password "${DEMO_PASSWORD}": ${DEMO_USERS.map((u) => `${u.email} (${u.role}${u.tenants.length ? `, ${u.tenants.join(",")}` : ""})`).join(", ")}`);
+        }
+        return;
+      }
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+}
+
+// A secret kept under .data/ so demo sessions survive a restart; production sets NEXTAUTH_SECRET.
+function localSecret(): string {
+  const file = path.join(embeddedDataDir(), "nextauth-secret");
+  if (existsSync(file)) return readFileSync(file, "utf8").trim();
+  mkdirSync(path.dirname(file), { recursive: true });
+  const secret = randomBytes(32).toString("base64url");
+  writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}

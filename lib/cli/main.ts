@@ -1,0 +1,26 @@
+import { Command, CommanderError } from "commander";
+import { registerMigrate } from "@/lib/cli/commands/migrate";
+import { registerServe } from "@/lib/cli/commands/serve";
+import { registerToken } from "@/lib/cli/commands/token";
+import { registerUser } from "@/lib/cli/commands/user";
+
+const program = new Command("idem")
+  .description("Idem Console: the idempotency table of your MCP tool servers")
+  .showHelpAfterError("(run with --help for usage)")
+  .exitOverride();
+
+registerMigrate(program);
+registerToken(program);
+registerUser(program);
+registerServe(program);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  // Usage errors (unknown command, missing or invalid option) exit 2; --help and --version exit 0.
+  if (error instanceof CommanderError) {
+    process.exitCode = error.exitCode === 0 ? 0 : 2;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,57 @@
+import { z } from "zod";
+import { durationSchema } from "@/lib/config/duration";
+
+const headers = z.record(z.string(), z.string()).default({});
+const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
+const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
+
+const processorSchema = z.discriminatedUnion("type", [
+  z.strictObject({ type: z.literal("http"), baseUrl: httpUrl, headers, timeout: durationSchema.optional() }),
+  z.strictObject({ type: z.literal("mcp-tool"), server: name, tool: name, timeout: durationSchema.optional() }),
+]);
+
+const toolSchema = z.strictObject({
+  stuckAfter: durationSchema.optional(),
+  processor: processorSchema.optional(),
+});
+
+// stdio servers run a command on the console's host: they come only from this file.
+const mcpServerSchema = z.discriminatedUnion("transport", [
+  z.strictObject({ name, transport: z.literal("http"), url: httpUrl, headers }),
+  z.strictObject({
+    name,
+    transport: z.literal("stdio"),
+    command: z.string().min(1),
+    args: z.array(z.string()).default([]),
+    env: z.record(z.string(), z.string()).optional(),
+  }),
+]);
+
+export const configSchema = z
+  .strictObject({
+    tools: z.record(name, toolSchema).default({}),
+    mcpServers: z.array(mcpServerSchema).default([]),
+    redact: z.array(z.string().startsWith("$", "expected a JSONPath starting with $")).default(["$..card", "$..email"]),
+    defaultStuckAfter: durationSchema.default(5 * 60_000),
+  })
+  .superRefine((config, ctx) => {
+    const names = new Set<string>();
+    config.mcpServers.forEach((server, i) => {
+      if (names.has(server.name)) ctx.addIssue({ code: "custom", path: ["mcpServers", i, "name"], message: `duplicate server name ${JSON.stringify(server.name)}` });
+      names.add(server.name);
+    });
+    for (const [tool, settings] of Object.entries(config.tools)) {
+      const processor = settings.processor;
+      if (processor?.type === "mcp-tool" && !names.has(processor.server)) {
+        ctx.addIssue({
+          code: "custom",
+          path: ["tools", tool, "processor", "server"],
+          message: `names no server in mcpServers (got ${JSON.stringify(processor.server)})`,
+        });
+      }
+    }
+  });
+
+export type IdemConfig = z.output<typeof configSchema>;
+export type ToolConfig = IdemConfig["tools"][string];
+export type McpServerConfig = IdemConfig["mcpServers"][number];

@@ -1,0 +1,21 @@
+import { parseDatabaseUrl } from "@/lib/db/database-url";
+import { startEmbeddedDatabase } from "@/lib/db/embedded";
+import { findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
+
+export type DatabaseSource = "env" | "embedded-running" | "embedded-started";
+export type DatabaseConnection = { url: string; source: DatabaseSource; release(): Promise<void> };
+
+/**
+ * Where this process's data lives: DATABASE_URL when set; otherwise the embedded database,
+ * joining the process already serving it or serving it ourselves until release().
+ */
+export async function openDatabaseConnection(): Promise<DatabaseConnection> {
+  const fromEnv = process.env.DATABASE_URL;
+  if (fromEnv !== undefined && fromEnv.trim() !== "") {
+    return { url: parseDatabaseUrl(fromEnv).toString(), source: "env", release: async () => {} };
+  }
+  const running = findRunningEmbeddedDatabase();
+  if (running) return { url: running, source: "embedded-running", release: async () => {} };
+  const embedded = await startEmbeddedDatabase();
+  return { url: embedded.url, source: "embedded-started", release: () => embedded.stop() };
+}

@@ -1,0 +1,38 @@
+import { redactUrl } from "@/lib/db/database-url";
+
+type PgLikeError = { code?: string; message?: string; errors?: unknown[]; cause?: unknown };
+
+/** Turns a driver error into one line that says what is wrong and what to do. */
+export function describeDatabaseError(error: unknown, url?: string): string {
+  const where = url ? ` at ${redactUrl(url)}` : "";
+  const e = unwrap(error);
+  switch (e.code) {
+    case "ECONNREFUSED":
+      return `Cannot reach the database${where}: connection refused. Is PostgreSQL running there? Unset DATABASE_URL to use the embedded database.`;
+    case "ENOTFOUND":
+    case "EAI_AGAIN":
+      return `Cannot reach the database${where}: the host name does not resolve. Check DATABASE_URL.`;
+    case "ETIMEDOUT":
+      return `Cannot reach the database${where}: the connection timed out. Check the host, port and firewall.`;
+    case "3D000":
+      return `The database${where} does not exist. Create it (createdb) or fix the name in DATABASE_URL.`;
+    case "28P01":
+    case "28000":
+      return `The database${where} refused the credentials: ${e.message}. Check the user and password in DATABASE_URL.`;
+    case "42P01":
+      return `The database${where} has no console tables yet (${e.message}). Run: npm run idem -- migrate`;
+    default:
+      return `Database error${where}: ${e.message ?? String(error)}`;
+  }
+}
+
+function unwrap(error: unknown): PgLikeError {
+  if (error && typeof error === "object") {
+    const e = error as PgLikeError;
+    // node's AggregateError (IPv4 + IPv6 attempts) hides the code on its members.
+    if (!e.code && Array.isArray(e.errors) && e.errors[0]) return unwrap(e.errors[0]);
+    if (!e.code && e.cause) return unwrap(e.cause);
+    return e;
+  }
+  return { message: String(error) };
+}

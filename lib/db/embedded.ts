@@ -1,0 +1,74 @@
+import { mkdirSync } from "node:fs";
+import path from "node:path";
+import { UserError } from "@/lib/errors/user-error";
+import {
+  embeddedDataDir,
+  findRunningEmbeddedDatabase,
+  removeEmbeddedRecord,
+  writeEmbeddedRecord,
+} from "@/lib/db/embedded-record";
+
+/**
+ * The embedded default: PGlite on disk, served over the PostgreSQL wire protocol by
+ * pglite-socket so the console, the CLI and the demo traffic share one database through the
+ * same `pg` code path as production. PGlite is one process: whoever starts it serves it,
+ * and records where in `<dataDir>/embedded.json` so the others connect instead of opening it.
+ */
+export type EmbeddedDatabase = { url: string; port: number; stop(): Promise<void> };
+
+const DEFAULT_PORT = 54329;
+const MAX_CONNECTIONS = 16;
+
+export async function startEmbeddedDatabase(
+  options: { dataDir?: string; port?: number; inMemory?: boolean } = {},
+): Promise<EmbeddedDatabase> {
+  const dataDir = options.dataDir ?? embeddedDataDir();
+  const running = options.inMemory ? null : findRunningEmbeddedDatabase(dataDir);
+  if (running) {
+    throw new UserError(`The embedded database in ${dataDir} is already served at ${running}; connect to it instead.`, 1);
+  }
+  const { PGlite } = await import("@electric-sql/pglite");
+  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
+
+  let pglite;
+  if (options.inMemory) {
+    pglite = await PGlite.create();
+  } else {
+    mkdirSync(dataDir, { recursive: true });
+    pglite = await PGlite.create(path.join(dataDir, "pglite"));
+  }
+  const wanted = options.port ?? Number(process.env.IDEM_EMBEDDED_PORT ?? DEFAULT_PORT);
+  const server = await listen(pglite, wanted, PGLiteSocketServer).catch(async (error: unknown) => {
+    if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+    return listen(pglite, 0, PGLiteSocketServer); // the default port is busy: any free one will do
+  });
+  const port = server.port;
+  const url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
+  if (!options.inMemory) {
+    writeEmbeddedRecord(dataDir, { pid: process.pid, url, port, startedAt: new Date().toISOString() });
+  }
+
+  let stopped = false;
+  return {
+    url,
+    port,
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      await server.instance.stop();
+      await pglite.close();
+      if (!options.inMemory) removeEmbeddedRecord(dataDir);
+    },
+  };
+}
+
+type SocketServerClass = typeof import("@electric-sql/pglite-socket").PGLiteSocketServer;
+type PGliteInstance = Awaited<ReturnType<typeof import("@electric-sql/pglite").PGlite.create>>;
+
+async function listen(db: PGliteInstance, port: number, Server: SocketServerClass) {
+  const instance = new Server({ db, port, host: "127.0.0.1", maxConnections: MAX_CONNECTIONS });
+  await instance.start();
+  // getServerConn() reports the port the OS picked when asked for port 0.
+  const actualPort = Number(instance.getServerConn().split(":").pop());
+  return { instance, port: actualPort };
+}

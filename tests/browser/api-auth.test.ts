@@ -1,0 +1,49 @@
+import { describe, expect, inject, it } from "vitest";
+import { createToken, revokeToken } from "@/lib/auth/tokens";
+import { useTestDb } from "../helpers/db";
+
+const baseUrl = inject("baseUrl");
+const admin = { kind: "system" as const, id: "test", name: "api-test", displayName: "api-test", role: "admin" as const, tenants: [] };
+
+describe("the JSON API over HTTP", () => {
+  const db = useTestDb();
+
+  it("answers 401 JSON without credentials, and with a malformed, unknown or revoked token", async () => {
+    const { token, summary } = await createToken(db, admin, { name: "api-http", role: "viewer", tenants: ["acme"] });
+    const me = (authorization?: string) =>
+      fetch(`${baseUrl}/api/v1/me`, { headers: authorization ? { authorization } : {} });
+
+    const ok = await me(`Bearer ${token}`);
+    expect(ok.status).toBe(200);
+    expect(await ok.json()).toEqual({ kind: "token", name: "api-http", role: "viewer", tenants: ["acme"] });
+
+    for (const [authorization, message] of [
+      [undefined, /Sign in, or send/],
+      ["Basic abc", /Authorization must be `Bearer <token>`/],
+      ["Bearer idem_unknown", /unknown token/],
+    ] as const) {
+      const response = await me(authorization);
+      expect(response.status).toBe(401);
+      expect(response.headers.get("content-type")).toMatch(/application\/json/);
+      const body = (await response.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("unauthenticated");
+      expect(body.error.message).toMatch(message);
+    }
+
+    await revokeToken(db, admin, summary.id);
+    const revoked = await me(`Bearer ${token}`);
+    expect(revoked.status).toBe(401);
+    expect(((await revoked.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
+  });
+
+  it("pages redirect anonymous visitors to sign-in, keeping where they were going", async () => {
+    const response = await fetch(`${baseUrl}/stuck?tool=charge_card`, { redirect: "manual" });
+    expect(response.status).toBe(307);
+    expect(response.headers.get("location")).toBe("/sign-in?callbackUrl=%2Fstuck%3Ftool%3Dcharge_card");
+  });
+
+  it("health answers without credentials and reveals no data", async () => {
+    const response = await fetch(`${baseUrl}/api/health`);
+    expect(await response.json()).toEqual({ ok: true, database: "reachable" });
+  });
+});

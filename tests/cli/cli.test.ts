@@ -1,0 +1,66 @@
+import { describe, expect, inject, it } from "vitest";
+import { authenticateToken } from "@/lib/auth/tokens";
+import { useTestDb } from "../helpers/db";
+import { runCli } from "../helpers/run-cli";
+import { createTestDatabase } from "../helpers/test-database";
+
+const url = inject("databaseUrl");
+
+function expectOneCleanLine(stderr: string) {
+  const lines = stderr.trim().split("\n");
+  expect(lines.filter((l) => l.startsWith("idem: ") || l.startsWith("error: ")).length).toBeGreaterThanOrEqual(1);
+  expect(stderr).not.toMatch(/^\s+at /m); // no stack trace
+}
+
+describe("npm run idem", () => {
+  const db = useTestDb();
+
+  it("migrate: applies on a fresh database, then reports nothing to do", async () => {
+    const fresh = await createTestDatabase({ migrate: false });
+    try {
+      const first = await runCli(["migrate", "--json"], { DATABASE_URL: fresh.url });
+      expect(first.code, first.stderr).toBe(0);
+      expect(JSON.parse(first.stdout).applied.length).toBeGreaterThan(0);
+      const second = await runCli(["migrate", "--json"], { DATABASE_URL: fresh.url });
+      expect(JSON.parse(second.stdout)).toMatchObject({ applied: [] });
+      const text = await runCli(["migrate"], { DATABASE_URL: fresh.url });
+      expect(text.stdout).toMatch(/database is up to date/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
+  it("token create prints the token once as JSON; list never shows it; revoke takes effect at once", async () => {
+    const created = await runCli(["token", "create", "--role", "operator", "--name", "cli-test", "--tenant", "acme", "--json"], { DATABASE_URL: url });
+    expect(created.code, created.stderr).toBe(0);
+    const { token, id } = JSON.parse(created.stdout) as { token: string; id: string };
+    expect((await authenticateToken(db, token)).ok).toBe(true);
+
+    const listed = await runCli(["token", "list", "--json"], { DATABASE_URL: url });
+    expect(listed.stdout).toContain(id);
+    expect(listed.stdout).not.toContain(token);
+
+    const revoked = await runCli(["token", "revoke", id], { DATABASE_URL: url });
+    expect(revoked.code, revoked.stderr).toBe(0);
+    expect(await authenticateToken(db, token)).toEqual({ ok: false, reason: "token revoked" });
+  });
+
+  it.each([
+    [["token", "create", "--role", "root", "--name", "x"], {}, 2, /--role.*expected viewer, operator or admin/],
+    [["token", "create", "--role", "viewer"], {}, 2, /required option '--name/],
+    [["token", "create", "--role", "viewer", "--name", "x", "--expires", "soon"], {}, 2, /--expires: expected a duration/],
+    [["no-such-command"], {}, 2, /unknown command/],
+    [["migrate"], { DATABASE_URL: "mysql://u:secret@db/idem" }, 2, /DATABASE_URL must start with postgresql/],
+    [["migrate"], { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem" }, 1, /connection refused/],
+    [["token", "revoke", "does-not-exist"], {}, 2, /No token with id, prefix or name/],
+  ])("%j: exits with a code and one clear line", async (args, env, code, message) => {
+    const tokensBefore = await db.apiToken.count();
+    const result = await runCli(args, { DATABASE_URL: url, ...env });
+    expect(result.code).toBe(code);
+    expect(result.stderr).toMatch(message);
+    expect(result.stderr).not.toContain("secret");
+    expectOneCleanLine(result.stderr);
+    expect(await db.apiToken.count()).toBe(tokensBefore);
+  });
+
+});

@@ -1,0 +1,38 @@
+import { describe, expect, it } from "vitest";
+import { verifyPassword } from "@/lib/auth/passwords";
+import { disableUser, loadActiveUser, saveUser } from "@/lib/auth/users";
+import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
+import { useTestDb } from "../helpers/db";
+
+const admin = { kind: "system" as const, id: "test", name: "user-test", displayName: "user-test", role: "admin" as const, tenants: [] };
+
+describe("console users", () => {
+  const db = useTestDb();
+
+  it("re-reads the role on every load, so a change applies at once; a disabled user loads as nobody", async () => {
+    const saved = await saveUser(db, admin, { email: "Role.Change@Example.com", role: "viewer" });
+    expect(saved.email).toBe("role.change@example.com");
+    expect((await loadActiveUser(db, saved.id))?.role).toBe("viewer");
+    await saveUser(db, admin, { email: "role.change@example.com", role: "operator", tenants: ["acme"] });
+    expect(await loadActiveUser(db, saved.id)).toMatchObject({ role: "operator", tenants: ["acme"] });
+    await disableUser(db, admin, "role.change@example.com");
+    expect(await loadActiveUser(db, saved.id)).toBeNull();
+    const actions = (await db.auditLog.findMany({ where: { actor: "system:user-test" }, orderBy: { id: "asc" } })).map((a) => a.action);
+    expect(actions).toEqual(["user.create", "user.update", "user.disable"]);
+  });
+
+  it("rejects a malformed email without writing", async () => {
+    const before = await db.consoleUser.count();
+    await expect(saveUser(db, admin, { email: "not an email", role: "viewer" })).rejects.toThrow(/email/);
+    expect(await db.consoleUser.count()).toBe(before);
+  });
+
+  it("seeds the demo accounts once, with hashed passwords", async () => {
+    expect(await seedDemoUsers(db, admin)).toBe(DEMO_USERS.length);
+    expect(await seedDemoUsers(db, admin)).toBe(0);
+    const viewer = await db.consoleUser.findUniqueOrThrow({ where: { email: "viewer@demo.test" } });
+    expect(viewer.passwordHash).toMatch(/^scrypt\$/);
+    expect(await verifyPassword("demo", viewer.passwordHash!)).toBe(true);
+    expect(await verifyPassword("wrong", viewer.passwordHash!)).toBe(false);
+  });
+});

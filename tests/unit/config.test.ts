@@ -1,0 +1,46 @@
+import { describe, expect, it } from "vitest";
+import { parseDuration } from "@/lib/config/duration";
+import { parseConfig } from "@/lib/config/load";
+
+const DESIGN_EXAMPLE = {
+  tools: {
+    charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:4010", headers: {} } },
+    create_shipment: { stuckAfter: "10m", processor: { type: "mcp-tool", server: "shop", tool: "get_shipment_status" } },
+  },
+  mcpServers: [
+    { name: "shop", transport: "http", url: "http://127.0.0.1:4020/mcp" },
+    { name: "files", transport: "stdio", command: "mcp-server-filesystem", args: ["/srv/data"] },
+  ],
+  redact: ["$..card", "$..email"],
+};
+
+describe("idem.config.json", () => {
+  it("accepts DESIGN.md's example and turns durations into milliseconds", () => {
+    const config = parseConfig(JSON.stringify(DESIGN_EXAMPLE));
+    expect(config.tools.charge_card?.stuckAfter).toBe(300_000);
+    expect(config.tools.create_shipment?.stuckAfter).toBe(600_000);
+    expect(config.defaultStuckAfter).toBe(300_000);
+    expect(config.mcpServers).toHaveLength(2);
+  });
+
+  it.each([
+    ["{ not json", /idem.config.json: not valid JSON/],
+    [JSON.stringify({ tools: { charge_card: { stuckAfter: "5 minutes" } } }), /tools\.charge_card\.stuckAfter: expected a positive duration/],
+    [JSON.stringify({ tools: { charge_card: { processor: { type: "ftp" } } } }), /tools\.charge_card\.processor\.type/],
+    [JSON.stringify({ tools: { x: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }), /tools\.x\.processor\.baseUrl: expected an http/],
+    [JSON.stringify({ tools: { x: { processor: { type: "mcp-tool", server: "nope", tool: "s" } } } }), /tools\.x\.processor\.server: names no server/],
+    [JSON.stringify({ mcpServers: [{ name: "a", transport: "http", url: "http://x" }, { name: "a", transport: "http", url: "http://y" }] }), /mcpServers\.1\.name: duplicate/],
+    [JSON.stringify({ redact: ["card"] }), /redact\.0: expected a JSONPath/],
+    [JSON.stringify({ tool: {} }), /Unrecognized key/],
+  ])("rejects %s with a message naming the field", (text, message) => {
+    expect(() => parseConfig(text)).toThrow(message);
+  });
+
+  it("parses durations", () => {
+    expect(parseDuration("90s")).toBe(90_000);
+    expect(parseDuration("48h")).toBe(172_800_000);
+    expect(parseDuration("1.5m")).toBe(90_000);
+    expect(parseDuration("5")).toBeNull();
+    expect(parseDuration("-5m")).toBeNull();
+  });
+});
