@@ -1,6 +1,6 @@
 import path from "node:path";
 import { defineConfig } from "vitest/config";
-import { PlainSummaryReporter } from "./tests/setup/plain-summary-reporter";
+import { PlainSummaryReporter } from "./tests/setup/plain-summary-reporter.ts";
 
 const shared = {
   resolve: {

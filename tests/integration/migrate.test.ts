@@ -57,16 +57,18 @@ describe("migrate", () => {
     expect(column?.collation_name).toBe("C");
     const indexes = await query<{ indexname: string; indexdef: string }>(url, `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'idempotency'`);
     expect(indexes.map((i) => i.indexname)).toContain("idempotency_pkey");
-    expect(indexes.find((i) => i.indexname === "idempotency_in_progress_created_at_idx")?.indexdef).toContain("WHERE (status = 'in_progress'::text)");
+    expect(indexes.find((i) => i.indexname === "idempotency_not_completed_created_at_idx")?.indexdef).toContain("WHERE (status <> 'completed'::text)");
   });
 
-  it("adopts a table the reference text's writers created, adding the optional columns", async () => {
+  it("adopts a table the reference text's writers created: optional columns added, key collated \"C\"", async () => {
     const { url } = await freshDatabase();
-    await query(url, `CREATE TABLE idempotency (key text COLLATE "C" PRIMARY KEY, tenant text NOT NULL, status text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now())`);
+    await query(url, `CREATE TABLE idempotency (key text COLLATE "POSIX" PRIMARY KEY, tenant text NOT NULL, status text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now())`);
     await query(url, `INSERT INTO idempotency (key, tenant, status) VALUES ('k1', 't', 'completed')`);
     await migrate(url);
     const rows = await query<{ key: string; subject: string | null; tool: string | null }>(url, `SELECT key, subject, tool, updated_at FROM idempotency`);
     expect(rows).toEqual([{ key: "k1", subject: null, tool: null, updated_at: null }]);
+    const [column] = await query<{ collation_name: string }>(url, `SELECT collation_name FROM information_schema.columns WHERE table_name = 'idempotency' AND column_name = 'key'`);
+    expect(column?.collation_name).toBe("C"); // adopted tables get the collation the ref look-up needs
   });
 
   it("stops at a failing migration, names it, and leaves nothing of it behind", async () => {

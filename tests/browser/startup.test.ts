@@ -1,0 +1,63 @@
+import { spawn } from "node:child_process";
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, expect, inject, it } from "vitest";
+import { freePort } from "../helpers/free-port";
+
+// `next start` on the build the browser project made: each bad setting must stop the
+// server at once with one line naming it, instead of failing on the first request.
+async function startNext(env: Record<string, string | undefined>) {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: {
+      ...process.env,
+      NODE_ENV: "production",
+      DATABASE_URL: inject("databaseUrl"),
+      NEXTAUTH_SECRET: "startup-test",
+      IDEM_DEMO: "1",
+      IDEM_DEMO_ALLOW_PRODUCTION: "1",
+      IDEM_CONFIG: undefined,
+      ...env,
+    },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let output = "";
+  child.stdout.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr.on("data", (d: Buffer) => (output += d.toString()));
+  const code = await new Promise<number | null>((resolve) => {
+    const timer = setTimeout(() => {
+      child.kill("SIGTERM");
+      resolve(null); // still running after 20 s: it started
+    }, 20_000);
+    child.on("exit", (c) => {
+      clearTimeout(timer);
+      resolve(c);
+    });
+  });
+  return { code, output };
+}
+
+function badConfig(text: string): string {
+  const file = path.join(mkdtempSync(path.join(tmpdir(), "idem-config-")), "idem.config.json");
+  writeFileSync(file, text);
+  return file;
+}
+
+describe("the server refuses to start with a bad setup", () => {
+  it.each([
+    [{ IDEM_DEMO_ALLOW_PRODUCTION: undefined }, /IDEM_DEMO=1 turns on demo sign-ins.*NODE_ENV is production/],
+    [{ IDEM_CONFIG: badConfig('{"tools": {"charge_card": {"stuckAfter": "soon"}}}') }, /tools\.charge_card\.stuckAfter: expected a positive duration/],
+    [{ IDEM_CONFIG: badConfig("{oops") }, /idem\.config\.json: not valid JSON/],
+    [{ IDEM_CONFIG: "/nonexistent/idem.config.json" }, /cannot read the configuration file/],
+    [{ DATABASE_URL: "mysql://db/idem" }, /DATABASE_URL must start with postgresql/],
+    [{ NEXTAUTH_SECRET: "" }, /NEXTAUTH_SECRET is not set/],
+    [{ IDEM_DEMO: undefined }, /no sign-in method/],
+  ])("%j", async (env, message) => {
+    const { code, output } = await startNext(env);
+    expect(code).toBe(1);
+    expect(output).toMatch(/Idem Console cannot start: /);
+    expect(output).toMatch(message);
+    expect(output).not.toMatch(/^\s+at /m);
+  });
+});
