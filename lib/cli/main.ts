@@ -1,4 +1,6 @@
 import { Command, CommanderError } from "commander";
+import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
+import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
 import { registerServe } from "@/lib/cli/commands/serve";
 import { registerToken } from "@/lib/cli/commands/token";
@@ -12,7 +14,9 @@ const program = new Command("idem")
 registerMigrate(program);
 registerToken(program);
 registerUser(program);
+registerKey(program);
 registerServe(program);
+registerBenchGuard(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,15 +1,15 @@
+import { readFileSync } from "node:fs";
+import path from "node:path";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
+import { REFERENCE_CLAIM, REFERENCE_COMPLETE, REFERENCE_LOOK_UP } from "@/lib/idempotency/reference-statements";
 
-// The reference text's own statements, verbatim (whitespace included), against the migrated table.
-const CLAIM = `INSERT INTO idempotency (key, tenant, status, created_at)
-           VALUES ($1, $2, 'in_progress', now())
-           ON CONFLICT (key) DO NOTHING
-           RETURNING key`;
-const LOOK_UP = "SELECT status, response FROM idempotency WHERE key=$1";
-const COMPLETE = "UPDATE idempotency SET status='completed', response=$2 WHERE key=$1";
+// The reference text's own statements, verbatim (see the module), against the migrated table.
+const CLAIM = REFERENCE_CLAIM;
+const LOOK_UP = REFERENCE_LOOK_UP;
+const COMPLETE = REFERENCE_COMPLETE;
 
 describe("the reference text's writer statements", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 8 });
@@ -49,5 +49,14 @@ describe("the reference text's writer statements", () => {
     const ref = key.slice(0, 12);
     const { rows } = await pool.query(`SELECT key FROM idempotency WHERE key >= $1 AND key < $1 || 'g'`, [ref]);
     expect(rows).toEqual([{ key }]);
+  });
+});
+
+describe("the verbatim statements themselves", () => {
+  it("are the reference text's, character for character", () => {
+    const text = readFileSync(path.resolve(import.meta.dirname, "../../../shared/reference/idempotency-keys-for-tool-calls.txt"), "utf8");
+    expect(text).toContain(`"""${REFERENCE_CLAIM}"""`);
+    expect(text).toContain(`"${REFERENCE_LOOK_UP}"`);
+    expect(text).toContain(`"${REFERENCE_COMPLETE}"`);
   });
 });

@@ -1,0 +1,80 @@
+import { InvalidArgumentError, type Command } from "commander";
+import { printJson, runCommand } from "@/lib/cli/run-command";
+import { UserError } from "@/lib/errors/user-error";
+import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
+import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type KeyScheme } from "@/lib/idempotency/derive-key";
+
+type KeyOptions = {
+  tenant: string;
+  subject?: string;
+  tool: string;
+  args: string;
+  at?: Date;
+  window: number;
+  scheme: KeyScheme;
+  businessKey?: string;
+  json?: boolean;
+};
+
+/** `idem key`: derives a key the way the writers do, to check a ref by hand. Needs no database. */
+export function registerKey(program: Command): void {
+  program
+    .command("key")
+    .description("derive the idempotency key a writer computes for a tool call")
+    .requiredOption("--tenant <tenant>", "the caller's tenant")
+    .option("--subject <subject>", "the caller's subject (absent: Python's None)")
+    .requiredOption("--tool <tool>", "the tool name, e.g. charge_card")
+    .requiredOption("--args <json>", "the call's arguments as JSON text")
+    .option("--at <time>", "when the call happened: ISO 8601 or unix seconds (default: now)", parseAtOption)
+    .option("--window <seconds>", "width of the time bucket in seconds", parseWindowOption, DEFAULT_WINDOW_SECONDS)
+    .option("--scheme <scheme>", "canonical form: python-json or jcs", parseSchemeOption, "python-json" as KeyScheme)
+    .option("--business-key <key>", "a business key (an order id) that replaces the time bucket")
+    .option("--json", "print JSON")
+    .action(
+      runCommand(async (options: KeyOptions) => {
+        let derived;
+        try {
+          derived = deriveKey({
+            tenant: options.tenant,
+            subject: options.subject ?? null,
+            tool: options.tool,
+            argumentsJson: options.args,
+            at: options.at ?? new Date(),
+            windowSeconds: options.window,
+            scheme: options.scheme,
+            businessKey: options.businessKey,
+          });
+        } catch (error) {
+          if (error instanceof CanonicalJsonError) throw new UserError(`--args: not valid JSON: ${error.message}`);
+          if (error instanceof KeyInputError) throw new UserError(error.message);
+          throw error;
+        }
+        const { scheme, canonical, material, bucket, key, ref } = derived;
+        if (options.json) return void printJson({ scheme, canonical, material, bucket, key, ref });
+        for (const [name, value] of Object.entries({ scheme, canonical, material, bucket, key, ref })) console.log(`${name}: ${value}`);
+      }),
+    );
+}
+
+export function parseAtOption(value: string): Date {
+  const text = value.trim();
+  // Unix seconds, or ISO 8601 with a zone: a bare "12:00" would be read in this machine's zone,
+  // and Date.parse alone would take "March 3" and guess a year. A date alone is UTC midnight.
+  const at = /^-?\d+(\.\d+)?$/.test(text) ? new Date(Number(text) * 1000) : ISO_WITH_ZONE.test(text) ? new Date(text) : null;
+  if (at === null || Number.isNaN(at.getTime())) throw new InvalidArgumentError("expected unix seconds or an ISO 8601 time with a zone, like 2026-03-01T12:00:00Z.");
+  return at;
+}
+
+export function parseWindowOption(value: string): number {
+  const seconds = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
+  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InvalidArgumentError("expected a positive whole number of seconds.");
+  return seconds;
+}
+
+export function parseSchemeOption(value: string): KeyScheme {
+  const scheme = KEY_SCHEMES.find((s) => s === value);
+  if (scheme === undefined) throw new InvalidArgumentError("expected python-json or jcs.");
+  return scheme;
+}
+
+const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;

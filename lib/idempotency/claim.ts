@@ -1,0 +1,50 @@
+import type { Queryable } from "./queryable";
+
+export type ClaimInput = { key: string; tenant: string; subject: string | null; tool: string; at: Date };
+export type ClaimResult =
+  | { claimed: true }
+  | { claimed: false; status: string; response: unknown };
+
+/**
+ * Claims the key, or reads the row that holds it, in one round trip. The look-up in the same
+ * statement uses the statement's snapshot, so a row whose writer committed while our INSERT
+ * waited on it is invisible there: then, and only then, a second SELECT reads it.
+ */
+const CLAIM_OR_READ = `
+WITH claim AS (
+  INSERT INTO idempotency (key, tenant, subject, tool, status, created_at)
+  VALUES ($1, $2, $3, $4, 'in_progress', $5)
+  ON CONFLICT (key) DO NOTHING
+  RETURNING key
+)
+SELECT true AS claimed, NULL::text AS status, NULL::jsonb AS response FROM claim
+UNION ALL
+SELECT false, i.status, i.response FROM idempotency i
+WHERE i.key = $1 AND NOT EXISTS (SELECT 1 FROM claim)`;
+
+const READ = `SELECT status, response FROM idempotency WHERE key = $1`;
+
+type Row = { claimed: boolean; status: string | null; response: unknown };
+
+export async function claimOrRead(db: Queryable, input: ClaimInput, onRace?: () => void): Promise<ClaimResult> {
+  const { rows } = await db.query<Row>(CLAIM_OR_READ, [input.key, input.tenant, input.subject, input.tool, input.at]);
+  const row = rows[0];
+  if (row?.claimed) return { claimed: true };
+  if (row) return { claimed: false, status: row.status ?? "", response: row.response };
+  onRace?.();
+  const again = await db.query<{ status: string; response: unknown }>(READ, [input.key]);
+  const prior = again.rows[0];
+  // Deleted between the two statements (an operator released it): the caller may try again.
+  if (!prior) return claimOrRead(db, input, onRace);
+  return { claimed: false, status: prior.status, response: prior.response };
+}
+
+/** Stores the outcome; only a claim still in flight is completed (an operator may have acted). */
+export async function complete(db: Queryable, key: string, response: unknown, at: Date): Promise<boolean> {
+  const result = await db.query(
+    `UPDATE idempotency SET status = 'completed', response = $2::jsonb, updated_at = $3
+     WHERE key = $1 AND status = 'in_progress'`,
+    [key, JSON.stringify(response ?? null), at],
+  );
+  return result.rowCount === 1;
+}

@@ -1,0 +1,15 @@
+import type { Queryable } from "./queryable";
+
+/** What writers following the full protocol append beside the table (DESIGN §3). */
+export const EVENT_KINDS = ["replay_served", "in_flight_rejected", "outcome_unknown"] as const;
+export type EventKind = (typeof EVENT_KINDS)[number];
+
+export async function appendEvent(
+  db: Queryable,
+  event: { key: string; tenant: string; tool: string; kind: EventKind; at: Date; detail?: unknown },
+): Promise<void> {
+  await db.query(
+    `INSERT INTO idempotency_event (key, tenant, tool, kind, at, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
+    [event.key, event.tenant, event.tool, event.kind, event.at, event.detail === undefined ? null : JSON.stringify(event.detail)],
+  );
+}

@@ -1,0 +1,87 @@
+import { claimOrRead, complete } from "./claim";
+import { deriveKey, type KeyScheme } from "./derive-key";
+import { appendEvent } from "./events";
+import { inFlightMessage, outcomeUnknownMessage } from "./messages";
+import { OutcomeUnknownError } from "./outcome-unknown-error";
+import type { Queryable } from "./queryable";
+
+export type GuardConfig = {
+  db: Queryable;
+  tool: string;
+  /** The read-only tool a caller should use to check on a ref ("get_charge_status"). */
+  statusTool: string;
+  /** How messages name the operation: "A charge", "A shipment". */
+  noun?: string;
+  /** How messages name the far side: "processor", "carrier". */
+  upstream?: string;
+  clock?: () => Date;
+  windowSeconds?: number;
+  scheme?: KeyScheme;
+  /** A real business key (an order id) to use instead of the time bucket, when the domain has one. */
+  businessKey?: (args: unknown) => string | undefined;
+  /** Append replay/in-flight/unknown events (DESIGN §3). Default true. */
+  recordEvents?: boolean;
+  /** Called when the claim statement lost a race and needed its second look-up (for tests and metrics). */
+  onRace?: () => void;
+};
+
+export type GuardedCall = { tenant: string; subject: string | null; argumentsJson: string };
+export type HandlerContext = { key: string; ref: string; args: unknown; at: Date };
+
+export type GuardResult<R> =
+  | { outcome: "executed"; key: string; ref: string; response: R }
+  | { outcome: "replayed"; key: string; ref: string; response: unknown }
+  | { outcome: "in_flight"; key: string; ref: string; message: string; status: string }
+  | { outcome: "outcome_unknown"; key: string; ref: string; message: string };
+
+/**
+ * Wraps a side-effecting handler so a repeat of the same call has no second effect: the key is
+ * claimed before the side effect, a completed row's response is replayed, a claim still in flight
+ * is reported with its ref, and a timeout leaves the claim in flight and says the outcome is unknown.
+ * A handler that throws anything else leaves the claim in flight too (it may have acted): that
+ * is the stuck row the console's operators and reconciler resolve.
+ */
+export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerContext) => Promise<R>) {
+  const clock = config.clock ?? (() => new Date());
+  const noun = config.noun ?? "An operation";
+  const upstream = config.upstream ?? "processor";
+  const recordEvents = config.recordEvents ?? true;
+
+  return async (call: GuardedCall): Promise<GuardResult<R>> => {
+    const at = clock();
+    const args: unknown = JSON.parse(call.argumentsJson);
+    const { key, ref } = deriveKey({
+      tenant: call.tenant,
+      subject: call.subject,
+      tool: config.tool,
+      argumentsJson: call.argumentsJson,
+      at,
+      windowSeconds: config.windowSeconds,
+      scheme: config.scheme,
+      businessKey: config.businessKey?.(args),
+    });
+    const event = (kind: "replay_served" | "in_flight_rejected" | "outcome_unknown", detail?: unknown) =>
+      recordEvents ? appendEvent(config.db, { key, tenant: call.tenant, tool: config.tool, kind, at: clock(), detail }) : Promise.resolve();
+
+    const claim = await claimOrRead(config.db, { key, tenant: call.tenant, subject: call.subject, tool: config.tool, at }, config.onRace);
+    if (!claim.claimed) {
+      if (claim.status === "completed") {
+        await event("replay_served");
+        return { outcome: "replayed", key, ref, response: claim.response };
+      }
+      await event("in_flight_rejected", { status: claim.status });
+      return { outcome: "in_flight", key, ref, status: claim.status, message: inFlightMessage(noun, ref, config.statusTool) };
+    }
+
+    let response: R;
+    try {
+      response = await handler({ key, ref, args, at });
+    } catch (error) {
+      if (!(error instanceof OutcomeUnknownError)) throw error;
+      await event("outcome_unknown", { reason: error.message });
+      return { outcome: "outcome_unknown", key, ref, message: outcomeUnknownMessage(upstream, noun, ref, config.statusTool, error.waitedMs) };
+    }
+    await complete(config.db, key, response, clock());
+    return { outcome: "executed", key, ref, response };
+  };
+}

@@ -1,0 +1,13 @@
+/** The caller-facing sentences, in the reference text's shape: the ref, what not to do, what to call. */
+export function inFlightMessage(noun: string, ref: string, statusTool: string): string {
+  return `${noun} with these exact details is already in progress (ref ${ref}). Do not submit it again; call ${statusTool} with this ref.`;
+}
+
+export function outcomeUnknownMessage(upstream: string, noun: string, ref: string, statusTool: string, waitedMs?: number): string {
+  const waited = waitedMs === undefined ? "in time" : `within ${formatSeconds(waitedMs)} s`;
+  return `The ${upstream} did not answer ${waited}. ${noun} may or may not have been taken; ref ${ref} is recorded. Call ${statusTool} with this ref before doing anything else. Do not retry this call.`;
+}
+
+function formatSeconds(ms: number): string {
+  return ms < 10_000 ? (ms / 1000).toFixed(1) : String(Math.round(ms / 1000));
+}
