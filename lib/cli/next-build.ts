@@ -11,7 +11,7 @@ export function nextBin(): string {
 
 /** Builds the console when there is no production build or a source file is newer than it. */
 export function ensureProductionBuild(options: { force?: boolean } = {}): void {
-  const buildId = path.resolve(".next/BUILD_ID");
+  const buildId = path.resolve(process.env.IDEM_NEXT_DIST_DIR || ".next", "BUILD_ID");
   const builtAt = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
   console.log(builtAt === 0 ? "building the console (first run)…" : "sources changed since the last build: rebuilding…");

@@ -1,0 +1,14 @@
+import type { IdemConfig } from "@/lib/config/schema";
+
+/**
+ * A claim is stuck when it is in_progress for longer than its tool's `stuckAfter` (default
+ * `defaultStuckAfter`, 5 min). The threshold must exceed the longest a processor call can take,
+ * or a live call would be shown as stuck.
+ */
+export function stuckAfterMs(config: IdemConfig, tool: string | null): number {
+  return (tool !== null ? config.tools[tool]?.stuckAfter : undefined) ?? config.defaultStuckAfter;
+}
+
+export function isStuck(config: IdemConfig, row: { status: string; tool: string | null; createdAt: Date }, now: Date): boolean {
+  return row.status === "in_progress" && now.getTime() - row.createdAt.getTime() > stuckAfterMs(config, row.tool);
+}
