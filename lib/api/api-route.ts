@@ -4,6 +4,7 @@ import { can, type Action } from "@/lib/auth/permissions";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { authenticateToken } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
+import { describeDatabaseError, isDatabaseUnavailable } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
 import { jsonError } from "@/lib/api/json-error";
 import { isSameOrigin } from "@/lib/api/same-origin";
@@ -41,6 +42,10 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
       return await handler({ request, actor, params: await context.params });
     } catch (error) {
       if (error instanceof UserError) return jsonError(error.exitCode === 2 ? 400 : 503, error.exitCode === 2 ? "bad_request" : "unavailable", error.message);
+      if (isDatabaseUnavailable(error)) {
+        console.error("[api] database unavailable:", describeDatabaseError(error));
+        return jsonError(503, "database_unavailable", "The console cannot reach its database right now. Nothing was changed; try again shortly.");
+      }
       console.error("[api]", request.method, new URL(request.url).pathname, error);
       return jsonError(500, "internal", "The console failed to answer this request; the error is in the server log.");
     }

@@ -7,6 +7,9 @@ export function describeDatabaseError(error: unknown, url?: string): string {
   const where = url ? ` at ${redactUrl(url)}` : "";
   const e = unwrap(error);
   switch (e.code) {
+    case "P1001":
+    case "P1002":
+    case "P1017":
     case "ECONNREFUSED":
       return `Cannot reach the database${where}: connection refused. Is PostgreSQL running there? Unset DATABASE_URL to use the embedded database.`;
     case "ENOTFOUND":
@@ -14,16 +17,27 @@ export function describeDatabaseError(error: unknown, url?: string): string {
       return `Cannot reach the database${where}: the host name does not resolve. Check DATABASE_URL.`;
     case "ETIMEDOUT":
       return `Cannot reach the database${where}: the connection timed out. Check the host, port and firewall.`;
+    case "P1003":
     case "3D000":
       return `The database${where} does not exist. Create it (createdb) or fix the name in DATABASE_URL.`;
+    case "P1000":
     case "28P01":
     case "28000":
       return `The database${where} refused the credentials: ${e.message}. Check the user and password in DATABASE_URL.`;
+    case "P2021":
     case "42P01":
       return `The database${where} has no console tables yet (${e.message}). Run: npm run idem -- migrate`;
     default:
       return `Database error${where}: ${e.message ?? String(error)}`;
   }
+}
+
+const UNAVAILABLE = new Set(["P1000", "P1001", "P1002", "P1003", "P1010", "P1017", "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "3D000", "28P01", "28000", "57P01", "57P03"]);
+
+/** True when the error means "the database cannot be used right now", not "this query is wrong". */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  const code = unwrap(error).code;
+  return code !== undefined && UNAVAILABLE.has(code);
 }
 
 function unwrap(error: unknown): PgLikeError {

@@ -61,3 +61,25 @@ describe("the server refuses to start with a bad setup", () => {
     expect(output).not.toMatch(/^\s+at /m);
   });
 });
+
+describe("the server with an unreachable database", () => {
+  it("starts, and answers 503 JSON (health and API) instead of a stack trace", async () => {
+    const port = await freePort();
+    const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
+      env: { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem", NEXTAUTH_SECRET: "x", IDEM_DEMO: "1", IDEM_DEMO_ALLOW_PRODUCTION: "1", IDEM_CONFIG: undefined },
+      stdio: "ignore",
+    });
+    try {
+      const base = `http://127.0.0.1:${port}`;
+      await expect.poll(() => fetch(`${base}/api/health`).then((r) => r.status, () => 0), { timeout: 20_000, interval: 250 }).toBe(503);
+      const health = (await (await fetch(`${base}/api/health`)).json()) as { ok: boolean; database: string };
+      expect(health.ok).toBe(false);
+      expect(health.database).toMatch(/connection refused/);
+      const api = await fetch(`${base}/api/v1/me`, { headers: { authorization: "Bearer idem_whatever" } });
+      expect(api.status).toBe(503);
+      expect(await api.json()).toEqual({ error: { code: "database_unavailable", message: expect.stringMatching(/cannot reach its database/) } });
+    } finally {
+      child.kill("SIGTERM");
+    }
+  });
+});

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { parseDatabaseUrl, redactUrl } from "@/lib/db/database-url";
-import { describeDatabaseError } from "@/lib/db/describe-error";
+import { describeDatabaseError, isDatabaseUnavailable } from "@/lib/db/describe-error";
 
 describe("DATABASE_URL", () => {
   it("accepts postgres URLs", () => {
@@ -27,5 +27,13 @@ describe("DATABASE_URL", () => {
     expect(describeDatabaseError({ code: "3D000", message: "x" })).toMatch(/does not exist/);
     expect(describeDatabaseError({ errors: [{ code: "ECONNREFUSED" }] })).toMatch(/connection refused/);
     expect(describeDatabaseError({ code: "42P01", message: 'relation "idempotency" does not exist' })).toMatch(/npm run idem -- migrate/);
+    expect(describeDatabaseError({ code: "P1001", message: "" })).toMatch(/connection refused/); // Prisma's "can't reach"
+  });
+
+  it("tells an unavailable database from a bad query", () => {
+    expect(isDatabaseUnavailable({ code: "P1001" })).toBe(true);
+    expect(isDatabaseUnavailable({ errors: [{ code: "ECONNREFUSED" }] })).toBe(true);
+    expect(isDatabaseUnavailable({ code: "23505" })).toBe(false);
+    expect(isDatabaseUnavailable(new Error("x"))).toBe(false);
   });
 });
