@@ -1,5 +1,6 @@
 import type { ReactNode } from "react";
 import { redirect } from "next/navigation";
+import { NuqsAdapter } from "nuqs/adapters/next/app";
 import { AppShell } from "@/components/shell/app-shell";
 import { isDemoMode } from "@/lib/auth/demo-mode";
 import { getSessionActor } from "@/lib/auth/session-actor";
@@ -10,7 +11,7 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   if (!actor) redirect("/sign-in");
   return (
     <AppShell user={{ name: actor.displayName, email: actor.name, role: actor.role, tenants: actor.tenants }} demo={isDemoMode()}>
-      {children}
+      <NuqsAdapter>{children}</NuqsAdapter>
     </AppShell>
   );
 }

@@ -3,6 +3,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { cliActor } from "@/lib/cli/cli-actor";
+import { launchDemoWorld, type RunningDemo } from "@/lib/cli/demo-launch";
 import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
 import { openDatabaseConnection } from "@/lib/db/connection";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
@@ -28,6 +29,7 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
       if (error instanceof UserError) throw error;
       throw new UserError(describeDatabaseError(error, connection.url), 1);
     });
+    let demo: RunningDemo | undefined;
     if (options.demo) {
       const db = createPrismaClient(connection.url, 1);
       try {
@@ -36,15 +38,20 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
       } finally {
         await db.$disconnect();
       }
+      demo = await launchDemoWorld(connection.url);
     }
-    ensureProductionBuild({ force: options.rebuild });
-    return await startNext(options, connection.url);
+    try {
+      ensureProductionBuild({ force: options.rebuild });
+      return await startNext(options, connection.url, demo?.configFile);
+    } finally {
+      await demo?.stop();
+    }
   } finally {
     await connection.release();
   }
 }
 
-async function startNext(options: ConsoleServerOptions, databaseUrl: string): Promise<number> {
+async function startNext(options: ConsoleServerOptions, databaseUrl: string, configFile?: string): Promise<number> {
   const publicUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${options.port}`;
   const env: NodeJS.ProcessEnv = {
     ...process.env,
@@ -53,6 +60,7 @@ async function startNext(options: ConsoleServerOptions, databaseUrl: string): Pr
     NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? localSecret(),
     NEXT_TELEMETRY_DISABLED: "1",
   };
+  if (configFile) env.IDEM_CONFIG = configFile;
   if (options.demo) {
     env.IDEM_DEMO = "1";
     env.IDEM_DEMO_ALLOW_PRODUCTION = "1"; // `idem demo` is the explicit request

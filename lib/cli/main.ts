@@ -2,6 +2,7 @@ import { Command, CommanderError } from "commander";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
+import { registerSeedDemo } from "@/lib/cli/commands/seed-demo";
 import { registerServe } from "@/lib/cli/commands/serve";
 import { registerToken } from "@/lib/cli/commands/token";
 import { registerUser } from "@/lib/cli/commands/user";
@@ -16,6 +17,7 @@ registerToken(program);
 registerUser(program);
 registerKey(program);
 registerServe(program);
+registerSeedDemo(program);
 registerBenchGuard(program);
 
 try {

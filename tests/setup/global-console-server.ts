@@ -14,7 +14,7 @@ export default async function setup(project: TestProject) {
   const baseUrl = `http://localhost:${port}`;
   const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
   const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", "demo", "--port", String(port)], {
-    env: { ...process.env, DATABASE_URL: database.url, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: "test-secret-for-the-browser-run" },
+    env: { ...process.env, DATABASE_URL: database.url, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: "test-secret-for-the-browser-run", IDEM_DEMO_HISTORY_HOURS: "0" },
     stdio: ["ignore", "pipe", "pipe"],
   });
   let output = "";

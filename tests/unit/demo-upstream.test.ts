@@ -321,3 +321,31 @@ describe("bad requests get JSON errors", () => {
     expect(huge).toMatchObject({ status: 413, body: { error: { code: "payload_too_large" } } });
   });
 });
+
+describe("reference snapshots (demo restarts)", () => {
+  it("a new processor that imports a snapshot answers the old references", async () => {
+    const first = await startDemoProcessor();
+    const reference = "snapshot-ref-1";
+    try {
+      const charged = await fetch(`${first.url}/charges`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card: "c_71", amount_cents: 1200, reference }),
+      });
+      expect(charged.status).toBe(200);
+      const snapshot = first.exportReferences();
+      expect(Object.keys(snapshot)).toEqual([reference]);
+      const second = await startDemoProcessor();
+      try {
+        expect((await fetch(`${second.url}/references/${reference}`)).status).toBe(404);
+        expect(second.importReferences(JSON.parse(JSON.stringify(snapshot)))).toBe(1);
+        const answer = (await (await fetch(`${second.url}/references/${reference}`)).json()) as { status: string };
+        expect(answer.status).toBe("succeeded");
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      await first.stop();
+    }
+  });
+});

@@ -1,21 +1,43 @@
+import type { SearchParams } from "nuqs/server";
+import { Suspense } from "react";
+import { RecordsQueryProblems } from "@/components/records/records-query-problems";
+import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
+import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
+import { parseRecordsQuery } from "@/lib/records/list-filters";
+import { loadRecordsListing } from "@/lib/records/records-listing";
 
 export const metadata = { title: "Records" };
 
-export default async function RecordsPage() {
-  await requirePageActor("records:read", "/records");
+export default async function RecordsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requirePageActor("records:read", "/records");
   return (
     <>
-      <PageHeader title="Records" description="Every claim the writers recorded, newest first." />
-      <PlannedPanel
-        items={[
-          "Filters by tenant, tool, status, stuck only and time, kept in the URL so a link can be shared.",
-          "Keyset paging on (created_at, key): as fast 100,000 rows deep as on the first page.",
-          "Counts per status and tool for the current filter; CSV and JSON export.",
-        ]}
-      />
+      <PageHeader title="Records" description="Every claim the writers recorded, newest first. Filters live in the URL: copy it to share this view." />
+      <Suspense fallback={<RecordsSkeleton />}>
+        <RecordsSection actor={actor} searchParams={searchParams} />
+      </Suspense>
     </>
+  );
+}
+
+async function RecordsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
+  const parsed = parseRecordsQuery(await searchParams, { unknownParams: "ignore" });
+  if (!parsed.ok) return <RecordsQueryProblems problems={parsed.problems} />;
+  const config = getConfig();
+  const listing = await loadRecordsListing(getDb(), actor, parsed.value, config, new Date());
+  return (
+    <RecordsView
+      query={parsed.value}
+      listing={listing}
+      configuredTools={Object.keys(config.tools)}
+      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+      exportMaxRows={EXPORT_MAX_ROWS}
+    />
   );
 }

@@ -50,6 +50,21 @@ export function createReferenceLedger() {
     clear(): void {
       entries = new Map();
     },
+    /** The settled outcomes, for a demo that restarts to find its upstreams still remembering. */
+    exportSettled(): Record<string, { fingerprint: string; outcome: Outcome }> {
+      const settled: Record<string, { fingerprint: string; outcome: Outcome }> = {};
+      for (const [reference, entry] of entries) if (entry.outcome) settled[reference] = { fingerprint: entry.fingerprint, outcome: entry.outcome };
+      return settled;
+    },
+    importSettled(settled: Record<string, { fingerprint: string; outcome: Outcome }>): number {
+      let imported = 0;
+      for (const [reference, { fingerprint, outcome }] of Object.entries(settled)) {
+        if (entries.has(reference)) continue;
+        entries.set(reference, { fingerprint, outcome, settled: Promise.resolve(outcome) });
+        imported += 1;
+      }
+      return imported;
+    },
   };
 }
 

@@ -14,6 +14,7 @@ import {
 } from "./fault-injection";
 import { errorReply, HttpError, readJsonObject, sendJson, type Reply } from "./json-http";
 import { createReferenceLedger } from "./reference-ledger";
+import type { ReferenceSnapshot } from "./upstream-types";
 import { matchRoute } from "./router";
 import { sleep } from "./sleep";
 import type { DemoUpstream, DemoUpstreamOptions, FaultSettings } from "./upstream-types";
@@ -77,6 +78,8 @@ export async function startUpstream(definition: UpstreamDefinition, options: Dem
       counters.reset();
       injector.reseed();
     },
+    exportReferences: () => ledger.exportSettled(),
+    importReferences: (settled: ReferenceSnapshot) => ledger.importSettled(settled),
   };
   const routes = [...builtInRoutes(controls), ...definition.routes];
 
@@ -172,6 +175,8 @@ export async function startUpstream(definition: UpstreamDefinition, options: Dem
     faults: controls.faults,
     setFaults: (partial) => controls.setFaults(partial),
     reset: controls.reset,
+    exportReferences: controls.exportReferences,
+    importReferences: controls.importReferences,
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         stopController.abort();

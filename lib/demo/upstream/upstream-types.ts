@@ -44,6 +44,12 @@ export interface DemoUpstream {
   setFaults(partial: Partial<FaultSettings>): FaultSettings;
   /** Forgets every charge/shipment and reference, zeroes the counters and restarts the seeded sequence. */
   reset(): void;
+  /** Settled references and their outcomes (what `GET /references/{r}` answers), to persist across restarts. */
+  exportReferences(): ReferenceSnapshot;
+  /** Loads a snapshot; references already known are kept. Returns how many were added. */
+  importReferences(snapshot: ReferenceSnapshot): number;
   /** Closes the server and every open connection, held-back ones included. */
   stop(): Promise<void>;
 }
+
+export type ReferenceSnapshot = Record<string, { fingerprint: string; outcome: import("./reference-ledger").Outcome }>;

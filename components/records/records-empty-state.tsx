@@ -1,0 +1,29 @@
+import Link from "next/link";
+
+/** Says which filter matched nothing, and the way out. */
+export function RecordsEmptyState({ filterWords, pastEnd, firstPage }: { filterWords: string; pastEnd: boolean; firstPage: string }) {
+  return (
+    <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="records-empty">
+      <p className="text-sm font-medium text-slate-800">
+        {pastEnd
+          ? "No more records on this side of the page you came from."
+          : filterWords
+            ? `No records match ${filterWords}.`
+            : "The idempotency table has no records you can see yet."}
+      </p>
+      <p className="mt-1 text-sm text-slate-500">
+        {pastEnd ? (
+          <Link href={`/records${firstPage}`} className="underline">
+            Back to the newest records
+          </Link>
+        ) : filterWords ? (
+          <Link href="/records" className="underline">
+            Clear all filters
+          </Link>
+        ) : (
+          "Writers add a row before every side effect; rows appear here as they do."
+        )}
+      </p>
+    </div>
+  );
+}

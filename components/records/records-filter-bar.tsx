@@ -1,0 +1,144 @@
+"use client";
+
+import { useQueryStates } from "nuqs";
+import { useTransition, type FormEvent } from "react";
+import { formatInstant, recordsSearchParams, UNRECORDED_TOOL } from "@/lib/records/list-filters";
+
+type Props = {
+  /** Tool names worth offering: configured tools and those counted for this filter. */
+  tools: string[];
+  /** Statuses worth offering: the two the protocol writes and any counted for this filter. */
+  statuses: string[];
+  /** A tenant-limited user picks among their tenants; others type a tenant name. */
+  tenantChoices: string[] | null;
+};
+
+const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
+
+/** `2026-11-29T14:05:00Z` → the `datetime-local` value `2026-11-29T14:05` (the inputs are UTC). */
+function toInputValue(date: Date | null): string {
+  return date ? date.toISOString().slice(0, 16) : "";
+}
+
+function fromInputValue(value: string): Date | null {
+  if (!value) return null;
+  const date = new Date(`${value}Z`);
+  return Number.isNaN(date.getTime()) ? null : date;
+}
+
+/**
+ * The filters, read from and written to the URL through the shared nuqs parsers. Each change
+ * pushes a history entry (the back button restores the previous filter) and re-renders the
+ * server page (shallow: false); every change drops the cursor — a position in the old filter.
+ */
+export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
+  const [pending, startTransition] = useTransition();
+  const [params, setParams] = useQueryStates(recordsSearchParams, { shallow: false, history: "push", startTransition });
+
+  function apply(change: Partial<{ tenant: string | null; tool: string | null; status: string | null; stuck: boolean; from: Date | null; to: Date | null }>) {
+    void setParams({ ...change, cursor: null, dir: null });
+  }
+
+  function submitTyped(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const tenant = String(data.get("tenant") ?? "").trim();
+    apply({
+      ...(tenantChoices === null ? { tenant: tenant || null } : {}),
+      from: fromInputValue(String(data.get("from") ?? "")),
+      to: fromInputValue(String(data.get("to") ?? "")),
+    });
+  }
+
+  const toolOptions = [...new Set([...tools, ...(params.tool && params.tool !== UNRECORDED_TOOL ? [params.tool] : [])])].sort();
+  const statusOptions = [...new Set(["in_progress", "completed", ...statuses, ...(params.status ? [params.status] : [])])];
+  const active = params.tenant !== null || params.tool !== null || params.status !== null || params.stuck || params.from !== null || params.to !== null;
+
+  return (
+    <form
+      onSubmit={submitTyped}
+      aria-label="Filter records"
+      data-testid="records-filter-bar"
+      data-pending={pending ? "true" : undefined}
+      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
+    >
+      <label className={label}>
+        Tenant
+        {tenantChoices === null ? (
+          // Keyed on the URL value so the back button resets what is typed here.
+          <input key={params.tenant ?? ""} name="tenant" defaultValue={params.tenant ?? ""} placeholder="any tenant" className={`${field} w-32`} />
+        ) : (
+          <select name="tenant" value={params.tenant ?? ""} onChange={(e) => apply({ tenant: e.target.value || null })} className={field}>
+            <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
+            {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
+            {/* A shared link may name a tenant outside the list: show it, it matches nothing. */}
+            {params.tenant !== null && !tenantChoices.includes(params.tenant) ? <option value={params.tenant}>{params.tenant}</option> : null}
+          </select>
+        )}
+      </label>
+      <label className={label}>
+        Tool
+        <select name="tool" value={params.tool ?? ""} onChange={(e) => apply({ tool: e.target.value || null })} className={field}>
+          <option value="">any tool</option>
+          {toolOptions.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+          <option value={UNRECORDED_TOOL}>unrecorded</option>
+        </select>
+      </label>
+      <label className={label}>
+        Status
+        <select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })} className={field}>
+          <option value="">any status</option>
+          {statusOptions.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
+        <input type="checkbox" name="stuck" checked={params.stuck} onChange={(e) => apply({ stuck: e.target.checked })} className="h-4 w-4" />
+        Stuck only
+      </label>
+      <fieldset className="flex flex-wrap items-end gap-1.5">
+        <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Created (UTC)</legend>
+        <input
+          key={`from-${params.from ? formatInstant(params.from) : ""}`}
+          type="datetime-local"
+          name="from"
+          aria-label="Created from (UTC)"
+          defaultValue={toInputValue(params.from)}
+          className={field}
+        />
+        <span className="pb-1.5 text-xs text-slate-500">to</span>
+        <input
+          key={`to-${params.to ? formatInstant(params.to) : ""}`}
+          type="datetime-local"
+          name="to"
+          aria-label="Created before (UTC)"
+          defaultValue={toInputValue(params.to)}
+          className={field}
+        />
+        <button type="submit" className="ml-1 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+          Apply
+        </button>
+      </fieldset>
+      {active ? (
+        <button
+          type="button"
+          onClick={() => apply({ tenant: null, tool: null, status: null, stuck: false, from: null, to: null })}
+          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100"
+        >
+          Clear filters
+        </button>
+      ) : null}
+      <span aria-live="polite" className="ml-auto self-center text-xs text-slate-500">
+        {pending ? "Loading…" : ""}
+      </span>
+    </form>
+  );
+}

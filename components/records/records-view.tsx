@@ -1,0 +1,39 @@
+import { ExportButtons } from "@/components/records/export-buttons";
+import { FacetChips } from "@/components/records/facet-chips";
+import { RecordsEmptyState } from "@/components/records/records-empty-state";
+import { RecordsFilterBar } from "@/components/records/records-filter-bar";
+import { RecordsPager } from "@/components/records/records-pager";
+import { RecordsTable } from "@/components/records/records-table";
+import { describeFilter, filterToParams, serializeRecordsParams, type RecordsQuery } from "@/lib/records/list-filters";
+import type { RecordsListing } from "@/lib/records/records-listing";
+
+type Props = {
+  query: RecordsQuery;
+  listing: RecordsListing;
+  configuredTools: string[];
+  tenantChoices: string[] | null;
+  exportMaxRows: number;
+};
+
+/** The records page below its header: filters, counts, export, the table, the pager. */
+export function RecordsView({ query, listing, configuredTools, tenantChoices, exportMaxRows }: Props) {
+  const countedTools = listing.facets.tool.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
+  const countedStatuses = listing.facets.status.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
+  return (
+    <>
+      <RecordsFilterBar tools={[...new Set([...configuredTools, ...countedTools])]} statuses={countedStatuses} tenantChoices={tenantChoices} />
+      <div className="mb-4 flex flex-wrap items-start gap-4">
+        <FacetChips query={query} status={listing.facets.status} tool={listing.facets.tool} />
+        <div className="ml-auto">
+          <ExportButtons filterQuery={serializeRecordsParams(filterToParams(query))} maxRows={exportMaxRows} />
+        </div>
+      </div>
+      {listing.records.length > 0 ? (
+        <RecordsTable records={listing.records} now={listing.generatedAt} />
+      ) : (
+        <RecordsEmptyState filterWords={describeFilter(query)} pastEnd={query.cursor !== null} firstPage={listing.page.links.first} />
+      )}
+      <RecordsPager links={listing.page.links} shown={listing.records.length} />
+    </>
+  );
+}

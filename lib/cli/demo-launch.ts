@@ -1,0 +1,102 @@
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { embeddedDataDir } from "@/lib/db/embedded-record";
+import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
+import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
+import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
+
+/** DESIGN §5's example config names these ports; any free port serves when one is taken. */
+const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
+
+export type RunningDemo = { world: DemoWorld; configFile: string; stop(): Promise<void> };
+
+/**
+ * The demo world behind `npm run demo`: processor, carrier and the shop's MCP server, 48 h of
+ * history driven through them when the table is empty, and an idem.config.json pointing the
+ * console at them.
+ */
+export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo> {
+  const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  let world: DemoWorld;
+  try {
+    world = await startDemoWorld({ db: pool, ...PREFERRED_PORTS }).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
+      return startDemoWorld({ db: pool });
+    });
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
+  // The processor and carrier are in-memory fakes: keep what they settled across demo restarts,
+  // so "ask the processor" about yesterday's stuck rows still gets yesterday's answer.
+  const ledgerFile = path.join(embeddedDataDir(), "demo-upstream-references.json");
+  restoreReferences(world, ledgerFile);
+  const stop = async () => {
+    saveReferences(world, ledgerFile);
+    await world.stop();
+    await pool.end();
+  };
+  try {
+    const { rows } = await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM idempotency) AS any");
+    const hours = historyHours();
+    if (!rows[0]?.any && hours > 0) {
+      await generateHistory(world, hours);
+      saveReferences(world, ledgerFile);
+    }
+    const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
+    mkdirSync(path.dirname(configFile), { recursive: true });
+    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: ["$..card", "$..email", "$..address"] }, null, 2)}\n`);
+    console.log(`demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`);
+    return { world, configFile, stop };
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+// IDEM_DEMO_HISTORY_HOURS: how much history a first start writes (0: none, for tests that bring their own rows).
+function historyHours(): number {
+  const raw = process.env.IDEM_DEMO_HISTORY_HOURS;
+  const hours = raw === undefined || raw === "" ? DEFAULT_HISTORY_HOURS : Number(raw);
+  return Number.isFinite(hours) && hours >= 0 ? hours : DEFAULT_HISTORY_HOURS;
+}
+
+async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
+  const started = Date.now();
+  const tty = process.stdout.isTTY;
+  let shown = 0;
+  console.log(`the table is empty: driving ${hours} h of simulated tool calls through the shop's MCP server…`);
+  const counts = await generateDemoHistory({
+    mcpUrl: world.mcp.url,
+    seed: 1,
+    hours,
+    end: new Date(),
+    onProgress: ({ done, total }) => {
+      if (!tty || (done - shown < 500 && done < total)) return;
+      shown = done;
+      process.stdout.write(`\r  ${done} / ${total} calls`);
+    },
+  });
+  if (tty) process.stdout.write("\n");
+  console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+type SavedReferences = { processor: ReferenceSnapshot; carrier: ReferenceSnapshot };
+
+function saveReferences(world: DemoWorld, file: string): void {
+  const saved: SavedReferences = { processor: world.processor.exportReferences(), carrier: world.carrier.exportReferences() };
+  mkdirSync(path.dirname(file), { recursive: true });
+  writeFileSync(file, JSON.stringify(saved));
+}
+
+function restoreReferences(world: DemoWorld, file: string): void {
+  if (!existsSync(file)) return;
+  try {
+    const saved = JSON.parse(readFileSync(file, "utf8")) as SavedReferences;
+    world.processor.importReferences(saved.processor ?? {});
+    world.carrier.importReferences(saved.carrier ?? {});
+  } catch {
+    console.warn(`demo world: ignoring unreadable ${file}`);
+  }
+}

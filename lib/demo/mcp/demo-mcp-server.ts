@@ -1,0 +1,132 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
+import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
+import type { Queryable } from "@/lib/idempotency/queryable";
+import { createCarrierClient } from "@/lib/demo/mcp/carrier-client";
+import { createDemoOutbox } from "@/lib/demo/mcp/demo-outbox";
+import { createDuplicateHolds } from "@/lib/demo/mcp/duplicate-holds";
+import { createProcessorClient } from "@/lib/demo/mcp/processor-client";
+import { BodyTooLarge, readBody, toWebRequest, writeWebResponse } from "@/lib/demo/mcp/node-web-bridge";
+import { registerDemoTools } from "@/lib/demo/mcp/register-tools";
+import type { ToolDeps } from "@/lib/demo/mcp/tool-deps";
+
+export type DemoMcpServerOptions = {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  db: Queryable;
+  processorUrl: string;
+  carrierUrl: string;
+  /** How long a tool waits for the processor (and carrier) before saying "outcome unknown". Default 5000 ms. */
+  processorTimeoutMs?: number;
+  carrierTimeoutMs?: number;
+  /**
+   * Demo: the wait when a call's `_meta` forces the upstream to hang (default 250 ms). Short, so
+   * the history's forced timeouts cost little real time; the full deadline stays long, so a
+   * busy machine does not produce timeouts nobody planned.
+   */
+  forcedTimeoutMs?: number;
+};
+
+export type DemoMcpServer = {
+  /** e.g. "http://127.0.0.1:40123/mcp" */
+  url: string;
+  port: number;
+  /** Receipt emails the demo mail service "sent" (its side effects). */
+  emails(): { sent: number; duplicates: number };
+  stop(): Promise<void>;
+};
+
+export const DEMO_SERVER_INFO = { name: "idem-demo-shop", version: "1.0.0" };
+
+function sendJsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+  if (res.headersSent) return void res.end();
+  res.writeHead(status, { "content-type": "application/json", ...headers });
+  res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
+}
+
+/**
+ * The demo shop's MCP server over Streamable HTTP, stateless: every POST gets a fresh McpServer
+ * and transport (the SDK forbids reusing a stateless transport), sharing one set of clients.
+ * JSON responses instead of SSE: the tools answer once, and the demo's traffic is heavy. For the
+ * same reason it drives the web-standard transport with a small bridge of its own rather than
+ * the Node wrapper, which costs about twice the CPU per request.
+ */
+export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise<DemoMcpServer> {
+  const processorTimeoutMs = options.processorTimeoutMs ?? 5000;
+  const forcedTimeoutMs = options.forcedTimeoutMs ?? 250;
+  const deps: ToolDeps = {
+    db: options.db,
+    processor: createProcessorClient({ baseUrl: options.processorUrl, timeoutMs: processorTimeoutMs, forcedTimeoutMs }),
+    carrier: createCarrierClient({ baseUrl: options.carrierUrl, timeoutMs: options.carrierTimeoutMs ?? processorTimeoutMs, forcedTimeoutMs }),
+    outbox: createDemoOutbox(),
+    holds: createDuplicateHolds(),
+  };
+  // Each McpServer would build its own Ajv instance (most of a request's CPU time); one is enough.
+  const jsonSchemaValidator = new AjvJsonSchemaValidator();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://mcp.invalid").pathname;
+    if (path !== "/mcp") {
+      req.resume();
+      return sendJsonRpcError(res, 404, `no MCP endpoint at ${path}; use /mcp`);
+    }
+    // Stateless: no server-initiated stream (GET) and no session to end (DELETE).
+    if (req.method !== "POST") {
+      req.resume();
+      return sendJsonRpcError(res, 405, "Method not allowed.", { allow: "POST" });
+    }
+    let parsedBody: unknown;
+    try {
+      parsedBody = JSON.parse(await readBody(req));
+    } catch (error) {
+      if (error instanceof BodyTooLarge) return sendJsonRpcError(res, 413, error.message, {}, -32600);
+      return sendJsonRpcError(res, 400, "Parse error: the body is not JSON", {}, -32700);
+    }
+    const server = new McpServer(DEMO_SERVER_INFO, { jsonSchemaValidator });
+    registerDemoTools(server, deps);
+    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    try {
+      await server.connect(transport);
+      const response = await transport.handleRequest(toWebRequest(req), { parsedBody });
+      await writeWebResponse(res, response);
+    } finally {
+      await transport.close();
+      await server.close();
+    }
+  }
+
+  const http = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error("demo MCP server: unexpected error", error);
+      sendJsonRpcError(res, 500, "Internal server error");
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once("error", reject);
+    http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {
+      http.off("error", reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url: `http://${host}:${address.port}/mcp`,
+    port: address.port,
+    emails: () => deps.outbox.stats(),
+    stop: () => {
+      stopped ??= new Promise<void>((resolve) => {
+        deps.processor.close();
+        deps.carrier.close();
+        http.close(() => resolve());
+        http.closeAllConnections();
+      });
+      return stopped;
+    },
+  };
+}

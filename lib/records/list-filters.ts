@@ -1,0 +1,285 @@
+import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
+import { z } from "zod";
+import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
+
+/**
+ * THE parser of the records list's URL state, shared by the server page, the client table and
+ * the /api/v1/records routes (tablecn's pattern): one set of field rules, exposed two ways —
+ * as nuqs parsers for `useQueryStates` / `createSerializer`, and as a strict zod schema that
+ * names every bad or unknown parameter. Imported by client components: no server code here.
+ */
+
+/** In the `tool` parameter, this value means "writers that do not record the tool" (tool IS NULL). */
+export const UNRECORDED_TOOL = "(unrecorded)";
+
+export const PAGE_SIZES = [25, 50, 100, 200] as const;
+export type PageSize = (typeof PAGE_SIZES)[number];
+export const DEFAULT_PAGE_SIZE: PageSize = 50;
+
+export const PAGE_DIRECTIONS = ["next", "prev"] as const;
+export type PageDirection = (typeof PAGE_DIRECTIONS)[number];
+
+export const EXPORT_FORMATS = ["csv", "json"] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+/** What narrows the list; the export takes exactly these. */
+export const FILTER_PARAMS = ["tenant", "tool", "status", "stuck", "from", "to"] as const;
+/** Where in the filtered list a page starts. */
+export const PAGING_PARAMS = ["cursor", "dir", "limit"] as const;
+export const LIST_PARAMS = [...FILTER_PARAMS, ...PAGING_PARAMS] as const;
+export const EXPORT_PARAMS = [...FILTER_PARAMS, "format"] as const;
+
+export type RecordsFilter = {
+  tenant: string | null;
+  /** A tool name, UNRECORDED_TOOL, or null for every tool. */
+  tool: string | null;
+  /** Any text: writers may write statuses other than in_progress / completed. */
+  status: string | null;
+  /** in_progress for longer than the tool's stuckAfter threshold. */
+  stuck: boolean;
+  /** Inclusive lower bound on created_at. */
+  from: Date | null;
+  /** Exclusive upper bound on created_at. */
+  to: Date | null;
+};
+
+export type RecordsQuery = RecordsFilter & {
+  cursor: RecordsCursor | null;
+  dir: PageDirection;
+  limit: PageSize;
+};
+
+export type ParamProblem = { param: string; message: string };
+export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: ParamProblem[] };
+
+export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: null, stuck: false, from: null, to: null };
+
+// ---------------------------------------------------------------------------------------------
+// Field rules (each takes the raw text of one parameter)
+
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+const text = (max: number) =>
+  z
+    .string()
+    .max(max, `at most ${max} characters`)
+    .regex(PRINTABLE, "control characters are not allowed");
+
+const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
+const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
+
+/**
+ * An instant in ISO 8601: `2026-11-29` (UTC midnight) or a date-time with a zone
+ * (`2026-11-29T14:05Z`, `…+01:00`). A date-time without a zone is refused rather than
+ * guessed: the server's zone and the reader's differ.
+ */
+export function parseInstant(value: string): Date | null {
+  const dateOnly = DATE_ONLY.exec(value);
+  const dateTime = dateOnly ? null : DATE_TIME.exec(value);
+  const parts = dateOnly ?? dateTime;
+  if (!parts) return null;
+  const [, y, mo, d] = parts;
+  const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);
+  if (Number.isNaN(date.getTime())) return null;
+  // Date rolls 2026-02-30 over to March 2; a calendar date must exist as written.
+  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
+  if (calendar.getUTCFullYear() !== Number(y) || calendar.getUTCMonth() !== Number(mo) - 1 || calendar.getUTCDate() !== Number(d)) return null;
+  return date;
+}
+
+/** The URL form of an instant: ISO UTC, without a zero millisecond part. */
+export function formatInstant(date: Date): string {
+  return date.toISOString().replace(".000Z", "Z");
+}
+
+const instantField = text(40).transform((value, ctx) => {
+  const date = parseInstant(value);
+  if (!date) {
+    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const FIELD_SCHEMAS = {
+  tenant: text(200),
+  tool: text(200),
+  status: text(100),
+  stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${JSON.stringify(issue.input)}` }).transform((v) => v === "true"),
+  from: instantField,
+  to: instantField,
+  cursor: z.string().transform((value, ctx) => {
+    const cursor = decodeCursor(value);
+    if (!cursor) {
+      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)" });
+      return z.NEVER;
+    }
+    return cursor;
+  }),
+  dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${JSON.stringify(issue.input)}` }),
+  limit: z.string().transform((value, ctx) => {
+    const size = PAGE_SIZES.find((s) => String(s) === value);
+    if (size === undefined) {
+      ctx.addIssue({ code: "custom", message: `expected one of ${PAGE_SIZES.join(", ")}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return size;
+  }),
+  format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${JSON.stringify(issue.input)}` }),
+} as const;
+
+// ---------------------------------------------------------------------------------------------
+// nuqs parsers: the client's view of the same fields (an invalid value reads as absent there;
+// the server page shows what was wrong with it).
+
+function fieldParser<T>(schema: z.ZodType<T, string>, serialize: (value: T) => string, eq?: (a: T, b: T) => boolean) {
+  return createParser<T>({
+    parse: (value) => {
+      if (value === "") return null;
+      const result = schema.safeParse(value);
+      return result.success ? result.data : null;
+    },
+    serialize,
+    ...(eq ? { eq } : {}),
+  });
+}
+
+const sameInstant = (a: Date, b: Date) => a.getTime() === b.getTime();
+
+export const recordsSearchParams = {
+  tenant: fieldParser(FIELD_SCHEMAS.tenant, String),
+  tool: fieldParser(FIELD_SCHEMAS.tool, String),
+  status: fieldParser(FIELD_SCHEMAS.status, String),
+  stuck: fieldParser(FIELD_SCHEMAS.stuck, String).withDefault(false),
+  from: fieldParser(FIELD_SCHEMAS.from, formatInstant, sameInstant),
+  to: fieldParser(FIELD_SCHEMAS.to, formatInstant, sameInstant),
+  // Opaque to the client: it only ever copies cursors the server handed out.
+  cursor: fieldParser(z.string().regex(/^[A-Za-z0-9_-]{1,1200}$/), String),
+  dir: parseAsStringLiteral(PAGE_DIRECTIONS).withDefault("next"),
+  limit: fieldParser(FIELD_SCHEMAS.limit, String).withDefault(DEFAULT_PAGE_SIZE),
+};
+
+/** `serializeRecordsParams("/records", {...})` → a link to that view of the list. */
+export const serializeRecordsParams = createSerializer(recordsSearchParams);
+
+/** The URL values of a filter, for links (chips, pager, export). */
+export function filterToParams(filter: RecordsFilter) {
+  return {
+    tenant: filter.tenant,
+    tool: filter.tool,
+    status: filter.status,
+    stuck: filter.stuck,
+    from: filter.from,
+    to: filter.to,
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// Server-side parsing: every problem named, nothing guessed.
+
+type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
+
+function toEntries(input: RawParams): [string, string[]][] {
+  if (input instanceof URLSearchParams) {
+    const grouped = new Map<string, string[]>();
+    for (const [k, v] of input) grouped.set(k, [...(grouped.get(k) ?? []), v]);
+    return [...grouped];
+  }
+  return Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
+}
+
+function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
+  input: RawParams,
+  accepted: readonly K[],
+  unknownParams: "reject" | "ignore",
+  unknownHint: string,
+): ParseResult<{ [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> }> {
+  const problems: ParamProblem[] = [];
+  const values: Record<string, unknown> = {};
+  const unknown: string[] = [];
+  for (const [param, raw] of toEntries(input)) {
+    if (!(accepted as readonly string[]).includes(param)) {
+      unknown.push(param);
+      continue;
+    }
+    if (raw.length > 1) {
+      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
+      continue;
+    }
+    const value = raw[0] ?? "";
+    if (value === "") continue; // an empty form field means "no filter"
+    const result = FIELD_SCHEMAS[param as K].safeParse(value);
+    if (result.success) values[param] = result.data;
+    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
+  }
+  if (unknown.length > 0 && unknownParams === "reject") {
+    problems.unshift({
+      param: unknown.join(","),
+      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}; ${unknownHint}`,
+    });
+  }
+  const from = values.from as Date | undefined;
+  const to = values.to as Date | undefined;
+  if (from && to && from.getTime() >= to.getTime()) {
+    problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
+  }
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, value: values as { [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> } };
+}
+
+function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unknown>>): RecordsFilter {
+  return {
+    tenant: (values.tenant as string | undefined) ?? null,
+    tool: (values.tool as string | undefined) ?? null,
+    status: (values.status as string | undefined) ?? null,
+    stuck: (values.stuck as boolean | undefined) ?? false,
+    from: (values.from as Date | undefined) ?? null,
+    to: (values.to as Date | undefined) ?? null,
+  };
+}
+
+/**
+ * The list's query from a URL. The API rejects unknown parameters (a typo must not silently
+ * widen the result); the page ignores them (links from elsewhere may carry tracking noise).
+ */
+export function parseRecordsQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<RecordsQuery> {
+  const parsed = parseParams(input, LIST_PARAMS, options.unknownParams, `the records list takes ${LIST_PARAMS.join(", ")}`);
+  if (!parsed.ok) return parsed;
+  const v = parsed.value;
+  if (v.dir === "prev" && v.cursor === undefined) {
+    return { ok: false, problems: [{ param: "dir", message: "dir: prev needs a cursor (drop it to start at the newest record)" }] };
+  }
+  return { ok: true, value: { ...filterFrom(v), cursor: v.cursor ?? null, dir: v.dir ?? "next", limit: v.limit ?? DEFAULT_PAGE_SIZE } };
+}
+
+/** The export's query: the list's filter and a format, never a cursor (an export starts at the newest row). */
+export function parseRecordsExportQuery(input: RawParams): ParseResult<{ filter: RecordsFilter; format: ExportFormat }> {
+  const parsed = parseParams(
+    input,
+    EXPORT_PARAMS,
+    "reject",
+    `the export takes ${EXPORT_PARAMS.join(", ")} (it always starts at the newest matching record, so no cursor, dir or limit)`,
+  );
+  if (!parsed.ok) return parsed;
+  if (parsed.value.format === undefined) return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
+  return { ok: true, value: { filter: filterFrom(parsed.value), format: parsed.value.format } };
+}
+
+export function describeProblems(problems: ParamProblem[]): string {
+  return problems.map((p) => p.message).join("; ");
+}
+
+/** Human words for a filter: "tenant acme, status failed, created from … to …". */
+export function describeFilter(filter: RecordsFilter): string {
+  const parts: string[] = [];
+  if (filter.tenant !== null) parts.push(`tenant ${filter.tenant}`);
+  if (filter.tool !== null) parts.push(filter.tool === UNRECORDED_TOOL ? "tool unrecorded" : `tool ${filter.tool}`);
+  if (filter.status !== null) parts.push(`status ${filter.status}`);
+  if (filter.stuck) parts.push("stuck only");
+  if (filter.from) parts.push(`created from ${formatInstant(filter.from)}`);
+  if (filter.to) parts.push(`created before ${formatInstant(filter.to)}`);
+  return parts.join(", ");
+}
+
+export function isFilterEmpty(filter: RecordsFilter): boolean {
+  return describeFilter(filter) === "";
+}

@@ -1,0 +1,168 @@
+import "server-only";
+import { Prisma } from "@/generated/prisma/client";
+import type { Actor } from "@/lib/auth/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
+import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
+import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
+import { tenantList } from "@/lib/records/tenant-scope";
+
+/** One row of the records list: what the table shows, nothing more (the response stays out). */
+export type RecordListItem = {
+  key: string;
+  /** The first 12 hex of the key: what callers see in "already in progress (ref …)". */
+  ref: string;
+  tenant: string;
+  subject: string | null;
+  /** null: the writer does not record the tool ("unrecorded"). */
+  tool: string | null;
+  /** As written; values other than in_progress / completed are passed through. */
+  status: string;
+  createdAt: string;
+  updatedAt: string | null;
+  stuck: boolean;
+  /** The threshold the stuck verdict used (the tool's stuckAfter, or the default). */
+  stuckAfterMs: number;
+};
+
+export type RecordsPage = {
+  records: RecordListItem[];
+  /** Older records follow; pass as `cursor` with `dir=next`. */
+  nextCursor: string | null;
+  /** Newer records precede; pass as `cursor` with `dir=prev`. null on the first page. */
+  prevCursor: string | null;
+};
+
+/** What the database hands back for one row; created_at twice, once with all six microsecond digits. */
+export type RecordRow = {
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  created_at: Date;
+  created_at_exact: string;
+  updated_at: Date | null;
+  response?: unknown;
+};
+
+/**
+ * The conditions of a filter (ANDed), always limited to the actor's tenants: rows of other
+ * tenants simply do not exist for a tenant-limited actor, whatever the filter says.
+ */
+export function recordsConditions(actor: Actor, filter: RecordsFilter, config: IdemConfig, now: Date): Prisma.Sql[] {
+  const conditions: Prisma.Sql[] = [];
+  const tenants = tenantList(actor);
+  if (tenants) conditions.push(Prisma.sql`tenant = ANY(${tenants}::text[])`);
+  if (filter.tenant !== null) conditions.push(Prisma.sql`tenant = ${filter.tenant}`);
+  if (filter.tool === UNRECORDED_TOOL) conditions.push(Prisma.sql`tool IS NULL`);
+  else if (filter.tool !== null) conditions.push(Prisma.sql`tool = ${filter.tool}`);
+  if (filter.status !== null) conditions.push(Prisma.sql`status = ${filter.status}`);
+  if (filter.stuck) conditions.push(stuckCondition(config, now));
+  if (filter.from) conditions.push(Prisma.sql`created_at >= ${filter.from}::timestamptz`);
+  if (filter.to) conditions.push(Prisma.sql`created_at < ${filter.to}::timestamptz`);
+  return conditions;
+}
+
+export function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
+  return conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+}
+
+/**
+ * "Stuck" = in_progress for longer than the row's tool's threshold. Thresholds are per tool, so
+ * this is an OR: one branch per distinct configured threshold, one for every other tool (and
+ * unrecorded ones) at the default. The leading `created_at < now - shortest` gives the planner
+ * an index range on the partial `status <> 'completed'` index (which `status = 'in_progress'`
+ * implies), so the branches only filter rows that are old enough for at least one of them.
+ */
+export function stuckCondition(config: IdemConfig, now: Date): Prisma.Sql {
+  const cutoff = (ms: number) => new Date(now.getTime() - ms);
+  const byThreshold = new Map<number, string[]>();
+  for (const tool of Object.keys(config.tools)) {
+    const ms = stuckAfterMs(config, tool);
+    if (ms !== config.defaultStuckAfter) byThreshold.set(ms, [...(byThreshold.get(ms) ?? []), tool]);
+  }
+  const special = [...byThreshold.values()].flat();
+  const shortest = Math.min(config.defaultStuckAfter, ...byThreshold.keys());
+  const branches = [...byThreshold].map(([ms, tools]) => Prisma.sql`(tool = ANY(${tools}::text[]) AND created_at < ${cutoff(ms)}::timestamptz)`);
+  branches.push(
+    special.length > 0
+      ? Prisma.sql`((tool IS NULL OR NOT (tool = ANY(${special}::text[]))) AND created_at < ${cutoff(config.defaultStuckAfter)}::timestamptz)`
+      : Prisma.sql`created_at < ${cutoff(config.defaultStuckAfter)}::timestamptz`,
+  );
+  return Prisma.sql`(status = 'in_progress' AND created_at < ${cutoff(shortest)}::timestamptz AND (${Prisma.join(branches, " OR ")}))`;
+}
+
+/**
+ * One keyset step: up to `take` rows after (`next`, newest first) or before (`prev`, oldest
+ * first) the cursor. Never OFFSET: the (created_at, key) row comparison is an index condition
+ * on idempotency_created_at_key_idx, as fast 100,000 rows deep as on the first page.
+ */
+export async function fetchRecordRows(
+  db: Db,
+  conditions: Prisma.Sql[],
+  position: { cursor: RecordsCursor | null; dir: PageDirection },
+  take: number,
+  options: { withResponse?: boolean } = {},
+): Promise<RecordRow[]> {
+  const { cursor, dir } = position;
+  const keyset = cursor
+    ? dir === "next"
+      ? Prisma.sql`(created_at, key) < (${cursor.createdAt}::timestamptz, ${cursor.key})`
+      : Prisma.sql`(created_at, key) > (${cursor.createdAt}::timestamptz, ${cursor.key})`
+    : null;
+  const where = whereClause(keyset ? [...conditions, keyset] : conditions);
+  const order = dir === "next" ? Prisma.sql`ORDER BY created_at DESC, key DESC` : Prisma.sql`ORDER BY created_at ASC, key ASC`;
+  const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
+  return db.$queryRaw<RecordRow[]>`
+    SELECT key, tenant, subject, tool, status, created_at, updated_at,
+           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact ${response}
+    FROM idempotency ${where} ${order} LIMIT ${take}`;
+}
+
+export function cursorOf(row: RecordRow): string {
+  return encodeCursor({ createdAt: row.created_at_exact, key: row.key });
+}
+
+export function toListItem(row: RecordRow, config: IdemConfig, now: Date): RecordListItem {
+  return {
+    key: row.key,
+    ref: row.key.slice(0, 12),
+    tenant: row.tenant,
+    subject: row.subject,
+    tool: row.tool,
+    status: row.status,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at ? row.updated_at.toISOString() : null,
+    stuck: isStuck(config, { status: row.status, tool: row.tool, createdAt: row.created_at }, now),
+    stuckAfterMs: stuckAfterMs(config, row.tool),
+  };
+}
+
+/**
+ * One page of the records list, newest first. Fetches limit+1 rows to learn whether another
+ * page follows; a `prev` page is read oldest-first from the cursor and turned around.
+ */
+export async function listRecords(db: Db, actor: Actor, query: RecordsQuery, config: IdemConfig, now: Date): Promise<RecordsPage> {
+  const conditions = recordsConditions(actor, query, config, now);
+  const fetched = await fetchRecordRows(db, conditions, { cursor: query.cursor, dir: query.dir }, query.limit + 1);
+  const hasMore = fetched.length > query.limit;
+  const pageRows = fetched.slice(0, query.limit);
+  const rows = query.dir === "next" ? pageRows : pageRows.reverse();
+  const first = rows[0];
+  const last = rows[rows.length - 1];
+  const here = query.cursor ? encodeCursor(query.cursor) : null;
+
+  let nextCursor: string | null;
+  let prevCursor: string | null;
+  if (query.dir === "next") {
+    nextCursor = hasMore && last ? cursorOf(last) : null;
+    // Arrived from a newer page: it is still there (an empty page points back at the cursor).
+    prevCursor = here === null ? null : first ? cursorOf(first) : here;
+  } else {
+    prevCursor = hasMore && first ? cursorOf(first) : null;
+    nextCursor = last ? cursorOf(last) : here;
+  }
+  return { records: rows.map((row) => toListItem(row, config, now)), nextCursor, prevCursor };
+}

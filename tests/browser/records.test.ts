@@ -1,0 +1,156 @@
+import { createHash, randomBytes } from "node:crypto";
+import pg from "pg";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const TENANT = `shop-${run}`;
+// A filter change re-renders the page on the server; give it more than expect.poll's default second.
+const SERVER_RENDER = { timeout: 15_000, interval: 100 };
+const TOOLS = ["charge_card", "create_shipment", "send_receipt_email", "refund_charge", null] as const;
+
+async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}${path}`);
+  await page.waitForURL(/\/sign-in\?callbackUrl=/);
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', DEMO_PASSWORD);
+  await page.click('button[type="submit"]');
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+  return page;
+}
+
+const rowKeys = (page: Page) => page.locator('[data-testid="records-table"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")));
+const columnTexts = (page: Page, column: string) => page.locator(`[data-testid="records-table"] tbody td[data-column="${column}"]`).allTextContents();
+
+describe.skipIf(browserMissing)("records page, in Chromium", () => {
+  let browser: Browser;
+
+  beforeAll(async () => {
+    // 70 rows of this file's own tenant, a few seconds apart, in the console's database.
+    const client = new pg.Client({ connectionString: inject("databaseUrl") });
+    await client.connect();
+    try {
+      for (let i = 0; i < 70; i++) {
+        const key = createHash("sha256").update(`${run}|${i}`).digest("hex");
+        const status = i === 3 ? "failed" : i % 9 === 0 ? "in_progress" : "completed";
+        await client.query(
+          `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at)
+           VALUES ($1, $2, $3, $4, $5, $6, now() - $7 * interval '41 seconds', CASE WHEN $5 = 'completed' THEN now() - $7 * interval '41 seconds' + interval '2 seconds' END)`,
+          [key, TENANT, `customer-${i % 6}`, TOOLS[i % TOOLS.length], status, status === "completed" ? { charge_id: `ch_${i}`, card: { last4: "4242" } } : null, i],
+        );
+      }
+    } finally {
+      await client.end();
+    }
+    browser = await launchChromium();
+  });
+  afterAll(() => browser?.close());
+
+  it("filters change the URL and the rows; next/prev page; back restores the previous filter; a shared URL shows the same page", async () => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await signIn(context, "operator@demo.test", `/records?tenant=${TENANT}&limit=25`);
+    await page.waitForSelector('[data-testid="records-table"]');
+    const firstPage = await rowKeys(page);
+    expect(firstPage).toHaveLength(25);
+    expect(await page.locator('tr[data-stuck="true"]').count()).toBeGreaterThan(0); // old in_progress rows are marked
+    expect(await columnTexts(page, "tool")).toContain("unrecorded");
+
+    // A filter: the URL changes, the rows follow.
+    await page.selectOption('select[name="tool"]', "create_shipment");
+    await page.waitForURL(/tool=create_shipment/);
+    await expect.poll(() => columnTexts(page, "tool"), SERVER_RENDER).toEqual(Array(14).fill("create_shipment"));
+    const shipmentKeys = await rowKeys(page);
+
+    // A second filter, then back: the first filter's rows again.
+    await page.selectOption('select[name="status"]', "in_progress");
+    await page.waitForURL(/status=in_progress/);
+    await expect.poll(() => columnTexts(page, "tool"), SERVER_RENDER).toEqual(["create_shipment"]);
+    await page.goBack();
+    await page.waitForURL((url) => url.searchParams.get("status") === null && url.searchParams.get("tool") === "create_shipment");
+    await expect.poll(() => rowKeys(page), SERVER_RENDER).toEqual(shipmentKeys);
+    expect(await page.inputValue('select[name="status"]')).toBe("");
+    await page.goBack();
+    await page.waitForURL((url) => url.searchParams.get("tool") === null);
+    await expect.poll(() => rowKeys(page), SERVER_RENDER).toEqual(firstPage);
+
+    // Older, older, newer: keyset pages, no overlap, and back where we were.
+    await page.click('[data-testid="records-pager"] >> text=Older →');
+    await page.waitForURL(/cursor=/);
+    await expect.poll(async () => (await rowKeys(page))[0], SERVER_RENDER).not.toBe(firstPage[0]);
+    const secondPage = await rowKeys(page);
+    expect(secondPage).toHaveLength(25);
+    expect(secondPage.some((k) => firstPage.includes(k))).toBe(false);
+    await page.click('[data-testid="records-pager"] >> text=Older →');
+    await expect.poll(async () => (await rowKeys(page)).length, SERVER_RENDER).toBe(20);
+    const thirdPageUrl = page.url();
+    const thirdPage = await rowKeys(page);
+    expect(await page.locator('[data-testid="records-pager"] [aria-disabled="true"]').textContent()).toBe("Older →");
+    await page.click('[data-testid="records-pager"] >> text=← Newer');
+    await page.waitForURL(/dir=prev/);
+    await expect.poll(() => rowKeys(page), SERVER_RENDER).toEqual(secondPage);
+    await page.click('[data-testid="records-pager"] >> text=← Newer');
+    await expect.poll(() => rowKeys(page), SERVER_RENDER).toEqual(firstPage);
+
+    // The third page's URL, opened by someone else in a fresh browser context, shows the same rows.
+    const other = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const shared = await signIn(other, "viewer@demo.test", new URL(thirdPageUrl).pathname + new URL(thirdPageUrl).search);
+    await shared.waitForURL(thirdPageUrl);
+    await shared.waitForSelector('[data-testid="records-table"]');
+    expect(await rowKeys(shared)).toEqual(thirdPage);
+    await other.close();
+
+    // The picture for the README: a tenant's newest records with stuck claims and facets.
+    await page.goto(`${baseUrl}/records?tenant=${TENANT}&limit=25`);
+    await page.waitForSelector('[data-testid="records-table"]');
+    await screenshot(page, "records");
+    await context.close();
+  });
+
+  it("the API answers what the page shows, refuses unknown filters by name, and exports the filter as a file", async () => {
+    const context = await browser.newContext();
+    const page = await signIn(context, "viewer@demo.test", "/records");
+    const api = (path: string) =>
+      page.evaluate(async (p) => {
+        const response = await fetch(p);
+        return { status: response.status, type: response.headers.get("content-type"), disposition: response.headers.get("content-disposition"), body: await response.text() };
+      }, path);
+
+    const list = await api(`/api/v1/records?tenant=${TENANT}&tool=(unrecorded)&limit=25`);
+    expect(list.status).toBe(200);
+    const listing = JSON.parse(list.body);
+    expect(listing.records).toHaveLength(14);
+    expect(listing.records.every((r: { tool: string | null }) => r.tool === null)).toBe(true);
+    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false });
+    expect(listing.page).toMatchObject({ limit: 25, nextCursor: null, prevCursor: null });
+
+    const unknown = await api(`/api/v1/records?tenant=${TENANT}&colour=red`);
+    expect(unknown.status).toBe(400);
+    expect(JSON.parse(unknown.body)).toEqual({ error: { code: "bad_request", message: expect.stringContaining('unknown parameter "colour"'), params: ["colour"] } });
+    const badCursor = await api(`/api/v1/records?cursor=%%%`);
+    expect(badCursor.status).toBe(400);
+    expect(JSON.parse(badCursor.body).error.message).toMatch(/^cursor: /);
+
+    const csv = await api(`/api/v1/records/export?tenant=${TENANT}&status=completed&format=csv`);
+    expect(csv.status).toBe(200);
+    expect(csv.type).toBe("text/csv; charset=utf-8");
+    expect(csv.disposition).toMatch(/^attachment; filename="idem-records-filtered-\d{8}T\d{6}Z\.csv"$/);
+    const lines = csv.body.trimEnd().split("\r\n");
+    expect(lines[0]).toBe("key,ref,tenant,subject,tool,status,stuck,created_at,updated_at,response");
+    expect(lines).toHaveLength(1 + 70 - 8 - 1); // minus in_progress (i % 9 == 0: 8 rows) and the failed one
+    expect(csv.body).toContain('""card"":""[redacted]""'); // a viewer's export is redacted
+
+    // A support agent limited to tenant acme: this tenant's rows do not exist for them.
+    const acme = await browser.newContext();
+    const limited = await signIn(acme, "acme-support@demo.test", `/records?tenant=${TENANT}`);
+    await limited.waitForSelector('[data-testid="records-empty"]');
+    expect(await limited.textContent('[data-testid="records-empty"]')).toContain(`No records match tenant ${TENANT}`);
+    const hidden = await limited.evaluate((p) => fetch(p).then((r) => r.json()), `/api/v1/records?tenant=${TENANT}`);
+    expect(hidden.records).toEqual([]);
+    await acme.close();
+    await context.close();
+  });
+});

@@ -1,0 +1,298 @@
+import { createHash, randomBytes } from "node:crypto";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/auth/actor";
+import { parseConfig } from "@/lib/config/load";
+import { exportRecords } from "@/lib/records/export-records";
+import { getRecordFacets } from "@/lib/records/facet-counts";
+import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
+import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
+import { listRecords, type RecordListItem } from "@/lib/records/list-records";
+import { REDACTED } from "@/lib/records/redact";
+import { useTestDb } from "../helpers/db";
+
+// Every tenant here is this file's own: other tests share the database.
+const run = randomBytes(3).toString("hex");
+const T = { a: `lr-${run}-a`, b: `lr-${run}-b`, c: `lr-${run}-c`, d: `lr-${run}-d` };
+
+const config = parseConfig(
+  JSON.stringify({ tools: { charge_card: { stuckAfter: "5m" }, create_shipment: { stuckAfter: "1h" } }, defaultStuckAfter: "10m", redact: ["$..card", "$..email"] }),
+);
+const NOW = new Date("2026-11-29T12:00:00.000Z");
+
+function actor(role: Actor["role"], tenants: string[]): Actor {
+  return { kind: "system", id: `test-${role}`, name: `test-${role}`, displayName: "test", role, tenants };
+}
+
+type Seed = { key: string; tenant: string; subject: string | null; tool: string | null; status: string; createdAt: string; response?: unknown };
+
+const key = (label: string) => createHash("sha256").update(`${run}|${label}`).digest("hex");
+
+/** created_at with microseconds: rows 400 µs apart often share a millisecond, which a Date-based cursor would blur. */
+function microsAgo(us: number): string {
+  const base = NOW.getTime() * 1000 - 3_600_000_000; // an hour before NOW, all rows older than that
+  const t = base - us;
+  const ms = Math.floor(t / 1000);
+  const frac = String(t % 1000).padStart(3, "0");
+  return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, `.$1${frac}Z`);
+}
+
+function query(filter: Partial<RecordsFilter>, paging: Partial<Pick<RecordsQuery, "cursor" | "dir" | "limit">> = {}): RecordsQuery {
+  return { ...EMPTY_FILTER, ...filter, cursor: null, dir: "next", limit: 25, ...paging };
+}
+
+/** Newest first, ties on created_at broken by key — the order the list promises (C collation = code-unit order). */
+function newestFirst(a: Seed, b: Seed): number {
+  if (a.createdAt !== b.createdAt) return a.createdAt < b.createdAt ? 1 : -1;
+  return a.key < b.key ? 1 : a.key > b.key ? -1 : 0;
+}
+
+describe("records list, facets and export (real PostgreSQL)", () => {
+  const db = useTestDb();
+  const seeds: Seed[] = [];
+
+  beforeAll(async () => {
+    // Tenant a: 130 rows for paging; every third row shares its created_at with the next two (ties).
+    for (let i = 0; i < 130; i++) {
+      seeds.push({
+        key: key(`a${i}`),
+        tenant: T.a,
+        subject: `user-${i % 7}`,
+        tool: ["charge_card", "create_shipment", "send_receipt_email", null][i % 4] ?? null,
+        status: i % 10 === 0 ? "in_progress" : i === 7 ? "failed" : "completed",
+        createdAt: microsAgo(Math.floor(i / 3) * 400), // some groups share a millisecond, some do not
+        response: { charge_id: `ch_${i}`, card: { last4: "4242" }, customer: { email: "pat@example.com" } },
+      });
+    }
+    // Tenant b: stuck thresholds per tool, measured against NOW.
+    const ago = (minutes: number) => new Date(NOW.getTime() - minutes * 60_000).toISOString().replace(/Z$/, "000Z");
+    const stuckSeeds: [string, string | null, string, number][] = [
+      ["b-card-6m", "charge_card", "in_progress", 6], // 5m threshold: stuck
+      ["b-card-4m", "charge_card", "in_progress", 4], // not yet
+      ["b-ship-30m", "create_shipment", "in_progress", 30], // 1h threshold: not yet
+      ["b-ship-61m", "create_shipment", "in_progress", 61], // stuck
+      ["b-other-11m", "send_receipt_email", "in_progress", 11], // default 10m: stuck
+      ["b-other-9m", "send_receipt_email", "in_progress", 9], // not yet
+      ["b-null-11m", null, "in_progress", 11], // unrecorded tool, default: stuck
+      ["b-card-done", "charge_card", "completed", 120], // completed is never stuck
+    ];
+    for (const [label, tool, status, minutes] of stuckSeeds) {
+      seeds.push({ key: key(label), tenant: T.b, subject: label, tool, status, createdAt: ago(minutes) });
+    }
+    // Tenant c: subjects that CSV must escape; one status the protocol never writes.
+    const tricky = ['O\'Brien, "Pat"', "line one\nline two", "=HYPERLINK(\"http://x\")", "plain"];
+    tricky.forEach((subject, i) =>
+      seeds.push({ key: key(`c${i}`), tenant: T.c, subject, tool: "charge_card", status: i === 3 ? "weird_status" : "completed", createdAt: microsAgo(1000 + i), response: { card: { number: "4242424242424242" }, ok: true } }),
+    );
+    // Tenant d: another tenant's row, for the scoping checks.
+    seeds.push({ key: key("d0"), tenant: T.d, subject: "secret", tool: "charge_card", status: "in_progress", createdAt: microsAgo(5) });
+
+    await db.$executeRaw`
+      INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at)
+      SELECT k, t, s, tl, st, r::jsonb, c::timestamptz
+      FROM unnest(${seeds.map((s) => s.key)}::text[], ${seeds.map((s) => s.tenant)}::text[], ${seeds.map((s) => s.subject)}::text[],
+                  ${seeds.map((s) => s.tool)}::text[], ${seeds.map((s) => s.status)}::text[],
+                  ${seeds.map((s) => (s.response === undefined ? null : JSON.stringify(s.response)))}::text[],
+                  ${seeds.map((s) => s.createdAt)}::text[]) AS x(k, t, s, tl, st, r, c)`;
+  });
+
+  const admin = () => actor("admin", []);
+  const seedsOf = (tenant: string) => seeds.filter((s) => s.tenant === tenant).sort(newestFirst);
+
+  async function pageThrough(who: Actor, filter: Partial<RecordsFilter>, limit: PageSize) {
+    const pages: RecordListItem[][] = [];
+    const cursors: (string | null)[] = [];
+    let cursor: string | null = null;
+    for (let guard = 0; guard < 50; guard++) {
+      const page = await listRecords(db, who, query(filter, { limit, cursor: cursor ? decodeCursor(cursor) : null }), config, NOW);
+      pages.push(page.records);
+      cursors.push(page.prevCursor);
+      if (!page.nextCursor) break;
+      cursor = page.nextCursor;
+    }
+    return { pages, cursors };
+  }
+
+  it("pages forward over 6 pages: every row exactly once, newest first, ties on created_at broken by key", async () => {
+    const expected = seedsOf(T.a).map((s) => s.key);
+    const { pages, cursors } = await pageThrough(admin(), { tenant: T.a }, 25);
+    expect(pages.map((p) => p.length)).toEqual([25, 25, 25, 25, 25, 5]);
+    expect(pages.flat().map((r) => r.key)).toEqual(expected);
+    expect(cursors[0]).toBeNull(); // the first page has no newer page
+    expect(cursors.slice(1).every((c) => c !== null)).toBe(true);
+  });
+
+  it("pages backward from the last page to the first, with the same pages in the same order", async () => {
+    const forward = (await pageThrough(admin(), { tenant: T.a }, 25)).pages;
+    let page = await listRecords(db, admin(), query({ tenant: T.a }), config, NOW);
+    while (page.nextCursor) page = await listRecords(db, admin(), query({ tenant: T.a }, { cursor: decodeCursor(page.nextCursor) }), config, NOW);
+    const backward: RecordListItem[][] = [page.records];
+    while (page.prevCursor) {
+      page = await listRecords(db, admin(), query({ tenant: T.a }, { cursor: decodeCursor(page.prevCursor), dir: "prev" }), config, NOW);
+      backward.unshift(page.records);
+    }
+    expect(backward.map((p) => p.map((r) => r.key))).toEqual(forward.map((p) => p.map((r) => r.key)));
+    expect(page.prevCursor).toBeNull(); // arrived back at the newest
+    expect(page.nextCursor).not.toBeNull();
+  });
+
+  it("filters by tool (and unrecorded), status (any text), tenant and time window", async () => {
+    const a = seedsOf(T.a);
+    const keys = async (filter: Partial<RecordsFilter>) => (await listRecords(db, admin(), query(filter, { limit: 200 }), config, NOW)).records.map((r) => r.key);
+
+    expect(await keys({ tenant: T.a, tool: "create_shipment" })).toEqual(a.filter((s) => s.tool === "create_shipment").map((s) => s.key));
+    expect(await keys({ tenant: T.a, tool: UNRECORDED_TOOL })).toEqual(a.filter((s) => s.tool === null).map((s) => s.key));
+    expect(await keys({ tenant: T.a, status: "in_progress" })).toEqual(a.filter((s) => s.status === "in_progress").map((s) => s.key));
+    expect(await keys({ tenant: T.a, status: "failed" })).toEqual([key("a7")]);
+    expect(await keys({ tenant: T.c, status: "weird_status" })).toEqual([key("c3")]);
+
+    const from = new Date(a[99]!.createdAt);
+    const to = new Date(a[20]!.createdAt);
+    const inWindow = a.filter((s) => Date.parse(s.createdAt) >= from.getTime() && Date.parse(s.createdAt) < to.getTime()).map((s) => s.key);
+    expect(inWindow.length).toBeGreaterThan(50);
+    expect(await keys({ tenant: T.a, from, to })).toEqual(inWindow);
+
+    const weird = (await listRecords(db, admin(), query({ tenant: T.c }), config, NOW)).records.find((r) => r.key === key("c3"));
+    expect(weird).toMatchObject({ status: "weird_status", stuck: false, ref: key("c3").slice(0, 12) });
+  });
+
+  it("stuck only: in_progress past each tool's own threshold, the default for other and unrecorded tools", async () => {
+    const page = await listRecords(db, admin(), query({ tenant: T.b, stuck: true }), config, NOW);
+    expect(page.records.map((r) => r.subject).sort()).toEqual(["b-card-6m", "b-null-11m", "b-other-11m", "b-ship-61m"]);
+    expect(page.records.every((r) => r.stuck)).toBe(true);
+    expect(page.records.find((r) => r.subject === "b-ship-61m")?.stuckAfterMs).toBe(3_600_000);
+    expect(page.records.find((r) => r.subject === "b-null-11m")?.stuckAfterMs).toBe(600_000);
+
+    // The same rows, unfiltered, carry the same verdict row by row.
+    const all = await listRecords(db, admin(), query({ tenant: T.b }), config, NOW);
+    expect(all.records.filter((r) => r.stuck).map((r) => r.key).sort()).toEqual(page.records.map((r) => r.key).sort());
+  });
+
+  it("a tenant-limited actor never sees another tenant's rows, whatever the filter says", async () => {
+    const limited = actor("viewer", [T.a]);
+    const everything = await listRecords(db, limited, query({}, { limit: 200 }), config, NOW);
+    expect(everything.records.length).toBe(130);
+    expect(everything.records.every((r) => r.tenant === T.a)).toBe(true);
+    expect((await listRecords(db, limited, query({ tenant: T.d }), config, NOW)).records).toEqual([]);
+
+    const facets = await getRecordFacets(db, limited, { ...EMPTY_FILTER, tenant: T.d }, config, NOW);
+    expect(facets.status.entries).toEqual([]);
+    expect(facets.tool.entries).toEqual([]);
+
+    const file = await readAll(exportRecords(db, limited, { ...EMPTY_FILTER, tenant: T.d }, config, NOW, { format: "csv" }).stream);
+    expect(file).not.toContain("secret");
+  });
+
+  it("facets count per status and tool for the current filter, each ignoring its own dimension", async () => {
+    const facets = await getRecordFacets(db, actor("viewer", [T.a]), { ...EMPTY_FILTER, status: "in_progress" }, config, NOW);
+    expect(facets.status.entries).toEqual([
+      { value: "completed", count: 116, estimate: false },
+      { value: "in_progress", count: 13, estimate: false },
+      { value: "failed", count: 1, estimate: false },
+    ]);
+    // tool counts among in_progress rows (i % 10 === 0 → tools cycle every 4: 0,2,0,2…)
+    const tools = Object.fromEntries(facets.tool.entries.map((e) => [String(e.value), e.count]));
+    expect(tools).toEqual({ charge_card: 7, send_receipt_email: 6 });
+
+    // Past the exact-count limit an unrestricted actor gets estimates: open statuses still exact, completed "≈".
+    const estimated = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0 });
+    expect(estimated.status.entries.find((e) => e.value === "in_progress")).toEqual({ value: "in_progress", count: 13, estimate: false });
+    expect(estimated.status.entries.find((e) => e.value === "completed")?.estimate).toBe(true);
+    expect(estimated.status.note).toMatch(/estimate/);
+  });
+
+  it("rejects a malformed cursor, an unknown filter and bad dates, naming each", () => {
+    const parse = (qs: string) => parseRecordsQuery(new URLSearchParams(qs), { unknownParams: "reject" });
+    const problems = (qs: string) => {
+      const result = parse(qs);
+      return result.ok ? [] : result.problems.map((p) => p.message);
+    };
+    expect(problems("cursor=not-a-cursor")).toEqual([expect.stringMatching(/^cursor: not a cursor/)]);
+    expect(problems(`cursor=${encodeCursor({ createdAt: "2026-02-30T00:00:00.000000Z", key: "k" })}`)).toEqual([expect.stringMatching(/^cursor:/)]);
+    expect(problems("tenant=acme&colour=red&sort=asc")).toEqual([expect.stringMatching(/unknown parameters "colour", "sort"/)]);
+    expect(problems("from=yesterday")).toEqual([expect.stringMatching(/^from: expected an ISO 8601 date/)]);
+    expect(problems("to=2026-11-29T10:00")).toEqual([expect.stringMatching(/^to: expected .* with a zone/)]);
+    expect(problems("from=2026-11-29&to=2026-11-28")).toEqual([expect.stringMatching(/from .* must be earlier than to/)]);
+    expect(problems("limit=1000")).toEqual([expect.stringMatching(/^limit: expected one of 25, 50, 100, 200/)]);
+    expect(problems("stuck=yes")).toEqual([expect.stringMatching(/^stuck: expected true or false/)]);
+    expect(problems("tenant=a&tenant=b")).toEqual([expect.stringMatching(/^tenant: given 2 times/)]);
+    expect(problems("dir=prev")).toEqual([expect.stringMatching(/^dir: prev needs a cursor/)]);
+    // The page ignores unknown parameters (tracking noise), never bad values of known ones.
+    expect(parseRecordsQuery(new URLSearchParams("utm_source=mail"), { unknownParams: "ignore" }).ok).toBe(true);
+    expect(parseRecordsExportQuery(new URLSearchParams("format=xml")).ok).toBe(false);
+    expect(parseRecordsExportQuery(new URLSearchParams("format=csv&cursor=x")).ok).toBe(false);
+
+    const ok = parse(`tenant=acme&tool=${encodeURIComponent(UNRECORDED_TOOL)}&stuck=true&from=2026-11-29&to=2026-11-29T18:30:00%2B01:00&limit=100`);
+    expect(ok).toEqual({
+      ok: true,
+      value: { tenant: "acme", tool: UNRECORDED_TOOL, status: null, stuck: true, from: new Date("2026-11-29T00:00:00Z"), to: new Date("2026-11-29T17:30:00Z"), cursor: null, dir: "next", limit: 100 },
+    });
+  });
+
+  it("exports CSV with RFC 4180 escaping, formula-guarded cells and viewer redaction", async () => {
+    const csv = await readAll(exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream);
+    const rows = parseCsv(csv);
+    expect(rows[0]).toEqual(["key", "ref", "tenant", "subject", "tool", "status", "stuck", "created_at", "updated_at", "response"]);
+    expect(rows.length).toBe(5); // header + 4, no trailing line when complete
+    const subjects = rows.slice(1).map((r) => r[3]);
+    expect(subjects).toEqual(['O\'Brien, "Pat"', "line one\nline two", "'=HYPERLINK(\"http://x\")", "plain"]);
+    expect(csv).toContain('"O\'Brien, ""Pat"""');
+    const response = JSON.parse(rows[1]![9]!);
+    expect(response).toEqual({ card: REDACTED, ok: true });
+    expect(rows[1]![7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
+
+    const operatorCsv = await readAll(exportRecords(db, actor("operator", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream);
+    expect(JSON.parse(parseCsv(operatorCsv)[1]![9]!)).toEqual({ card: { number: "4242424242424242" }, ok: true });
+  });
+
+  it("stops at the bound across batches and says so; JSON is one valid document", async () => {
+    const csv = await readAll(exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "csv", maxRows: 60, batchSize: 25 }).stream);
+    const lines = parseCsv(csv);
+    expect(lines.length).toBe(1 + 60 + 1);
+    expect(lines.slice(1, 61).map((r) => r[0])).toEqual(seedsOf(T.a).slice(0, 60).map((s) => s.key));
+    expect(lines[61]![0]).toMatch(/^# truncated: the export stops at 60 rows/);
+
+    const json = JSON.parse(await readAll(exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "json", maxRows: 200, batchSize: 40 }).stream));
+    expect(json.count).toBe(130);
+    expect(json.truncated).toBe(false);
+    expect(json.redacted).toBe(true);
+    expect(json.records.map((r: { key: string }) => r.key)).toEqual(seedsOf(T.a).map((s) => s.key));
+    expect(json.records[0].response.customer.email).toBe(REDACTED);
+
+    const exactly = JSON.parse(await readAll(exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "json", maxRows: 130 }).stream));
+    expect([exactly.count, exactly.truncated]).toEqual([130, false]); // reaching the bound exactly is not a truncation
+  });
+});
+
+async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {
+  return new Response(stream).text();
+}
+
+/** A strict RFC 4180 reader (quoted cells, doubled quotes, CRLF), independent of the writer. */
+function parseCsv(text: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let cell = "";
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text[i]!;
+    if (quoted) {
+      if (ch === '"' && text[i + 1] === '"') {
+        cell += '"';
+        i++;
+      } else if (ch === '"') quoted = false;
+      else cell += ch;
+    } else if (ch === '"') quoted = true;
+    else if (ch === ",") {
+      row.push(cell);
+      cell = "";
+    } else if (ch === "\r" && text[i + 1] === "\n") {
+      row.push(cell);
+      rows.push(row);
+      row = [];
+      cell = "";
+      i++;
+    } else cell += ch;
+  }
+  if (cell || row.length) rows.push([...row, cell]);
+  return rows;
+}
