@@ -15,8 +15,9 @@ export type AuditEntry = {
 };
 
 /** Appends one audit row. Call it with the transaction that makes the change it records. */
-export async function writeAudit(tx: Tx, actor: Actor, entry: AuditEntry): Promise<void> {
-  await tx.auditLog.create({
+export async function writeAudit(tx: Tx, actor: Actor, entry: AuditEntry): Promise<{ id: bigint }> {
+  return tx.auditLog.create({
+    select: { id: true },
     data: {
       actor: actorLabel(actor),
       actorRole: actor.role,

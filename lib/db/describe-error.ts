@@ -1,6 +1,22 @@
 import { redactUrl } from "@/lib/db/database-url";
 
-type PgLikeError = { code?: string; message?: string; errors?: unknown[]; cause?: unknown };
+type PgLikeError = {
+  code?: string;
+  message?: string;
+  errors?: unknown[];
+  cause?: unknown;
+  meta?: { driverAdapterError?: { cause?: { kind?: string } } };
+};
+
+// Prisma's raw queries (P2010) carry the driver adapter's verdict as a `kind`; name it like Prisma's own codes.
+const ADAPTER_KINDS: Record<string, string> = {
+  DatabaseNotReachable: "P1001",
+  SocketTimeout: "P1002",
+  DatabaseDoesNotExist: "P1003",
+  AuthenticationFailed: "P1000",
+  ConnectionClosed: "P1017",
+  TableDoesNotExist: "P2021",
+};
 
 /** Turns a driver error into one line that says what is wrong and what to do. */
 export function describeDatabaseError(error: unknown, url?: string): string {
@@ -43,6 +59,8 @@ export function isDatabaseUnavailable(error: unknown): boolean {
 function unwrap(error: unknown): PgLikeError {
   if (error && typeof error === "object") {
     const e = error as PgLikeError;
+    const kind = e.meta?.driverAdapterError?.cause?.kind;
+    if (kind && ADAPTER_KINDS[kind]) return { ...e, code: ADAPTER_KINDS[kind] };
     // node's AggregateError (IPv4 + IPv6 attempts) hides the code on its members.
     if (!e.code && Array.isArray(e.errors) && e.errors[0]) return unwrap(e.errors[0]);
     if (!e.code && e.cause) return unwrap(e.cause);

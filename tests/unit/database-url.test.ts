@@ -32,6 +32,7 @@ describe("DATABASE_URL", () => {
 
   it("tells an unavailable database from a bad query", () => {
     expect(isDatabaseUnavailable({ code: "P1001" })).toBe(true);
+    expect(isDatabaseUnavailable({ code: "P2010", meta: { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } } })).toBe(true);
     expect(isDatabaseUnavailable({ errors: [{ code: "ECONNREFUSED" }] })).toBe(true);
     expect(isDatabaseUnavailable({ code: "23505" })).toBe(false);
     expect(isDatabaseUnavailable(new Error("x"))).toBe(false);

@@ -1,21 +1,46 @@
+import { ExplainForm, type ExplainFormValues } from "@/components/keys/explain-form";
+import { KeyExplanationView } from "@/components/keys/key-explanation";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getDb } from "@/lib/db/client";
+import { explainKey, parseExplainParams, type FieldError } from "@/lib/records/explain-key";
 
 export const metadata = { title: "Keys" };
+export const dynamic = "force-dynamic";
 
-export default async function KeysPage() {
-  await requirePageActor("keys:explain", "/keys");
+const FIELDS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
+
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
+
+export default async function KeysPage({ searchParams }: Props) {
+  const actor = await requirePageActor("keys:explain", "/keys");
+  const params = await searchParams;
+  const values: ExplainFormValues = {};
+  for (const field of FIELDS) {
+    const value = params[field];
+    const first = Array.isArray(value) ? value[0] : value;
+    if (first !== undefined) values[field] = first;
+  }
+  // Only a submitted form is explained: a link that pre-fills tenant and tool shows the form, not errors.
+  let errors: FieldError[] = [];
+  let explanation = null;
+  if (values.args !== undefined) {
+    const parsed = parseExplainParams(values, new Date());
+    if (!parsed.ok) errors = parsed.errors;
+    else {
+      const result = await explainKey(getDb(), actor, parsed.input);
+      if (result.ok) explanation = result.explanation;
+      else errors = result.errors;
+    }
+  }
+  const errorByField = Object.fromEntries(errors.map((e) => [e.field, e.message]));
   return (
     <>
-      <PageHeader title="Keys" description="How a key is derived: sha256(tenant|subject|tool|canonical arguments|time bucket)." />
-      <PlannedPanel
-        items={[
-          "Canonical form, material, bucket, key and ref for any call you describe.",
-          "The keys of the previous, same and next bucket, with the records found for each.",
-          "Why two argument texts produce different keys, byte by byte.",
-        ]}
-      />
+      <PageHeader title="Keys" description="How a key is derived: sha256(tenant|subject|tool|canonical arguments|time bucket), and which records the same call left in the neighbouring buckets." />
+      <div className="space-y-6">
+        <ExplainForm values={values} errors={errorByField} />
+        {explanation ? <KeyExplanationView explanation={explanation} /> : null}
+      </div>
     </>
   );
 }

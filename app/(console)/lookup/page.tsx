@@ -1,21 +1,31 @@
+import { redirect } from "next/navigation";
+import { LookupForm } from "@/components/lookup/lookup-form";
+import { LookupResults } from "@/components/lookup/lookup-results";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getDb } from "@/lib/db/client";
+import { lookUpRefs } from "@/lib/records/lookup";
 
 export const metadata = { title: "Lookup" };
+export const dynamic = "force-dynamic";
 
-export default async function LookupPage() {
-  await requirePageActor("records:lookup", "/lookup");
+type Props = { searchParams: Promise<{ q?: string | string[] }> };
+
+export default async function LookupPage({ searchParams }: Props) {
+  const { q } = await searchParams;
+  const text = (Array.isArray(q) ? q[0] : q) ?? "";
+  const actor = await requirePageActor("records:lookup", text ? `/lookup?q=${encodeURIComponent(text.slice(0, 2_000))}` : "/lookup");
+  const now = new Date();
+  const result = text.trim() ? await lookUpRefs(getDb(), actor, text) : null;
+  // One record: straight to it, the answer support came for.
+  if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0]) redirect(`/records/${result.matches[0].key}`);
   return (
     <>
       <PageHeader title="Lookup" description="Paste a customer's error message, a ref or a full key and land on the record." />
-      <PlannedPanel
-        items={[
-          "Extracts every 12-hex ref or 64-hex key from whatever is pasted.",
-          "One match opens the record; several let you choose by tenant, tool and time.",
-          "No match says why: never existed, trimmed after the retention window, or a tenant you cannot see.",
-        ]}
-      />
+      <div className="max-w-5xl space-y-6">
+        <LookupForm key={text} initialText={text} />
+        {result ? <LookupResults result={result} now={now} /> : null}
+      </div>
     </>
   );
 }

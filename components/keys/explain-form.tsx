@@ -1,0 +1,67 @@
+import type { ReactNode } from "react";
+
+export type ExplainFormValues = Partial<Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>>;
+
+const INPUT = "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none";
+
+/**
+ * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an
+ * engineer sees the same thing. Works without JavaScript.
+ */
+export function ExplainForm({ values, errors }: { values: ExplainFormValues; errors: Record<string, string> }) {
+  return (
+    <form method="get" action="/keys" className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Explain a key">
+      <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
+        <Labelled name="tenant" label="Tenant" error={errors.tenant}>
+          <input id="tenant" name="tenant" defaultValue={values.tenant} required maxLength={200} className={INPUT} placeholder="acme" />
+        </Labelled>
+        <Labelled name="subject" label="Subject" hint="empty: hashed as None" error={errors.subject}>
+          <input id="subject" name="subject" defaultValue={values.subject} maxLength={200} className={INPUT} placeholder="user_1" />
+        </Labelled>
+        <Labelled name="tool" label="Tool" error={errors.tool}>
+          <input id="tool" name="tool" defaultValue={values.tool} required maxLength={100} className={`${INPUT} font-mono`} placeholder="charge_card" />
+        </Labelled>
+        <Labelled name="at" label="Time of the call" hint="ISO 8601, UTC if no zone; empty: now" error={errors.at}>
+          <input id="at" name="at" defaultValue={values.at} className={`${INPUT} font-mono`} placeholder="2026-03-01T12:00:00Z" />
+        </Labelled>
+        <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
+          <input id="window" name="window" defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
+        </Labelled>
+        <Labelled name="scheme" label="Canonical form" error={errors.scheme}>
+          <select id="scheme" name="scheme" defaultValue={values.scheme ?? "python-json"} className={INPUT}>
+            <option value="python-json">python-json (json.dumps, sort_keys)</option>
+            <option value="jcs">jcs (RFC 8785)</option>
+          </select>
+        </Labelled>
+      </div>
+      <div className="mt-3 grid grid-cols-1 gap-3 md:grid-cols-2">
+        <Labelled name="args" label="Arguments (JSON text)" error={errors.args}>
+          <textarea id="args" name="args" defaultValue={values.args} required rows={4} maxLength={10_000} className={`${INPUT} font-mono`} placeholder='{"amount_cents": 24000, "card": "c_71"}' />
+        </Labelled>
+        <Labelled name="compare" label="Compare with (optional)" hint="a second argument text: why do their keys differ?" error={errors.compare}>
+          <textarea id="compare" name="compare" defaultValue={values.compare} rows={4} maxLength={10_000} className={`${INPUT} font-mono`} placeholder='{"card": "c_71", "amount_cents": 24000}' />
+        </Labelled>
+      </div>
+      <button type="submit" className="mt-3 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+        Explain
+      </button>
+    </form>
+  );
+}
+
+function Labelled({ name, label, hint, error, children }: { name: string; label: string; hint?: string; error?: string; children: ReactNode }) {
+  return (
+    <div>
+      <label htmlFor={name} className="mb-1 block text-xs font-medium text-slate-700">
+        {label}
+        {hint ? <span className="font-normal text-slate-500"> — {hint}</span> : null}
+      </label>
+      {children}
+      {error ? (
+        <p role="alert" className="mt-1 text-xs text-red-700" data-testid={`error-${name}`}>
+          {error}
+        </p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,84 @@
+import Link from "next/link";
+import type { LookupResult } from "@/lib/records/lookup";
+import { StatusBadge } from "@/components/records-detail/status-badge";
+import { TimeStamp } from "@/components/records-detail/time-stamp";
+
+/** What the lookup found: nothing (and why), or several records to choose between. One match never renders: the page redirects. */
+export function LookupResults({ result, now }: { result: LookupResult; now: Date }) {
+  if (result.kind === "invalid" || result.kind === "no_refs") {
+    return (
+      <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800" data-testid="lookup-message">
+        {result.message}
+      </p>
+    );
+  }
+  const searched = [...result.keys, ...result.refs.filter((ref) => !result.keys.some((key) => key.startsWith(ref)))];
+  return (
+    <div className="space-y-4">
+      <p className="text-sm text-slate-600" data-testid="lookup-searched">
+        Looked for {searched.map((token, i) => (
+          <span key={token}>
+            {i > 0 ? ", " : ""}
+            <code className="font-mono text-slate-900">{token}</code>
+          </span>
+        ))}
+        {result.truncated ? " (the text held more; only these were looked up)" : ""}.
+      </p>
+
+      {result.matches.length === 0 ? (
+        <section className="rounded-lg border border-slate-200 bg-white p-5" data-testid="lookup-no-match">
+          <h2 className="text-base font-semibold">No record found</h2>
+          <p className="mt-1 text-sm text-slate-600">Why it may be missing:</p>
+          <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
+            {result.whyMissing.map((reason) => (
+              <li key={reason}>{reason}</li>
+            ))}
+          </ul>
+        </section>
+      ) : (
+        <section className="rounded-lg border border-slate-200 bg-white" data-testid="lookup-matches">
+          <div className="border-b border-slate-200 p-4">
+            <h2 className="text-base font-semibold">{result.matches.length} records match — choose by tenant, tool and time</h2>
+            <p className="mt-1 text-sm text-slate-600">
+              A ref is the first 12 hex characters of a key (48 bits): among millions of rows two calls can share one. The customer's tenant and the
+              time of the error tell them apart.
+            </p>
+          </div>
+          <table className="w-full text-left text-sm">
+            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
+              <tr>
+                <th className="px-4 py-2 font-medium">Ref</th>
+                <th className="px-4 py-2 font-medium">Tenant</th>
+                <th className="px-4 py-2 font-medium">Tool</th>
+                <th className="px-4 py-2 font-medium">Subject</th>
+                <th className="px-4 py-2 font-medium">Status</th>
+                <th className="px-4 py-2 font-medium">Created</th>
+                <th className="px-4 py-2 font-medium" />
+              </tr>
+            </thead>
+            <tbody className="divide-y divide-slate-100">
+              {result.matches.map((match) => (
+                <tr key={match.key} data-testid="lookup-match">
+                  <td className="px-4 py-2 font-mono" title={match.key}>{match.ref}<span className="text-slate-400">{match.key.slice(12, 18)}…</span></td>
+                  <td className="px-4 py-2">{match.tenant}</td>
+                  <td className="px-4 py-2 font-mono">{match.tool ?? <span className="italic text-slate-400">unrecorded</span>}</td>
+                  <td className="px-4 py-2">{match.subject ?? <span className="italic text-slate-400">unrecorded</span>}</td>
+                  <td className="px-4 py-2"><StatusBadge status={match.status} /></td>
+                  <td className="px-4 py-2"><TimeStamp iso={match.createdAt} now={now} /></td>
+                  <td className="px-4 py-2 text-right">
+                    <Link href={`/records/${match.key}`} className="text-sm font-medium text-slate-900 underline">Open</Link>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+          {result.moreMatches ? <p className="p-4 text-xs text-slate-500">More records share this ref than are listed; paste the full key to pick one.</p> : null}
+        </section>
+      )}
+
+      {result.matches.length > 0 && result.misses.length > 0 ? (
+        <p className="text-xs text-slate-500">No record for {result.misses.map((m) => m.ref).join(", ")} in the tenants you can see.</p>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,87 @@
+"use client";
+
+import { useState } from "react";
+import type { RecordCheck } from "@/lib/resolve/check-record";
+import type { ProcessorOutcome } from "@/lib/resolve/processor-check";
+import { JsonView } from "@/components/records-detail/json-view";
+
+const OUTCOME_TEXT: Record<ProcessorOutcome, { label: string; style: string; meaning: string }> = {
+  taken: { label: "Taken", style: "border-emerald-300 bg-emerald-50 text-emerald-900", meaning: "The processor performed it. The customer was charged once; do not submit it again." },
+  not_taken: { label: "Not taken", style: "border-sky-300 bg-sky-50 text-sky-900", meaning: "The processor did not perform it. Nothing was charged by this call." },
+  unknown: { label: "Unknown", style: "border-amber-300 bg-amber-50 text-amber-900", meaning: "No definite answer: change nothing, and ask again later." },
+};
+
+type State = { phase: "idle" } | { phase: "asking" } | { phase: "answered"; result: RecordCheck } | { phase: "failed"; message: string };
+
+/**
+ * "Ask the processor": a read-only question any role that sees the record may ask. It changes
+ * nothing; the answer and the raw evidence behind it are shown as they came.
+ */
+export function AskProcessor({ recordKey, processor }: { recordKey: string; processor: string | null }) {
+  const [state, setState] = useState<State>({ phase: "idle" });
+
+  async function ask() {
+    setState({ phase: "asking" });
+    try {
+      const response = await fetch(`/api/v1/records/${encodeURIComponent(recordKey)}/check`, { method: "POST" });
+      const body = (await response.json()) as RecordCheck | { error?: { message?: string } };
+      if (!response.ok || !("check" in body)) {
+        setState({ phase: "failed", message: ("error" in body && body.error?.message) || `The console answered ${response.status}.` });
+        return;
+      }
+      setState({ phase: "answered", result: body });
+    } catch {
+      setState({ phase: "failed", message: "The console could not be reached. Nothing was changed." });
+    }
+  }
+
+  return (
+    <div>
+      <div className="flex flex-wrap items-center gap-3">
+        <button
+          type="button"
+          onClick={() => void ask()}
+          disabled={state.phase === "asking"}
+          className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700 disabled:opacity-60"
+        >
+          {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
+        </button>
+        <span className="text-xs text-slate-500">{processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}</span>
+      </div>
+      {state.phase === "failed" ? (
+        <p role="alert" className="mt-3 text-sm text-red-700">{state.message}</p>
+      ) : null}
+      {state.phase === "answered" ? <CheckAnswer result={state.result} /> : null}
+    </div>
+  );
+}
+
+function CheckAnswer({ result }: { result: RecordCheck }) {
+  const { check } = result;
+  const text = OUTCOME_TEXT[check.outcome];
+  return (
+    <div className={`mt-3 rounded-md border p-3 ${text.style}`} data-testid="processor-outcome" data-outcome={check.outcome}>
+      <div className="text-sm">
+        <span className="font-semibold">{text.label}</span>
+        {" — "}
+        <span data-testid="processor-reason">{check.reason}</span>
+      </div>
+      <p className="mt-1 text-xs opacity-80">{text.meaning}</p>
+      {check.receipt !== undefined ? (
+        <div className="mt-3">
+          <div className="mb-1 text-xs font-medium">Receipt</div>
+          <JsonView value={check.receipt} label="processor receipt" />
+        </div>
+      ) : null}
+      <details className="mt-3 text-slate-800">
+        <summary className="cursor-pointer text-xs font-medium">
+          Evidence: {check.evidence.adapter}, {check.evidence.status === null ? "no answer" : `status ${check.evidence.status}`}, {check.evidence.ms} ms
+        </summary>
+        <div className="mt-2">
+          <JsonView value={check.evidence} label="processor evidence" />
+        </div>
+      </details>
+      {result.redactedPaths.length > 0 ? <p className="mt-2 text-xs opacity-80">Masked for your role: {result.redactedPaths.join(", ")}</p> : null}
+    </div>
+  );
+}

@@ -1,0 +1,191 @@
+import type { ReactNode } from "react";
+import Link from "next/link";
+import { formatAge } from "@/lib/format/relative-time";
+import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
+import { AskProcessor } from "@/components/records-detail/ask-processor";
+import { CopyButton } from "@/components/records-detail/copy-button";
+import { JsonView } from "@/components/records-detail/json-view";
+import { StatusBadge } from "@/components/records-detail/status-badge";
+import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+
+export function RecordDetailView({ detail, now }: { detail: RecordDetail; now: Date }) {
+  const { record, stuck } = detail;
+  return (
+    <div className="space-y-6">
+      <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Record">
+        <div className="flex flex-wrap items-center gap-3">
+          <span className="text-xs uppercase tracking-wide text-slate-500">ref</span>
+          <span className="font-mono text-2xl font-semibold tracking-tight" data-testid="record-ref">{record.ref}</span>
+          <CopyButton text={record.ref} label="Copy ref" />
+          <StatusBadge status={record.status} stuck={stuck.isStuck} />
+        </div>
+        <dl className="mt-4 grid grid-cols-1 gap-x-8 gap-y-3 text-sm md:grid-cols-2 xl:grid-cols-3">
+          <Field label="Key" wide>
+            <span className="break-all font-mono text-xs" data-testid="record-key">{record.key}</span> <CopyButton text={record.key} label="Copy key" />
+          </Field>
+          <Field label="Tenant">{record.tenant}</Field>
+          <Field label="Subject">{record.subject ?? <Unrecorded />}</Field>
+          <Field label="Tool">{record.tool ? <span className="font-mono">{record.tool}</span> : <Unrecorded />}</Field>
+          <Field label="Created">
+            <TimeStamp iso={record.createdAt} now={now} />
+          </Field>
+          <Field label="Updated">{record.updatedAt ? <TimeStamp iso={record.updatedAt} now={now} /> : <Unrecorded what="not set" />}</Field>
+          <Field label="Age">
+            <span title={`since ${utcText(record.createdAt)}`}>{formatAge(new Date(record.createdAt), now)}</span>
+          </Field>
+          <Field label="Stuck">
+            <span data-testid="record-stuck">
+              {stuck.isStuck ? (
+                <span className="font-medium text-red-700">yes: in_progress for longer than {stuck.threshold}</span>
+              ) : record.status === "in_progress" ? (
+                <>no: still within {stuck.threshold}</>
+              ) : (
+                <>no: {record.status === "completed" ? "completed" : `status ${record.status}`}</>
+              )}
+              <span className="block text-xs text-slate-500">threshold {stuck.threshold}, from {stuck.source}</span>
+            </span>
+          </Field>
+        </dl>
+      </section>
+
+      <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
+        <div className="space-y-6">
+          <Panel title="What a repeat caller receives now">
+            {detail.repeatCaller.kind === "replay" ? (
+              <p className="text-sm text-slate-700" data-testid="replay-note">
+                The stored response (below), replayed as if it were the first answer: no second side effect.
+                {detail.repeatCaller.redactedPaths.length > 0 ? " The caller receives it unmasked." : ""}
+              </p>
+            ) : (
+              <>
+                <p className="mb-2 text-sm text-slate-600">The claim has no outcome yet, so a repeat is refused with this message:</p>
+                <blockquote className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="in-flight-message">
+                  {detail.repeatCaller.message}
+                </blockquote>
+                <div className="mt-2 flex items-center gap-2 text-xs text-slate-500">
+                  <CopyButton text={detail.repeatCaller.message} label="Copy message" />
+                  {detail.repeatCaller.statusTool?.source === "convention" ? (
+                    <span>Status tool named by convention; the writer's own message may name another.</span>
+                  ) : null}
+                </div>
+              </>
+            )}
+            <p className="mt-3 text-xs text-slate-500">
+              Only a repeat inside the writer's time bucket carries this key; a later repeat derives a new key and is performed again.
+              {record.tool ? (
+                <>
+                  {" "}
+                  <Link className="underline" href={`/keys?tenant=${encodeURIComponent(record.tenant)}&tool=${encodeURIComponent(record.tool)}${record.subject ? `&subject=${encodeURIComponent(record.subject)}` : ""}&at=${encodeURIComponent(record.createdAt)}`}>
+                    Explain a key for this call
+                  </Link>
+                </>
+              ) : null}
+            </p>
+          </Panel>
+
+          <Panel title="Stored response">
+            {detail.response.present ? (
+              <>
+                <JsonView value={detail.response.value} label="stored response" />
+                {detail.response.redacted ? (
+                  <p className="mt-2 text-xs text-slate-500" data-testid="redaction-note">
+                    Masked for your role: {detail.response.redactedPaths.join(", ")}. Operators and admins may reveal it.
+                  </p>
+                ) : null}
+              </>
+            ) : (
+              <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
+            )}
+          </Panel>
+        </div>
+
+        <div className="space-y-6">
+          <Panel title="Ask the processor">
+            <AskProcessor recordKey={record.key} processor={detail.processor} />
+          </Panel>
+          <Panel title="Timeline">
+            <Timeline entries={detail.timeline} now={now} />
+            {detail.eventCounts === null ? (
+              <p className="mt-3 text-xs text-slate-500">This writer recorded no events for this key (replays and rejections are not known, which is not the same as none).</p>
+            ) : detail.eventsTruncated ? (
+              <p className="mt-3 text-xs text-slate-500">
+                Showing the first events only; totals: {Object.entries(detail.eventCounts).map(([k, n]) => `${k} ${n}`).join(", ")}.
+              </p>
+            ) : null}
+          </Panel>
+        </div>
+      </div>
+
+      <Panel title={`Audit entries (${detail.audit.length})`}>
+        {detail.audit.length === 0 ? (
+          <p className="text-sm text-slate-600">No operator has acted on this record.</p>
+        ) : (
+          <ol className="space-y-3">
+            {detail.audit.map((entry) => (
+              <li key={entry.id} className="rounded-md border border-slate-200 p-3 text-sm">
+                <div className="flex flex-wrap gap-x-3">
+                  <span className="font-mono font-medium">{entry.action}</span>
+                  <span>{entry.actor} ({entry.actorRole})</span>
+                  <TimeStamp iso={entry.at} now={now} />
+                </div>
+                {entry.reason ? <p className="mt-1 text-slate-600">{entry.reason}</p> : null}
+                <details className="mt-2">
+                  <summary className="cursor-pointer text-xs text-slate-500">Before, after and evidence</summary>
+                  <JsonView value={{ before: entry.before, after: entry.after, evidence: entry.evidence }} />
+                </details>
+              </li>
+            ))}
+          </ol>
+        )}
+      </Panel>
+    </div>
+  );
+}
+
+const DOT: Record<TimelineEntry["kind"], string> = {
+  claim: "bg-slate-500",
+  replay_served: "bg-emerald-500",
+  in_flight_rejected: "bg-amber-500",
+  outcome_unknown: "bg-red-500",
+  completed: "bg-emerald-700",
+  operator: "bg-violet-600",
+};
+
+function Timeline({ entries, now }: { entries: TimelineEntry[]; now: Date }) {
+  return (
+    <ol className="relative space-y-3 border-l border-slate-200 pl-4" data-testid="timeline">
+      {entries.map((entry, i) => (
+        <li key={i} className="relative text-sm">
+          <span className={`absolute -left-[21px] top-1.5 h-2.5 w-2.5 rounded-full ${DOT[entry.kind]}`} aria-hidden />
+          <div className="font-medium">{entry.title}</div>
+          <div className="text-xs text-slate-500">
+            {entry.at ? <TimeStamp iso={entry.at} now={now} /> : "time not recorded"}
+            {entry.detail ? ` · ${entry.detail}` : ""}
+          </div>
+        </li>
+      ))}
+    </ol>
+  );
+}
+
+function Panel({ title, children }: { title: string; children: ReactNode }) {
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label={title}>
+      <h2 className="mb-3 text-sm font-semibold text-slate-800">{title}</h2>
+      {children}
+    </section>
+  );
+}
+
+function Field({ label, wide, children }: { label: string; wide?: boolean; children: ReactNode }) {
+  return (
+    <div className={wide ? "md:col-span-2 xl:col-span-3" : undefined}>
+      <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
+      <dd className="mt-0.5">{children}</dd>
+    </div>
+  );
+}
+
+function Unrecorded({ what = "unrecorded" }: { what?: string }) {
+  return <span className="italic text-slate-400">{what}</span>;
+}

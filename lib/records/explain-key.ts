@@ -1,0 +1,243 @@
+import { z } from "zod";
+import type { Actor } from "@/lib/auth/actor";
+import { parseDuration } from "@/lib/config/duration";
+import type { Db } from "@/lib/db/prisma";
+import { canonicalPythonJson, CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
+import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type DerivedKey, type KeyInput, type KeyScheme } from "@/lib/idempotency/derive-key";
+import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
+import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
+import { tenantScope } from "@/lib/records/tenant-scope";
+
+export const MAX_WINDOW_SECONDS = 366 * 24 * 3600;
+
+export type ExplainInput = {
+  tenant: string;
+  /** null hashes as Python's "None", as a writer without a subject does. */
+  subject: string | null;
+  tool: string;
+  args: string;
+  at: Date;
+  windowSeconds: number;
+  scheme: KeyScheme;
+  /** A second argument text to compare with the first. */
+  compare: string | null;
+};
+
+export type FieldError = { field: string; message: string };
+export type ParsedExplainInput = { ok: true; input: ExplainInput } | { ok: false; errors: FieldError[] };
+
+const text = (field: string, max: number) =>
+  z.string().trim().min(1, `${field}: required`).max(max, `${field}: at most ${max.toLocaleString("en")} characters`);
+const optionalText = (field: string, max: number) =>
+  z
+    .string()
+    .max(max, `${field}: at most ${max.toLocaleString("en")} characters`)
+    .optional()
+    .transform((value) => (value === undefined || value.trim() === "" ? null : value));
+
+const explainParamsSchema = z.object({
+  tenant: text("tenant", 200),
+  subject: optionalText("subject", 200).transform((value) => value?.trim() ?? null),
+  tool: text("tool", 100),
+  args: text("args", MAX_LOOKUP_TEXT_CHARS),
+  at: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return null;
+      const at = parseAt(value);
+      if (!at) {
+        ctx.addIssue({ code: "custom", message: "at: expected an ISO 8601 time like 2026-03-01T12:00:00Z (no zone means UTC) or unix seconds" });
+        return z.NEVER;
+      }
+      return at;
+    }),
+  window: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value.trim() === "") return DEFAULT_WINDOW_SECONDS;
+      const seconds = parseWindow(value);
+      if (seconds === null) {
+        ctx.addIssue({ code: "custom", message: `window: expected whole seconds (900) or a duration (15m, 1h), from 1 s to 366 d (got ${JSON.stringify(value.slice(0, 40))})` });
+        return z.NEVER;
+      }
+      return seconds;
+    }),
+  scheme: z
+    .string()
+    .optional()
+    .transform((value, ctx) => {
+      if (value === undefined || value === "") return "python-json" as KeyScheme;
+      const scheme = KEY_SCHEMES.find((s) => s === value);
+      if (!scheme) {
+        ctx.addIssue({ code: "custom", message: "scheme: expected python-json or jcs" });
+        return z.NEVER;
+      }
+      return scheme;
+    }),
+  compare: optionalText("compare", MAX_LOOKUP_TEXT_CHARS),
+});
+
+/** The explainer's URL parameters (one string each; a repeated parameter counts once). */
+export function parseExplainParams(params: Record<string, string | string[] | undefined>, now: Date): ParsedExplainInput {
+  const first = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
+  const parsed = explainParamsSchema.safeParse(first);
+  if (!parsed.success) {
+    const errors = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? "input"), message: issue.message }));
+    // Report bad JSON in the same answer as a bad window, not one mistake per round trip.
+    for (const field of ["args", "compare"] as const) {
+      const value = first[field];
+      if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LOOKUP_TEXT_CHARS || errors.some((e) => e.field === field)) continue;
+      const problem = jsonProblem(value);
+      if (problem) errors.push({ field, message: `${field}: not valid JSON — ${problem}` });
+    }
+    return { ok: false, errors };
+  }
+  const { at, ...rest } = parsed.data;
+  return { ok: true, input: { ...rest, windowSeconds: rest.window, at: at ?? now } };
+}
+
+function jsonProblem(text: string): string | null {
+  try {
+    canonicalPythonJson(text);
+    return null;
+  } catch (error) {
+    if (error instanceof CanonicalJsonError) return error.message;
+    throw error;
+  }
+}
+
+/** Unix seconds, or ISO 8601; a time without a zone (what a datetime-local field sends) is UTC. */
+export function parseAt(value: string): Date | null {
+  const t = value.trim();
+  if (/^-?\d{1,12}(\.\d+)?$/.test(t)) return new Date(Number(t) * 1000);
+  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(t);
+  if (!iso) return null;
+  const withZone = iso[4] ? t : iso[1] ? `${t}Z` : `${t}T00:00:00Z`;
+  const at = new Date(withZone);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+function parseWindow(value: string): number | null {
+  const t = value.trim();
+  const seconds = /^\d+$/.test(t) ? Number(t) : (parseDuration(t) ?? NaN) / 1000;
+  return Number.isSafeInteger(seconds) && seconds >= 1 && seconds <= MAX_WINDOW_SECONDS ? seconds : null;
+}
+
+export type BucketRecord = RecordSummary & { /** created_at minus the explained time. */ offsetMs: number };
+
+export type BucketNeighbour = {
+  position: "previous" | "same" | "next";
+  bucket: string;
+  startsAt: string;
+  endsAt: string;
+  key: string;
+  ref: string;
+  records: BucketRecord[];
+};
+
+export type ByteWindow = { before: string; from: string; hex: string };
+
+/** Where two canonical forms first differ, as UTF-8 bytes: the bytes hashed. */
+export type CanonicalDiff = {
+  equal: boolean;
+  leftBytes: number;
+  rightBytes: number;
+  /** First differing byte offset; equal to the shorter length when one is a prefix of the other. */
+  offset: number | null;
+  left: ByteWindow | null;
+  right: ByteWindow | null;
+};
+
+export type KeyComparison = { other: DerivedKey; diff: CanonicalDiff };
+
+export type KeyExplanation = {
+  input: { tenant: string; subject: string | null; tool: string; at: string; windowSeconds: number; scheme: KeyScheme };
+  derived: DerivedKey;
+  buckets: BucketNeighbour[];
+  comparison: KeyComparison | null;
+};
+
+export type ExplainResult = { ok: true; explanation: KeyExplanation } | { ok: false; errors: FieldError[] };
+
+/**
+ * The key a writer derives for this call, the keys of the bucket before and after it (the same
+ * call a few minutes apart that got a different key: the near-duplicates a window lets through),
+ * the records found under each within the actor's tenants, and — given a second argument text —
+ * the first canonical byte where the two differ.
+ */
+export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Promise<ExplainResult> {
+  const base: Omit<KeyInput, "argumentsJson" | "at"> = { tenant: input.tenant, subject: input.subject, tool: input.tool, windowSeconds: input.windowSeconds, scheme: input.scheme };
+  const derived = derive(() => deriveKey({ ...base, argumentsJson: input.args, at: input.at }), "args");
+  if (!derived.ok) return derived;
+  let comparison: KeyComparison | null = null;
+  if (input.compare !== null) {
+    const other = derive(() => deriveKey({ ...base, argumentsJson: input.compare ?? "", at: input.at }), "compare");
+    if (!other.ok) return other;
+    comparison = { other: other.value, diff: diffCanonical(derived.value.canonical, other.value.canonical) };
+  }
+
+  const windowMs = input.windowSeconds * 1000;
+  const positions = [
+    { position: "previous", shift: -windowMs },
+    { position: "same", shift: 0 },
+    { position: "next", shift: windowMs },
+  ] as const;
+  const neighbours = positions.map(({ position, shift }) => {
+    const key = deriveKey({ ...base, argumentsJson: input.args, at: new Date(input.at.getTime() + shift) });
+    const startMs = Number(key.bucket) * windowMs;
+    return { position, bucket: key.bucket, startsAt: new Date(startMs).toISOString(), endsAt: new Date(startMs + windowMs).toISOString(), key: key.key, ref: key.ref };
+  });
+  const rows = await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...tenantScope(actor) }, select: RECORD_SUMMARY_SELECT });
+  const buckets = neighbours.map((n) => ({
+    ...n,
+    records: rows.filter((r) => r.key === n.key).map((r) => ({ ...toRecordSummary(r), offsetMs: r.createdAt.getTime() - input.at.getTime() })),
+  }));
+
+  return {
+    ok: true,
+    explanation: {
+      input: { tenant: input.tenant, subject: input.subject, tool: input.tool, at: input.at.toISOString(), windowSeconds: input.windowSeconds, scheme: input.scheme },
+      derived: derived.value,
+      buckets,
+      comparison,
+    },
+  };
+}
+
+function derive(run: () => DerivedKey, field: string): { ok: true; value: DerivedKey } | { ok: false; errors: FieldError[] } {
+  try {
+    return { ok: true, value: run() };
+  } catch (error) {
+    if (error instanceof CanonicalJsonError) return { ok: false, errors: [{ field, message: `${field}: not valid JSON — ${error.message}` }] };
+    if (error instanceof KeyInputError) {
+      const [name = "input"] = error.message.split(":");
+      return { ok: false, errors: [{ field: name === "window" || name === "scheme" ? name : name === "at" ? "at" : field, message: error.message }] };
+    }
+    throw error;
+  }
+}
+
+const CONTEXT_BYTES = 24;
+const SHOWN_BYTES = 8;
+
+export function diffCanonical(left: string, right: string): CanonicalDiff {
+  const a = Buffer.from(left, "utf8");
+  const b = Buffer.from(right, "utf8");
+  const equal = a.equals(b);
+  if (equal) return { equal, leftBytes: a.length, rightBytes: b.length, offset: null, left: null, right: null };
+  let offset = 0;
+  while (offset < a.length && offset < b.length && a[offset] === b[offset]) offset++;
+  return { equal, leftBytes: a.length, rightBytes: b.length, offset, left: byteWindow(a, offset), right: byteWindow(b, offset) };
+}
+
+function byteWindow(bytes: Buffer, offset: number): ByteWindow {
+  const decoder = new TextDecoder("utf-8", { fatal: false });
+  const from = bytes.subarray(offset, offset + CONTEXT_BYTES);
+  return {
+    before: decoder.decode(bytes.subarray(Math.max(0, offset - CONTEXT_BYTES), offset)),
+    from: decoder.decode(from),
+    hex: [...bytes.subarray(offset, offset + SHOWN_BYTES)].map((byte) => byte.toString(16).padStart(2, "0")).join(" "),
+  };
+}

@@ -1,0 +1,148 @@
+import type { Actor } from "@/lib/auth/actor";
+import type { Db } from "@/lib/db/prisma";
+import { refOf } from "@/lib/idempotency/derive-key";
+import { extractRefs } from "@/lib/records/extract-refs";
+import { tenantScope } from "@/lib/records/tenant-scope";
+
+/** One record as lists and look-ups show it: no response (it may hold personal data). */
+export type RecordSummary = {
+  key: string;
+  ref: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  createdAt: string;
+  updatedAt: string | null;
+};
+
+export const RECORD_SUMMARY_SELECT = { key: true, tenant: true, subject: true, tool: true, status: true, createdAt: true, updatedAt: true } as const;
+
+export function toRecordSummary(row: { key: string; tenant: string; subject: string | null; tool: string | null; status: string; createdAt: Date; updatedAt: Date | null }): RecordSummary {
+  return {
+    key: row.key,
+    ref: refOf(row.key),
+    tenant: row.tenant,
+    subject: row.subject,
+    tool: row.tool,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt?.toISOString() ?? null,
+  };
+}
+
+/** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
+const MAX_MATCHES_PER_REF = 20;
+/** The nightly trim's window (reference text): rows older than this are gone. */
+export const RETENTION_HOURS = 48;
+
+/** What the visible tables still remember about a ref that matched no row. */
+export type RefTrace = {
+  ref: string;
+  events: { count: number; first: string; last: string } | null;
+  lastAudit: { action: string; at: string; actor: string } | null;
+};
+
+export type LookupResult =
+  | { kind: "invalid"; message: string }
+  | { kind: "no_refs"; message: string }
+  | {
+      kind: "searched";
+      keys: string[];
+      refs: string[];
+      /** The paste held more candidates than were looked up. */
+      truncated: boolean;
+      matches: RecordSummary[];
+      /** A ref matched more rows than are listed. */
+      moreMatches: boolean;
+      /** Refs and keys that matched nothing, with any trace left in events or the audit log. */
+      misses: RefTrace[];
+      /** Why nothing matched, most likely first; empty when something matched. */
+      whyMissing: string[];
+    };
+
+/**
+ * Looks up everything the pasted text names, within the actor's tenants. A ref is a key prefix:
+ * `key >= ref AND key < ref || 'g'` is a range scan on the primary key because key is
+ * COLLATE "C" (under a language collation it would read the whole table). A full key is an
+ * exact match: the record it names, not another that merely shares its first 12 characters.
+ */
+export async function lookUpRefs(db: Db, actor: Actor, text: string): Promise<LookupResult> {
+  const extracted = extractRefs(text);
+  if (!extracted.ok) return { kind: "invalid", message: extracted.message };
+  const { keys, refs, truncated } = extracted;
+  if (keys.length === 0 && refs.length === 0) {
+    return {
+      kind: "no_refs",
+      message: "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
+    };
+  }
+  const scope = tenantScope(actor);
+  const refsOfKeys = new Set(keys.map(refOf));
+  const bareRefs = refs.filter((ref) => !refsOfKeys.has(ref));
+
+  const [byKey, byRef] = await Promise.all([
+    keys.length > 0 ? db.idempotency.findMany({ where: { key: { in: keys }, ...scope }, select: RECORD_SUMMARY_SELECT }) : [],
+    Promise.all(
+      bareRefs.map((ref) =>
+        db.idempotency.findMany({
+          where: { key: { gte: ref, lt: `${ref}g` }, ...scope },
+          select: RECORD_SUMMARY_SELECT,
+          orderBy: { key: "asc" },
+          take: MAX_MATCHES_PER_REF + 1,
+        }),
+      ),
+    ),
+  ]);
+
+  const matches = new Map<string, RecordSummary>();
+  for (const row of byKey) matches.set(row.key, toRecordSummary(row));
+  let moreMatches = false;
+  const missed: string[] = keys.filter((key) => !matches.has(key));
+  bareRefs.forEach((ref, i) => {
+    const rows = byRef[i] ?? [];
+    if (rows.length > MAX_MATCHES_PER_REF) moreMatches = true;
+    if (rows.length === 0) missed.push(ref);
+    for (const row of rows.slice(0, MAX_MATCHES_PER_REF)) matches.set(row.key, toRecordSummary(row));
+  });
+
+  const sorted = [...matches.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  const misses = await Promise.all(missed.map((token) => traceRef(db, actor, token)));
+  const whyMissing = sorted.length === 0 ? await explainMissing(db, actor, misses) : [];
+  return { kind: "searched", keys, refs, truncated, matches: sorted, moreMatches, misses, whyMissing };
+}
+
+/** Events and audit rows outlive the rows they describe (trim, release): they say a ref once existed. */
+async function traceRef(db: Db, actor: Actor, token: string): Promise<RefTrace> {
+  const scope = tenantScope(actor);
+  const range = token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` };
+  const [events, audit] = await Promise.all([
+    db.idempotencyEvent.aggregate({ where: { key: range, ...scope }, _count: { _all: true }, _min: { at: true }, _max: { at: true } }),
+    db.auditLog.findFirst({ where: { key: range, ...scope }, orderBy: { at: "desc" }, select: { action: true, at: true, actor: true } }),
+  ]);
+  return {
+    ref: token,
+    events: events._count._all > 0 && events._min.at && events._max.at ? { count: events._count._all, first: events._min.at.toISOString(), last: events._max.at.toISOString() } : null,
+    lastAudit: audit ? { action: audit.action, at: audit.at.toISOString(), actor: audit.actor } : null,
+  };
+}
+
+async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise<string[]> {
+  const reasons: string[] = [];
+  for (const miss of misses) {
+    if (miss.lastAudit) reasons.push(`${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))}. A released claim is deleted from the table; its snapshot is in the audit log.`);
+    else if (miss.events) reasons.push(`${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone: most likely trimmed after the ${RETENTION_HOURS} h retention window.`);
+  }
+  const oldest = await db.idempotency.findFirst({ where: tenantScope(actor), orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  reasons.push("It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.");
+  reasons.push(
+    `It was trimmed: rows are kept about ${RETENTION_HOURS} h, and the error may be older${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
+  );
+  if (actor.tenants.length > 0) reasons.push(`It belongs to a tenant you cannot see: you see ${actor.tenants.join(", ")} only.`);
+  return reasons;
+}
+
+/** "2026-03-01 12:00 UTC": reasons are sentences, not timestamps to parse. */
+function utcMinute(at: Date): string {
+  return `${at.toISOString().slice(0, 16).replace("T", " ")} UTC`;
+}

@@ -1,0 +1,206 @@
+import type { Actor } from "@/lib/auth/actor";
+import { formatDuration } from "@/lib/config/duration";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { refOf } from "@/lib/idempotency/derive-key";
+import { inFlightMessage } from "@/lib/idempotency/messages";
+import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
+import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
+import { tenantScope } from "@/lib/records/tenant-scope";
+import { describeProcessor } from "@/lib/resolve/check-processor";
+
+/** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
+const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
+const HEX_KEY = /^[0-9a-fA-F]{64}$/;
+const HEX_REF = /^[0-9a-fA-F]{12}$/;
+
+export type KeyParam = { kind: "key"; key: string } | { kind: "ref"; ref: string } | { kind: "invalid"; message: string };
+
+/** Reads a key from a URL segment: hex keys are lowercased (hexdigest is); a 12-hex ref is told apart. */
+export function parseKeyParam(raw: string): KeyParam {
+  let text: string;
+  try {
+    text = decodeURIComponent(raw).trim();
+  } catch {
+    return { kind: "invalid", message: "The key in the address is not valid URL encoding." };
+  }
+  if (HEX_REF.test(text)) return { kind: "ref", ref: text.toLowerCase() };
+  if (HEX_KEY.test(text)) return { kind: "key", key: text.toLowerCase() };
+  if (!KEY_TEXT.test(text)) return { kind: "invalid", message: "A key is 64 hexadecimal characters (at most 255 printable characters for other writers)." };
+  return { kind: "key", key: text };
+}
+
+/** The row, if it exists and the actor may see its tenant; otherwise null, never "forbidden". */
+export async function findVisibleRecord(db: Db, actor: Actor, key: string) {
+  return db.idempotency.findFirst({ where: { key, ...tenantScope(actor) } });
+}
+
+export type StatusToolName = { name: string; source: "config" | "convention" } | null;
+
+/**
+ * The tool a repeat caller is told to use. The table does not record what the writer's message
+ * said, so: the configured mcp-tool status tool when there is one, else the convention
+ * get_<noun>_status (charge_card → get_charge_status), labelled as a convention.
+ */
+export function statusToolFor(config: IdemConfig, tool: string | null): StatusToolName {
+  if (tool === null) return null;
+  const processor = config.tools[tool]?.processor;
+  if (processor?.type === "mcp-tool") return { name: processor.tool, source: "config" };
+  return { name: `get_${nounOf(tool)}_status`, source: "convention" };
+}
+
+const LEADING_VERBS = /^(create|send|make|place|submit|start|issue|book)_/;
+
+function nounOf(tool: string): string {
+  return tool.replace(LEADING_VERBS, "").split("_")[0] || tool;
+}
+
+function articleFor(noun: string): string {
+  return /^[aeiou]/i.test(noun) ? "An" : "A";
+}
+
+export type RepeatCallerAnswer =
+  | { kind: "replay"; response: unknown; redactedPaths: string[] }
+  | { kind: "in_flight"; message: string; statusTool: StatusToolName };
+
+export type TimelineEntry = {
+  at: string | null;
+  kind: "claim" | "replay_served" | "in_flight_rejected" | "outcome_unknown" | "completed" | "operator";
+  title: string;
+  detail?: string;
+};
+
+export type AuditEntryView = {
+  id: string;
+  at: string;
+  actor: string;
+  actorRole: string;
+  action: string;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+  evidence: unknown;
+};
+
+export type RecordDetail = {
+  record: RecordSummary;
+  ageMs: number;
+  stuck: { isStuck: boolean; thresholdMs: number; threshold: string; source: string };
+  response: { value: unknown; present: boolean; redacted: boolean; redactedPaths: string[] };
+  repeatCaller: RepeatCallerAnswer;
+  timeline: TimelineEntry[];
+  /** Null: this writer records no events (shown as such, never as zero). */
+  eventCounts: Record<string, number> | null;
+  eventsTruncated: boolean;
+  audit: AuditEntryView[];
+  /** How "Ask the processor" reaches this tool's processor, or null when none is configured. */
+  processor: string | null;
+};
+
+const MAX_EVENTS = 200;
+const MAX_AUDIT = 100;
+
+const EVENT_TITLES: Record<string, string> = {
+  replay_served: "Replay served: a repeat got the stored response",
+  in_flight_rejected: "Repeat rejected: told the call is in flight",
+  outcome_unknown: "Outcome unknown: the processor did not answer in time",
+};
+
+/**
+ * Everything the record page shows, for one key the actor may see (null otherwise). Responses
+ * and audit snapshots are redacted (DESIGN §7) for roles that may not reveal them.
+ */
+export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, key: string, now: Date): Promise<RecordDetail | null> {
+  const row = await findVisibleRecord(db, actor, key);
+  if (!row) return null;
+  const [events, eventTotals, auditRows] = await Promise.all([
+    db.idempotencyEvent.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_EVENTS, select: { kind: true, at: true, detail: true } }),
+    db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } }),
+    db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
+  ]);
+
+  const redact = mustRedactFor(actor);
+  const mask = (value: unknown) => (redact ? redactJson(value, config.redact) : { value, redactedPaths: [] as string[] });
+  const response = mask(row.response);
+  const ref = refOf(row.key);
+  const thresholdMs = stuckAfterMs(config, row.tool);
+  const statusTool = statusToolFor(config, row.tool);
+  const noun = row.tool === null ? "operation" : nounOf(row.tool);
+
+  // The guard's own rule: completed replays the response, any other status is "in flight".
+  const repeatCaller: RepeatCallerAnswer =
+    row.status === "completed"
+      ? { kind: "replay", response: response.value, redactedPaths: response.redactedPaths }
+      : { kind: "in_flight", message: inFlightMessage(`${articleFor(noun)} ${noun}`, ref, statusTool?.name ?? "the tool's status check"), statusTool };
+
+  const timeline: TimelineEntry[] = [{ at: row.createdAt.toISOString(), kind: "claim", title: "Claimed: the key was recorded before the side effect", detail: `status in_progress, tenant ${row.tenant}` }];
+  for (const event of events) {
+    const kind = event.kind as TimelineEntry["kind"];
+    timeline.push({ at: event.at.toISOString(), kind: kind in EVENT_TITLES ? kind : "outcome_unknown", title: EVENT_TITLES[event.kind] ?? event.kind, detail: describeEventDetail(event.detail) });
+  }
+  if (row.status === "completed") {
+    timeline.push({
+      at: row.updatedAt?.toISOString() ?? null,
+      kind: "completed",
+      title: "Completed: the outcome was stored",
+      detail: row.updatedAt ? undefined : "time not recorded: this writer does not set updated_at",
+    });
+  }
+  const audit = auditRows.map((entry): AuditEntryView => ({
+    id: entry.id.toString(),
+    at: entry.at.toISOString(),
+    actor: entry.actor,
+    actorRole: entry.actorRole,
+    action: entry.action,
+    reason: entry.reason,
+    before: mask(entry.before).value,
+    after: mask(entry.after).value,
+    evidence: mask(entry.evidence).value,
+  }));
+  for (const entry of audit) timeline.push({ at: entry.at, kind: "operator", title: `Operator action: ${entry.action}`, detail: `${entry.actor} (${entry.actorRole})${entry.reason ? ` — ${entry.reason}` : ""}` });
+  timeline.sort(compareTimelineEntries);
+
+  const eventCounts = eventTotals.length === 0 ? null : Object.fromEntries(eventTotals.map((t) => [t.kind, t._count._all]));
+  const totalEvents = eventTotals.reduce((sum, t) => sum + t._count._all, 0);
+  const toolThreshold = row.tool !== null ? config.tools[row.tool]?.stuckAfter : undefined;
+
+  return {
+    record: toRecordSummary(row),
+    ageMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
+    stuck: {
+      isStuck: isStuck(config, row, now),
+      thresholdMs,
+      threshold: formatDuration(thresholdMs),
+      source: toolThreshold !== undefined ? `stuckAfter of tool ${row.tool}` : "defaultStuckAfter (no threshold configured for this tool)",
+    },
+    response: { value: response.value, present: row.response !== null, redacted: response.redactedPaths.length > 0, redactedPaths: response.redactedPaths },
+    repeatCaller,
+    timeline,
+    eventCounts,
+    eventsTruncated: totalEvents > events.length,
+    audit,
+    processor: describeProcessor(config, row.tool),
+  };
+}
+
+// Same-instant entries keep the protocol's order: a replay needs the completion before it.
+const KIND_ORDER: Record<TimelineEntry["kind"], number> = { claim: 0, in_flight_rejected: 1, outcome_unknown: 1, completed: 2, replay_served: 3, operator: 4 };
+
+/** By time; entries without one (completion by a writer that sets no updated_at) last. */
+function compareTimelineEntries(a: TimelineEntry, b: TimelineEntry): number {
+  if (a.at !== b.at) {
+    if (a.at === null) return 1;
+    if (b.at === null) return -1;
+    return a.at < b.at ? -1 : 1;
+  }
+  return KIND_ORDER[a.kind] - KIND_ORDER[b.kind];
+}
+
+function describeEventDetail(detail: unknown): string | undefined {
+  if (detail === null || detail === undefined) return undefined;
+  if (typeof detail === "object" && "reason" in detail && typeof (detail as { reason: unknown }).reason === "string") return (detail as { reason: string }).reason;
+  if (typeof detail === "object" && "status" in detail) return `row status then: ${String((detail as { status: unknown }).status)}`;
+  return JSON.stringify(detail).slice(0, 200);
+}
+

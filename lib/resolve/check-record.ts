@@ -1,0 +1,43 @@
+import type { Actor } from "@/lib/auth/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { refOf } from "@/lib/idempotency/derive-key";
+import { findVisibleRecord } from "@/lib/records/record-detail";
+import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { checkProcessor } from "./check-processor";
+import type { ProcessorCheck } from "./processor-check";
+
+export type RecordCheck = {
+  key: string;
+  ref: string;
+  tool: string | null;
+  /** The row's status when it was read, so a later action can tell whether it changed since. */
+  status: string;
+  check: ProcessorCheck;
+  /** JSONPaths masked in the receipt and evidence for this actor (DESIGN §7). */
+  redactedPaths: string[];
+};
+
+/**
+ * "Ask the processor" for one record the actor may see (null: absent or another tenant's).
+ * Reads the row and asks; writes nothing. The receipt is what a payment processor returns about a
+ * card, so viewers get it redacted like a stored response.
+ */
+export async function checkRecord(db: Db, config: IdemConfig, actor: Actor, key: string): Promise<RecordCheck | null> {
+  const row = await findVisibleRecord(db, actor, key);
+  if (!row) return null;
+  const check = await checkProcessor(config, { key: row.key, tool: row.tool });
+  let redactedPaths: string[] = [];
+  let shown = check;
+  if (mustRedactFor(actor)) {
+    const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, config.redact);
+    const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, config.redact);
+    redactedPaths = [...new Set([...(receipt?.redactedPaths ?? []), ...(body?.redactedPaths ?? [])])].sort();
+    shown = {
+      ...check,
+      ...(receipt ? { receipt: receipt.value } : {}),
+      evidence: { ...check.evidence, ...(body ? { body: body.value } : {}) },
+    };
+  }
+  return { key: row.key, ref: refOf(row.key), tool: row.tool, status: row.status, check: shown, redactedPaths };
+}

@@ -1,0 +1,167 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { withIdempotency, type GuardResult } from "@/lib/idempotency/guard";
+import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const TENANT = `sf-${run}`;
+
+async function signIn(page: Page, email: string) {
+  await page.goto(`${baseUrl}/sign-in`);
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', DEMO_PASSWORD);
+  await page.click('button[type="submit"]');
+  await page.waitForURL(`${baseUrl}/`);
+}
+
+// Support's minute: a customer's error message in hand, did the charge happen, what should they do?
+describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land on the record, ask, explain", () => {
+  const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
+  let browser: Browser;
+  let stuck: GuardResult<unknown>;
+  let completed: GuardResult<unknown>;
+  let earlier: GuardResult<unknown>;
+  let callAt: Date;
+  const collisionRef = randomBytes(6).toString("hex");
+
+  const chargeCard = (at: Date, timeout = false) =>
+    withIdempotency({ db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at }, async ({ key }) => {
+      if (timeout) throw new OutcomeUnknownError("processor timeout", 30_000);
+      return { id: `ch_${run}`, status: "succeeded", amount_cents: 24_000, card: "c_4242", reference: key };
+    });
+  const call = (amount: number) => ({ tenant: TENANT, subject: "user_1", argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_4242" }) });
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    const claimedAt = new Date(Date.now() - 20 * 60_000);
+    await chargeCard(claimedAt, true)(call(1_500));
+    stuck = await chargeCard(new Date(claimedAt.getTime() + 45_000))(call(1_500)); // the repeat the customer saw
+    // Two minutes into a bucket an hour ago, and the same call 14 minutes before it, one bucket earlier.
+    callAt = new Date((Math.floor(Date.now() / 900_000) - 4) * 900_000 + 2 * 60_000);
+    earlier = await chargeCard(new Date(callAt.getTime() - 14 * 60_000))(call(24_000));
+    completed = await chargeCard(callAt)(call(24_000));
+    await chargeCard(callAt)(call(24_000)); // a replay
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, created_at) VALUES
+       ($1, $3, 'user_7', 'charge_card', 'completed', now() - interval '3 hours'), ($2, $4, 'user_2', 'create_shipment', 'in_progress', now() - interval '40 minutes')`,
+      [collisionRef + "a".repeat(52), collisionRef + "b".repeat(52), TENANT, `${TENANT}-b`],
+    );
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await pool.end();
+  });
+
+  it("a whole error message pasted into the header box lands on its record; the processor check answers", async () => {
+    if (stuck.outcome !== "in_flight") throw new Error(`expected in_flight, got ${stuck.outcome}`);
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signIn(page, "viewer@demo.test");
+    await page.keyboard.press("/");
+    await page.keyboard.type(`Customer wrote: "${stuck.message}"`);
+    await page.keyboard.press("Enter");
+    await page.waitForURL(`${baseUrl}/records/${stuck.key}`);
+
+    expect(await page.textContent('[data-testid="record-ref"]')).toBe(stuck.ref);
+    expect(await page.textContent('[data-testid="record-status"]')).toBe("in_progress · stuck");
+    expect(await page.textContent('[data-testid="in-flight-message"]')).toContain(`already in progress (ref ${stuck.ref})`);
+    expect(await page.textContent('[data-testid="timeline"]')).toMatch(/Claimed.*Outcome unknown.*Repeat rejected/s);
+
+    // The console under test may run with the demo world's processor configured, or with none.
+    // With one, make the processor take this very reference (as a charge the server never heard
+    // back about would have) and expect "taken"; with none, the honest answer is "unknown" and why.
+    const detail = (await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.json()), stuck.key)) as { processor: string | null };
+    const processorUrl = /^GET (http\S+)\/references\/\{key\}$/.exec(detail.processor ?? "")?.[1];
+    if (processorUrl) {
+      const charged = await fetch(`${processorUrl}/charges`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card: "c_4242", amount_cents: 1_500, reference: stuck.key }),
+      });
+      expect(charged.status).toBe(200);
+    }
+    await page.click('button:has-text("Ask the processor")');
+    await page.waitForSelector('[data-testid="processor-outcome"]');
+    const outcome = await page.getAttribute('[data-testid="processor-outcome"]', "data-outcome");
+    const reason = await page.textContent('[data-testid="processor-reason"]');
+    if (processorUrl) {
+      expect([outcome, reason]).toEqual(["taken", "the processor says the operation happened (status succeeded)"]);
+      expect(await page.textContent('[data-testid="processor-outcome"]')).toContain(`"reference": "${stuck.key}"`); // the receipt
+    } else {
+      expect([outcome, reason]).toEqual(["unknown", "no processor configured for tool charge_card"]);
+    }
+    await screenshot(page, "record");
+    await page.close();
+  });
+
+  it("a viewer sees the stored response redacted; a ref shared by two records offers a choice", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signIn(page, "viewer@demo.test");
+    await page.goto(`${baseUrl}/records/${completed.key}`);
+    await page.waitForSelector('[data-testid="redaction-note"]');
+    const main = (await page.textContent("main")) ?? "";
+    expect(main).toContain("[redacted]");
+    expect(main).not.toContain("c_4242");
+    expect(await page.textContent('[data-testid="record-status"]')).toBe("completed");
+
+    await page.goto(`${baseUrl}/lookup?q=${encodeURIComponent(`ref '${collisionRef}'`)}`);
+    await page.waitForSelector('[data-testid="lookup-matches"]');
+    const rows = await page.locator('[data-testid="lookup-match"]').allTextContents();
+    expect(rows).toHaveLength(2);
+    expect(rows.join(" ")).toContain(`${TENANT}-b`);
+    await screenshot(page, "lookup");
+
+    await page.goto(`${baseUrl}/lookup?q=${encodeURIComponent("no ref here, order 7")}`);
+    expect(await page.textContent('[data-testid="lookup-message"]')).toMatch(/No ref found/);
+    await page.close();
+  });
+
+  it("a tenant-limited viewer gets not-found for another tenant's record, in the page and the API", async () => {
+    const page = await browser.newPage();
+    await signIn(page, "acme-support@demo.test");
+    await page.goto(`${baseUrl}/records/${completed.key}`);
+    // The not-found page, with nothing of the record on it. (Its HTTP status is 200, not 404: the
+    // records segment's loading.tsx starts streaming before the page can call notFound().)
+    await page.waitForSelector("text=Nothing here");
+    const shown = await page.innerText("main");
+    expect(shown).toContain("not yours to see");
+    expect(shown).not.toContain(TENANT);
+    expect(await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.status), completed.key)).toBe(404);
+    expect(await page.evaluate((key) => fetch(`/api/v1/records/${key}/check`, { method: "POST" }).then((r) => r.status), completed.key)).toBe(404);
+    await page.close();
+  });
+
+  it("the key explainer shows the same call 14 minutes earlier in the previous bucket", async () => {
+    const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    await signIn(page, "viewer@demo.test");
+    const query = new URLSearchParams({
+      tenant: TENANT,
+      subject: "user_1",
+      tool: "charge_card",
+      args: '{"card": "c_4242", "amount_cents": 24000}',
+      at: callAt.toISOString(),
+      window: "900",
+      compare: '{"amount_cents": 24000.0, "card": "c_4242"}',
+    });
+    await page.goto(`${baseUrl}/keys?${query}`);
+    await page.waitForSelector('[data-testid="bucket-previous"]');
+    expect(await page.textContent('[data-testid="explain-key"]')).toBe(completed.key);
+    const previous = (await page.textContent('[data-testid="bucket-previous"]')) ?? "";
+    expect(previous).toContain(earlier.ref);
+    expect(previous).toContain("The same call 14 min earlier fell in the previous bucket");
+    expect(await page.textContent('[data-testid="bucket-same"]')).toContain(completed.ref);
+    expect(await page.textContent('[data-testid="explain-diff-offset"]')).toMatch(/first differ at byte 21/);
+    await screenshot(page, "keys");
+
+    await page.click(`[data-testid="bucket-previous"] a`);
+    await page.waitForURL(`${baseUrl}/records/${earlier.key}`);
+    await page.goto(`${baseUrl}/keys?tenant=t&tool=x&args=%7Bbad&window=soon`);
+    expect(await page.textContent('[data-testid="error-window"]')).toMatch(/^window: expected whole seconds/);
+    expect(await page.textContent('[data-testid="error-args"]')).toMatch(/^args: not valid JSON/);
+    await page.close();
+  });
+});
