@@ -29,21 +29,25 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
       if (error instanceof UserError) throw error;
       throw new UserError(describeDatabaseError(error, connection.url), 1);
     });
+    // The build (a child process) and the demo world's history run side by side.
+    const build = ensureProductionBuild({ force: options.rebuild });
+    build.catch(() => {}); // handled where it is awaited; not an unhandled rejection meanwhile
     let demo: RunningDemo | undefined;
-    if (options.demo) {
-      const db = createPrismaClient(connection.url, 1);
-      try {
-        const created = await seedDemoUsers(db, cliActor());
-        if (created > 0) console.log(`created ${created} demo accounts`);
-      } finally {
-        await db.$disconnect();
-      }
-      demo = await launchDemoWorld(connection.url);
-    }
     try {
-      ensureProductionBuild({ force: options.rebuild });
+      if (options.demo) {
+        const db = createPrismaClient(connection.url, 1);
+        try {
+          const created = await seedDemoUsers(db, cliActor());
+          if (created > 0) console.log(`created ${created} demo accounts`);
+        } finally {
+          await db.$disconnect();
+        }
+        demo = await launchDemoWorld(connection.url);
+      }
+      await build;
       return await startNext(options, connection.url, demo?.configFile);
     } finally {
+      await build.catch(() => {}); // never leave a build running behind a failed launch
       await demo?.stop();
     }
   } finally {

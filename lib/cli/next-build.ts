@@ -1,4 +1,4 @@
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { existsSync, readdirSync, statSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "@/lib/errors/user-error";
@@ -9,14 +9,18 @@ export function nextBin(): string {
   return path.resolve("node_modules/next/dist/bin/next");
 }
 
-/** Builds the console when there is no production build or a source file is newer than it. */
-export function ensureProductionBuild(options: { force?: boolean } = {}): void {
+/**
+ * Builds the console when there is no production build or a source file is newer than it.
+ * Asynchronous, so the demo can drive its history while the build runs.
+ */
+export async function ensureProductionBuild(options: { force?: boolean } = {}): Promise<void> {
   const buildId = path.resolve(process.env.IDEM_NEXT_DIST_DIR || ".next", "BUILD_ID");
   const builtAt = existsSync(buildId) ? statSync(buildId).mtimeMs : 0;
   if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
   console.log(builtAt === 0 ? "building the console (first run)…" : "sources changed since the last build: rebuilding…");
-  const result = spawnSync(process.execPath, [nextBin(), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
-  if (result.status !== 0) throw new UserError("`next build` failed; its output is above.", 1);
+  const child = spawn(process.execPath, [nextBin(), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const code = await new Promise<number | null>((resolve) => child.on("exit", resolve));
+  if (code !== 0) throw new UserError("`next build` failed; its output is above.", 1);
 }
 
 function newestSourceMtime(): number {
