@@ -2,9 +2,11 @@ import { Command, CommanderError } from "commander";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
+import { registerReconcile } from "@/lib/cli/commands/reconcile";
 import { registerSeedDemo } from "@/lib/cli/commands/seed-demo";
 import { registerServe } from "@/lib/cli/commands/serve";
 import { registerToken } from "@/lib/cli/commands/token";
+import { registerTrim } from "@/lib/cli/commands/trim";
 import { registerUser } from "@/lib/cli/commands/user";
 
 const program = new Command("idem")
@@ -19,6 +21,8 @@ registerKey(program);
 registerServe(program);
 registerSeedDemo(program);
 registerBenchGuard(program);
+registerReconcile(program);
+registerTrim(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -1,20 +1,49 @@
+import { Suspense } from "react";
+import { AuditQueryProblems } from "@/components/audit/audit-query-problems";
+import { AuditView } from "@/components/audit/audit-view";
+import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
+import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { auditFilterValues, auditQueryString, listAudit, listAuditActions, parseAuditQuery } from "@/lib/audit/list-audit";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
 
 export const metadata = { title: "Audit" };
 
-export default async function AuditPage() {
-  await requirePageActor("audit:read", "/audit");
+type SearchParams = Record<string, string | string[] | undefined>;
+
+export default async function AuditPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requirePageActor("audit:read", "/audit");
   return (
     <>
-      <PageHeader title="Audit" description="Every operator action, append-only: who did what to which record, and on what evidence." />
-      <PlannedPanel
-        items={[
-          "Filters by actor, action, key and time.",
-          "Before and after snapshots of each change, with the processor's evidence.",
-        ]}
-      />
+      <PageHeader title="Audit" description="Every change the console made, append-only: who did what to which record, on what evidence. Filters live in the URL: copy it to share this view." />
+      <Suspense fallback={<RecordsSkeleton />}>
+        <AuditSection actor={actor} searchParams={searchParams} />
+      </Suspense>
     </>
+  );
+}
+
+async function AuditSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
+  const parsed = parseAuditQuery(await searchParams, { unknownParams: "ignore" });
+  if (!parsed.ok) return <AuditQueryProblems problems={parsed.problems} />;
+  const query = parsed.value;
+  const db = getDb();
+  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: getConfig().redact }), listAuditActions(db, actor)]);
+  const values = auditFilterValues(query);
+  return (
+    <AuditView
+      page={page}
+      values={values}
+      actions={actions}
+      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+      links={{
+        newest: `/audit${auditQueryString(values)}`,
+        older: page.nextCursor ? `/audit${auditQueryString({ ...values, cursor: page.nextCursor })}` : null,
+      }}
+      atNewest={query.cursor === null}
+      filtered={Boolean(query.actor || query.action || query.key || query.tenant || query.from || query.to)}
+    />
   );
 }

@@ -1,0 +1,70 @@
+/** The filter values as they appear in the URL ("" for none). */
+export type AuditFilterValues = { actor: string; action: string; key: string; tenant: string; from: string; to: string; limit: string };
+
+type Props = {
+  values: AuditFilterValues;
+  /** Actions seen in the entries this reader may see: suggestions for the action field. */
+  actions: string[];
+  /** A tenant-limited reader picks among their tenants; others type a tenant. */
+  tenantChoices: string[] | null;
+};
+
+const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
+
+/**
+ * A plain GET form: submitting it navigates to /audit?…, so the filtered view is a URL to share,
+ * and it works before (or without) JavaScript. Paging restarts at the newest entry on every submit.
+ */
+export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
+  const active = values.actor || values.action || values.key || values.tenant || values.from || values.to;
+  return (
+    <form method="get" action="/audit" aria-label="Filter the audit log" data-testid="audit-filter-form" className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3">
+      <label className={label}>
+        Actor
+        <input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className={`${field} w-36`} />
+      </label>
+      <label className={label}>
+        Action
+        <input name="action" defaultValue={values.action} list="audit-actions" placeholder="any action" className={`${field} w-40 font-mono`} />
+        <datalist id="audit-actions">
+          {actions.map((a) => (
+            <option key={a} value={a} />
+          ))}
+        </datalist>
+      </label>
+      <label className={label}>
+        Key or ref
+        <input name="key" defaultValue={values.key} placeholder="3f9a1c2b7d4e…" spellCheck={false} className={`${field} w-40 font-mono`} />
+      </label>
+      <label className={label}>
+        Tenant
+        {tenantChoices === null ? (
+          <input name="tenant" defaultValue={values.tenant} placeholder="any tenant" className={`${field} w-32`} />
+        ) : (
+          <select name="tenant" defaultValue={values.tenant} className={field}>
+            <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
+            {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
+          </select>
+        )}
+      </label>
+      <label className={label}>
+        From (UTC)
+        <input name="from" defaultValue={values.from} placeholder="2026-11-29" className={`${field} w-36`} />
+      </label>
+      <label className={label}>
+        Before (UTC)
+        <input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className={`${field} w-36`} />
+      </label>
+      <input type="hidden" name="limit" value={values.limit} />
+      <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+        Apply
+      </button>
+      {active ? (
+        <a href={`/audit?limit=${values.limit}`} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100">
+          Clear filters
+        </a>
+      ) : null}
+    </form>
+  );
+}

@@ -1,0 +1,43 @@
+import Link from "next/link";
+import { AuditFilterForm, type AuditFilterValues } from "@/components/audit/audit-filter-form";
+import { AuditPager } from "@/components/audit/audit-pager";
+import { AuditTable } from "@/components/audit/audit-table";
+import type { AuditPage } from "@/lib/audit/list-audit";
+
+type Props = {
+  page: AuditPage;
+  values: AuditFilterValues;
+  actions: string[];
+  tenantChoices: string[] | null;
+  links: { newest: string; older: string | null };
+  atNewest: boolean;
+  filtered: boolean;
+};
+
+/** The audit page below its header: the filter form, the entries, the pager. */
+export function AuditView({ page, values, actions, tenantChoices, links, atNewest, filtered }: Props) {
+  return (
+    <>
+      <AuditFilterForm values={values} actions={actions} tenantChoices={tenantChoices} />
+      {page.entries.length > 0 ? (
+        <AuditTable entries={page.entries} now={page.generatedAt} />
+      ) : (
+        <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="audit-empty">
+          <p className="text-sm font-medium text-slate-800">
+            {!atNewest ? "No older entries." : filtered ? "No audit entries match this filter." : "No audit entries you can see yet."}
+          </p>
+          <p className="mt-1 text-sm text-slate-500">
+            {filtered || !atNewest ? (
+              <Link href="/audit" className="underline">
+                Show the newest entries
+              </Link>
+            ) : (
+              "Every change the console makes — completions, releases, trims, users, tokens — writes one entry here."
+            )}
+          </p>
+        </div>
+      )}
+      <AuditPager newest={links.newest} older={links.older} shown={page.entries.length} atNewest={atNewest} />
+    </>
+  );
+}

@@ -1,0 +1,291 @@
+import "server-only";
+import { z } from "zod";
+import { Prisma } from "@/generated/prisma/client";
+import type { Actor } from "@/lib/auth/actor";
+import type { Db } from "@/lib/db/prisma";
+import { formatInstant, parseInstant, type ParamProblem, type ParseResult } from "@/lib/records/list-filters";
+import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { tenantList } from "@/lib/records/tenant-scope";
+
+export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
+export const DEFAULT_AUDIT_PAGE_SIZE = 50;
+
+export const AUDIT_FILTER_PARAMS = ["actor", "action", "key", "tenant", "from", "to"] as const;
+export const AUDIT_PARAMS = [...AUDIT_FILTER_PARAMS, "cursor", "limit"] as const;
+
+/** Where a page starts: the entry after (at, id), newest first. `at` keeps all six microsecond digits. */
+export type AuditCursor = { at: string; id: string };
+
+export type AuditQuery = {
+  /** Start of the actor label: `system:` for every job, `operator@demo.test` for one person. */
+  actor: string | null;
+  /** Exact action, e.g. record.release. */
+  action: string | null;
+  /** A whole key or the start of one (a 12-hex ref, as customers paste it). */
+  key: string | null;
+  tenant: string | null;
+  /** Inclusive lower bound on `at`. */
+  from: Date | null;
+  /** Exclusive upper bound on `at`. */
+  to: Date | null;
+  cursor: AuditCursor | null;
+  limit: number;
+};
+
+export type AuditEntryView = {
+  id: string;
+  at: string;
+  actor: string;
+  actorRole: string;
+  action: string;
+  key: string | null;
+  ref: string | null;
+  /** Whether the record still exists (a released or trimmed one does not): link it, or show the key. */
+  recordExists: boolean;
+  tenant: string | null;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+  evidence: unknown;
+  /** JSONPaths masked in before/after/evidence for this reader (viewers, DESIGN §7). */
+  redactedPaths: string[];
+};
+
+export type AuditPage = {
+  entries: AuditEntryView[];
+  /** Older entries follow: pass as `cursor`. */
+  nextCursor: string | null;
+  generatedAt: string;
+};
+
+// ---------------------------------------------------------------------------------------------
+// The query from a URL (the page and GET /api/v1/audit)
+
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+const text = (max: number) => z.string().trim().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
+const instant = z.string().transform((value, ctx) => {
+  const date = parseInstant(value);
+  if (!date) {
+    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${JSON.stringify(value)}` });
+    return z.NEVER;
+  }
+  return date;
+});
+
+const FIELDS = {
+  actor: text(200),
+  action: z.string().regex(/^[a-z0-9_.:-]{1,100}$/i, "expected an action name like record.release"),
+  // Hex keys are lowercase (hexdigest); other writers' keys are matched as written.
+  key: text(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
+  tenant: text(200),
+  from: instant,
+  to: instant,
+  cursor: z.string().transform((value, ctx) => {
+    const cursor = decodeAuditCursor(value);
+    if (!cursor) {
+      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (drop it to start at the newest entry)" });
+      return z.NEVER;
+    }
+    return cursor;
+  }),
+  limit: z.string().transform((value, ctx) => {
+    const size = AUDIT_PAGE_SIZES.find((s) => String(s) === value);
+    if (size === undefined) {
+      ctx.addIssue({ code: "custom", message: `expected one of ${AUDIT_PAGE_SIZES.join(", ")}, got ${JSON.stringify(value)}` });
+      return z.NEVER;
+    }
+    return size;
+  }),
+} as const;
+
+type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
+
+/**
+ * Reads the audit list's query. The API rejects unknown parameters (a typo must not silently
+ * widen the result); the page ignores them. An empty value means "no filter" (an empty form field).
+ */
+export function parseAuditQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<AuditQuery> {
+  const entries: [string, string[]][] =
+    input instanceof URLSearchParams
+      ? [...new Set(input.keys())].map((k) => [k, input.getAll(k)])
+      : Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
+  const problems: ParamProblem[] = [];
+  const unknown: string[] = [];
+  const values: Partial<Record<keyof typeof FIELDS, unknown>> = {};
+  for (const [param, raw] of entries) {
+    if (!(AUDIT_PARAMS as readonly string[]).includes(param)) {
+      unknown.push(param);
+      continue;
+    }
+    if (raw.length > 1) {
+      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
+      continue;
+    }
+    const value = (raw[0] ?? "").trim();
+    if (value === "") continue;
+    const result = FIELDS[param as keyof typeof FIELDS].safeParse(value);
+    if (result.success) values[param as keyof typeof FIELDS] = result.data;
+    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
+  }
+  if (unknown.length > 0 && options.unknownParams === "reject") {
+    problems.unshift({
+      param: unknown.join(","),
+      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}; the audit log takes ${AUDIT_PARAMS.join(", ")}`,
+    });
+  }
+  const from = values.from as Date | undefined;
+  const to = values.to as Date | undefined;
+  if (from && to && from.getTime() >= to.getTime()) problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
+  if (problems.length > 0) return { ok: false, problems };
+  return {
+    ok: true,
+    value: {
+      actor: (values.actor as string | undefined) || null,
+      action: (values.action as string | undefined) ?? null,
+      key: (values.key as string | undefined) || null,
+      tenant: (values.tenant as string | undefined) || null,
+      from: from ?? null,
+      to: to ?? null,
+      cursor: (values.cursor as AuditCursor | undefined) ?? null,
+      limit: (values.limit as number | undefined) ?? DEFAULT_AUDIT_PAGE_SIZE,
+    },
+  };
+}
+
+const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+export function encodeAuditCursor(cursor: AuditCursor): string {
+  return Buffer.from(`${cursor.at}|${cursor.id}`, "utf8").toString("base64url");
+}
+
+export function decodeAuditCursor(token: string): AuditCursor | null {
+  if (!/^[A-Za-z0-9_-]{1,100}$/.test(token)) return null;
+  const [at, id, ...rest] = Buffer.from(token, "base64url").toString("utf8").split("|");
+  if (rest.length > 0 || !at || !id || !CURSOR_AT.test(at) || !/^\d{1,19}$/.test(id) || Number.isNaN(Date.parse(at))) return null;
+  return { at, id };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The listing
+
+type AuditRow = {
+  id: bigint;
+  at: Date;
+  at_exact: string;
+  actor: string;
+  actor_role: string;
+  action: string;
+  key: string | null;
+  tenant: string | null;
+  reason: string | null;
+  before: unknown;
+  after: unknown;
+  evidence: unknown;
+  record_exists: boolean;
+};
+
+/** `LIKE 'text%'` with the text's own % and _ taken literally. */
+function prefixPattern(text: string): string {
+  return `${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+/**
+ * One page of the audit log, newest first, keyset-paged on (at, id). Tenant-limited readers see
+ * only entries of their tenants (entries about no tenant — users, tokens, retention batches —
+ * are not theirs either). Viewers get before/after/evidence redacted with the configured
+ * JSONPaths, as they get stored responses: a receipt in the evidence is payment data too.
+ */
+export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: string[] }): Promise<AuditPage> {
+  const conditions: Prisma.Sql[] = [];
+  const tenants = tenantList(actor);
+  if (tenants) conditions.push(Prisma.sql`a.tenant = ANY(${tenants}::text[])`);
+  // Prefix on the start of the label, so `system:` finds every job and `omar@` one person.
+  if (query.actor !== null) conditions.push(Prisma.sql`a.actor LIKE ${prefixPattern(query.actor)}`);
+  if (query.action !== null) conditions.push(Prisma.sql`a.action = ${query.action}`);
+  // key is COLLATE "C": the prefix LIKE is a range on audit_log_key_at_idx.
+  if (query.key !== null) conditions.push(Prisma.sql`a.key LIKE ${prefixPattern(query.key)}`);
+  if (query.tenant !== null) conditions.push(Prisma.sql`a.tenant = ${query.tenant}`);
+  if (query.from) conditions.push(Prisma.sql`a.at >= ${query.from}::timestamptz`);
+  if (query.to) conditions.push(Prisma.sql`a.at < ${query.to}::timestamptz`);
+  if (query.cursor) {
+    // The first term is an index range on audit_log_at_idx; the row comparison breaks ties.
+    conditions.push(Prisma.sql`a.at <= ${query.cursor.at}::timestamptz AND (a.at, a.id) < (${query.cursor.at}::timestamptz, ${query.cursor.id}::bigint)`);
+  }
+  const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+  const rows = await db.$queryRaw<AuditRow[]>`
+    SELECT a.id, a.at, to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_exact,
+           a.actor, a.actor_role, a.action, a.key, a.tenant, a.reason, a.before, a.after, a.evidence,
+           (a.key IS NOT NULL AND EXISTS (SELECT 1 FROM idempotency i WHERE i.key = a.key)) AS record_exists
+    FROM audit_log a ${where}
+    ORDER BY a.at DESC, a.id DESC LIMIT ${query.limit + 1}`;
+  const page = rows.slice(0, query.limit);
+  const last = page[page.length - 1];
+  const redact = mustRedactFor(actor);
+  return {
+    entries: page.map((row) => toView(row, redact ? options.redact : null)),
+    nextCursor: rows.length > query.limit && last ? encodeAuditCursor({ at: last.at_exact, id: last.id.toString() }) : null,
+    generatedAt: new Date().toISOString(),
+  };
+}
+
+function toView(row: AuditRow, redactPaths: string[] | null): AuditEntryView {
+  const redactedPaths = new Set<string>();
+  const shown = (part: "before" | "after" | "evidence", value: unknown) => {
+    if (redactPaths === null || value === null) return value;
+    const result = redactJson(value, redactPaths);
+    // Name the part too: "$['evidence']['receipt']['card']", not just "$['receipt']['card']".
+    result.redactedPaths.forEach((p) => redactedPaths.add(p.replace(/^\$/, `$['${part}']`)));
+    return result.value;
+  };
+  const before = shown("before", row.before);
+  const after = shown("after", row.after);
+  const evidence = shown("evidence", row.evidence);
+  return {
+    id: row.id.toString(),
+    at: row.at.toISOString(),
+    actor: row.actor,
+    actorRole: row.actor_role,
+    action: row.action,
+    key: row.key,
+    ref: row.key === null ? null : row.key.slice(0, 12),
+    recordExists: row.record_exists,
+    tenant: row.tenant,
+    reason: row.reason,
+    before,
+    after,
+    evidence,
+    redactedPaths: [...redactedPaths].sort(),
+  };
+}
+
+/** Actions that occur in the entries the reader may see, for the filter's suggestions. */
+export async function listAuditActions(db: Db, actor: Actor): Promise<string[]> {
+  const tenants = tenantList(actor);
+  const where = tenants ? Prisma.sql`WHERE tenant = ANY(${tenants}::text[])` : Prisma.empty;
+  const rows = await db.$queryRaw<{ action: string }[]>`SELECT DISTINCT action FROM audit_log ${where} ORDER BY action LIMIT 200`;
+  return rows.map((r) => r.action);
+}
+
+/** The URL search string of a query (for links: the pager, "newest"); empty fields are left out. */
+export function auditQueryString(query: Partial<Record<(typeof AUDIT_PARAMS)[number], string | null>>): string {
+  const params = new URLSearchParams();
+  for (const name of AUDIT_PARAMS) {
+    const value = query[name];
+    if (value) params.set(name, value);
+  }
+  const text = params.toString();
+  return text ? `?${text}` : "";
+}
+
+/** A query's filter as URL values, for the form and links. */
+export function auditFilterValues(query: AuditQuery): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
+  return {
+    actor: query.actor ?? "",
+    action: query.action ?? "",
+    key: query.key ?? "",
+    tenant: query.tenant ?? "",
+    from: query.from ? formatInstant(query.from) : "",
+    to: query.to ? formatInstant(query.to) : "",
+    limit: String(query.limit),
+  };
+}

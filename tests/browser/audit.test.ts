@@ -1,0 +1,115 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { writeAudit } from "@/lib/audit/write-audit";
+import type { Actor } from "@/lib/auth/actor";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const TENANT = `audit-${run}`;
+const SERVER_RENDER = { timeout: 15_000, interval: 100 };
+const key = (name: string) => createHash("sha256").update(`audit-browser|${run}|${name}`).digest("hex");
+
+const reconciler: Actor = { kind: "system", id: "reconciler", name: "reconciler", displayName: "Reconciler", role: "operator", tenants: [] };
+const omar: Actor = { kind: "user", id: "omar", name: "operator@demo.test", displayName: "Omar Operator", role: "operator", tenants: [] };
+
+async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(`${baseUrl}${path}`);
+  await page.waitForURL(/\/sign-in\?callbackUrl=/);
+  await page.fill('input[name="email"]', email);
+  await page.fill('input[name="password"]', DEMO_PASSWORD);
+  await page.click('button[type="submit"]');
+  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+  return page;
+}
+
+const shownActions = (page: Page) => page.locator('[data-testid="audit-table"] tbody tr[data-action]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+
+describe.skipIf(browserMissing)("audit page, in Chromium", () => {
+  let browser: Browser;
+  let db: Db;
+  const completed = key("completed");
+  const released = key("released");
+
+  beforeAll(async () => {
+    // Entries as the reconciler and an operator write them, in the served console's database.
+    db = createPrismaClient(inject("databaseUrl"), 1);
+    await db.idempotency.create({ data: { key: completed, tenant: TENANT, tool: "charge_card", status: "completed", response: { id: "ch_1", card: "c_4242" } } });
+    const receipt = { id: "ch_1", status: "succeeded", amount_cents: 2400, card: "c_4242", reference: completed };
+    await writeAudit(db, reconciler, {
+      action: "record.complete",
+      key: completed,
+      tenant: TENANT,
+      reason: "reconciler: the processor says the operation happened (status succeeded)",
+      before: { key: completed, status: "in_progress", response: null },
+      after: { key: completed, status: "completed", response: receipt },
+      evidence: { outcome: "taken", receipt, evidence: { adapter: "http", status: 200 } },
+    });
+    await writeAudit(db, omar, {
+      action: "record.release",
+      key: released,
+      tenant: TENANT,
+      reason: "customer confirmed no charge; processor has no such reference",
+      before: { key: released, status: "in_progress", tool: "charge_card" },
+      evidence: { outcome: "not_taken", evidence: { adapter: "http", status: 404 } },
+    });
+    await writeAudit(db, reconciler, { action: "record.release", key: key("released-2"), tenant: TENANT, reason: "reconciler: the processor has no operation with this reference" });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await db?.$disconnect();
+  });
+
+  it("shows the entries written to the database, links a record only while it exists, and filters by action through the form", async () => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await signIn(context, "operator@demo.test", `/audit?tenant=${TENANT}`);
+    await page.waitForSelector('[data-testid="audit-table"]');
+    expect(await shownActions(page)).toEqual(["record.release", "record.release", "record.complete"]);
+    expect(await page.locator('[data-column="actor"]').allTextContents()).toEqual(["system:reconciler", "operator@demo.test", "system:reconciler"]);
+
+    // The completed record exists: its ref links to it. The released one is gone: only its ref, marked.
+    const link = page.locator(`[data-testid="audit-table"] a[href="/records/${completed}"]`);
+    expect(await link.textContent()).toBe(completed.slice(0, 12));
+    expect(await page.locator(`[data-testid="audit-table"] a[href="/records/${released}"]`).count()).toBe(0);
+    expect(await page.locator(`[title^="${released}"]`).textContent()).toContain("gone");
+    const time = page.locator('[data-column="time"] time').first();
+    expect(await time.getAttribute("title")).toMatch(/^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}\.\d{3} UTC$/);
+
+    await page.locator('tr[data-action="record.complete"] button').click();
+    await page.waitForSelector('[data-testid="audit-entry-detail"]');
+    expect(await page.textContent('[data-testid="audit-entry-detail"]')).toContain('"outcome": "taken"');
+    const file = await screenshot(page, "audit");
+    mkdirSync("docs/screenshots", { recursive: true });
+    copyFileSync(file, "docs/screenshots/audit.png");
+
+    // The filter form is a GET form: submitting it puts the filter in a shareable URL.
+    await page.fill('input[name="action"]', "record.complete");
+    await page.click('[data-testid="audit-filter-form"] button[type="submit"]');
+    await page.waitForURL(/action=record\.complete/);
+    await expect.poll(() => shownActions(page), SERVER_RENDER).toEqual(["record.complete"]);
+    expect(new URL(page.url()).searchParams.get("tenant")).toBe(TENANT);
+
+    // The same URL in a fresh session shows the same entries.
+    const shared = await signIn(await browser.newContext(), "viewer@demo.test", new URL(page.url()).pathname + new URL(page.url()).search);
+    await shared.waitForSelector('[data-testid="audit-table"]');
+    expect(await shownActions(shared)).toEqual(["record.complete"]);
+    // A viewer's copy of the receipt is masked.
+    await shared.locator('tr[data-action="record.complete"] button').click();
+    expect(await shared.textContent('[data-testid="audit-entry-detail"]')).toContain("[redacted]");
+    await context.close();
+  });
+
+  it("a tenant-limited viewer does not see other tenants' entries; the API needs a session or token", async () => {
+    const page = await signIn(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
+    await page.waitForSelector('[data-testid="audit-empty"]');
+    expect((await fetch(`${baseUrl}/api/v1/audit`)).status).toBe(401);
+    const fromPage = await page.evaluate(() => fetch("/api/v1/audit?colour=red").then(async (r) => ({ status: r.status, body: await r.json() })));
+    expect(fromPage).toMatchObject({ status: 400, body: { error: { code: "bad_request", params: ["colour"] } } });
+  });
+});
