@@ -17,7 +17,7 @@ type State = { phase: "idle" } | { phase: "asking" } | { phase: "answered"; resu
  * "Ask the processor": a read-only question any role that sees the record may ask. It changes
  * nothing; the answer and the raw evidence behind it are shown as they came.
  */
-export function AskProcessor({ recordKey, processor }: { recordKey: string; processor: string | null }) {
+export function AskProcessor({ recordKey, processor, onAnswer }: { recordKey: string; processor: string | null; onAnswer?: (result: RecordCheck) => void }) {
   const [state, setState] = useState<State>({ phase: "idle" });
 
   async function ask() {
@@ -30,6 +30,7 @@ export function AskProcessor({ recordKey, processor }: { recordKey: string; proc
         return;
       }
       setState({ phase: "answered", result: body });
+      onAnswer?.(body);
     } catch {
       setState({ phase: "failed", message: "The console could not be reached. Nothing was changed." });
     }

@@ -8,7 +8,11 @@ import { JsonView } from "@/components/records-detail/json-view";
 import { StatusBadge } from "@/components/records-detail/status-badge";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
 
-export function RecordDetailView({ detail, now }: { detail: RecordDetail; now: Date }) {
+/**
+ * `processorPanel` replaces the read-only "Ask the processor" for people who may act on the
+ * answer (the operator's resolve panel, which contains the same question).
+ */
+export function RecordDetailView({ detail, now, processorPanel }: { detail: RecordDetail; now: Date; processorPanel?: ReactNode }) {
   const { record, stuck } = detail;
   return (
     <div className="space-y-6">
@@ -100,8 +104,8 @@ export function RecordDetailView({ detail, now }: { detail: RecordDetail; now: D
         </div>
 
         <div className="space-y-6">
-          <Panel title="Ask the processor">
-            <AskProcessor recordKey={record.key} processor={detail.processor} />
+          <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}>
+            {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
           </Panel>
           <Panel title="Timeline">
             <Timeline entries={detail.timeline} now={now} />

@@ -1,21 +1,36 @@
+import type { SearchParams } from "nuqs/server";
+import { Suspense } from "react";
+import { RecordsQueryProblems } from "@/components/records/records-query-problems";
+import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import { loadStuckClaims, parseStuckQuery } from "@/lib/records/stuck-claims";
 
 export const metadata = { title: "Stuck" };
 
-export default async function StuckClaimsPage() {
-  await requirePageActor("records:read", "/stuck");
+export default async function StuckClaimsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requirePageActor("records:read", "/stuck");
   return (
     <>
-      <PageHeader title="Stuck" description="Claims still in_progress past their tool's threshold: the processor may or may not have acted." />
-      <PlannedPanel
-        items={[
-          "Age, tool and tenant of each stuck claim, counts by tool, auto-refresh.",
-          "Ask the processor; complete with its receipt, or release the claim when it confirms nothing happened.",
-          "Bulk plans with a dry run first; every action audited.",
-        ]}
+      <PageHeader
+        title="Stuck"
+        description="Claims still in_progress past their tool's threshold: the processor may or may not have acted. Ask it, then complete with its receipt or release the claim."
       />
+      <Suspense fallback={<RecordsSkeleton />}>
+        <StuckSection actor={actor} searchParams={searchParams} />
+      </Suspense>
     </>
   );
+}
+
+async function StuckSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
+  const parsed = parseStuckQuery(await searchParams);
+  if (!parsed.ok) return <RecordsQueryProblems problems={parsed.problems} />;
+  const data = await loadStuckClaims(getDb(), actor, parsed.value, getConfig(), new Date());
+  return <StuckView data={data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

@@ -1,11 +1,14 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
 import { RecordDetailView } from "@/components/records-detail/record-detail-view";
+import { ResolvePanel } from "@/components/records-detail/resolve-panel";
 import { PageHeader } from "@/components/ui/page-header";
+import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
+import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
 
 export const dynamic = "force-dynamic";
 
@@ -27,10 +30,30 @@ export default async function RecordPage({ params }: Props) {
   const detail = await getRecordDetail(getDb(), getConfig(), actor, param.key, now);
   // Absent and "another tenant's" look the same: existence is data too.
   if (!detail) notFound();
+  // Operators get the resolve panel (viewers never see its buttons; the API refuses them anyway),
+  // with the row's exact version for the compare-and-set.
+  const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
+  const version = mayResolve ? ((await readVisibleClaims(getDb(), actor, [param.key])).get(param.key)?.version ?? null) : null;
   return (
     <>
       <PageHeader title="Record" description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says." />
-      <RecordDetailView detail={detail} now={now} />
+      <RecordDetailView
+        detail={detail}
+        now={now}
+        processorPanel={
+          mayResolve ? (
+            <ResolvePanel
+              recordKey={detail.record.key}
+              processor={detail.processor}
+              status={detail.record.status}
+              isStuck={detail.stuck.isStuck}
+              threshold={detail.stuck.threshold}
+              version={version}
+              permissions={{ resolve: true, release: can(actor.role, "records:release"), forceRelease: can(actor.role, "records:force-release") }}
+            />
+          ) : undefined
+        }
+      />
     </>
   );
 }

@@ -1,0 +1,16 @@
+import { apiRoute } from "@/lib/api/api-route";
+import { readJsonBody } from "@/lib/api/json-body";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import { bulkPlanInputSchema, planBulkResolution } from "@/lib/resolve/bulk-plan";
+
+/**
+ * POST /api/v1/bulk/plan {keys: [...]} | {filter: {tenant?, tool?}} → the dry-run plan: per row
+ * the processor's outcome and the proposed action (complete, release, leave). Changes nothing;
+ * operators only, since it asks a processor about up to 500 claims at once.
+ */
+export const POST = apiRoute("records:resolve", async ({ request, actor }) => {
+  const body = await readJsonBody(request, bulkPlanInputSchema);
+  if (!body.ok) return body.response;
+  return Response.json(await planBulkResolution(getDb(), getConfig(), actor, body.value));
+});

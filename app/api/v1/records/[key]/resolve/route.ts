@@ -1,0 +1,31 @@
+import { apiRoute } from "@/lib/api/api-route";
+import { readJsonBody } from "@/lib/api/json-body";
+import { jsonError } from "@/lib/api/json-error";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import { parseKeyParam } from "@/lib/records/record-detail";
+import { resolveInputSchema, resolveRecord } from "@/lib/resolve/resolve-record";
+
+/**
+ * POST /api/v1/records/{key}/resolve {action: "complete"|"release", reason, expectedUpdatedAt, force?, confirm?}
+ * → 200 {action, forced, before, after, check, auditId}. The console asks the processor itself;
+ * 409 {error: {code: "conflict", current, check}} when the row changed since `expectedUpdatedAt`
+ * (nothing overwritten) or the processor's answer is unknown; 422 when the answer does not allow
+ * the action. apiRoute admits operators; resolveRecord checks release and force-release itself.
+ */
+export const POST = apiRoute<{ key: string }>("records:resolve", async ({ request, actor, params }) => {
+  const param = parseKeyParam(params.key);
+  if (param.kind === "invalid") return jsonError(400, "bad_key", param.message);
+  if (param.kind === "ref") return jsonError(400, "ref_not_key", `${param.ref} is a 12-hex ref, not a key: look it up first.`);
+  const body = await readJsonBody(request, resolveInputSchema);
+  if (!body.ok) return body.response;
+  const outcome = await resolveRecord(getDb(), getConfig(), actor, param.key, body.value);
+  if (!outcome.ok) {
+    return jsonError(outcome.status, outcome.code, outcome.message, {
+      ...(outcome.current !== undefined ? { current: outcome.current } : {}),
+      ...(outcome.check ? { check: outcome.check } : {}),
+    });
+  }
+  const { ok: _ok, ...result } = outcome;
+  return Response.json(result);
+});

@@ -1,0 +1,170 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useEffect, useState } from "react";
+import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
+import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
+
+export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
+
+/**
+ * Rows per apply request. The page applies a plan in small batches rather than reading a stream:
+ * each batch is an ordinary JSON request (no proxy buffering, nothing half-read), progress is
+ * simply "batches answered", and a dropped connection costs one batch, whose rows are reported
+ * as errors — the audit log holds whatever the server did.
+ */
+const APPLY_BATCH = 10;
+
+type Phase =
+  | { kind: "planning" }
+  | { kind: "planned"; plan: BulkPlan }
+  | { kind: "applying"; plan: BulkPlan; done: number; total: number }
+  | { kind: "applied"; plan: BulkPlan }
+  | { kind: "failed"; message: string };
+
+async function postJson<T>(url: string, body: unknown): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
+  try {
+    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+    const json = (await response.json().catch(() => null)) as T | { error?: { message?: string } } | null;
+    if (!response.ok) return { ok: false, message: (json as { error?: { message?: string } } | null)?.error?.message ?? `The console answered ${response.status}.` };
+    return { ok: true, value: json as T };
+  } catch {
+    return { ok: false, message: "The console could not be reached." };
+  }
+}
+
+/** Dry-run plan → reason → apply in batches with a progress bar → results row by row. */
+export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; onClose: () => void }) {
+  const router = useRouter();
+  const [phase, setPhase] = useState<Phase>({ kind: "planning" });
+  const [results, setResults] = useState<Map<string, BulkRowResult>>(new Map());
+  const [reason, setReason] = useState("");
+  const [now, setNow] = useState(() => new Date());
+
+  useEffect(() => {
+    let cancelled = false;
+    void postJson<BulkPlan>("/api/v1/bulk/plan", request).then((answer) => {
+      if (cancelled) return;
+      setNow(new Date());
+      setPhase(answer.ok ? { kind: "planned", plan: answer.value } : { kind: "failed", message: answer.message });
+    });
+    return () => {
+      cancelled = true;
+    };
+  }, [request]);
+
+  async function apply(plan: BulkPlan) {
+    const actionable = plan.rows.filter((row): row is PlannedRow & { proposed: "complete" | "release" } => row.proposed !== "leave");
+    const collected = new Map<string, BulkRowResult>();
+    setPhase({ kind: "applying", plan, done: 0, total: actionable.length });
+    for (let i = 0; i < actionable.length; i += APPLY_BATCH) {
+      const batch = actionable.slice(i, i + APPLY_BATCH);
+      const answer = await postJson<BulkApplyResult>("/api/v1/bulk/apply", {
+        reason,
+        rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })),
+      });
+      for (const row of batch) {
+        const result = answer.ok
+          ? answer.value.results.find((r) => r.key === row.key)
+          : { key: row.key, ref: row.ref, action: row.proposed, result: "error" as const, outcome: null, message: `Not applied: ${answer.message}` };
+        if (result) collected.set(row.key, result);
+      }
+      setResults(new Map(collected));
+      setPhase({ kind: "applying", plan, done: Math.min(i + APPLY_BATCH, actionable.length), total: actionable.length });
+    }
+    setPhase({ kind: "applied", plan });
+    router.refresh(); // the stuck list behind the plan loses the rows just resolved
+  }
+
+  return (
+    <section className="mt-6 rounded-lg border border-slate-300 bg-slate-50 p-4" aria-label="Bulk plan" data-testid="bulk-plan" data-phase={phase.kind}>
+      <div className="mb-3 flex items-start gap-3">
+        <div>
+          <h2 className="text-sm font-semibold text-slate-900">Bulk plan (dry run)</h2>
+          <p className="text-xs text-slate-600">
+            {phase.kind === "planning"
+              ? "Asking each claim's processor what happened. Nothing is changed by a plan."
+              : phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied"
+                ? `${phase.plan.scope}: the processor was asked about each; nothing changes until you apply.`
+                : null}
+          </p>
+        </div>
+        <button type="button" onClick={onClose} disabled={phase.kind === "applying"} className="ml-auto text-sm text-slate-600 underline disabled:opacity-50">
+          Close
+        </button>
+      </div>
+
+      {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
+      {phase.kind === "failed" ? <p role="alert" className="text-sm text-red-700">{phase.message}</p> : null}
+
+      {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
+        <>
+          <PlanSummary plan={phase.plan} results={results} />
+          {phase.kind === "planned" ? (
+            <ApplyForm plan={phase.plan} reason={reason} setReason={setReason} onApply={() => void apply(phase.plan)} />
+          ) : (
+            <Progress done={phase.kind === "applying" ? phase.done : results.size} total={phase.kind === "applying" ? phase.total : results.size} finished={phase.kind === "applied"} />
+          )}
+          <BulkPlanTable rows={phase.plan.rows} results={results} now={now} />
+        </>
+      ) : null}
+    </section>
+  );
+}
+
+function PlanSummary({ plan, results }: { plan: BulkPlan; results: Map<string, BulkRowResult> }) {
+  const counts = { ok: 0, conflict: 0, changed_outcome: 0, error: 0 };
+  for (const result of results.values()) counts[result.result] += 1;
+  return (
+    <div className="mb-3 flex flex-wrap gap-x-4 gap-y-1 text-sm" data-testid="bulk-plan-totals">
+      <span><strong className="tabular-nums">{plan.totals.complete}</strong> to complete</span>
+      <span><strong className="tabular-nums">{plan.totals.release}</strong> to release</span>
+      <span><strong className="tabular-nums">{plan.totals.leave}</strong> left as they are</span>
+      {plan.truncated ? <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span> : null}
+      {results.size > 0 ? (
+        <span className="text-slate-600" data-testid="bulk-apply-totals">
+          — applied: {counts.ok} done, {counts.conflict} conflict, {counts.changed_outcome} answer changed, {counts.error} error
+        </span>
+      ) : null}
+    </div>
+  );
+}
+
+function ApplyForm({ plan, reason, setReason, onApply }: { plan: BulkPlan; reason: string; setReason: (value: string) => void; onApply: () => void }) {
+  const actionable = plan.totals.complete + plan.totals.release;
+  const reasonOk = reason.trim().length >= 3;
+  return (
+    <div className="mb-3 flex flex-wrap items-end gap-3">
+      <label className="flex min-w-72 flex-1 flex-col gap-0.5 text-xs font-medium text-slate-600">
+        Reason (goes into every audit row)
+        <input value={reason} onChange={(e) => setReason(e.target.value)} name="bulk-reason" placeholder="e.g. processor timeouts during last night's incident" className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm" />
+      </label>
+      <button
+        type="button"
+        onClick={onApply}
+        disabled={actionable === 0 || !reasonOk}
+        className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700 disabled:opacity-50"
+        data-testid="bulk-apply"
+      >
+        Apply {actionable} action{actionable === 1 ? "" : "s"}
+      </button>
+      <p className="w-full text-xs text-slate-500">
+        {actionable === 0
+          ? "Nothing to apply: every row is left as it is."
+          : "Each row is asked again before it changes, and changes only if it still is as planned (same version, same answer)."}
+      </p>
+    </div>
+  );
+}
+
+function Progress({ done, total, finished }: { done: number; total: number; finished: boolean }) {
+  const percent = total === 0 ? 100 : Math.round((done / total) * 100);
+  return (
+    <div className="mb-3" data-testid="bulk-progress" data-done={finished ? "true" : undefined}>
+      <div className="mb-1 text-xs text-slate-600">{finished ? `Applied: ${done} of ${total} rows answered.` : `Applying… ${done} of ${total}`}</div>
+      <div className="h-2 w-full overflow-hidden rounded bg-slate-200" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
+        <div className={`h-full ${finished ? "bg-emerald-600" : "bg-slate-800"} transition-all`} style={{ width: `${percent}%` }} />
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,176 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import type { RecordCheck } from "@/lib/resolve/check-record";
+import type { RowSnapshot } from "@/lib/resolve/resolution";
+import { AskProcessor } from "@/components/records-detail/ask-processor";
+
+/** Typed by an admin to release a claim without "not taken" evidence (the API wants the same words). */
+const FORCE_RELEASE_WORDS = "force release";
+
+export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
+
+type Props = {
+  recordKey: string;
+  processor: string | null;
+  status: string;
+  isStuck: boolean;
+  threshold: string;
+  /** The row's version (updated_at with microseconds) when the page was rendered: the compare-and-set's expectation. */
+  version: string | null;
+  permissions: ResolvePermissions;
+};
+
+type Result =
+  | { kind: "idle" }
+  | { kind: "sending"; action: string }
+  | { kind: "done"; message: string }
+  | { kind: "conflict"; message: string; current: RowSnapshot | null | undefined }
+  | { kind: "refused"; message: string };
+
+type ErrorBody = { error?: { code?: string; message?: string; current?: RowSnapshot | null } };
+
+/**
+ * The operator's panel: ask the processor, then Complete (it says taken: store its receipt) or
+ * Release (it says not taken: delete the claim, snapshot in the audit log), with a required
+ * reason. Buttons follow the last answer; the server asks again and decides for itself. An admin
+ * may force a release when the answer is unknown, after typing "force release".
+ */
+export function ResolvePanel({ recordKey, processor, status, isStuck, threshold, version, permissions }: Props) {
+  const router = useRouter();
+  const [check, setCheck] = useState<RecordCheck | null>(null);
+  const [reason, setReason] = useState("");
+  const [confirm, setConfirm] = useState("");
+  const [result, setResult] = useState<Result>({ kind: "idle" });
+
+  const outcome = check?.check.outcome ?? null;
+  const actionable = status === "in_progress" && isStuck && permissions.resolve;
+  const reasonOk = reason.trim().length >= 3;
+  const busy = result.kind === "sending";
+
+  async function send(action: "complete" | "release", force = false) {
+    setResult({ kind: "sending", action });
+    try {
+      const response = await fetch(`/api/v1/records/${encodeURIComponent(recordKey)}/resolve`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ action, reason, expectedUpdatedAt: version, ...(force ? { force: true, confirm } : {}) }),
+      });
+      const body = (await response.json().catch(() => ({}))) as ErrorBody;
+      if (response.ok) {
+        setResult({ kind: "done", message: action === "complete" ? "Completed with the processor's receipt." : "Released: the claim is deleted; its snapshot is in the audit log." });
+        router.refresh();
+        return;
+      }
+      const message = body.error?.message ?? `The console answered ${response.status}.`;
+      if (response.status === 409 && body.error?.code === "conflict") setResult({ kind: "conflict", message, current: body.error.current });
+      else setResult({ kind: "refused", message });
+    } catch {
+      setResult({ kind: "refused", message: "The console could not be reached. Nothing was changed." });
+    }
+  }
+
+  const disabledWhy = !check
+    ? "Ask the processor first: the buttons follow its answer."
+    : outcome === "unknown"
+      ? "The processor's answer is unknown: change nothing, ask again later."
+      : null;
+
+  return (
+    <div className="space-y-4">
+      <AskProcessor recordKey={recordKey} processor={processor} onAnswer={setCheck} />
+      {status !== "in_progress" ? null : !isStuck ? (
+        <p className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-600" data-testid="resolve-not-stuck">
+          Not stuck yet: within its threshold ({threshold}) a live call may still be running, so there is nothing to resolve.
+        </p>
+      ) : (
+        <div className="rounded-md border border-slate-200 p-3" data-testid="resolve-panel">
+          <h3 className="mb-2 text-sm font-semibold text-slate-800">Resolve this claim</h3>
+          <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
+            Reason (required; kept in the audit log)
+            <textarea
+              name="reason"
+              rows={2}
+              value={reason}
+              onChange={(e) => setReason(e.target.value)}
+              placeholder="e.g. customer ticket 4411: processor timed out, it says the charge succeeded"
+              className="rounded-md border border-slate-300 px-2 py-1 text-sm font-normal text-slate-900"
+            />
+          </label>
+          <div className="mt-3 flex flex-wrap items-center gap-2">
+            <button
+              type="button"
+              disabled={!actionable || outcome !== "taken" || !reasonOk || busy}
+              onClick={() => void send("complete")}
+              className="rounded-md bg-emerald-700 px-3 py-1.5 text-sm text-white hover:bg-emerald-600 disabled:opacity-40"
+              data-testid="resolve-complete"
+            >
+              {result.kind === "sending" && result.action === "complete" ? "Completing…" : "Complete with receipt"}
+            </button>
+            {permissions.release ? (
+              <button
+                type="button"
+                disabled={!actionable || outcome !== "not_taken" || !reasonOk || busy}
+                onClick={() => void send("release")}
+                className="rounded-md bg-sky-700 px-3 py-1.5 text-sm text-white hover:bg-sky-600 disabled:opacity-40"
+                data-testid="resolve-release"
+              >
+                {result.kind === "sending" && result.action === "release" ? "Releasing…" : "Release the claim"}
+              </button>
+            ) : null}
+            <span className="text-xs text-slate-500">{disabledWhy ?? (!reasonOk ? "Say why, in a few words." : null)}</span>
+          </div>
+
+          {permissions.forceRelease && outcome === "unknown" ? (
+            <div className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900" data-testid="force-release">
+              <p className="mb-2 text-xs">
+                Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the processor did take it, the customer is charged twice.
+                Type <span className="font-mono font-semibold">{FORCE_RELEASE_WORDS}</span> to confirm.
+              </p>
+              <div className="flex flex-wrap items-center gap-2">
+                <input value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-label="Type force release to confirm" className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm" />
+                <button
+                  type="button"
+                  disabled={confirm !== FORCE_RELEASE_WORDS || !reasonOk || busy}
+                  onClick={() => void send("release", true)}
+                  className="rounded-md bg-red-700 px-3 py-1.5 text-sm text-white hover:bg-red-600 disabled:opacity-40"
+                >
+                  Force release
+                </button>
+              </div>
+            </div>
+          ) : null}
+        </div>
+      )}
+
+      {result.kind === "done" ? (
+        <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900" data-testid="resolve-done">
+          {result.message}
+        </p>
+      ) : null}
+      {result.kind === "refused" ? (
+        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800" data-testid="resolve-refused">
+          {result.message}
+        </p>
+      ) : null}
+      {result.kind === "conflict" ? (
+        <div role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950" data-testid="resolve-conflict">
+          <p className="font-semibold">Conflict: nothing was overwritten.</p>
+          <p className="mt-1">{result.message}</p>
+          <p className="mt-1 text-xs">
+            Now:{" "}
+            {result.current === undefined
+              ? "see the record"
+              : result.current === null
+                ? "the record no longer exists (released)"
+                : `status ${result.current.status}, updated ${result.current.updatedAt ?? "never"}`}
+          </p>
+          <button type="button" onClick={() => router.refresh()} className="mt-2 rounded-md border border-amber-500 bg-white px-3 py-1 text-sm hover:bg-amber-100">
+            Reload the record
+          </button>
+        </div>
+      ) : null}
+    </div>
+  );
+}

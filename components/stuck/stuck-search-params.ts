@@ -1,0 +1,18 @@
+import { parseAsBoolean } from "nuqs/server";
+import { recordsSearchParams } from "@/lib/records/list-filters";
+
+/**
+ * The stuck page's URL state: the records list's own tenant/tool/paging parsers (one set of
+ * rules), plus `refresh`, whether the page reloads itself (off unless the URL says so).
+ */
+export const stuckSearchParams = {
+  tenant: recordsSearchParams.tenant,
+  tool: recordsSearchParams.tool,
+  cursor: recordsSearchParams.cursor,
+  dir: recordsSearchParams.dir,
+  limit: recordsSearchParams.limit,
+  refresh: parseAsBoolean.withDefault(false),
+};
+
+/** How often an auto-refreshing stuck page asks the server again. */
+export const AUTO_REFRESH_MS = 15_000;

@@ -1,0 +1,138 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/actor";
+import { formatDuration } from "@/lib/config/duration";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import {
+  EMPTY_FILTER,
+  filterToParams,
+  parseRecordsQuery,
+  serializeRecordsParams,
+  type ParseResult,
+  type RecordsFilter,
+  type RecordsQuery,
+  UNRECORDED_TOOL,
+} from "@/lib/records/list-filters";
+import { listRecords, recordsConditions, whereClause, type RecordListItem } from "@/lib/records/list-records";
+import { stuckAfterMs } from "@/lib/records/stuck-threshold";
+import { describeProcessor } from "@/lib/resolve/check-processor";
+
+/** What narrows the stuck page: a tenant and a tool (stuck is implied; status and times are not offered). */
+export type StuckFilter = { tenant: string | null; tool: string | null };
+
+/** The records parameters the stuck page reads. */
+const STUCK_PARAMS = ["tenant", "tool", "cursor", "dir", "limit"] as const;
+
+export type StuckQuery = StuckFilter & Pick<RecordsQuery, "cursor" | "dir" | "limit">;
+
+/** One tool's stuck claims: how many, since when, and the threshold that made them stuck. */
+export type StuckToolCount = {
+  /** null: writers that do not record the tool. */
+  tool: string | null;
+  count: number;
+  /** Age of this tool's oldest stuck claim, null when it has none. */
+  oldestAgeMs: number | null;
+  thresholdMs: number;
+  threshold: string;
+  /** Where the threshold comes from: the tool's own stuckAfter, or the default. */
+  thresholdSource: "tool" | "default";
+  /** How the console asks this tool's processor, or null: nobody to ask, only a forced release can clear it. */
+  processor: string | null;
+};
+
+export type StuckClaims = {
+  filter: StuckFilter;
+  /** One page of stuck claims, newest first (the records list's keyset paging). */
+  claims: RecordListItem[];
+  page: { nextCursor: string | null; prevCursor: string | null; links: { first: string; next: string | null; prev: string | null } };
+  /** Per tool, for the tenant filter (never the tool filter: the other tools stay one click away). */
+  byTool: StuckToolCount[];
+  /** Stuck claims matching the whole filter (tenant and tool). */
+  total: number;
+  oldestAgeMs: number | null;
+  defaultThreshold: string;
+  generatedAt: string;
+};
+
+/**
+ * The stuck page's URL, through THE records parser: the same tenant/tool/cursor/dir/limit rules
+ * as the records list. Anything else in the URL (status, from, to, stuck, refresh) is not a
+ * filter here and is ignored rather than applied.
+ */
+export function parseStuckQuery(input: URLSearchParams | Record<string, string | string[] | undefined>): ParseResult<StuckQuery> {
+  const entries = input instanceof URLSearchParams ? [...input] : Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => [k, one] as [string, string])));
+  const relevant = new URLSearchParams(entries.filter(([k]) => (STUCK_PARAMS as readonly string[]).includes(k)));
+  const parsed = parseRecordsQuery(relevant, { unknownParams: "reject" });
+  if (!parsed.ok) return parsed;
+  const { tenant, tool, cursor, dir, limit } = parsed.value;
+  return { ok: true, value: { tenant, tool, cursor, dir, limit } };
+}
+
+export function stuckRecordsFilter(filter: StuckFilter): RecordsFilter {
+  return { ...EMPTY_FILTER, tenant: filter.tenant, tool: filter.tool, stuck: true };
+}
+
+type ToolCountRow = { tool: string | null; count: bigint; oldest: Date };
+
+/**
+ * The stuck page's data, limited to the actor's tenants: a page of claims (keyset, like the
+ * records list, served by the partial `status <> 'completed'` index), counts by tool with each
+ * tool's threshold, and the oldest claim's age.
+ */
+export async function loadStuckClaims(db: Db, actor: Actor, query: StuckQuery, config: IdemConfig, now: Date): Promise<StuckClaims> {
+  const filter = stuckRecordsFilter(query);
+  const countConditions = recordsConditions(actor, { ...filter, tool: null }, config, now);
+  const [page, toolRows] = await Promise.all([
+    listRecords(db, actor, { ...filter, cursor: query.cursor, dir: query.dir, limit: query.limit }, config, now),
+    db.$queryRaw<ToolCountRow[]>`
+      SELECT tool, count(*) AS count, min(created_at) AS oldest
+      FROM idempotency ${whereClause(countConditions)}
+      GROUP BY tool`,
+  ]);
+
+  const counted = new Map(toolRows.map((row) => [row.tool, row]));
+  // Configured tools appear even with nothing stuck, so their thresholds are on the page.
+  const tools = new Set<string | null>([...Object.keys(config.tools), ...counted.keys()]);
+  const byTool = [...tools]
+    .map((tool): StuckToolCount => {
+      const row = counted.get(tool);
+      const thresholdMs = stuckAfterMs(config, tool);
+      return {
+        tool,
+        count: row ? Number(row.count) : 0,
+        oldestAgeMs: row ? Math.max(0, now.getTime() - row.oldest.getTime()) : null,
+        thresholdMs,
+        threshold: formatDuration(thresholdMs),
+        thresholdSource: tool !== null && config.tools[tool]?.stuckAfter !== undefined ? "tool" : "default",
+        processor: describeProcessor(config, tool),
+      };
+    })
+    .sort((a, b) => b.count - a.count || (a.tool ?? "~").localeCompare(b.tool ?? "~"));
+
+  const matching = query.tool === null ? byTool : byTool.filter((t) => matchesToolFilter(t.tool, query.tool));
+  const ages = matching.flatMap((t) => (t.oldestAgeMs === null ? [] : [t.oldestAgeMs]));
+  const base = { ...filterToParams({ ...EMPTY_FILTER, tenant: query.tenant, tool: query.tool }), limit: query.limit };
+  return {
+    filter: { tenant: query.tenant, tool: query.tool },
+    claims: page.records,
+    page: {
+      nextCursor: page.nextCursor,
+      prevCursor: page.prevCursor,
+      links: {
+        first: serializeRecordsParams(base),
+        next: page.nextCursor ? serializeRecordsParams({ ...base, cursor: page.nextCursor, dir: "next" }) : null,
+        prev: page.prevCursor ? serializeRecordsParams({ ...base, cursor: page.prevCursor, dir: "prev" }) : null,
+      },
+    },
+    byTool,
+    total: matching.reduce((sum, t) => sum + t.count, 0),
+    oldestAgeMs: ages.length > 0 ? Math.max(...ages) : null,
+    defaultThreshold: formatDuration(config.defaultStuckAfter),
+    generatedAt: now.toISOString(),
+  };
+}
+
+function matchesToolFilter(tool: string | null, filterTool: string | null): boolean {
+  if (filterTool === null) return true;
+  return filterTool === UNRECORDED_TOOL ? tool === null : tool === filterTool;
+}

@@ -1,0 +1,315 @@
+import "server-only";
+import { z } from "zod";
+import { Prisma } from "@/generated/prisma/client";
+import type { Actor } from "@/lib/auth/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { refOf } from "@/lib/idempotency/derive-key";
+import { recordsConditions, whereClause } from "@/lib/records/list-records";
+import { isStuck } from "@/lib/records/stuck-threshold";
+import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims";
+import { tenantList } from "@/lib/records/tenant-scope";
+import { checkProcessor } from "./check-processor";
+import type { ProcessorCheck, ProcessorOutcome } from "./processor-check";
+import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
+import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
+import { ROW_VERSION, ROW_VERSION_SQL } from "./row-version";
+
+/** A plan asks the processor once per row: bounded so one click cannot fire thousands of requests. */
+export const BULK_PLAN_MAX_ROWS = 500;
+/** Rows per apply request: small, so the page can show progress between batches and a failure costs one batch. */
+export const BULK_APPLY_MAX_ROWS = 50;
+/** Processor questions in flight at once, per plan or apply request. */
+export const BULK_CHECK_CONCURRENCY = 6;
+
+const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
+export const claimKeyField = z
+  .string()
+  .trim()
+  .regex(KEY_TEXT, "a key is 64 hex characters (at most 255 printable characters for other writers)")
+  // Writers' keys are lowercase hexdigests; the URL and the table agree on that spelling.
+  .transform((key) => (/^[0-9a-fA-F]{64}$/.test(key) ? key.toLowerCase() : key));
+const nameField = z.string().trim().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]*$/, "control characters are not allowed");
+
+export const bulkPlanInputSchema = z.union([
+  z.strictObject({ keys: z.array(claimKeyField).min(1, "select at least one claim").max(BULK_PLAN_MAX_ROWS, `at most ${BULK_PLAN_MAX_ROWS} keys per plan`) }),
+  z.strictObject({ filter: z.strictObject({ tenant: nameField.nullable().optional(), tool: nameField.nullable().optional() }) }),
+]);
+export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
+
+export const bulkApplyInputSchema = z.strictObject({
+  reason: z.string().trim().min(3, "say why, in a few words").max(1000),
+  rows: z
+    .array(
+      z.strictObject({
+        key: claimKeyField,
+        action: z.enum(["complete", "release"]),
+        expectedUpdatedAt: z.string().regex(ROW_VERSION, "expected the version the plan saw (updated_at with microseconds) or null").nullable(),
+      }),
+    )
+    .min(1, "no rows to apply")
+    .max(BULK_APPLY_MAX_ROWS, `at most ${BULK_APPLY_MAX_ROWS} rows per request: send the plan in batches`),
+});
+export type BulkApplyInput = z.infer<typeof bulkApplyInputSchema>;
+
+export type ProposedAction = ResolveAction | "leave";
+
+export type PlannedRow = {
+  key: string;
+  ref: string;
+  tenant: string | null;
+  tool: string | null;
+  createdAt: string | null;
+  ageMs: number | null;
+  /** The row's status when planned (null: no such record). */
+  status: string | null;
+  /** The version the plan saw: apply sends it back as the compare-and-set's expected version. */
+  expectedUpdatedAt: string | null;
+  /** null: the processor was not asked (the row is absent, resolved or not stuck). */
+  outcome: ProcessorOutcome | null;
+  /** Why this proposal: the processor's answer, or what kept the row out of the plan. */
+  reason: string;
+  proposed: ProposedAction;
+  checkMs: number | null;
+};
+
+export type BulkPlan = {
+  plannedAt: string;
+  /** What the plan covers, in words ("3 selected claims", "stuck claims of tenant acme"). */
+  scope: string;
+  rows: PlannedRow[];
+  totals: Record<ProposedAction, number>;
+  /** More stuck claims matched the filter than a plan takes; the oldest BULK_PLAN_MAX_ROWS are planned. */
+  truncated: boolean;
+};
+
+export type BulkRowResult = {
+  key: string;
+  ref: string;
+  action: ResolveAction;
+  /**
+   * ok: applied, with its audit row. conflict: the row changed since the plan (nothing overwritten).
+   * changed_outcome: the processor now answers differently than at planning time (nothing changed).
+   * error: the row could not be resolved (database error, not stuck, not allowed).
+   */
+  result: "ok" | "conflict" | "changed_outcome" | "error";
+  message: string;
+  outcome: ProcessorOutcome | null;
+  auditId?: string;
+  /** The row as it is now, for a conflict (null: it no longer exists). */
+  current?: { status: string; version: string | null } | null;
+};
+
+export type BulkApplyResult = { appliedAt: string; results: BulkRowResult[]; totals: Record<BulkRowResult["result"], number> };
+
+/** A claim as the plan and apply read it: with its exact version, limited to the actor's tenants. */
+export type VisibleClaim = { key: string; tenant: string; tool: string | null; status: string; created_at: Date; version: string | null };
+
+const CLAIM_COLUMNS = Prisma.raw(`key, tenant, tool, status, created_at, ${ROW_VERSION_SQL} AS version`);
+
+/** The named rows the actor may see, with their versions; absent and other tenants' rows are simply missing. */
+export async function readVisibleClaims(db: Db, actor: Actor, keys: string[]): Promise<Map<string, VisibleClaim>> {
+  if (keys.length === 0) return new Map();
+  const tenants = tenantList(actor);
+  const scope = tenants ? Prisma.sql`AND tenant = ANY(${tenants}::text[])` : Prisma.empty;
+  const rows = await db.$queryRaw<VisibleClaim[]>`SELECT ${CLAIM_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${scope}`;
+  return new Map(rows.map((row) => [row.key, row]));
+}
+
+/**
+ * A dry run over selected claims or every stuck claim matching a filter: asks each row's
+ * processor (bounded concurrency) and proposes what `decideResolution` would allow — complete
+ * what was taken, release what was not, leave what is unknown. Changes nothing, writes no audit.
+ * Only stuck claims are proposed for action: a younger in_progress row may be a live call.
+ */
+export async function planBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkPlanInput, now = new Date()): Promise<BulkPlan> {
+  let candidates: (VisibleClaim | { key: string; missing: true })[];
+  let truncated = false;
+  let scope: string;
+  if ("keys" in input) {
+    const keys = [...new Set(input.keys)];
+    const found = await readVisibleClaims(db, actor, keys);
+    candidates = keys.map((key) => found.get(key) ?? { key, missing: true as const });
+    scope = `${keys.length} selected claim${keys.length === 1 ? "" : "s"}`;
+  } else {
+    const filter: StuckFilter = { tenant: input.filter.tenant ?? null, tool: input.filter.tool ?? null };
+    const conditions = recordsConditions(actor, stuckRecordsFilter(filter), config, now);
+    // Oldest first: those are the claims most overdue; one more than the bound tells "truncated".
+    const rows = await db.$queryRaw<VisibleClaim[]>`
+      SELECT ${CLAIM_COLUMNS} FROM idempotency ${whereClause(conditions)}
+      ORDER BY created_at, key LIMIT ${BULK_PLAN_MAX_ROWS + 1}`;
+    truncated = rows.length > BULK_PLAN_MAX_ROWS;
+    candidates = rows.slice(0, BULK_PLAN_MAX_ROWS);
+    const words = [filter.tenant !== null ? `tenant ${filter.tenant}` : null, filter.tool !== null ? `tool ${filter.tool}` : null].filter(Boolean);
+    scope = `every stuck claim${words.length > 0 ? ` of ${words.join(", ")}` : ""}${truncated ? ` (the oldest ${BULK_PLAN_MAX_ROWS})` : ""}`;
+  }
+
+  const rows = await mapWithConcurrency(candidates, BULK_CHECK_CONCURRENCY, (candidate) => planRow(config, actor, candidate, now));
+  const totals: Record<ProposedAction, number> = { complete: 0, release: 0, leave: 0 };
+  for (const row of rows) totals[row.proposed] += 1;
+  return { plannedAt: now.toISOString(), scope, rows, totals, truncated };
+}
+
+async function planRow(config: IdemConfig, actor: Actor, candidate: VisibleClaim | { key: string; missing: true }, now: Date): Promise<PlannedRow> {
+  if ("missing" in candidate) {
+    return {
+      key: candidate.key, ref: refOf(candidate.key), tenant: null, tool: null, createdAt: null, ageMs: null, status: null, expectedUpdatedAt: null,
+      outcome: null, reason: "no such record (resolved and released meanwhile, or not one of your tenants)", proposed: "leave", checkMs: null,
+    };
+  }
+  const base = {
+    key: candidate.key, ref: refOf(candidate.key), tenant: candidate.tenant, tool: candidate.tool, createdAt: candidate.created_at.toISOString(),
+    ageMs: Math.max(0, now.getTime() - candidate.created_at.getTime()), status: candidate.status, expectedUpdatedAt: candidate.version,
+  };
+  if (candidate.status !== "in_progress") return { ...base, outcome: null, reason: `already ${candidate.status}: nothing to resolve`, proposed: "leave", checkMs: null };
+  if (!isStuck(config, { status: candidate.status, tool: candidate.tool, createdAt: candidate.created_at }, now)) {
+    return { ...base, outcome: null, reason: "not stuck yet: within its tool's threshold a live call may still be running", proposed: "leave", checkMs: null };
+  }
+  const check = await checkProcessor(config, { key: candidate.key, tool: candidate.tool });
+  const asked = { ...base, outcome: check.outcome, checkMs: check.evidence.ms };
+  if (check.outcome === "unknown") return { ...asked, reason: check.reason, proposed: "leave" };
+  const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
+  if (!decision.ok) return { ...asked, reason: decision.message, proposed: "leave" };
+  return { ...asked, reason: check.reason, proposed: decision.action };
+}
+
+const EXPECTED_OUTCOME: Record<ResolveAction, ProcessorOutcome> = { complete: "taken", release: "not_taken" };
+
+/**
+ * Applies planned rows: each is re-checked against its processor (the plan's answer may be
+ * stale) and resolved only when the answer still supports the planned action, as a
+ * compare-and-set on the version the plan saw, in one transaction with its audit row. Every
+ * row gets its own result; one failing row never stops the others.
+ */
+export async function applyBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkApplyInput, now = new Date()): Promise<BulkApplyResult> {
+  const planned = dedupeByKey(input.rows);
+  const claims = await readVisibleClaims(db, actor, planned.map((row) => row.key));
+  const results = await mapWithConcurrency(planned, BULK_CHECK_CONCURRENCY, async (row): Promise<BulkRowResult> => {
+    const base = { key: row.key, ref: refOf(row.key), action: row.action };
+    try {
+      return { ...base, ...(await applyRow(db, config, actor, row, claims.get(row.key), input.reason, now)) };
+    } catch (error) {
+      // The transaction rolled back: the row is as it was. Say so and go on with the others.
+      return { ...base, result: "error", outcome: null, message: `not resolved, nothing changed: ${errorMessage(error)}` };
+    }
+  });
+  const totals: Record<BulkRowResult["result"], number> = { ok: 0, conflict: 0, changed_outcome: 0, error: 0 };
+  for (const result of results) totals[result.result] += 1;
+  return { appliedAt: now.toISOString(), results, totals };
+}
+
+type RowOutcome = Omit<BulkRowResult, "key" | "ref" | "action">;
+
+async function applyRow(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  row: BulkApplyInput["rows"][number],
+  claim: VisibleClaim | undefined,
+  reason: string,
+  now: Date,
+): Promise<RowOutcome> {
+  const changed = "Changed since the plan (a writer, another operator or the reconciler acted): nothing was overwritten.";
+  if (!claim) return { result: "conflict", outcome: null, message: `${changed} The record no longer exists.`, current: null };
+  const current = { status: claim.status, version: claim.version };
+  // Cheap early answer; the compare-and-set below is what actually guarantees it.
+  if (claim.status !== "in_progress" || claim.version !== row.expectedUpdatedAt) {
+    return { result: "conflict", outcome: null, message: `${changed} It is now ${claim.status}.`, current };
+  }
+  if (!isStuck(config, { status: claim.status, tool: claim.tool, createdAt: claim.created_at }, now)) {
+    return { result: "error", outcome: null, message: "Not stuck: within its tool's threshold a live call may still be running. Nothing was changed." };
+  }
+  const check: ProcessorCheck = await checkProcessor(config, { key: claim.key, tool: claim.tool });
+  if (check.outcome !== EXPECTED_OUTCOME[row.action]) {
+    return {
+      result: "changed_outcome",
+      outcome: check.outcome,
+      message: `The processor now answers ${check.outcome.replace("_", " ")} (${check.reason}), not ${EXPECTED_OUTCOME[row.action].replace("_", " ")} as planned. Nothing was changed; plan again.`,
+    };
+  }
+  const decision = decideResolution(actor, row.action, check, false);
+  if (!decision.ok) return { result: "error", outcome: check.outcome, message: decision.message };
+  const applied = await db.$transaction((tx) =>
+    applyResolution(tx, actor, { key: claim.key, expectedVersion: row.expectedUpdatedAt, decision, reason: `bulk: ${reason}`, check }),
+  );
+  if (!applied.ok) {
+    return {
+      result: "conflict",
+      outcome: check.outcome,
+      message: `${changed}${applied.current ? ` It is now ${applied.current.status}.` : " The record no longer exists."}`,
+      current: applied.current ? { status: applied.current.status, version: applied.current.version } : null,
+    };
+  }
+  return {
+    result: "ok",
+    outcome: check.outcome,
+    message: decision.action === "complete" ? "Completed with the processor's receipt." : "Released: the row is deleted, its snapshot is in the audit log.",
+    auditId: applied.auditId.toString(),
+  };
+}
+
+/** One request may name a key once: a second entry would only conflict with the first. */
+function dedupeByKey<T extends { key: string }>(rows: T[]): T[] {
+  const seen = new Set<string>();
+  return rows.filter((row) => (seen.has(row.key) ? false : (seen.add(row.key), true)));
+}
+
+/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
+async function mapWithConcurrency<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
+  const results = new Array<R>(items.length);
+  let next = 0;
+  const worker = async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await fn(items[index] as T);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return results;
+}
+
+function errorMessage(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.split("\n").map((line) => line.trim()).filter(Boolean).slice(-1)[0] ?? text;
+}
+
+/**
+ * The reconciler's run over named keys (POST /api/v1/reconcile with `filter.keys`), in the
+ * reconciler's result shape: a plan, then — unless a dry run — an apply of every row the plan
+ * proposes to act on. Unlike the sweep it never acts on a claim that is not stuck.
+ */
+export async function reconcileKeys(db: Db, config: IdemConfig, actor: Actor, keys: string[], dryRun: boolean): Promise<ReconcileResult> {
+  const started = performance.now();
+  const startedAt = new Date();
+  const plan = await planBulkResolution(db, config, actor, { keys }, startedAt);
+  const toApply = plan.rows.filter((row): row is PlannedRow & { proposed: ResolveAction } => row.proposed !== "leave");
+  const applied = new Map<string, BulkRowResult>();
+  if (!dryRun && toApply.length > 0) {
+    for (let i = 0; i < toApply.length; i += BULK_APPLY_MAX_ROWS) {
+      const batch = toApply.slice(i, i + BULK_APPLY_MAX_ROWS).map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt }));
+      const { results } = await applyBulkResolution(db, config, actor, { reason: "reconcile by key", rows: batch });
+      for (const result of results) applied.set(result.key, result);
+    }
+  }
+  const rows: ReconcileRowResult[] = plan.rows.map((row) => {
+    const base = { key: row.key, ref: row.ref, tenant: row.tenant ?? "", tool: row.tool, ageMs: row.ageMs ?? 0, outcome: row.outcome ?? "unknown", checkMs: row.checkMs ?? 0 };
+    if (row.proposed === "leave") return { ...base, action: "left", reason: row.reason };
+    const done = applied.get(row.key);
+    const wouldBe = row.proposed === "complete" ? "completed" : "released";
+    if (!done) return { ...base, action: wouldBe, reason: row.reason };
+    if (done.result === "ok") return { ...base, action: wouldBe, reason: row.reason, ...(done.auditId ? { auditId: done.auditId } : {}) };
+    return { ...base, outcome: done.outcome ?? base.outcome, action: done.result === "conflict" ? "conflict" : "left", reason: done.message };
+  });
+  const totals = { completed: 0, released: 0, left: 0, conflict: 0, skipped: 0, errors: [...applied.values()].filter((r) => r.result === "error").length };
+  for (const row of rows) totals[row.action] += 1;
+  return {
+    dryRun,
+    startedAt: startedAt.toISOString(),
+    durationMs: Math.round(performance.now() - started),
+    criteria: { olderThanMs: null, olderThan: "each tool's stuckAfter", tool: null, tenant: null, limit: keys.length, concurrency: BULK_CHECK_CONCURRENCY },
+    candidates: plan.rows.length,
+    rows,
+    totals,
+    unresolved: totals.left + totals.conflict,
+  };
+}
