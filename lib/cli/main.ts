@@ -3,6 +3,7 @@ import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
 import { registerReconcile } from "@/lib/cli/commands/reconcile";
+import { registerRollup } from "@/lib/cli/commands/rollup";
 import { registerSeedDemo } from "@/lib/cli/commands/seed-demo";
 import { registerServe } from "@/lib/cli/commands/serve";
 import { registerToken } from "@/lib/cli/commands/token";
@@ -23,6 +24,7 @@ registerSeedDemo(program);
 registerBenchGuard(program);
 registerReconcile(program);
 registerTrim(program);
+registerRollup(program);
 
 try {
   await program.parseAsync(process.argv);

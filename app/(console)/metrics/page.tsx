@@ -1,21 +1,41 @@
+import type { SearchParams } from "nuqs/server";
+import { Suspense } from "react";
+import { MetricsSkeleton } from "@/components/metrics/metrics-skeleton";
+import { MetricsView } from "@/components/metrics/metrics-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
+import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import { parseMetricsQuery } from "@/lib/metrics/metrics-params";
+import { getMetrics } from "@/lib/metrics/query-metrics";
 
 export const metadata = { title: "Metrics" };
 
-export default async function MetricsPage() {
-  await requirePageActor("metrics:read", "/metrics");
+export default async function MetricsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requirePageActor("metrics:read", "/metrics");
   return (
     <>
-      <PageHeader title="Metrics" description="Is deduplication working for each tool, and what is it costing?" />
-      <PlannedPanel
-        items={[
-          "Executions, replays served, in-flight rejections and suppression rate per tool and tenant over 1 h, 24 h and 48 h.",
-          "Outcome unknown, stuck now, resolved by operators and by the reconciler; time to complete p50/p95.",
-          "A tool whose writer records no events shows \u201cnot recorded\u201d, never 0.",
-        ]}
-      />
+      <PageHeader title="Metrics" description="Is deduplication working for each tool, and what is it costing? Window, tool and tenant live in the URL." />
+      <Suspense fallback={<MetricsSkeleton />}>
+        <MetricsSection actor={actor} searchParams={searchParams} />
+      </Suspense>
     </>
   );
+}
+
+async function MetricsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
+  const parsed = parseMetricsQuery(await searchParams, { unknownParams: "ignore" });
+  if (!parsed.ok) {
+    return (
+      <ul className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm text-amber-900" role="alert">
+        {parsed.problems.map((p) => (
+          <li key={p.param}>{p.message}</li>
+        ))}
+      </ul>
+    );
+  }
+  const config = getConfig();
+  const report = await getMetrics(getDb(), config, actor, parsed.value, new Date());
+  return <MetricsView report={report} configuredTools={Object.keys(config.tools)} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

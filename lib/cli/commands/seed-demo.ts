@@ -9,6 +9,7 @@ import { summarizeDemoTables } from "@/lib/demo/demo-table-summary";
 import { startDemoWorld } from "@/lib/demo/demo-world";
 import { DEMO_TENANTS } from "@/lib/demo/traffic/demo-population";
 import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
+import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 
 const MAX_HOURS = 168;
 
@@ -63,6 +64,8 @@ async function seedDemo(url: string, options: Options): Promise<void> {
     const tables = await summarizeDemoTables(pool, DEMO_TENANTS.map((t) => t.tenant), new Date());
     const processor = world.processor.stats();
     const carrier = world.carrier.stats();
+    // The demo upstreams count side effects per reference: the metrics' "side effects per operation".
+    await recordProcessorSideEffects(pool, { ...processor.sideEffectsByReference, ...carrier.sideEffectsByReference });
     const report = {
       seed: options.seed,
       hours: options.hours,

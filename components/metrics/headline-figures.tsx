@@ -1,0 +1,34 @@
+import type { MetricsFigures } from "@/lib/metrics/metrics-report";
+import { formatCount, formatRate, NOT_RECORDED } from "./metric-format";
+
+type Props = { figures: MetricsFigures; windowLabel: string };
+
+/** The figures an engineer asks first: is deduplication working, and is anything stuck or unknown? */
+export function HeadlineFigures({ figures, windowLabel }: Props) {
+  const items = [
+    { id: "suppression-rate", label: "Suppression rate", value: formatRate(figures.suppressionRate), hint: figures.suppressionRate === null ? "no writer records events" : "repeats answered without a second side effect" },
+    { id: "replays", label: "Replays served", value: formatCount(figures.replaysServed), hint: "completed calls repeated: stored response returned" },
+    { id: "rejections", label: "In-flight rejections", value: formatCount(figures.inFlightRejected), hint: "repeats while the first call was running" },
+    { id: "outcome-unknown", label: "Outcome unknown", value: formatCount(figures.outcomeUnknown), hint: "processor timeouts: the caller was told to check" },
+    { id: "executions", label: "Executions", value: formatCount(figures.executions), hint: "claims: first calls that went to the processor" },
+    { id: "stuck", label: "Stuck now", value: formatCount(figures.stuckNow), hint: "in_progress past the tool's threshold" },
+  ];
+  return (
+    <section aria-label={`Duplicate suppression, ${windowLabel}`}>
+      <dl className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6">
+        {items.map((item) => {
+          const missing = item.value === NOT_RECORDED;
+          const alarming = (item.id === "stuck" || item.id === "outcome-unknown") && !missing && item.value !== "0";
+          return (
+            <div key={item.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid={`headline-${item.id}`}>
+              <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{item.label}</dt>
+              <dd className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-400 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}>{item.value}</dd>
+              <dd className="mt-0.5 text-xs text-slate-500">{item.hint}</dd>
+            </div>
+          );
+        })}
+      </dl>
+      <p className="mt-2 text-xs text-slate-500">{windowLabel}; events from writers that record them, stuck as of now.</p>
+    </section>
+  );
+}

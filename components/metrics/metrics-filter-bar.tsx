@@ -1,0 +1,86 @@
+"use client";
+
+import { useQueryStates } from "nuqs";
+import { useTransition, type FormEvent } from "react";
+import { METRICS_WINDOWS, metricsSearchParams, UNRECORDED_TOOL } from "@/lib/metrics/metrics-params";
+
+type Props = {
+  /** Tools worth offering: those in the window and the configured ones. */
+  tools: string[];
+  /** A tenant-limited user picks among their tenants; others type a tenant name. */
+  tenantChoices: string[] | null;
+};
+
+const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+
+/** Window, tool and tenant, in the URL through the shared nuqs parsers; each change re-renders the server page. */
+export function MetricsFilterBar({ tools, tenantChoices }: Props) {
+  const [pending, startTransition] = useTransition();
+  const [params, setParams] = useQueryStates(metricsSearchParams, { shallow: false, history: "push", startTransition });
+  const toolOptions = [...new Set([...tools, ...(params.tool && params.tool !== UNRECORDED_TOOL ? [params.tool] : [])])].sort();
+
+  function submitTenant(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const tenant = String(new FormData(event.currentTarget).get("tenant") ?? "").trim();
+    void setParams({ tenant: tenant || null });
+  }
+
+  return (
+    <div className="mb-4 flex flex-wrap items-end gap-3" aria-busy={pending}>
+      <div role="group" aria-label="Window" className="inline-flex overflow-hidden rounded-md border border-slate-300">
+        {METRICS_WINDOWS.map((w) => (
+          <button
+            key={w}
+            type="button"
+            aria-pressed={params.window === w}
+            onClick={() => void setParams({ window: w })}
+            className={`px-3 py-1 text-sm ${params.window === w ? "bg-slate-900 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}
+          >
+            {w}
+          </button>
+        ))}
+      </div>
+      <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
+        Tool
+        <select className={field} value={params.tool ?? ""} onChange={(e) => void setParams({ tool: e.target.value || null })} name="tool">
+          <option value="">every tool</option>
+          {toolOptions.map((t) => (
+            <option key={t} value={t}>
+              {t}
+            </option>
+          ))}
+          <option value={UNRECORDED_TOOL}>{UNRECORDED_TOOL}</option>
+        </select>
+      </label>
+      {tenantChoices ? (
+        <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
+          Tenant
+          <select className={field} value={params.tenant ?? ""} onChange={(e) => void setParams({ tenant: e.target.value || null })} name="tenant">
+            <option value="">all my tenants</option>
+            {tenantChoices.map((t) => (
+              <option key={t} value={t}>
+                {t}
+              </option>
+            ))}
+          </select>
+        </label>
+      ) : (
+        <form onSubmit={submitTenant} className="flex items-end gap-2" key={params.tenant ?? ""}>
+          <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
+            Tenant
+            <input className={field} name="tenant" defaultValue={params.tenant ?? ""} placeholder="every tenant" />
+          </label>
+          <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm hover:bg-slate-50">
+            Apply
+          </button>
+        </form>
+      )}
+      {params.tool !== null || params.tenant !== null ? (
+        <button type="button" className="text-sm text-slate-600 underline" onClick={() => void setParams({ tool: null, tenant: null })}>
+          Clear filters
+        </button>
+      ) : null}
+      {pending ? <span className="text-xs text-slate-500">loading…</span> : null}
+    </div>
+  );
+}

@@ -1,0 +1,46 @@
+import type { MetricsReport } from "@/lib/metrics/metrics-report";
+import { serializeMetricsParams, UNRECORDED_TOOL } from "@/lib/metrics/metrics-params";
+import { ActivityChart } from "./activity-chart";
+import { HeadlineFigures } from "./headline-figures";
+import { MetricsFilterBar } from "./metrics-filter-bar";
+import { RiskTable, type RiskRow } from "./risk-table";
+import { SuppressionRateChart } from "./suppression-rate-chart";
+
+type Props = { report: MetricsReport; configuredTools: string[]; tenantChoices: string[] | null };
+
+const WINDOW_LABEL = { "1h": "last hour, 5-minute steps", "24h": "last 24 hours, hourly", "48h": "last 48 hours, hourly" } as const;
+
+export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
+  const toolRows: RiskRow[] = report.tools.map((t) => ({
+    ...t,
+    id: t.tool ?? UNRECORDED_TOOL,
+    label: t.tool ?? UNRECORDED_TOOL,
+    muted: t.tool === null,
+    href: serializeMetricsParams("/metrics", { window: report.window, tool: t.tool ?? UNRECORDED_TOOL, tenant: report.filter.tenant }),
+  }));
+  const tenantRows: RiskRow[] = report.tenants.map((t) => ({
+    ...t,
+    id: t.tenant,
+    label: t.tenant,
+    href: serializeMetricsParams("/metrics", { window: report.window, tool: report.filter.tool, tenant: t.tenant }),
+  }));
+  const tools = [...new Set([...configuredTools, ...report.tools.flatMap((t) => (t.tool ? [t.tool] : []))])];
+  return (
+    <>
+      <MetricsFilterBar tools={tools} tenantChoices={tenantChoices} />
+      <HeadlineFigures figures={report.overall} windowLabel={`${WINDOW_LABEL[report.window]}, ${report.from.slice(0, 16).replace("T", " ")} – ${report.to.slice(0, 16).replace("T", " ")} UTC`} />
+      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+        <ActivityChart series={report.series} stepMs={report.stepMs} />
+        <SuppressionRateChart series={report.series} stepMs={report.stepMs} />
+      </div>
+      <div className="mt-4 space-y-4">
+        <RiskTable rows={toolRows} caption="Per tool, riskiest first (stuck now + outcome unknown)" firstColumn="tool" />
+        <RiskTable rows={tenantRows} caption="Per tenant" firstColumn="tenant" />
+      </div>
+      <p className="mt-3 text-xs text-slate-500">
+        Closed hours from the hourly rollup ({report.source.rolledUpSteps} steps), the rest live ({report.source.liveSteps}). Claims count in the hour they were
+        made, completions in the hour they completed. Time to complete is to within 9%.
+      </p>
+    </>
+  );
+}

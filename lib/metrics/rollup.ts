@@ -1,0 +1,112 @@
+import type { Db } from "@/lib/db/prisma";
+import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
+import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
+
+/**
+ * Incremental hourly roll-up. Each closed hour is aggregated from the base tables once (the
+ * rules of what counts where are in source-counts.ts), written to metrics_hourly and
+ * metrics_hourly_latency, and listed in metrics_rollup_hour in the same transaction — so an
+ * hour is either fully rolled up or not at all, and re-running changes nothing.
+ *
+ * Why freezing an hour is right here: every figure is counted in the hour its event happened
+ * (claim, completion, writer event, audit row), and those hours are in the past once closed.
+ * Rows deleted afterwards — released claims, trim — leave the rolled-up counts as they were,
+ * which is the point: figures outlive the 48 h table. A claim released *before* its hour was
+ * rolled up is counted from its audit snapshot instead, so the timing of the roll-up does not
+ * change the figures.
+ *
+ * "Closed" means the hour ended at least SETTLE_MS ago: timestamps are taken before their
+ * statement commits (a writer's clock() before its UPDATE, the reconciler's now() at the start
+ * of a transaction that waits on the processor for up to ~40 s), so a just-ended hour may still
+ * receive rows. Until then the hour is computed live. A writer whose clock runs more than
+ * SETTLE_MS behind, or a backfill into the past (seed-demo into a database already rolled up),
+ * is not reflected: delete the affected metrics_rollup_hour rows to have those hours rolled again.
+ *
+ * Who runs it: the metrics page and API before they read (bounded: a catch-up of at most
+ * CATCH_UP_HOURS, one small transaction per hour), and `idem rollup` from cron. A transaction-level
+ * advisory lock serialises concurrent roll-ups, and the watermark is re-read under it, so two
+ * requests never roll the same hour twice: the second waits, then finds it done.
+ */
+export const SETTLE_MS = 5 * MINUTE_MS;
+/** How far back a roll-up looks for unrolled hours: the longest window plus a day of slack (the table keeps 48 h). */
+export const CATCH_UP_HOURS = 72;
+const ROLLUP_LOCK_ID = 7_2707_606;
+/** One hour's aggregation is a few index ranges; generous for a large hour on a slow disk. */
+const HOUR_TRANSACTION_TIMEOUT_MS = 120_000;
+
+export type RollupResult = {
+  /** Hours rolled up by this call, oldest first (ISO). */
+  rolledUp: string[];
+  /** Hours this call found already rolled up by someone else while it waited. */
+  skipped: number;
+  durationMs: number;
+  /** The start of the newest closed hour (ISO): figures before its end are final. */
+  closedThrough: string;
+};
+
+/** The start of the newest hour that is closed at `now`, or of the hour before the first. */
+export function lastClosedHour(now: Date): Date {
+  return new Date(floorTo(new Date(now.getTime() - SETTLE_MS), HOUR_MS).getTime() - HOUR_MS);
+}
+
+export async function pendingHours(db: Db, now: Date, catchUpHours = CATCH_UP_HOURS): Promise<Date[]> {
+  const last = lastClosedHour(now);
+  const first = new Date(last.getTime() - (catchUpHours - 1) * HOUR_MS);
+  const rows = await db.$queryRaw<{ hour: Date }[]>`
+    SELECT h AS hour FROM generate_series(${first}::timestamptz, ${last}::timestamptz, interval '1 hour') AS h
+    WHERE NOT EXISTS (SELECT 1 FROM metrics_rollup_hour r WHERE r.hour = h)
+    ORDER BY h`;
+  return rows.map((r) => r.hour);
+}
+
+export async function rollUpClosedHours(db: Db, now: Date, options: { catchUpHours?: number; onHour?: (hour: Date, done: number, total: number) => void } = {}): Promise<RollupResult> {
+  const started = Date.now();
+  const hours = await pendingHours(db, now, options.catchUpHours);
+  const rolledUp: string[] = [];
+  let skipped = 0;
+  for (const [i, hour] of hours.entries()) {
+    const done = await rollUpHour(db, hour);
+    if (done) rolledUp.push(hour.toISOString());
+    else skipped += 1;
+    options.onHour?.(hour, i + 1, hours.length);
+  }
+  return { rolledUp, skipped, durationMs: Date.now() - started, closedThrough: lastClosedHour(now).toISOString() };
+}
+
+/** Rolls up one hour unless it already is; true when this call did it. */
+export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_ID}::int8)`;
+      const [already] = await tx.$queryRaw<{ n: number }[]>`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
+      if (already) return false;
+      const started = Date.now();
+      const range = { from: hour, to: new Date(hour.getTime() + HOUR_MS), stepMs: HOUR_MS };
+      const counts = await sourceCounts(tx, range, UNSCOPED);
+      const latency = await sourceLatency(tx, range, UNSCOPED);
+      if (counts.length > 0) {
+        await tx.$executeRaw`
+          INSERT INTO metrics_hourly (hour, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler)
+          SELECT ${hour}::timestamptz, * FROM unnest(
+            ${counts.map((c) => c.tenant)}::text[], ${counts.map((c) => c.tool)}::text[],
+            ${counts.map((c) => c.executions)}::int8[], ${counts.map((c) => c.completed)}::int8[],
+            ${counts.map((c) => c.replaysServed)}::int8[], ${counts.map((c) => c.inFlightRejected)}::int8[],
+            ${counts.map((c) => c.outcomeUnknown)}::int8[], ${counts.map((c) => c.resolvedByOperator)}::int8[],
+            ${counts.map((c) => c.resolvedByReconciler)}::int8[])
+          ON CONFLICT (hour, tenant, tool) DO NOTHING`;
+      }
+      if (latency.length > 0) {
+        await tx.$executeRaw`
+          INSERT INTO metrics_hourly_latency (hour, tenant, tool, bucket, completions)
+          SELECT ${hour}::timestamptz, * FROM unnest(
+            ${latency.map((l) => l.tenant)}::text[], ${latency.map((l) => l.tool)}::text[],
+            ${latency.map((l) => l.bucket)}::int2[], ${latency.map((l) => l.completions)}::int8[])
+          ON CONFLICT (hour, tenant, tool, bucket) DO NOTHING`;
+      }
+      await tx.$executeRaw`INSERT INTO metrics_rollup_hour (hour, duration_ms) VALUES (${hour}::timestamptz, ${Date.now() - started})`;
+      return true;
+    },
+    { timeout: HOUR_TRANSACTION_TIMEOUT_MS, maxWait: HOUR_TRANSACTION_TIMEOUT_MS },
+  );
+}
+

@@ -1,0 +1,163 @@
+import { Prisma } from "@/generated/prisma/client";
+import { latencyBucketSql } from "./latency-histogram";
+
+/**
+ * The figures of a time range, computed from the base tables (idempotency, idempotency_event,
+ * audit_log) and grouped by step, tenant and tool. The roll-up runs it for one closed hour at a
+ * time; the metrics query runs it live for the current hour (and the 1 h window's 5-minute
+ * steps). Every part is an index range on its time column: idempotency (created_at) and
+ * (updated_at, partial), idempotency_event (at), audit_log (at).
+ *
+ * What counts where — each event is counted in the step in which it happened:
+ * - executions: a claim, in the step of its created_at. A claim an operator released (deleted)
+ *   before its hour was rolled up is counted from the audit row's snapshot of it (before.createdAt),
+ *   so a release never makes a claim vanish from the figures, whenever it happens.
+ * - completed: a completion, in the step of its updated_at — so a claim made at 10:50 and
+ *   completed at 12:10 counts as an execution at 10:00 and a completion at 12:00, and a closed
+ *   hour never has to be reopened. Writers that complete without setting updated_at (the reference
+ *   text's plain UPDATE) give no completion time: those are counted at their claim's step, if
+ *   completed by the time that step is rolled up, and add nothing to the latency histogram.
+ * - replays served, in-flight rejections, outcome unknown: the writer's events, by `at`.
+ * - resolved by operator / by reconciler: audit rows record.complete, record.release and
+ *   record.force_release by `at`; the reconciler's are those of actor system:reconciler or with
+ *   its reason prefix "reconciler: " (a reconcile run started by a person under their own name).
+ * - time to complete: updated_at − created_at of each timed completion, in its completion step.
+ *
+ * tool '' stands for a writer that does not record the tool (NULL).
+ */
+
+export const RECONCILER_ACTOR_LABEL = "system:reconciler";
+export const RECONCILER_REASON_PREFIX = "reconciler: ";
+
+export type SourceScope = {
+  /** The actor's tenants; null = every tenant. */
+  tenants: string[] | null;
+  tenant: string | null;
+  /** A tool name, '' for unrecorded, null for every tool. */
+  tool: string | null;
+};
+
+export const UNSCOPED: SourceScope = { tenants: null, tenant: null, tool: null };
+
+export type CountRow = {
+  step: Date;
+  tenant: string;
+  tool: string;
+  executions: number;
+  completed: number;
+  replaysServed: number;
+  inFlightRejected: number;
+  outcomeUnknown: number;
+  resolvedByOperator: number;
+  resolvedByReconciler: number;
+};
+
+export type LatencyRow = { step: Date; tenant: string; tool: string; bucket: number; completions: number };
+
+type Sql = Pick<Prisma.TransactionClient, "$queryRaw">;
+
+// date_bin needs an origin; any UTC hour boundary gives UTC-aligned steps, whatever the session's time zone.
+const ORIGIN = "2000-01-01T00:00:00Z";
+
+function stepSql(column: Prisma.Sql, stepMs: number): Prisma.Sql {
+  return Prisma.sql`date_bin(${`${stepMs / 1000} seconds`}::interval, ${column}, ${ORIGIN}::timestamptz)`;
+}
+
+function scopeSql(tenant: Prisma.Sql, tool: Prisma.Sql, scope: SourceScope): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (scope.tenants !== null) parts.push(Prisma.sql`${tenant} = ANY(${scope.tenants}::text[])`);
+  if (scope.tenant !== null) parts.push(Prisma.sql`${tenant} = ${scope.tenant}`);
+  if (scope.tool !== null) parts.push(Prisma.sql`${tool} = ${scope.tool}`);
+  return parts.length > 0 ? Prisma.sql`AND ${Prisma.join(parts, " AND ")}` : Prisma.empty;
+}
+
+const ROW_TOOL = Prisma.sql`COALESCE(tool, '')`;
+const AUDIT_TENANT = Prisma.sql`COALESCE(tenant, before->>'tenant')`;
+const AUDIT_TOOL = Prisma.sql`COALESCE(before->>'tool', '')`;
+const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
+
+type RawCountRow = {
+  step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
+  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint;
+};
+
+export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepMs: number }, scope: SourceScope): Promise<CountRow[]> {
+  const { from, to, stepMs } = range;
+  const rows = await db.$queryRaw<RawCountRow[]>`
+    WITH claims AS (
+      SELECT ${stepSql(Prisma.sql`created_at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool,
+             count(*) AS executions,
+             count(*) FILTER (WHERE status = 'completed' AND updated_at IS NULL) AS completed
+      FROM idempotency
+      WHERE created_at >= ${from}::timestamptz AND created_at < ${to}::timestamptz ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      GROUP BY 1, 2, 3
+    ), released_claims AS (
+      SELECT ${stepSql(RELEASED_CREATED_AT, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool, count(*) AS executions
+      FROM audit_log
+      WHERE action IN ('record.release', 'record.force_release') AND at >= ${from}::timestamptz
+        AND ${RELEASED_CREATED_AT} >= ${from}::timestamptz AND ${RELEASED_CREATED_AT} < ${to}::timestamptz
+        ${scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope)}
+      GROUP BY 1, 2, 3
+    ), completions AS (
+      SELECT ${stepSql(Prisma.sql`updated_at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool, count(*) AS completed
+      FROM idempotency
+      WHERE updated_at >= ${from}::timestamptz AND updated_at < ${to}::timestamptz AND status = 'completed'
+        ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      GROUP BY 1, 2, 3
+    ), events AS (
+      SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool,
+             count(*) FILTER (WHERE kind = 'replay_served') AS replays_served,
+             count(*) FILTER (WHERE kind = 'in_flight_rejected') AS in_flight_rejected,
+             count(*) FILTER (WHERE kind = 'outcome_unknown') AS outcome_unknown
+      FROM idempotency_event
+      WHERE at >= ${from}::timestamptz AND at < ${to}::timestamptz ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      GROUP BY 1, 2, 3
+    ), resolutions AS (
+      SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool,
+             count(*) FILTER (WHERE NOT (actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))) AS resolved_by_operator,
+             count(*) FILTER (WHERE actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX})) AS resolved_by_reconciler
+      FROM audit_log
+      WHERE action IN ('record.complete', 'record.release', 'record.force_release') AND at >= ${from}::timestamptz AND at < ${to}::timestamptz
+        ${scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope)}
+      GROUP BY 1, 2, 3
+    )
+    SELECT step, tenant, tool,
+           sum(executions)::int8 AS executions, sum(completed)::int8 AS completed,
+           sum(replays_served)::int8 AS replays_served, sum(in_flight_rejected)::int8 AS in_flight_rejected,
+           sum(outcome_unknown)::int8 AS outcome_unknown,
+           sum(resolved_by_operator)::int8 AS resolved_by_operator, sum(resolved_by_reconciler)::int8 AS resolved_by_reconciler
+    FROM (
+      SELECT step, tenant, tool, executions, completed, 0 AS replays_served, 0 AS in_flight_rejected, 0 AS outcome_unknown, 0 AS resolved_by_operator, 0 AS resolved_by_reconciler FROM claims
+      UNION ALL SELECT step, tenant, tool, executions, 0, 0, 0, 0, 0, 0 FROM released_claims
+      UNION ALL SELECT step, tenant, tool, 0, completed, 0, 0, 0, 0, 0 FROM completions
+      UNION ALL SELECT step, tenant, tool, 0, 0, replays_served, in_flight_rejected, outcome_unknown, 0, 0 FROM events
+      UNION ALL SELECT step, tenant, tool, 0, 0, 0, 0, 0, resolved_by_operator, resolved_by_reconciler FROM resolutions
+    ) AS parts
+    GROUP BY step, tenant, tool`;
+  return rows.map((r) => ({
+    step: r.step,
+    tenant: r.tenant,
+    tool: r.tool,
+    executions: Number(r.executions),
+    completed: Number(r.completed),
+    replaysServed: Number(r.replays_served),
+    inFlightRejected: Number(r.in_flight_rejected),
+    outcomeUnknown: Number(r.outcome_unknown),
+    resolvedByOperator: Number(r.resolved_by_operator),
+    resolvedByReconciler: Number(r.resolved_by_reconciler),
+  }));
+}
+
+const COMPLETION_MS = "(extract(epoch FROM (updated_at - created_at)) * 1000)::float8";
+
+export async function sourceLatency(db: Sql, range: { from: Date; to: Date; stepMs: number }, scope: SourceScope): Promise<LatencyRow[]> {
+  const { from, to, stepMs } = range;
+  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; bucket: number; completions: bigint }[]>`
+    SELECT ${stepSql(Prisma.sql`updated_at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool,
+           ${Prisma.raw(latencyBucketSql(COMPLETION_MS))} AS bucket, count(*)::int8 AS completions
+    FROM idempotency
+    WHERE updated_at >= ${from}::timestamptz AND updated_at < ${to}::timestamptz AND status = 'completed'
+      ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+    GROUP BY 1, 2, 3, 4`;
+  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
+}
