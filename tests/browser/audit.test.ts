@@ -1,11 +1,11 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Actor } from "@/lib/auth/actor";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
@@ -16,17 +16,6 @@ const key = (name: string) => createHash("sha256").update(`audit-browser|${run}|
 
 const reconciler: Actor = { kind: "system", id: "reconciler", name: "reconciler", displayName: "Reconciler", role: "operator", tenants: [] };
 const omar: Actor = { kind: "user", id: "omar", name: "operator@demo.test", displayName: "Omar Operator", role: "operator", tenants: [] };
-
-async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${baseUrl}${path}`);
-  await page.waitForURL(/\/sign-in\?callbackUrl=/);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', DEMO_PASSWORD);
-  await page.click('button[type="submit"]');
-  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
-  return page;
-}
 
 const shownActions = (page: Page) => page.locator('[data-testid="audit-table"] tbody tr[data-action]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
 
@@ -68,7 +57,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
 
   it("shows the entries written to the database, links a record only while it exists, and filters by action through the form", async () => {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const page = await signIn(context, "operator@demo.test", `/audit?tenant=${TENANT}`);
+    const page = await signInInContext(context, "operator@demo.test", `/audit?tenant=${TENANT}`);
     await page.waitForSelector('[data-testid="audit-table"]');
     expect(await shownActions(page)).toEqual(["record.release", "record.release", "record.complete"]);
     expect(await page.locator('[data-column="actor"]').allTextContents()).toEqual(["system:reconciler", "operator@demo.test", "system:reconciler"]);
@@ -96,7 +85,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     expect(new URL(page.url()).searchParams.get("tenant")).toBe(TENANT);
 
     // The same URL in a fresh session shows the same entries.
-    const shared = await signIn(await browser.newContext(), "viewer@demo.test", new URL(page.url()).pathname + new URL(page.url()).search);
+    const shared = await signInInContext(await browser.newContext(), "viewer@demo.test", new URL(page.url()).pathname + new URL(page.url()).search);
     await shared.waitForSelector('[data-testid="audit-table"]');
     expect(await shownActions(shared)).toEqual(["record.complete"]);
     // A viewer's copy of the receipt is masked.
@@ -106,7 +95,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
   });
 
   it("a tenant-limited viewer does not see other tenants' entries; the API needs a session or token", async () => {
-    const page = await signIn(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
+    const page = await signInInContext(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
     await page.waitForSelector('[data-testid="audit-empty"]');
     expect((await fetch(`${baseUrl}/api/v1/audit`)).status).toBe(401);
     const fromPage = await page.evaluate(() => fetch("/api/v1/audit?colour=red").then(async (r) => ({ status: r.status, body: await r.json() })));

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { createPrismaClient } from "@/lib/db/prisma";
+import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
@@ -10,14 +10,6 @@ const run = randomBytes(3).toString("hex");
 const TENANT = `mb-${run}`;
 const RECORDING_TOOL = `bt_${run}_charge`;
 const SILENT_TOOL = `bt_${run}_silent`;
-
-async function signIn(page: Page, path: string) {
-  await page.goto(`${baseUrl}${path}`);
-  await page.waitForURL(/\/sign-in\?callbackUrl=/);
-  await page.fill('input[name="email"]', "admin@demo.test");
-  await page.fill('input[name="password"]', DEMO_PASSWORD);
-  await page.click('button[type="submit"]');
-}
 
 /**
  * Rows in the last few minutes: whatever other files' page visits rolled up, these are in an
@@ -60,7 +52,7 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
   it("draws the charts, the risk table with 'not recorded', and keeps window and filters in the URL", async () => {
     const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
     const page = await context.newPage();
-    await signIn(page, "/metrics?window=1h");
+    await signInAs(page, "admin@demo.test", "/metrics?window=1h");
     await page.waitForURL(`${baseUrl}/metrics?window=1h`);
 
     // Charts render as SVG in the browser (recharts, client components).

@@ -2,20 +2,12 @@ import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
 const TENANT = `op-${run}`;
-
-async function signIn(page: Page, email: string) {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', DEMO_PASSWORD);
-  await page.click('button[type="submit"]');
-  await page.waitForURL(`${baseUrl}/`);
-}
 
 // An operator's morning: claims stuck after processor timeouts; ask the processor, clear them in
 // bulk and one by one, without a second charge and with every step in the audit log.
@@ -63,7 +55,7 @@ describe.skipIf(browserMissing)("operator flow in Chromium: stuck list, bulk pla
     const untouched = await stuckClaim(20, "user_untouched");
     await stuckClaim(1); // not stuck yet: not on the page
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await signIn(page, "operator@demo.test");
+    await signInAs(page, "operator@demo.test");
     await findProcessor(page, taken);
     await charge(taken);
     await charge(untouched);
@@ -115,7 +107,7 @@ describe.skipIf(browserMissing)("operator flow in Chromium: stuck list, bulk pla
   it("an operator completes one claim from its record page with a reason; a viewer sees no action buttons", async () => {
     const key = await stuckClaim(25, "user_record_page");
     const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
-    await signIn(page, "operator@demo.test");
+    await signInAs(page, "operator@demo.test");
     if (!processorUrl) await findProcessor(page, key);
     await charge(key);
     await page.goto(`${baseUrl}/records/${key}`);
@@ -136,7 +128,7 @@ describe.skipIf(browserMissing)("operator flow in Chromium: stuck list, bulk pla
 
     const stuck = await stuckClaim(25, "user_viewer_sees");
     const viewer = await browser.newPage();
-    await signIn(viewer, "viewer@demo.test");
+    await signInAs(viewer, "viewer@demo.test");
     await viewer.goto(`${baseUrl}/records/${stuck}`);
     await viewer.waitForSelector('[data-testid="record-ref"]');
     expect(await viewer.locator('[data-testid="resolve-panel"]').count()).toBe(0);
@@ -156,7 +148,7 @@ describe.skipIf(browserMissing)("operator flow in Chromium: stuck list, bulk pla
   it("over real HTTP with a session: 20 concurrent resolves of one key give one 200 and nineteen 409s; a cross-site Origin is refused", async () => {
     const key = await stuckClaim(40, "user_race");
     const page = await browser.newPage();
-    await signIn(page, "operator@demo.test");
+    await signInAs(page, "operator@demo.test");
     if (!processorUrl) await findProcessor(page, key);
     await charge(key);
     const statuses = await page.evaluate(async (k) => {

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
-import type { Browser, BrowserContext, Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
@@ -11,17 +11,6 @@ const TENANT = `shop-${run}`;
 // A filter change re-renders the page on the server; give it more than expect.poll's default second.
 const SERVER_RENDER = { timeout: 15_000, interval: 100 };
 const TOOLS = ["charge_card", "create_shipment", "send_receipt_email", "refund_charge", null] as const;
-
-async function signIn(context: BrowserContext, email: string, path: string): Promise<Page> {
-  const page = await context.newPage();
-  await page.goto(`${baseUrl}${path}`);
-  await page.waitForURL(/\/sign-in\?callbackUrl=/);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', DEMO_PASSWORD);
-  await page.click('button[type="submit"]');
-  await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
-  return page;
-}
 
 const rowKeys = (page: Page) => page.locator('[data-testid="records-table"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")));
 const columnTexts = (page: Page, column: string) => page.locator(`[data-testid="records-table"] tbody td[data-column="${column}"]`).allTextContents();
@@ -52,7 +41,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
 
   it("filters change the URL and the rows; next/prev page; back restores the previous filter; a shared URL shows the same page", async () => {
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const page = await signIn(context, "operator@demo.test", `/records?tenant=${TENANT}&limit=25`);
+    const page = await signInInContext(context, "operator@demo.test", `/records?tenant=${TENANT}&limit=25`);
     await page.waitForSelector('[data-testid="records-table"]');
     const firstPage = await rowKeys(page);
     expect(firstPage).toHaveLength(25);
@@ -97,7 +86,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
 
     // The third page's URL, opened by someone else in a fresh browser context, shows the same rows.
     const other = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const shared = await signIn(other, "viewer@demo.test", new URL(thirdPageUrl).pathname + new URL(thirdPageUrl).search);
+    const shared = await signInInContext(other, "viewer@demo.test", new URL(thirdPageUrl).pathname + new URL(thirdPageUrl).search);
     await shared.waitForURL(thirdPageUrl);
     await shared.waitForSelector('[data-testid="records-table"]');
     expect(await rowKeys(shared)).toEqual(thirdPage);
@@ -112,7 +101,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
 
   it("the API answers what the page shows, refuses unknown filters by name, and exports the filter as a file", async () => {
     const context = await browser.newContext();
-    const page = await signIn(context, "viewer@demo.test", "/records");
+    const page = await signInInContext(context, "viewer@demo.test", "/records");
     const api = (path: string) =>
       page.evaluate(async (p) => {
         const response = await fetch(p);
@@ -145,7 +134,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
 
     // A support agent limited to tenant acme: this tenant's rows do not exist for them.
     const acme = await browser.newContext();
-    const limited = await signIn(acme, "acme-support@demo.test", `/records?tenant=${TENANT}`);
+    const limited = await signInInContext(acme, "acme-support@demo.test", `/records?tenant=${TENANT}`);
     await limited.waitForSelector('[data-testid="records-empty"]');
     expect(await limited.textContent('[data-testid="records-empty"]')).toContain(`No records match tenant ${TENANT}`);
     const hidden = await limited.evaluate((p) => fetch(p).then((r) => r.json()), `/api/v1/records?tenant=${TENANT}`);

@@ -2,22 +2,14 @@ import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { withIdempotency, type GuardResult } from "@/lib/idempotency/guard";
 import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
+import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
 const TENANT = `sf-${run}`;
-
-async function signIn(page: Page, email: string) {
-  await page.goto(`${baseUrl}/sign-in`);
-  await page.fill('input[name="email"]', email);
-  await page.fill('input[name="password"]', DEMO_PASSWORD);
-  await page.click('button[type="submit"]');
-  await page.waitForURL(`${baseUrl}/`);
-}
 
 // Support's minute: a customer's error message in hand, did the charge happen, what should they do?
 describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land on the record, ask, explain", () => {
@@ -60,7 +52,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
   it("a whole error message pasted into the header box lands on its record; the processor check answers", async () => {
     if (stuck.outcome !== "in_flight") throw new Error(`expected in_flight, got ${stuck.outcome}`);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signIn(page, "viewer@demo.test");
+    await signInAs(page, "viewer@demo.test");
     await page.keyboard.press("/");
     await page.keyboard.type(`Customer wrote: "${stuck.message}"`);
     await page.keyboard.press("Enter");
@@ -100,7 +92,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
   it("a viewer sees the stored response redacted; a ref shared by two records offers a choice", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signIn(page, "viewer@demo.test");
+    await signInAs(page, "viewer@demo.test");
     await page.goto(`${baseUrl}/records/${completed.key}`);
     await page.waitForSelector('[data-testid="redaction-note"]');
     const main = (await page.textContent("main")) ?? "";
@@ -122,7 +114,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
   it("a tenant-limited viewer gets not-found for another tenant's record, in the page and the API", async () => {
     const page = await browser.newPage();
-    await signIn(page, "acme-support@demo.test");
+    await signInAs(page, "acme-support@demo.test");
     await page.goto(`${baseUrl}/records/${completed.key}`);
     // The not-found page, with nothing of the record on it. (Its HTTP status is 200, not 404: the
     // records segment's loading.tsx starts streaming before the page can call notFound().)
@@ -137,7 +129,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
   it("the key explainer shows the same call 14 minutes earlier in the previous bucket", async () => {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-    await signIn(page, "viewer@demo.test");
+    await signInAs(page, "viewer@demo.test");
     const query = new URLSearchParams({
       tenant: TENANT,
       subject: "user_1",
