@@ -1,12 +1,14 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, type FormEvent } from "react";
+import { useEffect, useRef, useState, type FormEvent } from "react";
 
 /** The lookup box in the header; "/" focuses it from anywhere on the page. */
 export function HeaderLookup() {
   const router = useRouter();
   const input = useRef<HTMLInputElement>(null);
+  // Marks the box once the "/" shortcut is listening (after hydration), for people's tools and tests alike.
+  const [shortcutReady, setShortcutReady] = useState(false);
 
   useEffect(() => {
     function onKey(event: KeyboardEvent) {
@@ -18,6 +20,7 @@ export function HeaderLookup() {
       }
     }
     window.addEventListener("keydown", onKey);
+    setShortcutReady(true);
     return () => window.removeEventListener("keydown", onKey);
   }, []);
 
@@ -35,6 +38,7 @@ export function HeaderLookup() {
       <input
         id="header-lookup"
         ref={input}
+        data-shortcut-ready={shortcutReady ? "true" : undefined}
         type="search"
         placeholder="Paste a ref, key or error message   ( / )"
         className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-400 focus:border-slate-500 focus:outline-none"

@@ -68,6 +68,7 @@ describe.skipIf(browserMissing)("sign-in and the shell, in Chromium", () => {
     const page = await browser.newPage();
     await signIn(page, "viewer@demo.test", DEMO_PASSWORD);
     await page.waitForURL(`${baseUrl}/`);
+    await page.waitForSelector('#header-lookup[data-shortcut-ready="true"]'); // hydrated: the shortcut listens
     await page.keyboard.press("/");
     expect(await page.evaluate(() => document.activeElement?.id)).toBe("header-lookup");
     await page.keyboard.type("already in progress (ref 3f9a1c2b7d4e)");
