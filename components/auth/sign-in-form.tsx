@@ -1,7 +1,7 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 
 type Option = { id: string; name: string; kind: "oauth" | "demo" };
 type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
@@ -14,6 +14,11 @@ export function SignInForm(props: {
   error: string | null;
 }) {
   const [busy, setBusy] = useState(false);
+  // Buttons stay disabled until React has hydrated: a click before that would submit the form
+  // natively, without the sign-in request (and must never put a password in a URL).
+  const [hydrated, setHydrated] = useState(false);
+  useEffect(() => setHydrated(true), []);
+  const disabled = busy || !hydrated;
   const demo = props.options.some((o) => o.kind === "demo");
 
   async function signInWithPassword(email: string, password: string) {
@@ -42,7 +47,7 @@ export function SignInForm(props: {
           <button
             key={o.id}
             type="button"
-            disabled={busy}
+            disabled={disabled}
             onClick={() => void signIn(o.id, { callbackUrl: props.callbackUrl })}
             className="mb-2 w-full rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
           >
@@ -52,7 +57,7 @@ export function SignInForm(props: {
 
       {demo ? (
         <>
-          <form onSubmit={onSubmit} className="flex flex-col gap-3">
+          <form method="post" onSubmit={onSubmit} className="flex flex-col gap-3">
             <label className="text-sm">
               <span className="mb-1 block text-slate-700">Email</span>
               <input name="email" type="email" required autoComplete="username" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
@@ -61,7 +66,7 @@ export function SignInForm(props: {
               <span className="mb-1 block text-slate-700">Password</span>
               <input name="password" type="password" required autoComplete="current-password" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
             </label>
-            <button type="submit" disabled={busy} className="rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+            <button type="submit" disabled={disabled} className="rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
               Sign in
             </button>
           </form>
@@ -75,7 +80,7 @@ export function SignInForm(props: {
                   <button
                     key={account.email}
                     type="button"
-                    disabled={busy}
+                    disabled={disabled}
                     data-testid={`demo-sign-in-${account.email}`}
                     onClick={() => void signInWithPassword(account.email, props.demoPassword ?? "")}
                     className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-1.5 text-left text-sm hover:bg-slate-50 disabled:opacity-50"
