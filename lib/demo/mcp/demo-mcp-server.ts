@@ -104,6 +104,10 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise
       sendJsonRpcError(res, 500, "Internal server error");
     });
   });
+  // Keep idle sockets open longer than clients keep them: otherwise a client reusing a socket the
+  // server is just closing gets "socket hang up" (the 5 s default races keep-alive agents).
+  http.keepAliveTimeout = 65_000;
+  http.headersTimeout = 66_000;
   await new Promise<void>((resolve, reject) => {
     http.once("error", reject);
     http.listen(options.port ?? 0, options.host ?? "127.0.0.1", () => {

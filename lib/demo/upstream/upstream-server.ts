@@ -156,6 +156,9 @@ export async function startUpstream(definition: UpstreamDefinition, options: Dem
   const server = createServer((req, res) => {
     respond(req, res).catch((error: unknown) => sendJson(res, toReply(error, definition.name)));
   });
+  // Longer than any client keeps an idle socket, so a reused socket is never closed under it.
+  server.keepAliveTimeout = 65_000;
+  server.headersTimeout = 66_000;
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
