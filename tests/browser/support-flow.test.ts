@@ -115,9 +115,10 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
   it("a tenant-limited viewer gets not-found for another tenant's record, in the page and the API", async () => {
     const page = await browser.newPage();
     await signInAs(page, "acme-support@demo.test");
-    await page.goto(`${baseUrl}/records/${completed.key}`);
-    // The not-found page, with nothing of the record on it. (Its HTTP status is 200, not 404: the
-    // records segment's loading.tsx starts streaming before the page can call notFound().)
+    const response = await page.goto(`${baseUrl}/records/${completed.key}`);
+    // Absent, not forbidden: the record's existence is data too. (No loading.tsx wraps the detail
+    // page, so nothing streams before notFound() sets the status.)
+    expect(response?.status()).toBe(404);
     await page.waitForSelector("text=Nothing here");
     const shown = await page.innerText("main");
     expect(shown).toContain("not yours to see");
