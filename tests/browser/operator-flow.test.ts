@@ -101,6 +101,13 @@ describe.skipIf(browserMissing)("operator flow in Chromium: stuck list, bulk pla
     expect((await auditOf(notTaken)).map((a) => a.action)).toEqual(["record.release"]);
     // The list behind the plan refreshed: only the untouched claim is left.
     await expect.poll(() => page.locator('[data-testid="stuck-table"] tbody tr').count()).toBe(1);
+
+    // And the operator sees both actions in the audit log page.
+    await page.goto(`${baseUrl}/audit?tenant=${TENANT}`);
+    await page.waitForSelector('[data-testid="audit-table"]');
+    const logged = await page.locator('[data-testid="audit-table"] tbody tr[data-action]').evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-action")));
+    expect(logged.sort()).toEqual(["record.complete", "record.release"]);
+    expect(await page.textContent('[data-testid="audit-table"]')).toContain("bulk: processor timeouts at 03:00");
     await page.close();
   });
 

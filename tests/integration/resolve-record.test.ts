@@ -6,6 +6,7 @@ import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
+import { REFERENCE_COMPLETE } from "@/lib/idempotency/reference-statements";
 import { resolveRecord, type ResolveInput } from "@/lib/resolve/resolve-record";
 import { useTestDb } from "../helpers/db";
 
@@ -114,6 +115,24 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
     const version = result.current?.version ?? null;
     expect(version).toMatch(/\.\d{6}Z$/);
     expect(await resolveRecord(db, config, operator, key, input("complete", { expectedUpdatedAt: version }))).toMatchObject({ ok: true });
+  });
+
+  it("a resolve racing the writer that completes the same row: the writer's response survives", async () => {
+    const key = await stuckClaim({ taken: true });
+    const writer = await pool.connect();
+    try {
+      // The writer's own completion (the reference text's UPDATE), still uncommitted: it holds the row.
+      await writer.query("BEGIN");
+      await writer.query(REFERENCE_COMPLETE, [key, JSON.stringify({ from: "writer", receipt: "ch_writer" })]);
+      const resolving = resolveRecord(db, config, operator, key, input("complete"));
+      await new Promise((r) => setTimeout(r, 500)); // the resolve has checked and now waits on the row lock
+      await writer.query("COMMIT");
+      expect(await resolving).toMatchObject({ ok: false, status: 409, code: "conflict", current: { status: "completed" } });
+    } finally {
+      writer.release();
+    }
+    expect((await row(key))?.response).toEqual({ from: "writer", receipt: "ch_writer" });
+    expect(await auditRows(key)).toHaveLength(0);
   });
 
   it("20 concurrent resolves of one key: exactly 1 succeeds, 19 conflict, 1 audit row", async () => {
