@@ -77,6 +77,11 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     await expect.poll(async () => (await rowKeys(page)).length, SERVER_RENDER).toBe(20);
     const thirdPageUrl = page.url();
     const thirdPage = await rowKeys(page);
+    // A reload keeps the state: it is all in the URL.
+    await page.reload();
+    await page.waitForSelector('[data-testid="records-table"]');
+    expect(page.url()).toBe(thirdPageUrl);
+    expect(await rowKeys(page)).toEqual(thirdPage);
     expect(await page.locator('[data-testid="records-pager"] [aria-disabled="true"]').textContent()).toBe("Older →");
     await page.click('[data-testid="records-pager"] >> text=← Newer');
     await page.waitForURL(/dir=prev/);
