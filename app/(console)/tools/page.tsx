@@ -1,21 +1,34 @@
+import type { SearchParams } from "nuqs/server";
+import { Suspense } from "react";
+import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { PlannedPanel } from "@/components/ui/planned-panel";
+import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit";
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
 
 export const metadata = { title: "Tools" };
 
-export default async function ToolsPage() {
-  await requirePageActor("tools:read", "/tools");
+export default async function ToolsPage({ searchParams }: { searchParams: Promise<SearchParams> }) {
+  const actor = await requirePageActor("tools:read", "/tools");
   return (
     <>
-      <PageHeader title="Tools" description="Which tools claim idempotentHint, and whether the table backs the claim." />
-      <PlannedPanel
-        items={[
-          "Annotations from a live tools/list of each configured MCP server, with the spec's defaults.",
-          "Evidence from the table: records, replays, rejections, stuck and outcome-unknown rows.",
-          "A verdict per tool with its explanation and the fix.",
-        ]}
+      <PageHeader
+        title="Tools"
+        description="Each tool's MCP annotations beside the evidence in the table. The flag follows the code; it never leads it: an idempotentHint needs a key behind it."
       />
+      <Suspense fallback={<p className="text-sm text-slate-500">Loading the audit…</p>}>
+        <ToolsSection actor={actor} searchParams={searchParams} />
+      </Suspense>
     </>
   );
+}
+
+async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
+  const raw = (await searchParams).window;
+  const window = parseAuditWindow(typeof raw === "string" ? raw : undefined) ?? "24h";
+  const audit = await buildToolsAudit(getDb(), getConfig(), actor, window);
+  return <ToolsView audit={audit} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
 }

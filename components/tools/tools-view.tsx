@@ -1,0 +1,59 @@
+import Link from "next/link";
+import type { ToolsAudit } from "@/lib/annotations/build-audit";
+import { AddServerForm } from "./add-server-form";
+import { RefreshButton } from "./refresh-button";
+import { ServerStatusList } from "./server-status-list";
+import { ToolAuditTable } from "./tool-audit-table";
+import { UploadListingForm } from "./upload-listing-form";
+
+const WINDOWS = ["24h", "48h", "7d"] as const;
+
+type Props = { audit: ToolsAudit; canConfigure: boolean; canReview: boolean };
+
+/** The tools page below its header: window and exports, servers, the per-tool audit, admin forms. */
+export function ToolsView({ audit, canConfigure, canReview }: Props) {
+  const counts = audit.tools.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.tone]: (acc[t.tone] ?? 0) + 1 }), {});
+  return (
+    <div className="space-y-6">
+      <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-white p-3">
+        <nav className="flex items-center gap-1 text-xs" aria-label="Evidence window">
+          <span className="text-slate-500">Evidence over the last</span>
+          {WINDOWS.map((w) => (
+            <Link key={w} href={`/tools?window=${w}`} aria-current={w === audit.window ? "page" : undefined} className={`rounded-md px-2 py-1 font-medium ${w === audit.window ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}>
+              {w}
+            </Link>
+          ))}
+        </nav>
+        <p className="text-xs text-slate-600" data-testid="verdict-counts">
+          <strong className="text-red-800">{counts.danger ?? 0}</strong> unbacked claims · <strong className="text-amber-800">{counts.warn ?? 0}</strong> to look at · <strong className="text-emerald-800">{counts.good ?? 0}</strong> backed
+        </p>
+        <div className="ml-auto flex items-center gap-2">
+          <span className="text-xs text-slate-500">Export for a code review</span>
+          {(["md", "json"] as const).map((format) => (
+            <a key={format} href={`/api/v1/tools/audit/export?format=${format}&window=${audit.window}`} download className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100">
+              {format === "md" ? "Markdown" : "JSON"}
+            </a>
+          ))}
+          <RefreshButton />
+        </div>
+      </div>
+
+      <section>
+        <h2 className="mb-2 text-sm font-semibold text-slate-800">Servers</h2>
+        <ServerStatusList servers={audit.servers} />
+      </section>
+
+      <section>
+        <h2 className="mb-2 text-sm font-semibold text-slate-800">Tools</h2>
+        <ToolAuditTable tools={audit.tools} canReview={canReview} />
+      </section>
+
+      {canConfigure ? (
+        <section className="grid gap-4 rounded-lg border border-slate-200 bg-white p-4 md:grid-cols-2" data-testid="admin-forms">
+          <AddServerForm />
+          <UploadListingForm serverNames={audit.servers.map((s) => s.name)} />
+        </section>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,39 @@
+"use client";
+
+import { useRouter } from "next/navigation";
+import { useState } from "react";
+import { postToApi } from "./post-json";
+
+/** Admins upload a tools/list result (JSON) as a snapshot of a named server. */
+export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
+  const router = useRouter();
+  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  return (
+    <form
+      className="space-y-2"
+      data-testid="upload-listing-form"
+      onSubmit={async (event) => {
+        event.preventDefault();
+        const form = new FormData(event.currentTarget);
+        const file = form.get("file");
+        const text = file instanceof File && file.size > 0 ? await file.text() : String(form.get("listing") ?? "");
+        const server = encodeURIComponent(String(form.get("server") ?? ""));
+        const result = await postToApi(`/api/v1/tools/upload?server=${server}`, text);
+        setMessage(result.ok ? { ok: true, text: "Stored as a new snapshot." } : { ok: false, text: result.message });
+        if (result.ok) router.refresh();
+      }}
+    >
+      <h3 className="text-sm font-semibold">Upload a tools/list result</h3>
+      <input name="server" required list="tool-server-names" placeholder="server name" className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+      <datalist id="tool-server-names">
+        {serverNames.map((name) => (
+          <option key={name} value={name} />
+        ))}
+      </datalist>
+      <input name="file" type="file" accept="application/json,.json" className="block text-xs" />
+      <textarea name="listing" rows={3} placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}' className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
+      <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-xs font-medium hover:bg-slate-100">Upload</button>
+      {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}
+    </form>
+  );
+}

@@ -1,0 +1,50 @@
+/** The four behavioural hints of the MCP spec, as a server declared them (absent = not declared). */
+export type DeclaredAnnotations = {
+  readOnlyHint?: boolean;
+  destructiveHint?: boolean;
+  idempotentHint?: boolean;
+  openWorldHint?: boolean;
+};
+
+export const HINT_NAMES = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
+export type HintName = (typeof HINT_NAMES)[number];
+
+/**
+ * What a host acts on after the spec's defaults. destructive and idempotent mean something only
+ * when the tool is not read-only: for a read-only tool they are `null` ("does not apply").
+ */
+export type EffectiveAnnotations = {
+  readOnlyHint: boolean;
+  destructiveHint: boolean | null;
+  idempotentHint: boolean | null;
+  openWorldHint: boolean;
+};
+
+/** One tool as a listing named it: the name, and its annotations as sent (kept raw in snapshots). */
+export type ListedTool = { name: string; title?: string; annotations?: Record<string, unknown> };
+
+export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
+export type AuditWindow = keyof typeof AUDIT_WINDOWS;
+
+/** What the table says about one tool name over the window (tenant-limited for limited actors). */
+export type ToolEvidence = {
+  /** Rows created in the window. */
+  records: number;
+  completed: number;
+  inProgress: number;
+  /** Events in the window, by kind. */
+  replays: number;
+  rejections: number;
+  outcomeUnknown: number;
+  /** in_progress rows past the tool's stuckAfter, of any age: an unresolved claim is current state. */
+  stuck: number;
+  /** Rows still in_progress whose writer reported "outcome unknown" in the window. */
+  unresolvedOutcomeUnknown: number;
+  /** Newest row for this tool at any age (ISO), null when the table holds none. */
+  lastSeen: string | null;
+};
+
+export const NO_EVIDENCE: ToolEvidence = { records: 0, completed: 0, inProgress: 0, replays: 0, rejections: 0, outcomeUnknown: 0, stuck: 0, unresolvedOutcomeUnknown: 0, lastSeen: null };
+
+/** An admin's word that a claimed tool is naturally idempotent (a set, not an append). */
+export type AnnotationReviewNote = { reviewedBy: string; reviewedAt: string; reason: string };

@@ -1,0 +1,114 @@
+import "server-only";
+import type { Actor } from "@/lib/auth/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { AUDIT_WINDOWS, type AnnotationReviewNote, type AuditWindow, type DeclaredAnnotations, type EffectiveAnnotations, NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
+import { loadLatestReviews, reviewKey } from "./annotation-reviews";
+import { summarizeServer, type ServerSummary } from "./audited-servers";
+import { declaredHints, effectiveAnnotations } from "./effective-annotations";
+import { loadAuditedServers } from "./server-store";
+import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
+import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
+import { loadToolEvidence } from "./tool-evidence";
+import { verdictFor, type VerdictKind, type VerdictTone } from "./verdicts";
+
+export type ServerAuditStatus = ServerSummary & {
+  /** ok: the newest attempt listed tools; error: it failed (reason); never_listed: no attempt yet. */
+  status: "ok" | "error" | "never_listed";
+  reason: string | null;
+  lastAttemptAt: string | null;
+  /** The listing the tools below come from (may be older than a failed newest attempt). */
+  listedAt: string | null;
+  listingSource: "live" | "upload" | null;
+  previousListedAt: string | null;
+  toolCount: number;
+  changes: ToolChange[];
+};
+
+export type ToolAuditRow = {
+  /** null: no server lists this tool; the row exists because the table holds records for it. */
+  server: string | null;
+  name: string;
+  declared: DeclaredAnnotations | null;
+  effective: EffectiveAnnotations | null;
+  evidence: ToolEvidence;
+  verdict: VerdictKind;
+  verdictLabel: string;
+  tone: VerdictTone;
+  certain: boolean;
+  explanation: string;
+  fix: string | null;
+  review: AnnotationReviewNote | null;
+  /** Changes to this tool since the server's previous listing, in words. */
+  changes: string[];
+};
+
+export type ToolsAudit = { window: AuditWindow; generatedAt: string; since: string; servers: ServerAuditStatus[]; tools: ToolAuditRow[] };
+
+export function parseAuditWindow(value: string | null | undefined): AuditWindow | null {
+  if (value === null || value === undefined || value === "") return "24h";
+  return Object.hasOwn(AUDIT_WINDOWS, value) ? (value as AuditWindow) : null;
+}
+
+/**
+ * The annotation audit from the stored snapshots (never a live listing: reading the audit
+ * contacts no server) beside the table's evidence. A server whose newest attempt failed keeps
+ * its last good listing in the audit, with the failure shown on the server.
+ */
+export async function buildToolsAudit(db: Db, config: IdemConfig, actor: Actor, window: AuditWindow, now = new Date()): Promise<ToolsAudit> {
+  const audited = await loadAuditedServers(db, config);
+  const known = new Set(audited.map((s) => s.name));
+  const uploadOnly = (await loadSnapshotServerNames(db)).filter((name) => !known.has(name));
+  const summaries: ServerSummary[] = [
+    ...audited.map(summarizeServer),
+    ...uploadOnly.map((name): ServerSummary => ({ name, origin: "upload", transport: "upload", target: null, headerNames: [] })),
+  ];
+  const snapshots = await loadServerSnapshots(db, summaries.map((s) => s.name));
+  const reviews = await loadLatestReviews(db);
+
+  const servers: ServerAuditStatus[] = [];
+  const listed: { server: string; tool: { name: string; annotations?: Record<string, unknown> }; changes: string[] }[] = [];
+  for (const summary of summaries) {
+    const snaps = snapshots.get(summary.name);
+    const latest = snaps?.latestAttempt ?? null;
+    const good = snaps?.latestGood ?? null;
+    const previous = snaps?.previousGood ?? null;
+    const changes = good?.tools && previous?.tools ? diffListings(previous.tools, good.tools) : [];
+    servers.push({
+      ...summary,
+      status: latest === null ? "never_listed" : latest.error !== null ? "error" : "ok",
+      reason: latest?.error ?? null,
+      lastAttemptAt: latest?.takenAt ?? null,
+      listedAt: good?.takenAt ?? null,
+      listingSource: good?.source ?? null,
+      previousListedAt: previous?.takenAt ?? null,
+      toolCount: good?.tools?.length ?? 0,
+      changes,
+    });
+    for (const tool of good?.tools ?? []) {
+      listed.push({ server: summary.name, tool, changes: changes.filter((c) => c.tool === tool.name).map(describeChange) });
+    }
+  }
+
+  const since = new Date(now.getTime() - AUDIT_WINDOWS[window]);
+  const evidence = await loadToolEvidence(db, actor, config, { since, now, tools: [...new Set(listed.map((l) => l.tool.name))] });
+  const listedNames = new Set(listed.map((l) => l.tool.name));
+
+  const tools: ToolAuditRow[] = listed.map(({ server, tool, changes }) => {
+    const declared = declaredHints(tool.annotations);
+    const effective = effectiveAnnotations(declared);
+    const toolEvidence = evidence.get(tool.name) ?? { ...NO_EVIDENCE };
+    const review = reviews.get(reviewKey(server, tool.name)) ?? null;
+    const verdict = verdictFor({ tool: tool.name, effective, evidence: toolEvidence, review, window });
+    return { server, name: tool.name, declared, effective, evidence: toolEvidence, verdict: verdict.kind, verdictLabel: verdict.label, tone: verdict.tone, certain: verdict.certain, explanation: verdict.explanation, fix: verdict.fix, review, changes };
+  });
+  // "No server lists it" is only as good as the listings: a server never listed may well list it.
+  const unlistedServers = servers.filter((s) => s.listedAt === null).map((s) => s.name);
+  for (const [name, toolEvidence] of [...evidence.entries()].sort(([a], [b]) => a.localeCompare(b))) {
+    if (listedNames.has(name) || toolEvidence.records + toolEvidence.stuck === 0) continue;
+    const verdict = verdictFor({ tool: name, effective: null, evidence: toolEvidence, review: null, window });
+    const caveat = unlistedServers.length > 0 ? ` Not every server has a listing yet (${unlistedServers.join(", ")}): refresh the listings before trusting this.` : "";
+    tools.push({ server: null, name, declared: null, effective: null, evidence: toolEvidence, verdict: verdict.kind, verdictLabel: verdict.label, tone: verdict.tone, certain: verdict.certain && caveat === "", explanation: verdict.explanation + caveat, fix: verdict.fix, review: null, changes: [] });
+  }
+  return { window, generatedAt: now.toISOString(), since: since.toISOString(), servers, tools };
+}

@@ -1,0 +1,41 @@
+import type { ToolsAudit } from "./build-audit";
+import { HINT_NAMES } from "./annotation-types";
+import { describeChange } from "./snapshot-diff";
+
+/** The audit as JSON for a code review: the API's shape, pretty-printed. */
+export function auditToJson(audit: ToolsAudit): string {
+  return `${JSON.stringify(audit, null, 2)}\n`;
+}
+
+/** The audit as Markdown for a code review: servers, then one section per tool, worst first. */
+export function auditToMarkdown(audit: ToolsAudit): string {
+  const lines: string[] = [];
+  lines.push(`# MCP tool annotation audit`, "", `Window: last ${audit.window} (since ${audit.since}); generated ${audit.generatedAt}.`, "", "## Servers", "");
+  lines.push("| server | transport | status | listed | tools | changes since previous listing |", "|---|---|---|---|---|---|");
+  for (const s of audit.servers) {
+    const status = s.status === "error" ? `error: ${s.reason ?? ""}` : s.status === "never_listed" ? "never listed" : "ok";
+    lines.push(`| ${cell(s.name)} | ${s.transport} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`);
+  }
+  lines.push("", "## Tools", "");
+  lines.push("| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |", "|---|---|---|---|---|---|---|---|---|---|");
+  const order = { danger: 0, warn: 1, info: 2, neutral: 3, good: 4 } as const;
+  const tools = [...audit.tools].sort((a, b) => order[a.tone] - order[b.tone] || (a.server ?? "").localeCompare(b.server ?? "") || a.name.localeCompare(b.name));
+  for (const t of tools) {
+    const declared = t.declared?.idempotentHint === undefined ? "absent" : String(t.declared.idempotentHint);
+    const effective = t.effective === null ? "—" : t.effective.idempotentHint === null ? "n/a (read-only)" : String(t.effective.idempotentHint);
+    const e = t.evidence;
+    lines.push(`| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} |`);
+  }
+  for (const t of tools) {
+    lines.push("", `### ${t.server ?? "(not listed)"} / ${t.name} — ${t.verdictLabel}`, "");
+    if (t.declared) lines.push(`Declared: ${HINT_NAMES.filter((h) => t.declared?.[h] !== undefined).map((h) => `${h}: ${t.declared?.[h]}`).join(", ") || "no annotations"}.`, "");
+    lines.push(t.explanation, "");
+    if (t.fix) lines.push(`**Fix:** ${t.fix}`, "");
+    if (t.changes.length) lines.push(`Changed since the previous listing: ${t.changes.join("; ")}.`, "");
+  }
+  return `${lines.join("\n").trimEnd()}\n`;
+}
+
+function cell(text: string): string {
+  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+}

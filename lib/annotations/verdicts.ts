@@ -1,0 +1,172 @@
+import type { AnnotationReviewNote, EffectiveAnnotations, ToolEvidence } from "./annotation-types";
+import { claimsIdempotency } from "./effective-annotations";
+
+export const VERDICT_KINDS = [
+  "claim_backed_by_keys",
+  "claim_with_unresolved_rows",
+  "claim_without_key_evidence",
+  "claim_without_recent_evidence",
+  "claim_reviewed_naturally_idempotent",
+  "keyed_not_claimed",
+  "not_claimed",
+  "read_only",
+  "read_only_with_records",
+  "records_for_unlisted_tool",
+] as const;
+export type VerdictKind = (typeof VERDICT_KINDS)[number];
+
+/** good: nothing to do; danger: a host may repeat a side effect; warn: look at it; info/neutral: no defect. */
+export type VerdictTone = "good" | "danger" | "warn" | "info" | "neutral";
+
+export type Verdict = {
+  kind: VerdictKind;
+  /** Short label for a badge. */
+  label: string;
+  tone: VerdictTone;
+  /** False when the window holds no rows for the tool: the verdict rests on absence, and says so. */
+  certain: boolean;
+  explanation: string;
+  /** What to change, or null when nothing needs changing. */
+  fix: string | null;
+};
+
+export type VerdictInput = {
+  tool: string;
+  /** null: no server lists this tool (evidence only). */
+  effective: EffectiveAnnotations | null;
+  evidence: ToolEvidence;
+  /** The newest admin review saying the operation is naturally idempotent, if any. */
+  review: AnnotationReviewNote | null;
+  /** "24h", "48h", "7d": named in the explanations. */
+  window: string;
+};
+
+const KEY_FIX =
+  "Derive a key on the server — sha256(tenant|subject|tool|canonical-json(arguments)|time-bucket), or a business key such as the order id — record it with INSERT … ON CONFLICT (key) DO NOTHING before the side effect, and pass it to the upstream as its own idempotency reference. " +
+  "Or, if repeating the call truly has no additional effect (a set, not an append), record that as an admin review with the reason.";
+
+/**
+ * The verdict for one tool: what its annotations claim against what the table shows.
+ * "The flag follows the code; it never leads it": a claim needs keys (or a reviewed reason)
+ * behind it, and keys with no claim are a claim that may be made. Pure, so every branch is tested.
+ */
+export function verdictFor(input: VerdictInput): Verdict {
+  const { tool, effective, evidence, review, window } = input;
+  const inWindow = evidence.records > 0;
+  const unresolved = evidence.stuck + evidence.unresolvedOutcomeUnknown;
+  const figures = describeFigures(evidence, window);
+
+  if (effective === null) {
+    return {
+      kind: "records_for_unlisted_tool",
+      label: "records, tool not listed",
+      tone: "warn",
+      certain: true,
+      explanation: `The table holds rows for ${tool} (${figures}), but no server's listing names it: it may have been renamed or removed, or it lives on a server the console does not list.`,
+      fix: "Add the server that publishes it (or upload its tools/list), or, if the tool is gone, let its rows age out once none is in progress.",
+    };
+  }
+
+  if (effective.readOnlyHint) {
+    if (inWindow || evidence.stuck > 0) {
+      return {
+        kind: "read_only_with_records",
+        label: "read-only, but keyed",
+        tone: "warn",
+        certain: true,
+        explanation: `${tool} declares readOnlyHint: true, yet its writer records idempotency keys (${figures}). A read has nothing to make safe to repeat, so either the handler has a side effect — and hosts are calling it without caution — or it keys reads for nothing.`,
+        fix: "If the handler changes anything, set readOnlyHint: false and keep the key. If it truly only reads, stop recording keys for it.",
+      };
+    }
+    return {
+      kind: "read_only",
+      label: "read-only",
+      tone: "neutral",
+      certain: false,
+      explanation: `${tool} declares readOnlyHint: true and the table holds no rows for it in the last ${window}, as expected for a read; destructiveHint and idempotentHint do not apply.`,
+      fix: null,
+    };
+  }
+
+  if (claimsIdempotency(effective)) {
+    if (unresolved > 0) {
+      return {
+        kind: "claim_with_unresolved_rows",
+        label: "backed; unresolved rows",
+        tone: "warn",
+        certain: true,
+        explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress and ${plural(evidence.unresolvedOutcomeUnknown, "row", "rows")} still await an outcome the processor never reported. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
+        fix: "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.",
+      };
+    }
+    if (inWindow) {
+      return {
+        kind: "claim_backed_by_keys",
+        label: "claim backed by keys",
+        tone: "good",
+        certain: true,
+        explanation: `${tool} claims idempotentHint: true and its writer records a key before the side effect (${figures}). A host retrying on a timeout gets the first answer back, not a second side effect.`,
+        fix: null,
+      };
+    }
+    if (review) {
+      return {
+        kind: "claim_reviewed_naturally_idempotent",
+        label: "reviewed: naturally idempotent",
+        tone: "good",
+        certain: false,
+        explanation: `${tool} claims idempotentHint: true with no keys in the table; reviewed by ${review.reviewedBy} on ${review.reviewedAt.slice(0, 10)}: ${review.reason}`,
+        fix: null,
+      };
+    }
+    if (evidence.lastSeen !== null) {
+      return {
+        kind: "claim_without_recent_evidence",
+        label: "claim, no rows in window",
+        tone: "neutral",
+        certain: false,
+        explanation: `${tool} claims idempotentHint: true. Its writer has recorded keys (last ${evidence.lastSeen}), but none in the last ${window}: nothing in the window confirms or refutes the claim.`,
+        fix: "Widen the window, or call the tool and refresh the audit.",
+      };
+    }
+    return {
+      kind: "claim_without_key_evidence",
+      label: "claim, no key evidence",
+      tone: "danger",
+      certain: false,
+      explanation: `${tool} claims idempotentHint: true, but the table holds no key for it — not in the last ${window}, not at any age. Hosts will retry it on a timeout because the annotation told them to; if its handler records no key, each retry repeats the side effect. (If the tool was simply never called, this is unproven rather than false — but the claim still has nothing behind it.)`,
+      fix: KEY_FIX,
+    };
+  }
+
+  if (inWindow) {
+    return {
+      kind: "keyed_not_claimed",
+      label: "keyed, not claimed",
+      tone: "info",
+      certain: true,
+      explanation: `${tool} does not claim idempotency (idempotentHint ${effective.idempotentHint === false ? "is false or absent" : "does not apply"}), yet its writer records a key before the side effect (${figures}). Hosts treat it cautiously although repeats are safe.`,
+      fix: "idempotentHint: true may be set: the keys are the lines of code that make the claim true.",
+    };
+  }
+  return {
+    kind: "not_claimed",
+    label: "no claim",
+    tone: "neutral",
+    certain: false,
+    explanation: `${tool} does not claim idempotency, so hosts do not retry it on a timeout; the table holds no rows for it in the last ${window}.`,
+    fix: null,
+  };
+}
+
+function describeFigures(evidence: ToolEvidence, window: string): string {
+  const parts = [`${plural(evidence.records, "row", "rows")} in the last ${window}`];
+  if (evidence.replays > 0) parts.push(`${plural(evidence.replays, "replay", "replays")} served`);
+  if (evidence.rejections > 0) parts.push(`${plural(evidence.rejections, "in-flight rejection", "in-flight rejections")}`);
+  if (evidence.stuck > 0) parts.push(`${evidence.stuck} stuck`);
+  return parts.join(", ");
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n} ${n === 1 ? one : many}`;
+}

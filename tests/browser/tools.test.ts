@@ -1,0 +1,65 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+
+const baseUrl = inject("baseUrl");
+const TENANT = `tools-${randomBytes(3).toString("hex")}`;
+const SERVER_RENDER = { timeout: 20_000, interval: 200 };
+
+describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", () => {
+  let browser: Browser;
+  let db: Db;
+
+  beforeAll(async () => {
+    // One keyed charge, as the shop's guard writes it, so charge_card has evidence in the window.
+    db = createPrismaClient(inject("databaseUrl"), 1);
+    await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "charge_card", status: "completed", response: { receipt: "r_1" } } });
+    browser = await launchChromium();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await db?.$disconnect();
+  });
+
+  async function signInAsAdmin(): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+    await page.goto(`${baseUrl}/tools`);
+    await page.waitForURL(/\/sign-in\?callbackUrl=/);
+    await page.fill('input[name="email"]', "admin@demo.test");
+    await page.fill('input[name="password"]', DEMO_PASSWORD);
+    await page.click('button[type="submit"]');
+    await page.waitForURL(`${baseUrl}/tools`);
+    return page;
+  }
+
+  it("an admin refreshes the listings: the shop's tools appear with their verdicts", async () => {
+    const page = await signInAsAdmin();
+    await page.click('[data-testid="refresh-listings"]');
+    await expect.poll(() => page.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
+    expect(await page.getAttribute('[data-server="shop"]', "data-status")).toBe("ok");
+    const verdictOf = (tool: string) => page.getAttribute(`[data-testid="tool-audit-table"] tr[data-tool="${tool}"]`, "data-verdict");
+    expect(await verdictOf("create_shipment")).toBe("claim_without_key_evidence");
+    expect(await verdictOf("charge_card")).toBe("claim_backed_by_keys");
+    expect(await verdictOf("get_charge_status")).toBe("read_only");
+    // Declared vs effective: send_receipt_email declares nothing; the defaults apply.
+    const receipt = page.locator('tr[data-tool="send_receipt_email"] [data-hint="idempotentHint"]');
+    expect(await receipt.getAttribute("data-declared")).toBe("absent");
+    expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
+
+    mkdirSync("docs/screenshots", { recursive: true });
+    copyFileSync(await screenshot(page, "tools"), "docs/screenshots/tools.png");
+  });
+
+  it("adding a stdio server through the API is refused with the reason", async () => {
+    const page = await signInAsAdmin();
+    const refused = await page.evaluate(() =>
+      fetch("/api/v1/tools/servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "evil", transport: "stdio", command: "rm", args: ["-rf", "/"] }) }).then(async (r) => ({ status: r.status, body: await r.json() })),
+    );
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toMatch(/only in idem\.config\.json/);
+  });
+});
