@@ -1,7 +1,8 @@
 "use client";
 
 import { signIn } from "next-auth/react";
-import { useEffect, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
+import { useHydrated } from "@/components/ui/use-hydrated";
 
 type Option = { id: string; name: string; kind: "oauth" | "demo" };
 type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
@@ -14,11 +15,8 @@ export function SignInForm(props: {
   error: string | null;
 }) {
   const [busy, setBusy] = useState(false);
-  // Buttons stay disabled until React has hydrated: a click before that would submit the form
-  // natively, without the sign-in request (and must never put a password in a URL).
-  const [hydrated, setHydrated] = useState(false);
-  useEffect(() => setHydrated(true), []);
-  const disabled = busy || !hydrated;
+  // Until hydration a click would submit the form natively, without the sign-in request.
+  const disabled = busy || !useHydrated();
   const demo = props.options.some((o) => o.kind === "demo");
 
   async function signInWithPassword(email: string, password: string) {
