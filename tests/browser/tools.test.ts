@@ -3,12 +3,15 @@ import { randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { saveUser } from "@/lib/auth/users";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
 const TENANT = `tools-${randomBytes(3).toString("hex")}`;
 const SERVER_RENDER = { timeout: 20_000, interval: 200 };
+const ADMIN_EMAIL = `${TENANT}-admin@demo.test`;
+const TEST_SETUP = { kind: "system" as const, id: "test", name: "tools-test", displayName: "tools test", role: "admin" as const, tenants: [] };
 
 describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", () => {
   let browser: Browser;
@@ -18,6 +21,9 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     // One keyed charge, as the shop's guard writes it, so charge_card has evidence in the window.
     db = createPrismaClient(inject("databaseUrl"), 1);
     await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "charge_card", status: "completed", response: { receipt: "r_1" } } });
+    // An admin limited to this file's tenant: the evidence (and so the verdicts) comes from this
+    // file's rows only, whatever other test files wrote into the shared table.
+    await saveUser(db, TEST_SETUP, { email: ADMIN_EMAIL, role: "admin", tenants: [TENANT], password: DEMO_PASSWORD });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -29,7 +35,7 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
     await page.goto(`${baseUrl}/tools`);
     await page.waitForURL(/\/sign-in\?callbackUrl=/);
-    await page.fill('input[name="email"]', "admin@demo.test");
+    await page.fill('input[name="email"]', ADMIN_EMAIL);
     await page.fill('input[name="password"]', DEMO_PASSWORD);
     await page.click('button[type="submit"]');
     await page.waitForURL(`${baseUrl}/tools`);
