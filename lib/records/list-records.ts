@@ -6,25 +6,14 @@ import type { Db } from "@/lib/db/prisma";
 import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
+import type { RecordSummary } from "@/lib/records/lookup";
 import { tenantList } from "@/lib/records/tenant-scope";
 
-/** One row of the records list: what the table shows, nothing more (the response stays out). */
-export type RecordListItem = {
-  key: string;
-  /** The first 12 hex of the key: what callers see in "already in progress (ref …)". */
-  ref: string;
-  tenant: string;
-  subject: string | null;
-  /** null: the writer does not record the tool ("unrecorded"). */
-  tool: string | null;
-  /** As written; values other than in_progress / completed are passed through. */
-  status: string;
-  createdAt: string;
-  updatedAt: string | null;
-  stuck: boolean;
-  /** The threshold the stuck verdict used (the tool's stuckAfter, or the default). */
-  stuckAfterMs: number;
-};
+/**
+ * One row of the records list: the record summary look-ups show (no response: it may hold
+ * personal data), plus the stuck verdict and the threshold it used (the tool's stuckAfter, or the default).
+ */
+export type RecordListItem = RecordSummary & { stuck: boolean; stuckAfterMs: number };
 
 export type RecordsPage = {
   records: RecordListItem[];
