@@ -93,6 +93,14 @@ type LockedRow = CandidateRow & { version: string | null };
  * reconciler skips a row the first is asking about instead of asking (and acting) twice, and a
  * writer's own completion waits for the lock and then wins or loses the compare-and-set cleanly.
  *
+ * SKIP LOCKED alone cannot promise that no row is missed: a worker that finds every remaining
+ * key held lets go of them, and a hold can be short (a worker of another run that locked the
+ * row only to find it had already been handled). So a second round takes the candidates this
+ * run did not act on and that are still in_progress, and waits (bounded) for each one's lock:
+ * either the holder resolved it meanwhile and there is nothing to do, or it let go without
+ * resolving it and this run asks. Every candidate ends acted on, resolved by someone else, or
+ * reported as held.
+ *
  * A dry run asks the processor about every candidate and reports what it would do, taking no
  * locks, changing nothing and writing no audit rows.
  *
@@ -113,8 +121,10 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
   const pending = new Set(candidates.map((c) => c.key));
   const byKey = new Map(candidates.map((c) => [c.key, c]));
   const rows: ReconcileRowResult[] = [];
+  const actedOn = new Set<string>();
   let errors = 0;
   const record = (row: ReconcileRowResult) => {
+    actedOn.add(row.key);
     rows.push(row);
     options.onRow?.(row, rows.length, candidates.length);
   };
@@ -141,7 +151,29 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
       }
     }
   };
-  await Promise.all(Array.from({ length: Math.max(1, Math.min(options.concurrency, candidates.length || 1)) }, worker));
+  const workers = Math.max(1, Math.min(options.concurrency, candidates.length || 1));
+  await Promise.all(Array.from({ length: workers }, worker));
+
+  if (!options.dryRun) {
+    const stragglers = await stillInProgress(db, candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key));
+    const straggler = async () => {
+      for (let key = stragglers.shift(); key !== undefined; key = stragglers.shift()) {
+        let taken: LockedRow | undefined;
+        try {
+          const result = await reconcileHeldRow(db, config, actor, key, now, (row) => (taken = row));
+          if (result !== null) record(result);
+        } catch (error) {
+          errors += 1;
+          const candidate = byKey.get(key);
+          const row = taken ?? candidate;
+          if (!row) throw error;
+          const reason = taken ? `not resolved: ${errorMessage(error)}` : `held by another session throughout; not resolved: ${errorMessage(error)}`;
+          record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, stragglers.length)) }, straggler));
+  }
 
   // Workers finish in completion order; report oldest claim first, as they were selected.
   const order = new Map(candidates.map((c, i) => [c.key, i]));
@@ -221,20 +253,64 @@ async function reconcileNextRow(
       // our query: it is done with it (left it in_progress). Let go of the lock and pick again.
       if (!pending.delete(row.key)) return ALREADY_TAKEN;
       onTaken(row);
-      const check = await boundedCheck(config, row);
-      const base = { ...describeRow(row, now), outcome: check.outcome, checkMs: check.evidence.ms };
-      if (check.outcome === "unknown") return { ...base, action: "left" as const, reason: check.reason };
-      const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
-      if (!decision.ok) return { ...base, action: "left" as const, reason: decision.message };
-      const applied = await applyResolution(tx, actor, { key: row.key, expectedVersion: row.version, decision, reason: `reconciler: ${check.reason}`, check });
-      if (!applied.ok) {
-        return { ...base, action: "conflict" as const, reason: `changed by someone else meanwhile (now ${applied.current?.status ?? "deleted"}); nothing was overwritten` };
-      }
-      return { ...base, action: decision.action === "complete" ? ("completed" as const) : ("released" as const), reason: check.reason, auditId: applied.auditId.toString() };
+      return resolveLockedRow(tx, config, actor, row, now);
     },
     // maxWait: a worker may wait for a pooled connection while the others ask their processors.
     { timeout: timeoutMs, maxWait: timeoutMs },
   );
+}
+
+/**
+ * The second round, for one candidate still in_progress that round one never got: wait for its
+ * lock (at most as long as another reconciler may hold it for one processor call), then act on
+ * it if it is still in_progress. Null when someone else resolved it meanwhile.
+ */
+async function reconcileHeldRow(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  key: string,
+  now: Date,
+  onTaken: (row: LockedRow) => void,
+): Promise<ReconcileRowResult | null> {
+  const lockWaitMs = maxProcessorTimeout(config) + 2_000;
+  const timeoutMs = lockWaitMs + maxProcessorTimeout(config) + TRANSACTION_MARGIN_MS;
+  return db.$transaction(
+    async (tx) => {
+      await tx.$executeRawUnsafe(`SET LOCAL lock_timeout = ${Math.round(lockWaitMs)}`);
+      const [row] = await tx.$queryRawUnsafe<LockedRow[]>(
+        `SELECT key, tenant, tool, created_at, ${ROW_VERSION_SQL} AS version FROM idempotency
+         WHERE key = $1 AND status = 'in_progress' FOR UPDATE`,
+        key,
+      );
+      if (!row) return null;
+      onTaken(row);
+      return resolveLockedRow(tx, config, actor, row, now);
+    },
+    { timeout: timeoutMs, maxWait: timeoutMs },
+  );
+}
+
+/** Ask the processor about a row this transaction holds, and apply what the answer allows. */
+async function resolveLockedRow(tx: Prisma.TransactionClient, config: IdemConfig, actor: Actor, row: LockedRow, now: Date): Promise<ReconcileRowResult> {
+  const check = await boundedCheck(config, row);
+  const base = { ...describeRow(row, now), outcome: check.outcome, checkMs: check.evidence.ms };
+  if (check.outcome === "unknown") return { ...base, action: "left", reason: check.reason };
+  const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
+  if (!decision.ok) return { ...base, action: "left", reason: decision.message };
+  const applied = await applyResolution(tx, actor, { key: row.key, expectedVersion: row.version, decision, reason: `reconciler: ${check.reason}`, check });
+  if (!applied.ok) {
+    return { ...base, action: "conflict", reason: `changed by someone else meanwhile (now ${applied.current?.status ?? "deleted"}); nothing was overwritten` };
+  }
+  return { ...base, action: decision.action === "complete" ? "completed" : "released", reason: check.reason, auditId: applied.auditId.toString() };
+}
+
+/** Which of these keys are still in_progress (no lock taken: round two locks them one by one). */
+async function stillInProgress(db: Db, keys: string[]): Promise<string[]> {
+  if (keys.length === 0) return [];
+  const rows = await db.$queryRaw<{ key: string }[]>`
+    SELECT key FROM idempotency WHERE key = ANY(${keys}::text[]) AND status = 'in_progress' ORDER BY created_at, key`;
+  return rows.map((r) => r.key);
 }
 
 /** Dry run: ask and decide, as the real run would, without a lock or a write. */

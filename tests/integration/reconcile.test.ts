@@ -226,6 +226,31 @@ describe("reconcile: stuck claims against the demo processor", () => {
     }
   });
 
+  it("a row another session holds for a moment is waited for and acted on, not skipped for good", async () => {
+    const t = tenant("held");
+    const held = await stuckClaim({ tenant: t, taken: true });
+    const free = await stuckClaim({ tenant: t, taken: false });
+    // Another session locks the row and lets go without changing it, as a reconciler that found
+    // the row already handled does: SKIP LOCKED passes it over while the lock lasts.
+    const holder = await pool.connect();
+    try {
+      await holder.query("BEGIN");
+      await holder.query("SELECT key FROM idempotency WHERE key = $1 FOR UPDATE", [held]);
+      const running = reconcile(db, config, options(t));
+      await new Promise((r) => setTimeout(r, 400));
+      await holder.query("COMMIT");
+      const result = await running;
+
+      expect(result.rows.map((r) => r.key).sort()).toEqual([held, free].sort());
+      expect(byKey(result, held)).toMatchObject({ outcome: "taken", action: "completed" });
+      expect(result.totals).toMatchObject({ completed: 1, released: 1, skipped: 0, left: 0 });
+      expect(await row(held)).toMatchObject({ status: "completed" });
+    } finally {
+      await holder.query("ROLLBACK").catch(() => {});
+      holder.release();
+    }
+  });
+
   describe("the CLI", () => {
     let configFile: string;
     const env = () => ({ DATABASE_URL: inject("databaseUrl"), IDEM_CONFIG: configFile });

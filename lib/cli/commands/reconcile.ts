@@ -57,7 +57,8 @@ export function registerReconcile(program: Command): void {
       "after",
       `
 Each claim is locked (SELECT … FOR UPDATE SKIP LOCKED) while its processor is asked, so two
-reconcilers never act on the same row. Changes are audited as actor system:reconciler.
+reconcilers never act on the same row; claims held by someone else are waited for afterwards
+(bounded), so none is missed. Changes are audited as actor system:reconciler.
 
 Exit codes: 0 nothing stays unresolved; ${EXIT_UNRESOLVED} some claims stay in_progress (the processor's
 answer was unknown, or a conflict); 1 an error; 2 bad input.`,
