@@ -1,26 +1,55 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/lib/security/security-headers";
 
 // An optimistic first gate only: no session cookie and no bearer token → sign-in page or a
 // 401 JSON. Every page, route handler and action still checks the caller itself.
 const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
 
+// Paths the gate lets through without a session: sign-in, next-auth's own routes, health,
+// forbidden. (They still get the security headers, so the proxy runs on them too.)
+const UNGATED = /^\/(?:sign-in|forbidden|api\/auth|api\/health)/;
+
+const DEVELOPMENT = process.env.NODE_ENV === "development";
+
 export function proxy(request: NextRequest) {
+  const { pathname } = request.nextUrl;
+  const isApi = pathname.startsWith("/api/");
+  if (isApi) return withHeaders(gate(request) ?? NextResponse.next(), API_CONTENT_SECURITY_POLICY);
+
+  // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
+  const nonce = newNonce();
+  const policy = pageContentSecurityPolicy(nonce, { development: DEVELOPMENT });
+  const requestHeaders = new Headers(request.headers);
+  requestHeaders.set("content-security-policy", policy);
+  requestHeaders.set("x-nonce", nonce);
+  return withHeaders(gate(request) ?? NextResponse.next({ request: { headers: requestHeaders } }), policy);
+}
+
+/** The sign-in redirect or 401 for a request with no credentials at all; null to go on. */
+function gate(request: NextRequest): NextResponse | null {
   const { pathname, search } = request.nextUrl;
+  if (UNGATED.test(pathname)) return null;
   const hasSession = SESSION_COOKIES.some((name) => request.cookies.has(name));
   if (pathname.startsWith("/api/v1/")) {
-    if (hasSession || request.headers.has("authorization")) return NextResponse.next();
+    if (hasSession || request.headers.has("authorization")) return null;
     return NextResponse.json(
       { error: { code: "unauthenticated", message: "Sign in, or send `Authorization: Bearer <token>`." } },
       { status: 401 },
     );
   }
-  if (hasSession) return NextResponse.next();
+  if (hasSession) return null;
   const signIn = new URL("/sign-in", request.url);
   signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
   return NextResponse.redirect(signIn);
 }
 
+function withHeaders(response: NextResponse, policy: string): NextResponse {
+  response.headers.set("Content-Security-Policy", policy);
+  for (const [name, value] of Object.entries(STATIC_SECURITY_HEADERS)) response.headers.set(name, value);
+  return response;
+}
+
 export const config = {
-  // Everything but sign-in, next-auth's own routes, health, forbidden and static assets.
-  matcher: ["/((?!sign-in|forbidden|api/auth|api/health|_next/static|_next/image|favicon.ico).*)"],
+  // Everything but the build's static files (next.config.ts gives those their headers).
+  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
 };

@@ -1,4 +1,5 @@
 import type { Metadata } from "next";
+import { connection } from "next/server";
 import type { ReactNode } from "react";
 import "./globals.css";
 
@@ -7,7 +8,10 @@ export const metadata: Metadata = {
   description: "The idempotency table of your MCP tool servers: records, stuck claims, evidence.",
 };
 
-export default function RootLayout({ children }: { children: ReactNode }) {
+export default async function RootLayout({ children }: { children: ReactNode }) {
+  // Every page renders per request, so Next.js can put this request's CSP nonce on its scripts
+  // (a prerendered page, e.g. the 404, would carry none and never hydrate).
+  await connection();
   return (
     <html lang="en">
       <body className="min-h-screen font-sans">{children}</body>

@@ -1,0 +1,55 @@
+/**
+ * The response headers every page and API answer carries (SECURITY.md, "Headers"). Pure
+ * functions: proxy.ts applies them per request, next.config.ts to the static files.
+ */
+
+/** Headers that never vary by request. */
+export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  // Support staff paste record links into tickets: the path (a key) may name a customer's
+  // payment, so other sites get the origin at most.
+  "Referrer-Policy": "strict-origin-when-cross-origin",
+  "X-Content-Type-Options": "nosniff",
+  // Old browsers' frame-ancestors: the console has buttons that release claims; no clickjacking.
+  "X-Frame-Options": "DENY",
+  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()",
+  "Cross-Origin-Opener-Policy": "same-origin",
+};
+
+/**
+ * A page's policy. Scripts run only with this request's nonce ('strict-dynamic' lets the
+ * framework's own chunks load the rest). Styles: stylesheets from this origin or with the
+ * nonce; `style` *attributes* must stay allowed because Recharts and React render them into
+ * the server HTML (see tests/browser/security-headers.test.ts, which finds zero violations
+ * with this policy); an attribute cannot run script, and img-src/connect-src/font-src keep any
+ * url() inside one on this origin.
+ */
+export function pageContentSecurityPolicy(nonce: string, options: { development?: boolean } = {}): string {
+  const directives = [
+    "default-src 'self'",
+    // React in development reconstructs server stacks with eval; production never does.
+    `script-src 'self' 'nonce-${nonce}' 'strict-dynamic'${options.development ? " 'unsafe-eval'" : ""}`,
+    `style-src 'self' 'nonce-${nonce}'`,
+    `style-src-elem 'self' 'nonce-${nonce}'`,
+    "style-src-attr 'unsafe-inline'",
+    "img-src 'self' data: blob:",
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'self'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+    "frame-src 'none'",
+    "worker-src 'self'",
+    "manifest-src 'self'",
+  ];
+  return directives.join("; ");
+}
+
+/** JSON and file downloads load nothing and are never framed. */
+export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** 128 random bits, base64: what a CSP nonce-source accepts. */
+export function newNonce(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(16));
+  return btoa(String.fromCharCode(...bytes));
+}
