@@ -9,8 +9,9 @@ import type { AnnotationReviewNote } from "./annotation-types";
 export const NATURALLY_IDEMPOTENT = "naturally_idempotent";
 
 export const reviewInputSchema = z.strictObject({
-  server: z.string().min(1).max(100),
-  tool: z.string().min(1).max(200),
+  // The names a tools/list snapshot is stored under: no spaces, no control characters.
+  server: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected a server name: letters, digits, _ . : - (1-100)"),
+  tool: z.string().regex(/^[^\s\u0000-\u001f\u007f]{1,200}$/, "expected a tool name without spaces or control characters (1-200)"),
   // A review replaces evidence with a person's word: the word has to say something.
   reason: z.string().trim().min(10, "say why repeating the call has no additional effect (at least 10 characters)").max(2000),
 });

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { findUnstorableText } from "@/lib/text/storable-text";
 import type { ListedTool } from "./annotation-types";
 
 /** Uploads are a listing, not a data set: anything bigger is a mistake. */
@@ -42,8 +43,9 @@ export function parseToolsListing(input: string | unknown): ParsedListing {
     if (seen.has(tool.name)) return { ok: false, message: `The listing names the tool ${JSON.stringify(tool.name)} twice.` };
     seen.add(tool.name);
   }
-  return {
-    ok: true,
-    tools: result.tools.map((t) => ({ name: t.name, ...(t.title !== undefined ? { title: t.title } : {}), ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}) })),
-  };
+  const tools: ListedTool[] = result.tools.map((t) => ({ name: t.name, ...(t.title !== undefined ? { title: t.title } : {}), ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}) }));
+  // What is kept is stored as jsonb, which cannot hold NUL characters or lone surrogates.
+  const unstorable = findUnstorableText(tools, ["tools"]);
+  if (unstorable) return { ok: false, message: `The listing cannot be stored: ${unstorable.field} ${unstorable.message}.` };
+  return { ok: true, tools };
 }

@@ -31,7 +31,7 @@ export const addServerSchema = z
     name: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)"),
     transport: z.string().optional(),
     url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
-    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), z.string().max(4096)).default({}),
+    headers: z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), z.string().max(4096).regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, "a header value cannot hold control characters (CR, LF, NUL)")).default({}),
   })
   .superRefine((body, ctx) => {
     if (body.transport !== undefined && body.transport !== "http") ctx.addIssue({ code: "custom", path: ["transport"], message: STDIO_REFUSAL });

@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/prisma";
 import { formatInstant, parseInstant, type ParamProblem, type ParseResult } from "@/lib/records/list-filters";
 import { mustRedactFor, redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
+import { quoteInput } from "@/lib/text/quote-input";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
@@ -66,7 +67,7 @@ const text = (max: number) => z.string().trim().max(max, `at most ${max} charact
 const instant = z.string().transform((value, ctx) => {
   const date = parseInstant(value);
   if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${JSON.stringify(value)}` });
+    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
     return z.NEVER;
   }
   return date;
@@ -91,7 +92,7 @@ const FIELDS = {
   limit: z.string().transform((value, ctx) => {
     const size = AUDIT_PAGE_SIZES.find((s) => String(s) === value);
     if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${AUDIT_PAGE_SIZES.join(", ")}, got ${JSON.stringify(value)}` });
+      ctx.addIssue({ code: "custom", message: `expected one of ${AUDIT_PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
       return z.NEVER;
     }
     return size;
@@ -130,7 +131,7 @@ export function parseAuditQuery(input: RawParams, options: { unknownParams: "rej
   if (unknown.length > 0 && options.unknownParams === "reject") {
     problems.unshift({
       param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}; the audit log takes ${AUDIT_PARAMS.join(", ")}`,
+      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; the audit log takes ${AUDIT_PARAMS.join(", ")}`,
     });
   }
   const from = values.from as Date | undefined;

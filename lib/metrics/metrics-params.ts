@@ -1,6 +1,7 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
+import { quoteInput } from "@/lib/text/quote-input";
 
 /**
  * THE parser of the metrics view's URL state — window, tool, tenant — shared by the server page,
@@ -28,7 +29,7 @@ const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 const name = z.string().max(200, "at most 200 characters").regex(PRINTABLE, "control characters are not allowed");
 
 const FIELD_SCHEMAS = {
-  window: z.enum(METRICS_WINDOWS, { error: (issue) => `expected 1h, 24h or 48h, got ${JSON.stringify(issue.input)}` }),
+  window: z.enum(METRICS_WINDOWS, { error: (issue) => `expected 1h, 24h or 48h, got ${quoteInput(issue.input)}` }),
   tool: name,
   tenant: name,
 } as const;
@@ -78,7 +79,7 @@ export function parseMetricsQuery(input: RawParams, options: { unknownParams: "r
   if (unknown.length > 0 && options.unknownParams === "reject") {
     problems.unshift({
       param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}; metrics take ${METRICS_PARAMS.join(", ")}`,
+      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; metrics take ${METRICS_PARAMS.join(", ")}`,
     });
   }
   return problems.length > 0 ? { ok: false, problems } : { ok: true, value: query };

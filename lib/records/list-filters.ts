@@ -1,6 +1,7 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
+import { quoteInput } from "@/lib/text/quote-input";
 
 /**
  * THE parser of the records list's URL state, shared by the server page, the client table and
@@ -94,7 +95,7 @@ export function formatInstant(date: Date): string {
 const instantField = text(40).transform((value, ctx) => {
   const date = parseInstant(value);
   if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${JSON.stringify(value)}` });
+    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
     return z.NEVER;
   }
   return date;
@@ -104,7 +105,7 @@ const FIELD_SCHEMAS = {
   tenant: text(200),
   tool: text(200),
   status: text(100),
-  stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${JSON.stringify(issue.input)}` }).transform((v) => v === "true"),
+  stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` }).transform((v) => v === "true"),
   from: instantField,
   to: instantField,
   cursor: z.string().transform((value, ctx) => {
@@ -115,16 +116,16 @@ const FIELD_SCHEMAS = {
     }
     return cursor;
   }),
-  dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${JSON.stringify(issue.input)}` }),
+  dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
   limit: z.string().transform((value, ctx) => {
     const size = PAGE_SIZES.find((s) => String(s) === value);
     if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${PAGE_SIZES.join(", ")}, got ${JSON.stringify(value)}` });
+      ctx.addIssue({ code: "custom", message: `expected one of ${PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
       return z.NEVER;
     }
     return size;
   }),
-  format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${JSON.stringify(issue.input)}` }),
+  format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
 } as const;
 
 // ---------------------------------------------------------------------------------------------
@@ -214,7 +215,7 @@ function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
   if (unknown.length > 0 && unknownParams === "reject") {
     problems.unshift({
       param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => JSON.stringify(u)).join(", ")}; ${unknownHint}`,
+      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; ${unknownHint}`,
     });
   }
   const from = values.from as Date | undefined;
