@@ -1,3 +1,4 @@
+import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
 import { isRole, type Role } from "@/lib/auth/roles";
 
@@ -16,4 +17,14 @@ export function parsePortOption(value: string): number {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError("expected a port from 1 to 65535.");
   return port;
+}
+
+const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+
+/** An address to bind: an IP address or a host name; anything else would only fail after a build. */
+export function parseHostOption(value: string): string {
+  const host = value.trim();
+  // All-digit labels are a mistyped IP address, not a name (RFC 1123: a top-level label is never numeric).
+  if (isIP(host) === 0 && (!HOSTNAME.test(host) || /^[\d.]+$/.test(host))) throw new InvalidArgumentError("expected an IP address (0.0.0.0, 127.0.0.1, ::) or a host name.");
+  return host;
 }

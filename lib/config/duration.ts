@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { quoteInput } from "@/lib/text/quote-input";
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
@@ -14,7 +15,7 @@ export function parseDuration(text: string): number | null {
 export const durationSchema = z.string().transform((text, ctx) => {
   const ms = parseDuration(text);
   if (ms === null || ms <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive duration like "90s", "5m" or "48h" (got ${JSON.stringify(text)})` });
+    ctx.addIssue({ code: "custom", message: `expected a positive duration like "90s", "5m" or "48h" (got ${quoteInput(text)})` });
     return z.NEVER;
   }
   return ms;

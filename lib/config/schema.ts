@@ -1,7 +1,14 @@
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
-const headers = z.record(z.string(), z.string()).default({});
+// A CR or LF in a header value would let the file smuggle headers into processor requests.
+const headerValue = z.string().regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, "a header value cannot hold control characters (CR, LF, NUL)");
+const headers = z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), headerValue).default({});
+// Redaction runs with script expressions disabled: a filter or script path would fail on every record page.
+const redactPath = z
+  .string()
+  .startsWith("$", "expected a JSONPath starting with $")
+  .refine((path) => !/[?(]/.test(path), "filter and script expressions ([?(…)], (…)) are not supported in redaction paths: name the fields, e.g. $..card");
 const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
 
@@ -31,7 +38,7 @@ export const configSchema = z
   .strictObject({
     tools: z.record(name, toolSchema).default({}),
     mcpServers: z.array(mcpServerSchema).default([]),
-    redact: z.array(z.string().startsWith("$", "expected a JSONPath starting with $")).default(["$..card", "$..email"]),
+    redact: z.array(redactPath).default(["$..card", "$..email"]),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
   })
   .superRefine((config, ctx) => {

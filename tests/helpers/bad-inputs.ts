@@ -65,7 +65,10 @@ export const WRONG_TYPES: readonly (readonly [label: string, value: unknown])[] 
   ["huge array", Array.from({ length: 10_000 }, (_, i) => `k${i}`)],
 ];
 
-const STACK_TRACE = /\n\s+at .+\(|node_modules|\/work\/|\.tsx?:\d+|Error: .*\n|PrismaClient|prisma\.|invalid byte sequence|syntax error at/i;
+/** A stack frame or a database error's words: in no answer at all. */
+const STACK_TRACE = /\n\s+at .+\(|\s+at .+\.[jt]sx?:\d+:\d+|PrismaClient|invalid byte sequence|syntax error at|unsupported Unicode escape/i;
+/** Server paths and source locations: in no refusal (a 2xx may carry data that names paths). */
+const SERVER_DETAIL = /node_modules|\/work\/|\.tsx?:\d+|Error: /;
 
 /** A refusal: 4xx, JSON, `{error: {code, message}}` with a message; no stack trace anywhere. */
 export async function expectCleanAnswer(response: Response, context: string): Promise<{ status: number; body: unknown }> {
@@ -75,6 +78,7 @@ export async function expectCleanAnswer(response: Response, context: string): Pr
   let body: unknown = null;
   if (response.status >= 400) {
     expect(response.headers.get("content-type"), context).toMatch(/application\/json/);
+    expect(text, context).not.toMatch(SERVER_DETAIL);
     body = JSON.parse(text);
     const error = (body as { error?: { code?: unknown; message?: unknown } }).error;
     expect(typeof error?.code, context).toBe("string");

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { runConsoleServer } from "@/lib/cli/console-server";
-import { parsePortOption } from "@/lib/cli/options";
+import { parseHostOption, parsePortOption } from "@/lib/cli/options";
 import { runCommand } from "@/lib/cli/run-command";
 
 export function registerServe(program: Command): void {
@@ -8,7 +8,7 @@ export function registerServe(program: Command): void {
     .command("serve")
     .description("start the console: database (DATABASE_URL or embedded), migrations, production server")
     .option("--port <port>", "port to listen on", parsePortOption, 3000)
-    .option("--host <host>", "address to bind", "0.0.0.0")
+    .option("--host <host>", "address to bind", parseHostOption, "0.0.0.0")
     .option("--rebuild", "rebuild the console even if the build looks current")
     .action(
       runCommand((options: { port: number; host: string; rebuild?: boolean }) =>
