@@ -1,4 +1,5 @@
 import type { NextAuthOptions } from "next-auth";
+import { sessionCookie } from "@/lib/auth/session-cookie";
 import { buildProviders } from "@/lib/auth/sign-in-providers";
 import { findUserByEmail } from "@/lib/auth/users";
 import { getDb } from "@/lib/db/client";
@@ -12,6 +13,7 @@ export const SESSION_MAX_AGE_S = 12 * 60 * 60;
 export const authOptions: NextAuthOptions = {
   providers: buildProviders(),
   session: { strategy: "jwt", maxAge: SESSION_MAX_AGE_S },
+  cookies: sessionCookie(process.env.NEXTAUTH_URL),
   pages: { signIn: "/sign-in", error: "/sign-in" },
   secret: process.env.NEXTAUTH_SECRET,
   callbacks: {
