@@ -1,5 +1,6 @@
 import type { NextAuthOptions } from "next-auth";
 import { endSession, startSession } from "@/lib/auth/console-sessions";
+import { sessionCookie } from "@/lib/auth/session-cookie";
 import { sessionPolicy } from "@/lib/auth/session-policy";
 import { buildProviders } from "@/lib/auth/sign-in-providers";
 import { findUserByEmail } from "@/lib/auth/users";
@@ -14,6 +15,7 @@ export const authOptions: NextAuthOptions = {
   // The signed cookie lives as long as the absolute limit; the console_session row it names
   // decides on every request (idle timeout, sign-out, disabled user).
   session: { strategy: "jwt", maxAge: Math.ceil(sessionPolicy().maxAgeMs / 1000) },
+  cookies: sessionCookie(process.env.NEXTAUTH_URL),
   pages: { signIn: "/sign-in", error: "/sign-in" },
   secret: process.env.NEXTAUTH_SECRET,
   callbacks: {
