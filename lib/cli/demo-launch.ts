@@ -1,3 +1,4 @@
+import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -46,7 +47,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     }
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
     mkdirSync(path.dirname(configFile), { recursive: true });
-    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: ["$..card", "$..email", "$..address"] }, null, 2)}\n`);
+    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`);
     console.log(`demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`);
     return { world, configFile, stop };
   } catch (error) {

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
+/** Masked when the config names none (DESIGN §7): card data, contact details, addresses. */
+export const DEFAULT_REDACT_PATHS = ["$..card", "$..card_number", "$..email", "$..phone", "$..address", "$..shipping_address", "$..billing_address"] as const;
+
 const headers = z.record(z.string(), z.string()).default({});
 const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
@@ -31,7 +34,7 @@ export const configSchema = z
   .strictObject({
     tools: z.record(name, toolSchema).default({}),
     mcpServers: z.array(mcpServerSchema).default([]),
-    redact: z.array(z.string().startsWith("$", "expected a JSONPath starting with $")).default(["$..card", "$..email"]),
+    redact: z.array(z.string().startsWith("$", "expected a JSONPath starting with $")).default([...DEFAULT_REDACT_PATHS]),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
   })
   .superRefine((config, ctx) => {
