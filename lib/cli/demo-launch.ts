@@ -1,7 +1,8 @@
-import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { createProgressBar } from "@/lib/cli/progress";
+import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
 import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
@@ -65,8 +66,8 @@ function historyHours(): number {
 
 async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
   const started = Date.now();
-  const tty = process.stdout.isTTY;
-  let shown = 0;
+  const bar = createProgressBar();
+  let barStarted = false;
   console.log(`the table is empty: driving ${hours} h of simulated tool calls through the shop's MCP server…`);
   const counts = await generateDemoHistory({
     mcpUrl: world.mcp.url,
@@ -74,12 +75,12 @@ async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
     hours,
     end: new Date(),
     onProgress: ({ done, total }) => {
-      if (!tty || (done - shown < 500 && done < total)) return;
-      shown = done;
-      process.stdout.write(`\r  ${done} / ${total} calls`);
+      if (!barStarted) bar.start(total, "  calls");
+      barStarted = true;
+      bar.update(done);
     },
   });
-  if (tty) process.stdout.write("\n");
+  bar.stop();
   console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 
