@@ -5,6 +5,7 @@ import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { JsonView } from "@/components/records-detail/json-view";
+import { RevealResponse } from "@/components/records-detail/reveal-response";
 import { StatusBadge } from "@/components/records-detail/status-badge";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
 
@@ -12,7 +13,7 @@ import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
  * `processorPanel` replaces the read-only "Ask the processor" for people who may act on the
  * answer (the operator's resolve panel, which contains the same question).
  */
-export function RecordDetailView({ detail, now, processorPanel }: { detail: RecordDetail; now: Date; processorPanel?: ReactNode }) {
+export function RecordDetailView({ detail, now, processorPanel, canReveal = false }: { detail: RecordDetail; now: Date; processorPanel?: ReactNode; canReveal?: boolean }) {
   const { record, stuck } = detail;
   return (
     <div className="space-y-6">
@@ -89,14 +90,7 @@ export function RecordDetailView({ detail, now, processorPanel }: { detail: Reco
 
           <Panel title="Stored response">
             {detail.response.present ? (
-              <>
-                <JsonView value={detail.response.value} label="stored response" />
-                {detail.response.redacted ? (
-                  <p className="mt-2 text-xs text-slate-500" data-testid="redaction-note">
-                    Masked for your role: {detail.response.redactedPaths.join(", ")}. Operators and admins may reveal it.
-                  </p>
-                ) : null}
-              </>
+              <RevealResponse recordKey={record.key} masked={detail.response.value} redactedPaths={detail.response.redactedPaths} canReveal={canReveal} />
             ) : (
               <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
             )}

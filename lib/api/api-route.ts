@@ -7,6 +7,7 @@ import { getDb } from "@/lib/db/client";
 import { describeDatabaseError, isDatabaseUnavailable } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
 import { jsonError } from "@/lib/api/json-error";
+import { logDeniedRequest, tokenPrefixOf, type DeniedRequest } from "@/lib/audit/log-denied";
 import { isSameOrigin } from "@/lib/api/same-origin";
 
 type Handler<P> = (input: { request: Request; actor: Actor; params: P }) => Promise<Response>;
@@ -20,6 +21,12 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  */
 export function apiRoute<P = Record<string, never>>(action: Action, handler: Handler<P>) {
   return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    // Refusals of a credential or a role are audited (access.denied); the answer stays the same.
+    const deny = async (denied: Omit<DeniedRequest, "method" | "path">) => {
+      await logDeniedRequest(getDb(), { ...denied, method: request.method, path });
+      return jsonError(denied.status, denied.code, denied.message);
+    };
     try {
       const authorization = request.headers.get("authorization");
       let actor: Actor | null;
@@ -27,17 +34,19 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
         if (!match) return jsonError(401, "unauthenticated", "Authorization must be `Bearer <token>`.");
         const check = await authenticateToken(getDb(), match[1]!);
-        if (!check.ok) return jsonError(401, "unauthenticated", `Bearer token refused: ${check.reason}.`);
+        if (!check.ok) {
+          return deny({ actor: null, tokenPrefix: tokenPrefixOf(match[1]!), status: 401, code: "unauthenticated", message: `Bearer token refused: ${check.reason}.` });
+        }
         actor = check.actor;
       } else {
         actor = await getSessionActor();
         if (!actor) return jsonError(401, "unauthenticated", "Sign in, or send `Authorization: Bearer <token>`.");
         if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {
-          return jsonError(403, "cross_origin", "Browser requests that change data must come from this site (Origin header).");
+          return deny({ actor, status: 403, code: "cross_origin", message: "Browser requests that change data must come from this site (Origin header)." });
         }
       }
       if (!can(actor.role, action)) {
-        return jsonError(403, "forbidden", `Your role (${actor.role}) may not ${action}.`);
+        return deny({ actor, status: 403, code: "forbidden", message: `Your role (${actor.role}) may not ${action}.`, permission: action });
       }
       return await handler({ request, actor, params: await context.params });
     } catch (error) {
@@ -46,7 +55,7 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
         console.error("[api] database unavailable:", describeDatabaseError(error));
         return jsonError(503, "database_unavailable", "The console cannot reach its database right now. Nothing was changed; try again shortly.");
       }
-      console.error("[api]", request.method, new URL(request.url).pathname, error);
+      console.error("[api]", request.method, path, error);
       return jsonError(500, "internal", "The console failed to answer this request; the error is in the server log.");
     }
   };

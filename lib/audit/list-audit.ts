@@ -4,7 +4,7 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { formatInstant, parseInstant, type ParamProblem, type ParseResult } from "@/lib/records/list-filters";
-import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -48,7 +48,7 @@ export type AuditEntryView = {
   before: unknown;
   after: unknown;
   evidence: unknown;
-  /** JSONPaths masked in before/after/evidence for this reader (viewers, DESIGN §7). */
+  /** JSONPaths masked in before/after/evidence (DESIGN §7; masked for every role). */
   redactedPaths: string[];
 };
 
@@ -193,7 +193,7 @@ function prefixPattern(text: string): string {
 /**
  * One page of the audit log, newest first, keyset-paged on (at, id). Tenant-limited readers see
  * only entries of their tenants (entries about no tenant — users, tokens, retention batches —
- * are not theirs either). Viewers get before/after/evidence redacted with the configured
+ * are not theirs either). Every reader gets before/after/evidence redacted with the configured
  * JSONPaths, as they get stored responses: a receipt in the evidence is payment data too.
  */
 export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: string[] }): Promise<AuditPage> {
@@ -221,18 +221,17 @@ export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options
     ORDER BY a.at DESC, a.id DESC LIMIT ${query.limit + 1}`;
   const page = rows.slice(0, query.limit);
   const last = page[page.length - 1];
-  const redact = mustRedactFor(actor);
   return {
-    entries: page.map((row) => toView(row, redact ? options.redact : null)),
+    entries: page.map((row) => toView(row, options.redact)),
     nextCursor: rows.length > query.limit && last ? encodeAuditCursor({ at: last.at_exact, id: last.id.toString() }) : null,
     generatedAt: new Date().toISOString(),
   };
 }
 
-function toView(row: AuditRow, redactPaths: string[] | null): AuditEntryView {
+function toView(row: AuditRow, redactPaths: string[]): AuditEntryView {
   const redactedPaths = new Set<string>();
   const shown = (part: "before" | "after" | "evidence", value: unknown) => {
-    if (redactPaths === null || value === null) return value;
+    if (value === null) return value;
     const result = redactJson(value, redactPaths);
     // Name the part too: "$['evidence']['receipt']['card']", not just "$['receipt']['card']".
     result.redactedPaths.forEach((p) => redactedPaths.add(p.replace(/^\$/, `$['${part}']`)));

@@ -3,6 +3,8 @@ const MESSAGES: Record<string, string> = {
   NotAllowed: "This account has no access to Idem Console, or it was disabled. Ask an admin to add you.",
   NoEmail: "Your identity provider did not share an email address, so the console cannot find your account.",
   SessionRequired: "Sign in to continue.",
+  SessionIdle: "Your session ended after a while without activity. Sign in again to continue.",
+  SessionExpired: "Your session reached its maximum length. Sign in again to continue.",
   OAuthSignin: "Could not reach the identity provider. Try again, or ask an admin to check the OIDC settings.",
   OAuthCallback: "The identity provider's answer could not be verified. Try again.",
 };

@@ -1,5 +1,6 @@
 import { randomUUID } from "node:crypto";
 import type { Actor } from "@/lib/auth/actor";
+import { endUserSessions } from "@/lib/auth/console-sessions";
 import { hashPassword } from "@/lib/auth/passwords";
 import { isRole, type Role } from "@/lib/auth/roles";
 import { writeAudit } from "@/lib/audit/write-audit";
@@ -22,13 +23,6 @@ export function normaliseEmail(email: string): string {
   const trimmed = email.trim().toLowerCase();
   if (!EMAIL.test(trimmed)) throw new UserError(`email: not an email address (${JSON.stringify(email.slice(0, 80))})`);
   return trimmed;
-}
-
-/** The actor behind a session's user id, re-read so a role change or a disable applies at once. */
-export async function loadActiveUser(db: Db, id: string): Promise<Actor | null> {
-  const user = await db.consoleUser.findUnique({ where: { id } });
-  if (!user || user.disabledAt || !isRole(user.role)) return null;
-  return { kind: "user", id: user.id, name: user.email, displayName: user.name, role: user.role, tenants: user.tenants };
 }
 
 export async function findUserByEmail(db: Db, email: string) {
@@ -71,7 +65,8 @@ export async function disableUser(db: Db, actor: Actor, email: string): Promise<
     const before = await tx.consoleUser.findUnique({ where: { email: normalised } });
     if (!before) throw new UserError(`No user ${normalised}.`);
     const saved = await tx.consoleUser.update({ where: { email: normalised }, data: { disabledAt: new Date() } });
-    await writeAudit(tx, actor, { action: "user.disable", before: publicFields(before), after: publicFields(saved) });
+    const sessionsEnded = await endUserSessions(tx, saved.id, "user_disabled");
+    await writeAudit(tx, actor, { action: "user.disable", before: publicFields(before), after: publicFields(saved), evidence: { sessionsEnded } });
     return toSummary(saved);
   });
 }

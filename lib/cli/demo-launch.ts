@@ -1,6 +1,8 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
+import { createProgressBar } from "@/lib/cli/progress";
+import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
 import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
@@ -46,7 +48,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     }
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
     mkdirSync(path.dirname(configFile), { recursive: true });
-    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: ["$..card", "$..email", "$..address"] }, null, 2)}\n`);
+    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`);
     console.log(`demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`);
     return { world, configFile, stop };
   } catch (error) {
@@ -64,8 +66,8 @@ function historyHours(): number {
 
 async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
   const started = Date.now();
-  const tty = process.stdout.isTTY;
-  let shown = 0;
+  const bar = createProgressBar();
+  let barStarted = false;
   console.log(`the table is empty: driving ${hours} h of simulated tool calls through the shop's MCP server…`);
   const counts = await generateDemoHistory({
     mcpUrl: world.mcp.url,
@@ -73,12 +75,12 @@ async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
     hours,
     end: new Date(),
     onProgress: ({ done, total }) => {
-      if (!tty || (done - shown < 500 && done < total)) return;
-      shown = done;
-      process.stdout.write(`\r  ${done} / ${total} calls`);
+      if (!barStarted) bar.start(total, "  calls");
+      barStarted = true;
+      bar.update(done);
     },
   });
-  if (tty) process.stdout.write("\n");
+  bar.stop();
   console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
 

@@ -1,6 +1,9 @@
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
+/** Masked when the config names none (DESIGN §7): card data, contact details, addresses. */
+export const DEFAULT_REDACT_PATHS = ["$..card", "$..card_number", "$..email", "$..phone", "$..address", "$..shipping_address", "$..billing_address"] as const;
+
 // A CR or LF in a header value would let the file smuggle headers into processor requests.
 const headerValue = z.string().regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, "a header value cannot hold control characters (CR, LF, NUL)");
 const headers = z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), headerValue).default({});
@@ -38,7 +41,7 @@ export const configSchema = z
   .strictObject({
     tools: z.record(name, toolSchema).default({}),
     mcpServers: z.array(mcpServerSchema).default([]),
-    redact: z.array(redactPath).default(["$..card", "$..email"]),
+    redact: z.array(redactPath).default([...DEFAULT_REDACT_PATHS]),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
   })
   .superRefine((config, ctx) => {

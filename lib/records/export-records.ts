@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/prisma";
 import type { RecordsCursor } from "@/lib/records/list-cursor";
 import { describeFilter, formatInstant, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
 import { fetchRecordRows, recordsConditions, toListItem, type RecordRow } from "@/lib/records/list-records";
-import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { redactJson } from "@/lib/records/redact";
 
 /** An export stops here; the trailing line (CSV) or `truncated` field (JSON) says so. */
 export const EXPORT_MAX_ROWS = 100_000;
@@ -29,13 +29,13 @@ export type RecordsExport = {
 /**
  * The current filter as a file, newest first, streamed in keyset batches so memory stays flat
  * and the first bytes leave at once. Bounded at `maxRows`; the end of the file says whether it
- * stopped there. Stored responses are redacted for roles that may not see them (viewers).
+ * stopped there. Stored responses are redacted for every role (a file travels: reveal is per record).
  */
 export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, config: IdemConfig, now: Date, options: ExportOptions): RecordsExport {
   const maxRows = options.maxRows ?? EXPORT_MAX_ROWS;
   const batchSize = Math.min(options.batchSize ?? BATCH_SIZE, maxRows);
   const conditions = recordsConditions(actor, filter, config, now);
-  const redactPaths = mustRedactFor(actor) ? config.redact : [];
+  const redactPaths = config.redact;
   const encoder = new TextEncoder();
   const format = options.format;
 

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
-import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { redactJson } from "@/lib/records/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { tenantScope } from "@/lib/records/tenant-scope";
 import { describeProcessor } from "@/lib/resolve/check-processor";
@@ -109,7 +109,7 @@ const EVENT_TITLES: Record<string, string> = {
 
 /**
  * Everything the record page shows, for one key the actor may see (null otherwise). Responses
- * and audit snapshots are redacted (DESIGN §7) for roles that may not reveal them.
+ * and audit snapshots are redacted (DESIGN §7) for every role; revealing is a separate, audited act.
  */
 export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, key: string, now: Date): Promise<RecordDetail | null> {
   const row = await findVisibleRecord(db, actor, key);
@@ -120,8 +120,7 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
     db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
   ]);
 
-  const redact = mustRedactFor(actor);
-  const mask = (value: unknown) => (redact ? redactJson(value, config.redact) : { value, redactedPaths: [] as string[] });
+  const mask = (value: unknown) => redactJson(value, config.redact);
   const response = mask(row.response);
   const ref = refOf(row.key);
   const thresholdMs = stuckAfterMs(config, row.tool);

@@ -1,6 +1,4 @@
 import { JSONPath } from "jsonpath-plus";
-import type { Actor } from "@/lib/auth/actor";
-import { can } from "@/lib/auth/permissions";
 
 export const REDACTED = "[redacted]";
 
@@ -29,7 +27,7 @@ export function redactJson(value: unknown, paths: string[]): { value: unknown; r
   return { value: copy, redactedPaths: [...redactedPaths].sort() };
 }
 
-/** Viewers see stored responses redacted; operators and admins may reveal them (audited). */
-export function mustRedactFor(actor: Actor): boolean {
-  return !can(actor.role, "records:reveal");
-}
+// Nobody sees the configured paths by default, whatever their role: operators and admins may
+// reveal one record's stored response, with a reason, and each reveal is audited
+// (lib/records/reveal-response.ts). Everything else — pages, API, exports, the audit log, the
+// processor's receipts — shows them masked.

@@ -3,7 +3,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { findVisibleRecord } from "@/lib/records/record-detail";
-import { mustRedactFor, redactJson } from "@/lib/records/redact";
+import { redactJson } from "@/lib/records/redact";
 import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck } from "./processor-check";
 
@@ -21,23 +21,19 @@ export type RecordCheck = {
 /**
  * "Ask the processor" for one record the actor may see (null: absent or another tenant's).
  * Reads the row and asks; writes nothing. The receipt is what a payment processor returns about a
- * card, so viewers get it redacted like a stored response.
+ * card, so it is redacted like a stored response, for every role.
  */
 export async function checkRecord(db: Db, config: IdemConfig, actor: Actor, key: string): Promise<RecordCheck | null> {
   const row = await findVisibleRecord(db, actor, key);
   if (!row) return null;
   const check = await checkProcessor(config, { key: row.key, tool: row.tool });
-  let redactedPaths: string[] = [];
-  let shown = check;
-  if (mustRedactFor(actor)) {
-    const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, config.redact);
-    const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, config.redact);
-    redactedPaths = [...new Set([...(receipt?.redactedPaths ?? []), ...(body?.redactedPaths ?? [])])].sort();
-    shown = {
-      ...check,
-      ...(receipt ? { receipt: receipt.value } : {}),
-      evidence: { ...check.evidence, ...(body ? { body: body.value } : {}) },
-    };
-  }
+  const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, config.redact);
+  const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, config.redact);
+  const redactedPaths = [...new Set([...(receipt?.redactedPaths ?? []), ...(body?.redactedPaths ?? [])])].sort();
+  const shown = {
+    ...check,
+    ...(receipt ? { receipt: receipt.value } : {}),
+    evidence: { ...check.evidence, ...(body ? { body: body.value } : {}) },
+  };
   return { key: row.key, ref: refOf(row.key), tool: row.tool, status: row.status, check: shown, redactedPaths };
 }

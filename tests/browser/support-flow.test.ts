@@ -4,7 +4,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withIdempotency, type GuardResult } from "@/lib/idempotency/guard";
 import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
-import { signInAs } from "../helpers/sign-in";
+import { signInAs, signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
 const baseUrl = inject("baseUrl");
@@ -88,6 +88,33 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     }
     await screenshot(page, "record");
     await page.close();
+  });
+
+  it("an operator sees it masked too, reveals it with a reason, and the reveal is in the audit log", async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    const page = await signInInContext(context, "operator@demo.test", `/records/${completed.key}`);
+    await page.waitForSelector('[data-testid="redaction-note"]');
+    expect(await page.textContent("main")).not.toContain("c_4242");
+    await page.click('[data-testid="reveal-open"]:not([disabled])');
+    await page.fill('input[name="reason"]', `ticket ${run}: which card was charged?`);
+    await page.click('[data-testid="reveal-submit"]');
+    await page.waitForSelector('[data-testid="revealed-response"]');
+    expect(await page.textContent('[data-testid="revealed-response"]')).toContain("c_4242");
+    await screenshot(page, "record-revealed");
+    const audit = await pool.query(`SELECT actor, action, reason FROM audit_log WHERE key = $1 AND action = 'record.reveal'`, [completed.key]);
+    expect(audit.rows).toEqual([{ actor: "operator@demo.test", action: "record.reveal", reason: `ticket ${run}: which card was charged?` }]);
+
+    // A viewer's session cannot reveal, even by calling the API itself; the refusal is audited.
+    const viewer = await signInInContext(await browser.newContext(), "viewer@demo.test", "/records");
+    const status = await viewer.evaluate(
+      (key) => fetch(`/api/v1/records/${key}/reveal`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "curious" }) }).then((r) => r.status),
+      completed.key,
+    );
+    expect(status).toBe(403);
+    const denied = await pool.query(`SELECT actor, evidence FROM audit_log WHERE action = 'access.denied' AND evidence->>'path' = $1`, [`/api/v1/records/${completed.key}/reveal`]);
+    expect(denied.rows).toEqual([{ actor: "viewer@demo.test", evidence: expect.objectContaining({ status: 403, code: "forbidden", permission: "records:reveal" }) }]);
+    await viewer.context().close();
+    await context.close();
   });
 
   it("a viewer sees the stored response redacted; a ref shared by two records offers a choice", async () => {

@@ -10,6 +10,7 @@ import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
 import { explainKey, parseExplainParams } from "@/lib/records/explain-key";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { getRecordDetail } from "@/lib/records/record-detail";
+import { revealResponse } from "@/lib/records/reveal-response";
 import { checkRecord } from "@/lib/resolve/check-record";
 import { useTestDb } from "../helpers/db";
 
@@ -60,7 +61,7 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(detail.response.present).toBe(false);
   });
 
-  it("a completed record replays its response, redacted for a viewer and whole for an operator", async () => {
+  it("a completed record replays its response, redacted for every role; an operator's reveal shows it whole and is audited", async () => {
     const at = new Date(Date.now() - 60_000);
     const executed = await chargeCard(at)(call(ACME, 2_002));
     await chargeCard(at)(call(ACME, 2_002));
@@ -74,7 +75,17 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(forViewer.repeatCaller).toMatchObject({ kind: "replay", response: { card: "[redacted]" } });
     expect(forViewer.audit).toHaveLength(1);
     expect(forViewer.audit[0]).toMatchObject({ action: "record.note", actor: "operator@test", after: { card: "[redacted]" } });
-    expect(forOperator.response).toMatchObject({ redacted: false, value: { card: "c_71", customer: { email: "ann@example.com" } } });
+    expect(forOperator.response).toEqual(forViewer.response);
+
+    const auditCount = () => db.auditLog.count({ where: { key: executed.key } });
+    expect(await revealResponse(db, config, viewer, executed.key, { reason: "curious" })).toMatchObject({ ok: false, status: 403 });
+    expect(await revealResponse(db, config, actor("operator", [GLOBEX]), executed.key, { reason: "ticket 1" })).toMatchObject({ ok: false, status: 404 });
+    expect(await auditCount()).toBe(1);
+    const revealed = await revealResponse(db, config, operator, executed.key, { reason: "ticket 4411: which card?" });
+    expect(revealed).toMatchObject({ ok: true, response: { card: "c_71", customer: { email: "ann@example.com" } }, revealedPaths: ["$['card']", "$['customer']['email']"] });
+    const [reveal] = await db.auditLog.findMany({ where: { key: executed.key, action: "record.reveal" } });
+    expect(reveal).toMatchObject({ actor: "operator@test", actorRole: "operator", tenant: ACME, reason: "ticket 4411: which card?", evidence: { revealedPaths: ["$['card']", "$['customer']['email']"] } });
+    expect(JSON.stringify({ ...reveal, id: String(reveal?.id) })).not.toContain("c_71"); // the audit row names the paths, never the values
     expect(forViewer.timeline.map((t) => t.kind)).toEqual(["claim", "completed", "replay_served", "operator"]);
     expect(forViewer.stuck.isStuck).toBe(false);
   });

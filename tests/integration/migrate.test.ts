@@ -102,5 +102,5 @@ describe("migrate", () => {
     } finally {
       await embedded.stop();
     }
-  });
+  }, 120_000); // PGlite boots a whole PostgreSQL in WASM: slow on two busy cores
 });

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@/lib/auth/passwords";
-import { disableUser, loadActiveUser, saveUser } from "@/lib/auth/users";
+import { checkSession, startSession } from "@/lib/auth/console-sessions";
+import { disableUser, saveUser } from "@/lib/auth/users";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
 import { useTestDb } from "../helpers/db";
 
@@ -12,11 +13,13 @@ describe("console users", () => {
   it("re-reads the role on every load, so a change applies at once; a disabled user loads as nobody", async () => {
     const saved = await saveUser(db, admin, { email: "Role.Change@Example.com", role: "viewer" });
     expect(saved.email).toBe("role.change@example.com");
-    expect((await loadActiveUser(db, saved.id))?.role).toBe("viewer");
+    const sid = await startSession(db, saved.id, null);
+    const policy = { idleMs: 60_000, maxAgeMs: 3_600_000 };
+    expect(await checkSession(db, sid, policy)).toMatchObject({ ok: true, actor: { role: "viewer" } });
     await saveUser(db, admin, { email: "role.change@example.com", role: "operator", tenants: ["acme"] });
-    expect(await loadActiveUser(db, saved.id)).toMatchObject({ role: "operator", tenants: ["acme"] });
+    expect(await checkSession(db, sid, policy)).toMatchObject({ ok: true, actor: { role: "operator", tenants: ["acme"] } });
     await disableUser(db, admin, "role.change@example.com");
-    expect(await loadActiveUser(db, saved.id)).toBeNull();
+    expect(await checkSession(db, sid, policy)).toEqual({ ok: false, reason: "user_disabled" });
     const actions = (await db.auditLog.findMany({ where: { actor: "system:user-test" }, orderBy: { id: "asc" } })).map((a) => a.action);
     expect(actions).toEqual(["user.create", "user.update", "user.disable"]);
   });

@@ -21,7 +21,7 @@ export default async function setup(project: TestProject) {
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
 
-  const deadline = Date.now() + 240_000; // includes a first `next build` on a fresh clone
+  const deadline = Date.now() + 600_000; // includes a first `next build` on a fresh clone, slow on two busy cores
   for (;;) {
     if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before it was ready:\n${output}`);
     try {
@@ -29,7 +29,10 @@ export default async function setup(project: TestProject) {
     } catch {
       // not up yet
     }
-    if (Date.now() > deadline) throw new Error(`the console did not come up in time:\n${output}`);
+    if (Date.now() > deadline) {
+      child.kill("SIGTERM"); // and the build it started: the launcher stops what it started
+      throw new Error(`the console did not come up in time:\n${output}`);
+    }
     await new Promise((r) => setTimeout(r, 500));
   }
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "@/lib/config/duration";
 import { parseConfig } from "@/lib/config/load";
+import { redactJson } from "@/lib/records/redact";
 
 const DESIGN_EXAMPLE = {
   tools: {
@@ -21,6 +22,22 @@ describe("idem.config.json", () => {
     expect(config.tools.create_shipment?.stuckAfter).toBe(600_000);
     expect(config.defaultStuckAfter).toBe(300_000);
     expect(config.mcpServers).toHaveLength(2);
+  });
+
+  it("without a redact list, masks card, contact and address-like fields by default", () => {
+    const config = parseConfig("{}");
+    const response = {
+      id: "ch_1",
+      card: { last4: "4242" },
+      customer: { email: "ann@example.com", phone: "+44 20 7946 0000", name: "Ann" },
+      shipping_address: { line1: "1 High St" },
+      billing_address: "2 Low Rd",
+      items: [{ address: "3 Mid Ln", sku: "A1" }],
+      payment: { card_number: "4242424242424242" },
+    };
+    const { value } = redactJson(response, config.redact);
+    expect(JSON.stringify(value)).not.toMatch(/4242|ann@|7946|High St|Low Rd|Mid Ln/);
+    expect(value).toMatchObject({ id: "ch_1", customer: { name: "Ann" }, items: [{ sku: "A1" }] });
   });
 
   it.each([

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, type Command } from "commander";
 import pg from "pg";
+import { createProgressBar } from "@/lib/cli/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { describeDatabaseError } from "@/lib/db/describe-error";
@@ -45,22 +46,22 @@ async function seedDemo(url: string, options: Options): Promise<void> {
   });
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   const world = await startDemoWorld({ db: pool });
-  const progress = !options.json && process.stderr.isTTY;
+  const bar = createProgressBar({ enabled: !options.json });
   try {
     const end = new Date();
-    let shown = 0;
+    let barStarted = false;
     const history = await generateDemoHistory({
       mcpUrl: world.mcp.url,
       seed: options.seed,
       hours: options.hours,
       end,
       onProgress: ({ done, total }) => {
-        if (!progress || (done - shown < 250 && done < total)) return;
-        shown = done;
-        process.stderr.write(`\rseed-demo: ${done} / ${total} calls`);
+        if (!barStarted) bar.start(total, "seed-demo: calls");
+        barStarted = true;
+        bar.update(done);
       },
     });
-    if (progress) process.stderr.write("\n");
+    bar.stop();
     const tables = await summarizeDemoTables(pool, DEMO_TENANTS.map((t) => t.tenant), new Date());
     const processor = world.processor.stats();
     const carrier = world.carrier.stats();

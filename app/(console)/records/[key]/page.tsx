@@ -40,6 +40,7 @@ export default async function RecordPage({ params }: Props) {
       <RecordDetailView
         detail={detail}
         now={now}
+        canReveal={can(actor.role, "records:reveal")}
         processorPanel={
           mayResolve ? (
             <ResolvePanel

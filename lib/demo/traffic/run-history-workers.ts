@@ -1,0 +1,61 @@
+import { fork, type ChildProcess } from "node:child_process";
+import { createRequire } from "node:module";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { emptyCounts, mergeCounts, type HistoryCounts } from "./history-counts";
+import type { HistoryWorkerMessage, HistoryWorkerRequest } from "./history-worker-protocol";
+import type { Progress } from "./run-plan";
+
+const WORKER_ENTRY = fileURLToPath(new URL("./history-worker.ts", import.meta.url));
+// The worker is TypeScript: load it through tsx whether the parent runs under tsx or vitest.
+const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+
+/**
+ * Splits a planned history into `workers` shares (whole scenarios) and runs each in a child
+ * process with its own MCP client, adding up their counts. One Node thread spent about as much
+ * CPU driving the client as serving the calls; a second process puts the client on the
+ * machine's other core.
+ */
+export async function runHistoryInWorkers(
+  share: Omit<HistoryWorkerRequest, "shard" | "shards">,
+  options: { workers: number; total: number; onProgress?: (progress: Progress) => void },
+): Promise<HistoryCounts> {
+  const doneByWorker = new Array<number>(options.workers).fill(0);
+  const children: ChildProcess[] = [];
+  try {
+    const parts = await Promise.all(
+      doneByWorker.map((_, shard) =>
+        runWorker({ ...share, shard, shards: options.workers }, children, (done) => {
+          doneByWorker[shard] = done;
+          options.onProgress?.({ done: doneByWorker.reduce((a, b) => a + b, 0), total: options.total });
+        }),
+      ),
+    );
+    const counts = emptyCounts();
+    for (const part of parts) mergeCounts(counts, part);
+    return counts;
+  } finally {
+    for (const child of children) if (child.exitCode === null) child.kill();
+  }
+}
+
+function runWorker(request: HistoryWorkerRequest, children: ChildProcess[], onDone: (done: number) => void): Promise<HistoryCounts> {
+  return new Promise((resolve, reject) => {
+    const child = fork(WORKER_ENTRY, [], { execArgv: ["--import", TSX_LOADER], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    children.push(child);
+    let settled = false;
+    const settle = (fn: () => void) => {
+      if (!settled) {
+        settled = true;
+        fn();
+      }
+    };
+    child.on("message", (message: HistoryWorkerMessage) => {
+      if (message.type === "progress") onDone(message.done);
+      else if (message.type === "done") settle(() => resolve(message.counts));
+      else settle(() => reject(new Error(`history worker ${request.shard}: ${message.message}`)));
+    });
+    child.once("error", (error) => settle(() => reject(error)));
+    child.once("exit", (code, signal) => settle(() => reject(new Error(`history worker ${request.shard} exited (${signal ?? code}) before reporting`))));
+    child.send(request);
+  });
+}

@@ -1,0 +1,29 @@
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+
+export type HttpSession = {
+  /** `name=value` of the session cookie, for a Cookie header. */
+  cookie: string;
+  /** The Set-Cookie line that created it, attributes and all. */
+  setCookie: string;
+};
+
+const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token=/;
+
+/**
+ * Signs in with a demo account the way the sign-in form does, over plain HTTP: next-auth's CSRF
+ * token (GET /api/auth/csrf), then its credentials callback. No browser needed for a cookie.
+ */
+export async function signInOverHttp(baseUrl: string, email: string): Promise<HttpSession> {
+  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    body: new URLSearchParams({ csrfToken, email, password: DEMO_PASSWORD, callbackUrl: `${baseUrl}/`, json: "true" }),
+  });
+  const setCookie = response.headers.getSetCookie().find((line) => SESSION_COOKIE.test(line));
+  if (!setCookie) throw new Error(`signing in as ${email} gave no session cookie (${response.status} ${response.headers.get("location") ?? ""})`);
+  return { cookie: setCookie.split(";")[0]!, setCookie };
+}

@@ -1,0 +1,150 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { actorLabel } from "@/lib/audit/write-audit";
+import { createToken } from "@/lib/auth/tokens";
+import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { useTestDb } from "../helpers/db";
+
+// Every route that can change something, called once the way its users call it: the audit log
+// gains exactly the rows the mutation promises (one), and read-only POSTs gain none. The list
+// of routes comes from app/: a new mutating route without a case here fails the first test.
+process.env.DATABASE_URL = inject("databaseUrl");
+const processor = await startDemoProcessor();
+const configDir = mkdtempSync(path.join(tmpdir(), "idem-mutation-audit-"));
+process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
+writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } } }));
+
+const run = randomBytes(3).toString("hex");
+const TENANT = `maud-${run}`;
+const system = { kind: "system" as const, id: "t", name: "mutation-audit-test", displayName: "mutation-audit-test", role: "admin" as const, tenants: [] };
+const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
+
+/** "app/api/v1/records/[key]/resolve/route.ts" exporting POST → "POST /api/v1/records/[key]/resolve". */
+function mutatingRoutes(dir = "app/api"): string[] {
+  const found: string[] = [];
+  for (const entry of readdirSync(dir)) {
+    const full = path.join(dir, entry);
+    if (statSync(full).isDirectory()) found.push(...mutatingRoutes(full));
+    else if (entry === "route.ts") {
+      const source = readFileSync(full, "utf8");
+      const route = `/${path.dirname(full).replace(/^app\//, "")}`;
+      for (const method of MUTATING) if (new RegExp(`export (const|async function) ${method}\\b`).test(source)) found.push(`${method} ${route}`);
+    }
+  }
+  return found.sort();
+}
+
+type Case = { auditRows: number; call: () => Promise<Response> };
+
+describe("every mutation route writes exactly one audit row; read-only POSTs write none", () => {
+  const db = useTestDb();
+  let token = "";
+  let label = "";
+  let n = 0;
+  afterAll(() => processor.stop());
+
+  beforeAll(async () => {
+    const created = await createToken(db, system, { name: `maud-admin-${run}`, role: "admin" });
+    token = created.token;
+    label = actorLabel({ kind: "token", id: created.summary.id, name: created.summary.name, displayName: "", role: "admin", tenants: [] });
+  });
+
+  async function takenClaim(): Promise<string> {
+    n += 1;
+    const key = createHash("sha256").update(`maud|${run}|${n}`).digest("hex");
+    await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${key}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
+    const charged = await fetch(`${processor.url}/charges`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card: "c_4242", amount_cents: 900 + n, reference: key }) });
+    expect(charged.status).toBe(200);
+    return key;
+  }
+  async function completedRecord(): Promise<string> {
+    n += 1;
+    const key = createHash("sha256").update(`maud-done|${run}|${n}`).digest("hex");
+    await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, response, created_at, updated_at) VALUES (${key}, ${TENANT}, 'charge_card', 'completed', ${JSON.stringify({ id: "ch_1", card: "c_4242" })}::jsonb, now() - interval '1 hour', now())`;
+    return key;
+  }
+  const request = (url: string, body: unknown) =>
+    new Request(`http://console.test${url}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+  const keyed = (key: string) => ({ params: Promise.resolve({ key }) });
+  const none = { params: Promise.resolve({} as Record<string, never>) };
+  type Handler = (r: Request, c: unknown) => Promise<Response>;
+  const ROUTES = {
+    "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
+    "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
+    "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
+    "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),
+    "bulk/apply": () => import("@/app/api/v1/bulk/apply/route"),
+    reconcile: () => import("@/app/api/v1/reconcile/route"),
+    "tools/reviews": () => import("@/app/api/v1/tools/reviews/route"),
+    "tools/servers": () => import("@/app/api/v1/tools/servers/route"),
+    "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
+    "tools/refresh": () => import("@/app/api/v1/tools/refresh/route"),
+  };
+  const route = async (file: keyof typeof ROUTES) => (await ROUTES[file]()) as unknown as Record<string, Handler>;
+
+  const cases: Record<string, Case> = {
+    "POST /api/v1/records/[key]/resolve": {
+      auditRows: 1,
+      call: async () => {
+        const key = await takenClaim();
+        return (await route("records/[key]/resolve")).POST!(request(`/api/v1/records/${key}/resolve`, { action: "complete", reason: "processor says taken", expectedUpdatedAt: null }), keyed(key));
+      },
+    },
+    "POST /api/v1/records/[key]/reveal": {
+      auditRows: 1,
+      call: async () => {
+        const key = await completedRecord();
+        return (await route("records/[key]/reveal")).POST!(request(`/api/v1/records/${key}/reveal`, { reason: "ticket 1: which card?" }), keyed(key));
+      },
+    },
+    "POST /api/v1/records/[key]/check": {
+      auditRows: 0,
+      call: async () => {
+        const key = await takenClaim();
+        return (await route("records/[key]/check")).POST!(request(`/api/v1/records/${key}/check`, {}), keyed(key));
+      },
+    },
+    "POST /api/v1/bulk/plan": { auditRows: 0, call: async () => (await route("bulk/plan")).POST!(request("/api/v1/bulk/plan", { keys: [await takenClaim()] }), none) },
+    "POST /api/v1/bulk/apply": {
+      auditRows: 1,
+      call: async () => {
+        const key = await takenClaim();
+        return (await route("bulk/apply")).POST!(request("/api/v1/bulk/apply", { reason: "bulk: processor says taken", rows: [{ key, action: "complete", expectedUpdatedAt: null }] }), none);
+      },
+    },
+    "POST /api/v1/reconcile": { auditRows: 1, call: async () => (await route("reconcile")).POST!(request("/api/v1/reconcile", { filter: { keys: [await takenClaim()] }, dryRun: false }), none) },
+    "POST /api/v1/tools/reviews": {
+      auditRows: 1,
+      call: async () => (await route("tools/reviews")).POST!(request("/api/v1/tools/reviews", { server: `maud-${run}`, tool: "get_weather", reason: "reads only: repeating it has no effect" }), none),
+    },
+    "POST /api/v1/tools/servers": {
+      auditRows: 1,
+      call: async () => (await route("tools/servers")).POST!(request("/api/v1/tools/servers", { name: `maud-${run}`, url: "http://127.0.0.1:1/mcp" }), none),
+    },
+    "POST /api/v1/tools/upload": {
+      auditRows: 1,
+      call: async () =>
+        (await route("tools/upload")).POST!(
+          request(`/api/v1/tools/upload?server=maud-upload-${run}`, { tools: [{ name: "charge_card", inputSchema: { type: "object" }, annotations: { idempotentHint: true } }] }),
+          none,
+        ),
+    },
+    "POST /api/v1/tools/refresh": { auditRows: 1, call: async () => (await route("tools/refresh")).POST!(request("/api/v1/tools/refresh", {}), none) },
+  };
+
+  it("has a case for every mutating route in app/", () => {
+    expect(Object.keys(cases).sort()).toEqual(mutatingRoutes().filter((r) => !r.startsWith("POST /api/auth/")));
+  });
+
+  for (const [name, testCase] of Object.entries(cases)) {
+    it(`${name} → ${testCase.auditRows} audit row(s)`, async () => {
+      const before = await db.auditLog.count({ where: { actor: label } });
+      const response = await testCase.call();
+      expect(response.status, await response.clone().text()).toBeLessThan(300);
+      expect(await db.auditLog.count({ where: { actor: label } })).toBe(before + testCase.auditRows);
+    });
+  }
+});
