@@ -23,6 +23,7 @@ const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
   "records/[key]": () => import("@/app/api/v1/records/[key]/route"),
   "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
   "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
+  "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
   lookup: () => import("@/app/api/v1/lookup/route"),
   "keys/explain": () => import("@/app/api/v1/keys/explain/route"),
   audit: () => import("@/app/api/v1/audit/route"),
@@ -139,9 +140,14 @@ describe("bad input to every /api/v1 route", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
-  it("the record key in the path of GET /records/{key}, /check and /resolve", async () => {
+  it("the record key in the path of GET /records/{key}, /check, /resolve and /reveal", async () => {
     const before = await fingerprint();
-    const handlers = { get: await route("records/[key]", "GET"), check: await route("records/[key]/check", "POST"), resolve: await route("records/[key]/resolve", "POST") };
+    const handlers = {
+      get: await route("records/[key]", "GET"),
+      check: await route("records/[key]/check", "POST"),
+      resolve: await route("records/[key]/resolve", "POST"),
+      reveal: await route("records/[key]/reveal", "POST"),
+    };
     const body = JSON.stringify({ action: "complete", reason: "bad input sweep", expectedUpdatedAt: null });
     const keys: (readonly [string, string])[] = [...BAD_STRINGS, ["raw %", "%E0%A4%A"], ["encoded NUL", "%00"], ["encoded slash", "..%2F..%2F"], ["absent key", ABSENT_KEY], ["absent ref", ABSENT_KEY.slice(0, 12)]];
     for (const [label, key] of keys) {
@@ -149,6 +155,7 @@ describe("bad input to every /api/v1 route", () => {
       await send(handlers.get, "GET", `/api/v1/records/x`, { params }, `GET records/{key} ${label}`);
       await send(handlers.check, "POST", `/api/v1/records/x/check`, { params }, `POST records/{key}/check ${label}`);
       await send(handlers.resolve, "POST", `/api/v1/records/x/resolve`, { params, body }, `POST records/{key}/resolve ${label}`);
+      await send(handlers.reveal, "POST", `/api/v1/records/x/reveal`, { params, body: JSON.stringify({ reason: "bad input sweep" }) }, `POST records/{key}/reveal ${label}`);
     }
     expect(await fingerprint()).toEqual(before);
   });
@@ -160,6 +167,7 @@ describe("bad input to every /api/v1 route", () => {
     const posts: [file: string, url: string, params: Record<string, string>, base: Record<string, unknown>, fields: string[]][] = [
       ["records/[key]/resolve", `/api/v1/records/${ABSENT_KEY}/resolve`, { key: ABSENT_KEY }, { action: "complete", reason: "bad input sweep", expectedUpdatedAt: null }, ["action", "reason", "expectedUpdatedAt", "force", "confirm", "bogus"]],
       ["records/[key]/resolve", `/api/v1/records/${STUCK_KEY}/resolve`, { key: STUCK_KEY }, { action: "release", reason: "x", expectedUpdatedAt: null }, ["action", "expectedUpdatedAt", "force", "confirm"]],
+      ["records/[key]/reveal", `/api/v1/records/${ABSENT_KEY}/reveal`, { key: ABSENT_KEY }, { reason: "bad input sweep" }, ["reason", "bogus"]],
       ["bulk/plan", "/api/v1/bulk/plan", {}, { keys: [ABSENT_KEY] }, ["keys", "keys.0", "filter", "filter.tenant", "filter.tool", "bogus"]],
       ["bulk/apply", "/api/v1/bulk/apply", {}, { reason: "bad input sweep", rows: [{ key: ABSENT_KEY, action: "complete", expectedUpdatedAt: null }] }, ["reason", "rows", "rows.0", "rows.0.key", "rows.0.action", "rows.0.expectedUpdatedAt", "bogus"]],
       ["reconcile", "/api/v1/reconcile", {}, { filter: { keys: [ABSENT_KEY] }, dryRun: false }, ["filter", "filter.keys", "filter.keys.0", "filter.limit", "dryRun", "bogus"]],
