@@ -14,7 +14,12 @@ const DEVELOPMENT = process.env.NODE_ENV === "development";
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const isApi = pathname.startsWith("/api/");
-  if (isApi) return withHeaders(gate(request) ?? NextResponse.next(), API_CONTENT_SECURITY_POLICY);
+  if (isApi) {
+    const response = withHeaders(gate(request) ?? NextResponse.next(), API_CONTENT_SECURITY_POLICY);
+    // API answers hold records and payment responses: no shared or browser cache keeps them.
+    response.headers.set("Cache-Control", "no-store");
+    return response;
+  }
 
   // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
   const nonce = newNonce();

@@ -30,11 +30,14 @@ function expectSecurityHeaders(headers: Record<string, string>, kind: "page" | "
   expect(headers["permissions-policy"]).toMatch(/camera=\(\)/);
   const csp = headers["content-security-policy"] ?? "";
   for (const directive of ["frame-ancestors 'none'", kind === "page" ? "object-src 'none'" : "default-src 'none'"]) expect(csp).toContain(directive);
+  if (kind === "api") expect(headers["cache-control"]).toMatch(/no-store/);
   if (kind === "page") {
     expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}' 'strict-dynamic'(;|$)/);
     expect(csp).toContain("base-uri 'self'");
     expect(csp).toContain("form-action 'self'");
     expect(csp).not.toMatch(/script-src[^;]*'unsafe-(inline|eval)'/);
+    // Rendered per request for one signed-in person: never stored by a cache.
+    if (headers.location === undefined) expect(headers["cache-control"]).toMatch(/no-store/);
   }
 }
 
