@@ -43,7 +43,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     const { rows } = await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM idempotency) AS any");
     const hours = historyHours();
     if (!rows[0]?.any && hours > 0) {
-      await generateHistory(world, hours);
+      await generateHistory(world, databaseUrl, hours);
       saveReferences(world, ledgerFile);
     }
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
@@ -64,13 +64,15 @@ function historyHours(): number {
   return Number.isFinite(hours) && hours >= 0 ? hours : DEFAULT_HISTORY_HOURS;
 }
 
-async function generateHistory(world: DemoWorld, hours: number): Promise<void> {
+async function generateHistory(world: DemoWorld, databaseUrl: string, hours: number): Promise<void> {
   const started = Date.now();
   const bar = createProgressBar();
   let barStarted = false;
   console.log(`the table is empty: driving ${hours} h of simulated tool calls through the shop's MCP server…`);
   const counts = await generateDemoHistory({
-    mcpUrl: world.mcp.url,
+    databaseUrl,
+    processorUrl: world.processor.url,
+    carrierUrl: world.carrier.url,
     seed: 1,
     hours,
     end: new Date(),

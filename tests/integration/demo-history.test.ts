@@ -21,7 +21,7 @@ describe("the demo history", () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 20 });
     const world = await startDemoWorld({ db: pool });
     try {
-      const counts = await generateDemoHistory({ mcpUrl: world.mcp.url, seed: 7, hours: 3, end, callsPerHour: 120 });
+      const counts = await generateDemoHistory({ databaseUrl: database.url, processorUrl: world.processor.url, carrierUrl: world.carrier.url, seed: 7, hours: 3, end, callsPerHour: 120 });
       const q = async (sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows;
       const sql = {
         rows: await q(`SELECT tool, status, count(*)::int AS n FROM idempotency GROUP BY 1, 2 ORDER BY 1, 2`),

@@ -51,7 +51,9 @@ async function seedDemo(url: string, options: Options): Promise<void> {
     const end = new Date();
     let barStarted = false;
     const history = await generateDemoHistory({
-      mcpUrl: world.mcp.url,
+      databaseUrl: url,
+      processorUrl: world.processor.url,
+      carrierUrl: world.carrier.url,
       seed: options.seed,
       hours: options.hours,
       end,
@@ -83,7 +85,7 @@ async function seedDemo(url: string, options: Options): Promise<void> {
         processorSideEffects: processor.sideEffects,
         processorDuplicatesPrevented: processor.duplicatesPrevented,
         carrierShipments: carrier.sideEffects,
-        receiptEmails: world.mcp.emails().sent,
+        receiptEmails: history.receiptEmails,
       },
       durationMs: Date.now() - started,
     };

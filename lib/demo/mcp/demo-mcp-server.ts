@@ -3,31 +3,14 @@ import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv";
-import type { Queryable } from "@/lib/idempotency/queryable";
-import { createCarrierClient } from "@/lib/demo/mcp/carrier-client";
-import { createDemoOutbox } from "@/lib/demo/mcp/demo-outbox";
-import { createDuplicateHolds } from "@/lib/demo/mcp/duplicate-holds";
-import { createProcessorClient } from "@/lib/demo/mcp/processor-client";
 import { BodyTooLarge, readBody, toWebRequest, writeWebResponse } from "@/lib/demo/mcp/node-web-bridge";
+import { createDemoToolDeps, type DemoToolDepsOptions } from "@/lib/demo/mcp/demo-tool-deps";
 import { registerDemoTools } from "@/lib/demo/mcp/register-tools";
-import type { ToolDeps } from "@/lib/demo/mcp/tool-deps";
 
-export type DemoMcpServerOptions = {
+export type DemoMcpServerOptions = DemoToolDepsOptions & {
   /** 0 (default) picks a free port. */
   port?: number;
   host?: string;
-  db: Queryable;
-  processorUrl: string;
-  carrierUrl: string;
-  /** How long a tool waits for the processor (and carrier) before saying "outcome unknown". Default 5000 ms. */
-  processorTimeoutMs?: number;
-  carrierTimeoutMs?: number;
-  /**
-   * Demo: the wait when a call's `_meta` forces the upstream to hang (default 250 ms). Short, so
-   * the history's forced timeouts cost little real time; the full deadline stays long, so a
-   * busy machine does not produce timeouts nobody planned.
-   */
-  forcedTimeoutMs?: number;
 };
 
 export type DemoMcpServer = {
@@ -55,15 +38,7 @@ function sendJsonRpcError(res: ServerResponse, status: number, message: string, 
  * the Node wrapper, which costs about twice the CPU per request.
  */
 export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise<DemoMcpServer> {
-  const processorTimeoutMs = options.processorTimeoutMs ?? 5000;
-  const forcedTimeoutMs = options.forcedTimeoutMs ?? 250;
-  const deps: ToolDeps = {
-    db: options.db,
-    processor: createProcessorClient({ baseUrl: options.processorUrl, timeoutMs: processorTimeoutMs, forcedTimeoutMs }),
-    carrier: createCarrierClient({ baseUrl: options.carrierUrl, timeoutMs: options.carrierTimeoutMs ?? processorTimeoutMs, forcedTimeoutMs }),
-    outbox: createDemoOutbox(),
-    holds: createDuplicateHolds(),
-  };
+  const deps = createDemoToolDeps(options);
   // Each McpServer would build its own Ajv instance (most of a request's CPU time); one is enough.
   const jsonSchemaValidator = new AjvJsonSchemaValidator();
 
@@ -125,8 +100,7 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise
     emails: () => deps.outbox.stats(),
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
-        deps.processor.close();
-        deps.carrier.close();
+        deps.close();
         http.close(() => resolve());
         http.closeAllConnections();
       });

@@ -12,11 +12,13 @@ export type HistoryCounts = {
   /** Calls the MCP layer itself refused (should be 0); the first messages are kept. */
   protocolErrors: number;
   protocolErrorSamples: string[];
+  /** Receipt emails the shop's mail service "sent" (its side effects). */
+  receiptEmails: number;
   durationMs: number;
 };
 
 export function emptyCounts(): HistoryCounts {
-  return { scenarios: 0, scenariosByKind: {}, calls: 0, callsByTool: {}, skipped: 0, protocolErrors: 0, protocolErrorSamples: [], durationMs: 0 };
+  return { scenarios: 0, scenariosByKind: {}, calls: 0, callsByTool: {}, skipped: 0, protocolErrors: 0, protocolErrorSamples: [], receiptEmails: 0, durationMs: 0 };
 }
 
 export function countCall(counts: HistoryCounts, tool: string, outcome: string): void {
@@ -39,5 +41,6 @@ export function mergeCounts(total: HistoryCounts, part: HistoryCounts): void {
   }
   total.skipped += part.skipped;
   total.protocolErrors += part.protocolErrors;
+  total.receiptEmails += part.receiptEmails;
   total.protocolErrorSamples.push(...part.protocolErrorSamples.slice(0, 5 - total.protocolErrorSamples.length));
 }
