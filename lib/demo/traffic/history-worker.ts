@@ -15,7 +15,9 @@ function send(message: HistoryWorkerMessage): void {
 }
 
 async function run(request: HistoryWorkerRequest): Promise<void> {
-  const pool = new pg.Pool({ connectionString: request.databaseUrl, max: 10 });
+  // Six connections keep a worker's calls moving; the embedded database takes 16 in all, shared
+  // with the console and the launcher.
+  const pool = new pg.Pool({ connectionString: request.databaseUrl, max: 6 });
   const deps = createDemoToolDeps({ db: pool, processorUrl: request.processorUrl, carrierUrl: request.carrierUrl });
   const shop = await connectInMemoryShop(deps);
   try {
