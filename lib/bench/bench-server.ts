@@ -88,7 +88,7 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
 }
 
 /** The server refuses to start without a sign-in method; the bench signs in by minting the session itself, so a placeholder does. */
-function signInMethod(): NodeJS.ProcessEnv {
+function signInMethod(): Record<string, string> {
   const env = process.env;
   if ((env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET) || (env.GITHUB_ID && env.GITHUB_SECRET)) return {};
   return { GITHUB_ID: "idem-bench", GITHUB_SECRET: "idem-bench-never-used" };
