@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { tenantList } from "@/lib/records/tenant-scope";
-import { stuckAfterMs } from "@/lib/records/stuck-threshold";
+import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS, floorTo } from "@/lib/metrics/metrics-window";
 import { rollUpClosedHours } from "@/lib/metrics/rollup";
@@ -50,26 +50,25 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
      GROUP BY tool`;
   for (const o of open) of(o.tool).inProgress = o.count;
 
+  // Rows still in flight with an outcome_unknown event in the window: the in-flight rows (small
+  // partial index) probed for such an event, counted by hash (a COUNT(DISTINCT) sorted every match).
   const unresolved = await db.$queryRaw<{ tool: string; count: number }[]>`
-    SELECT e.tool, count(DISTINCT e.key)::int AS count
-      FROM idempotency_event e JOIN idempotency i ON i.key = e.key
-     WHERE e.kind = 'outcome_unknown' AND e.tool IS NOT NULL AND e.at >= ${since} AND e.at <= ${now}
-       AND i.status = 'in_progress'
-       AND (${tenants}::text[] IS NULL OR e.tenant = ANY(${tenants}::text[]))
-     GROUP BY e.tool`;
-  for (const u of unresolved) of(u.tool).unresolvedOutcomeUnknown = u.count;
-
-  // Each tool's own stuckAfter; tools the config does not name use the default.
-  const configured = Object.keys(config.tools);
-  const thresholds = configured.map((tool) => stuckAfterMs(config, tool));
-  const stuck = await db.$queryRaw<{ tool: string; count: number }[]>`
     SELECT i.tool, count(*)::int AS count
       FROM idempotency i
-      LEFT JOIN unnest(${configured}::text[], ${thresholds}::float8[]) AS t(name, ms) ON t.name = i.tool
      WHERE i.status = 'in_progress' AND i.tool IS NOT NULL
-       AND i.created_at < ${now}::timestamptz - make_interval(secs => coalesce(t.ms, ${config.defaultStuckAfter}::float8) / 1000)
        AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))
+       AND EXISTS (SELECT 1 FROM idempotency_event e
+                    WHERE e.key = i.key AND e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at <= ${now})
      GROUP BY i.tool`;
+  for (const u of unresolved) of(u.tool).unresolvedOutcomeUnknown = u.count;
+
+  // Each tool's own stuckAfter, the default for the others: the stuck list's own condition.
+  const stuck = await db.$queryRaw<{ tool: string; count: number }[]>`
+    SELECT tool, count(*)::int AS count
+      FROM idempotency
+     WHERE ${stuckCondition(config, now)} AND tool IS NOT NULL
+       AND (${tenants}::text[] IS NULL OR tenant = ANY(${tenants}::text[]))
+     GROUP BY tool`;
   for (const s of stuck) of(s.tool).stuck = s.count;
 
   const names = [...new Set([...options.tools, ...evidence.keys()])];

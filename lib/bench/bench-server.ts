@@ -32,7 +32,7 @@ const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_
  * complete), an admin token, and an admin session cookie signed with the server's secret.
  */
 export async function startBenchServer(databaseUrl: string, log: (line: string) => void): Promise<BenchServer> {
-  await ensureProductionBuild();
+  await ensureProductionBuild({ quietStdout: true });
   const processor = await listen(
     createServer((request, response) => {
       const match = /^\/references\/([^/?]+)$/.exec(request.url ?? "");
