@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerBench } from "@/lib/cli/commands/bench";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
@@ -21,6 +22,7 @@ registerUser(program);
 registerKey(program);
 registerServe(program);
 registerSeedDemo(program);
+registerBench(program);
 registerBenchGuard(program);
 registerReconcile(program);
 registerTrim(program);

@@ -15,15 +15,19 @@ export function nextBin(): string {
  * Builds the console when there is no production build or a source file is newer than it.
  * Asynchronous, so the demo can drive its history while the build runs.
  */
-export async function ensureProductionBuild(options: { force?: boolean } = {}): Promise<void> {
+export async function ensureProductionBuild(options: { force?: boolean; quietStdout?: boolean } = {}): Promise<void> {
   const distDir = path.resolve(process.env.IDEM_NEXT_DIST_DIR || ".next");
   const marker = path.join(distDir, COMPLETE_MARKER);
   const builtAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
   if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
-  console.log(builtAt === 0 ? "building the console (no complete build yet)…" : "sources changed since the last build: rebuilding…");
+  // quietStdout: the build's output goes to stderr, for commands whose stdout is data (bench --json).
+  (options.quietStdout ? console.error : console.log)(builtAt === 0 ? "building the console (no complete build yet)…" : "sources changed since the last build: rebuilding…");
   rmSync(marker, { force: true });
   const startedAt = Date.now();
-  const child = spawn(process.execPath, [nextBin(), "build"], { stdio: "inherit", env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" } });
+  const child = spawn(process.execPath, [nextBin(), "build"], {
+    stdio: options.quietStdout ? ["ignore", 2, 2] : "inherit",
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+  });
   // Ctrl-C or a SIGTERM during the build stops the build too, rather than orphaning it.
   const stop = () => child.kill("SIGTERM");
   process.on("SIGINT", stop);

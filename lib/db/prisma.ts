@@ -1,4 +1,5 @@
 import { PrismaPg } from "@prisma/adapter-pg";
+import type pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 
 export type Db = PrismaClient;
@@ -7,4 +8,9 @@ export type Db = PrismaClient;
 export function createPrismaClient(url: string, poolSize = 4): PrismaClient {
   const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
   return new PrismaClient({ adapter });
+}
+
+/** A Prisma client on a pool the caller owns (the bench's statement-capturing pool); ending the pool is the caller's. */
+export function createPrismaClientOnPool(pool: pg.Pool): PrismaClient {
+  return new PrismaClient({ adapter: new PrismaPg(pool) });
 }

@@ -25,6 +25,8 @@ export type RecordFacets = { status: Facet; tool: Facet };
 export type FacetOptions = {
   /** Above this many matching rows (planner estimate), count with estimates instead. */
   exactRowLimit?: number;
+  /** Past exactRowLimit, open claims (status <> 'completed') are still counted exactly up to this many. */
+  exactOpenRowLimit?: number;
   /** An exact count that runs longer than this is abandoned for an estimate. */
   timeoutMs?: number;
 };
@@ -40,7 +42,8 @@ const STATEMENT_TIMEOUT = "57014";
  * tenant-limited (estimates come from table-wide statistics, which could name another tenant's
  * tools). Otherwise, and when an exact count hits its statement timeout:
  * - status: statuses other than completed are still counted exactly through the small partial
- *   index `status <> 'completed'`; only `completed` is a planner estimate;
+ *   index `status <> 'completed'` (only `completed` is a planner estimate), unless the planner
+ *   expects more than `exactOpenRowLimit` open claims too: then every common status is an estimate;
  * - tool: the planner's estimate for each of the column's most common values (pg_stats).
  */
 export async function getRecordFacets(
@@ -51,7 +54,9 @@ export async function getRecordFacets(
   now: Date,
   options: FacetOptions = {},
 ): Promise<RecordFacets> {
-  const exactRowLimit = options.exactRowLimit ?? 200_000;
+  // Counting 200,000 rows took 150–180 ms on 2 cores (docs/bench.md); 10,000 stay within a few ms.
+  const exactRowLimit = options.exactRowLimit ?? 10_000;
+  const exactOpenRowLimit = options.exactOpenRowLimit ?? 10_000;
   const timeoutMs = options.timeoutMs ?? 1_500;
   const scoped = actor.tenants.length > 0;
 
@@ -64,15 +69,24 @@ export async function getRecordFacets(
       if (exact) return exact;
       if (scoped) return { entries: [], note: "counting took too long; narrow the filter" };
     }
-    const open = await countExactly(db, "status", [...statusConditions, Prisma.sql`status <> 'completed'`], timeoutMs);
+    // Open claims are few, so usually counted exactly; when even they are many (30,000 at 10 M
+    // rows: 22 ms to count, docs/bench.md), each common status is a planner estimate too.
+    const openConditions = [...statusConditions, Prisma.sql`status <> 'completed'`];
+    const open = (await estimateRows(db, openConditions)) <= exactOpenRowLimit ? await countExactly(db, "status", openConditions, timeoutMs) : null;
+    if (!open) {
+      const entries: FacetEntry[] = [];
+      for (const value of await commonValues(db, "status")) {
+        // A stuck filter implies in_progress: the planner would still estimate a row or two for the others.
+        if (value === null || (filter.stuck && value !== "in_progress")) continue;
+        entries.push({ value, count: await estimateRows(db, [...statusConditions, Prisma.sql`status = ${value}`]), estimate: true });
+      }
+      return { entries: sortEntries(entries), note: "planner estimates for the most common statuses; too many rows to count quickly" };
+    }
     const completed = await estimateRows(db, [...statusConditions, Prisma.sql`status = 'completed'`]);
-    const entries = [...(open?.entries ?? [])];
+    const entries = [...open.entries];
     // The planner never estimates zero rows; a filter that excludes completed rows says so.
     if (filter.stuck === false) entries.push({ value: "completed", count: completed, estimate: true });
-    return {
-      entries: sortEntries(entries),
-      note: open ? "completed is a planner estimate" : "planner estimates; other statuses took too long to count",
-    };
+    return { entries: sortEntries(entries), note: "completed is a planner estimate" };
   }
 
   async function toolFacet(): Promise<Facet> {
@@ -81,7 +95,7 @@ export async function getRecordFacets(
       if (exact) return exact;
       if (scoped) return { entries: [], note: "counting took too long; narrow the filter" };
     }
-    const common = await commonToolValues(db);
+    const common = await commonValues(db, "tool");
     const entries: FacetEntry[] = [];
     for (const value of common) {
       const condition = value === null ? Prisma.sql`tool IS NULL` : Prisma.sql`tool = ${value}`;
@@ -131,11 +145,11 @@ function isStatementTimeout(error: unknown): boolean {
   return false;
 }
 
-/** The tool column's most common values from the planner statistics (ANALYZE keeps them current). */
-async function commonToolValues(db: Db): Promise<(string | null)[]> {
+/** A column's most common values from the planner statistics (ANALYZE keeps them current); null when it has NULLs. */
+async function commonValues(db: Db, column: "status" | "tool"): Promise<(string | null)[]> {
   const rows = await db.$queryRaw<{ vals: string[] | null; null_frac: number }[]>`
     SELECT most_common_vals::text::text[] AS vals, null_frac::float8 AS null_frac FROM pg_stats
-    WHERE schemaname = current_schema() AND tablename = 'idempotency' AND attname = 'tool'`;
+    WHERE schemaname = current_schema() AND tablename = 'idempotency' AND attname = ${column}`;
   const stats = rows[0];
   if (!stats) return [];
   const values: (string | null)[] = (stats.vals ?? []).slice(0, MAX_VALUES);

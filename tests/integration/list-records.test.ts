@@ -198,6 +198,13 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(estimated.status.entries.find((e) => e.value === "in_progress")).toEqual({ value: "in_progress", count: 13, estimate: false });
     expect(estimated.status.entries.find((e) => e.value === "completed")?.estimate).toBe(true);
     expect(estimated.status.note).toMatch(/estimate/);
+
+    // Past the open-claims limit too (30,000 open claims at 10 M rows): every common status is an estimate.
+    await db.$executeRaw`ANALYZE idempotency`;
+    const allEstimated = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0, exactOpenRowLimit: 0 });
+    expect(allEstimated.status.entries.find((e) => e.value === "completed")).toMatchObject({ estimate: true });
+    expect(allEstimated.status.entries.every((e) => e.estimate)).toBe(true);
+    expect(allEstimated.status.note).toMatch(/planner estimates for the most common statuses/);
   });
 
   it("rejects a malformed cursor, an unknown filter and bad dates, naming each", () => {

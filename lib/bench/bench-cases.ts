@@ -1,0 +1,158 @@
+import pg from "pg";
+import { buildToolsAudit } from "@/lib/annotations/build-audit";
+import type { Actor } from "@/lib/auth/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { getMetrics } from "@/lib/metrics/query-metrics";
+import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
+import { DEFAULT_PAGE_SIZE, EMPTY_FILTER, type RecordsQuery } from "@/lib/records/list-filters";
+import { lookUpRefs } from "@/lib/records/lookup";
+import { getRecordDetail } from "@/lib/records/record-detail";
+import { loadRecordsListing } from "@/lib/records/records-listing";
+import { resolveRecord } from "@/lib/resolve/resolve-record";
+import { benchKey } from "./load-bench-data";
+
+/** An HTTP request to the console's API, relative to its base URL. */
+export type ApiRequest = { method: "GET" | "POST"; path: string; body?: unknown };
+
+/**
+ * One operation measured on both sides: `console` is the console's own function for it (its
+ * statements are captured and replayed as the SQL side), `api` the same operation over HTTP.
+ * Iteration k uses input k modulo the inputs; a case whose operation changes the row it acts on
+ * (resolve) has `fresh` inputs: every SQL replay and every API call gets an input of its own.
+ */
+export type BenchCase = {
+  name: string;
+  /** Target p95 in ms, from issue #9; null where the issue sets none. */
+  targets: { sqlP95Ms: number | null; apiP95Ms: number | null };
+  inputs: string[];
+  fresh?: boolean;
+  console(db: Db, input: string): Promise<unknown>;
+  api(input: string): ApiRequest;
+};
+
+export type CaseContext = { actor: Actor; config: IdemConfig; rows: number };
+
+const DEEP_ROWS = 100_000;
+
+function listQuery(overrides: Partial<RecordsQuery> = {}): RecordsQuery {
+  return { ...EMPTY_FILTER, cursor: null, dir: "next", limit: DEFAULT_PAGE_SIZE, ...overrides };
+}
+
+function recordsPath(params: Record<string, string>): string {
+  const search = new URLSearchParams(params).toString();
+  return `/api/v1/records${search ? `?${search}` : ""}`;
+}
+
+/** Inputs drawn from the loaded data: keys spread over the table, cursors 100,000 rows deep, stuck claims. */
+export async function prepareCases(url: string, context: CaseContext, freshNeeded: number): Promise<BenchCase[]> {
+  const { actor, config, rows } = context;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  let cursors: string[];
+  let stuckKeys: string[];
+  try {
+    const depth = Math.min(DEEP_ROWS, Math.floor(rows / 2));
+    cursors = [];
+    for (let j = 0; j < 5; j += 1) {
+      const { rows: at } = await client.query<{ created_at_exact: string; key: string }>(
+        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact, key
+         FROM idempotency ORDER BY created_at DESC, key DESC OFFSET $1 LIMIT 1`,
+        [depth + j * 997],
+      );
+      const row = at[0];
+      if (row) cursors.push(encodeCursor({ createdAt: row.created_at_exact, key: row.key }));
+    }
+    // Claims of a tool with a processor, older than any threshold: each resolved once.
+    const { rows: stuck } = await client.query<{ key: string }>(
+      `SELECT key FROM idempotency WHERE status = 'in_progress' AND tool = 'charge_card' AND created_at < now() - interval '1 hour'
+       ORDER BY created_at LIMIT $1`,
+      [freshNeeded],
+    );
+    stuckKeys = stuck.map((r) => r.key);
+  } finally {
+    await client.end();
+  }
+  const sampleKeys = Array.from({ length: 20 }, (_, j) => benchKey(1 + Math.floor(((j + 0.5) / 20) * rows)));
+  const now = () => new Date();
+
+  return [
+    {
+      name: "ref lookup",
+      targets: { sqlP95Ms: 2, apiP95Ms: 50 },
+      inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
+      console: (db, text) => lookUpRefs(db, actor, text),
+      api: (text) => ({ method: "GET", path: `/api/v1/lookup?q=${encodeURIComponent(text)}` }),
+    },
+    {
+      name: "list, first page",
+      targets: { sqlP95Ms: 5, apiP95Ms: 100 },
+      inputs: [""],
+      console: (db) => loadRecordsListing(db, actor, listQuery(), config, now()),
+      api: () => ({ method: "GET", path: recordsPath({}) }),
+    },
+    {
+      name: `list, ${Math.min(DEEP_ROWS, Math.floor(rows / 2)).toLocaleString("en-US")} rows deep (keyset)`,
+      targets: { sqlP95Ms: 5, apiP95Ms: 100 },
+      inputs: cursors,
+      console: (db, cursor) => loadRecordsListing(db, actor, listQuery({ cursor: decodeOrThrow(cursor) }), config, now()),
+      api: (cursor) => ({ method: "GET", path: recordsPath({ cursor }) }),
+    },
+    {
+      name: "filtered list (acme + charge_card + completed)",
+      targets: { sqlP95Ms: 5, apiP95Ms: 100 },
+      inputs: [""],
+      console: (db) => loadRecordsListing(db, actor, listQuery({ tenant: "acme", tool: "charge_card", status: "completed" }), config, now()),
+      api: () => ({ method: "GET", path: recordsPath({ tenant: "acme", tool: "charge_card", status: "completed" }) }),
+    },
+    {
+      name: "filtered list (acme + charge_card + in_progress)",
+      targets: { sqlP95Ms: 5, apiP95Ms: 100 },
+      inputs: [""],
+      console: (db) => loadRecordsListing(db, actor, listQuery({ tenant: "acme", tool: "charge_card", status: "in_progress" }), config, now()),
+      api: () => ({ method: "GET", path: recordsPath({ tenant: "acme", tool: "charge_card", status: "in_progress" }) }),
+    },
+    {
+      name: "stuck list",
+      targets: { sqlP95Ms: 5, apiP95Ms: 100 },
+      inputs: [""],
+      console: (db) => loadRecordsListing(db, actor, listQuery({ stuck: true }), config, now()),
+      api: () => ({ method: "GET", path: recordsPath({ stuck: "true" }) }),
+    },
+    {
+      name: "metrics, 48 h",
+      targets: { sqlP95Ms: 20, apiP95Ms: 200 },
+      inputs: [""],
+      console: (db) => getMetrics(db, config, actor, { window: "48h", tool: null, tenant: null }, now()),
+      api: () => ({ method: "GET", path: "/api/v1/metrics?window=48h" }),
+    },
+    {
+      name: "record detail",
+      targets: { sqlP95Ms: null, apiP95Ms: null },
+      inputs: sampleKeys,
+      console: (db, key) => getRecordDetail(db, config, actor, key, now()),
+      api: (key) => ({ method: "GET", path: `/api/v1/records/${key}` }),
+    },
+    {
+      name: "resolve (compare-and-set + audit)",
+      targets: { sqlP95Ms: null, apiP95Ms: 150 },
+      inputs: stuckKeys,
+      fresh: true,
+      console: (db, key) => resolveRecord(db, config, actor, key, { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null }),
+      api: (key) => ({ method: "POST", path: `/api/v1/records/${key}/resolve`, body: { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null } }),
+    },
+    {
+      name: "tools audit, 24 h",
+      targets: { sqlP95Ms: null, apiP95Ms: null },
+      inputs: [""],
+      console: (db) => buildToolsAudit(db, config, actor, "24h", now()),
+      api: () => ({ method: "GET", path: "/api/v1/tools/audit?window=24h" }),
+    },
+  ];
+}
+
+function decodeOrThrow(token: string) {
+  const cursor = decodeCursor(token);
+  if (!cursor) throw new Error(`bench: not a cursor: ${token}`);
+  return cursor;
+}

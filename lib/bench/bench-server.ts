@@ -1,0 +1,133 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { encode } from "next-auth/jwt";
+import { createToken } from "@/lib/auth/tokens";
+import { saveUser } from "@/lib/auth/users";
+import { cliActor } from "@/lib/cli/cli-actor";
+import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
+import { createPrismaClient } from "@/lib/db/prisma";
+
+export type BenchServer = {
+  baseUrl: string;
+  /** `Authorization` header value of an admin token created for the run. */
+  authorization: string;
+  /** `Cookie` header value of a signed-in admin's session, for pages. */
+  sessionCookie: string;
+  /** How the console reaches the bench processor (it answers "succeeded" for every reference). */
+  config: { tools: Record<string, { processor: { type: "http"; baseUrl: string } }> };
+  stop(): Promise<void>;
+};
+
+const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email"];
+
+/**
+ * The console as production runs it, against the bench database: the production build (built
+ * only when missing or older than the sources), `next start` on a free port, an idem.config.json
+ * pointing every tool at a processor that says every reference was taken (so resolve can
+ * complete), an admin token, and an admin session cookie signed with the server's secret.
+ */
+export async function startBenchServer(databaseUrl: string, log: (line: string) => void): Promise<BenchServer> {
+  await ensureProductionBuild({ quietStdout: true });
+  const processor = await listen(
+    createServer((request, response) => {
+      const match = /^\/references\/([^/?]+)$/.exec(request.url ?? "");
+      response.setHeader("content-type", "application/json");
+      if (!match) return response.writeHead(404).end(JSON.stringify({ error: "not found" }));
+      response.end(JSON.stringify({ status: "succeeded", receipt: { id: `ch_bench_${match[1]!.slice(0, 12)}`, status: "succeeded" } }));
+    }),
+  );
+  const processorUrl = `http://127.0.0.1:${(processor.address() as AddressInfo).port}`;
+  const config = { tools: Object.fromEntries(TOOLS.map((tool) => [tool, { processor: { type: "http" as const, baseUrl: processorUrl } }])) };
+  const dir = mkdtempSync(path.join(tmpdir(), "idem-bench-"));
+  const configFile = path.join(dir, "idem.config.json");
+  writeFileSync(configFile, JSON.stringify(config));
+
+  const secret = randomBytes(32).toString("base64url");
+  const port = await freePort();
+  const baseUrl = `http://127.0.0.1:${port}`;
+  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(port), "-H", "127.0.0.1"], {
+    env: { ...process.env, ...signInMethod(), DATABASE_URL: databaseUrl, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: secret, IDEM_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", IDEM_DEMO: "" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    for (const line of chunk.toString().split("\n")) if (line.trim()) output.push(line);
+    if (output.length > 50) output.splice(0, output.length - 50);
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", (chunk: Buffer) => {
+    keep(chunk);
+    log(chunk.toString().trimEnd());
+  });
+
+  const stop = async () => {
+    await stopChild(child);
+    await new Promise<void>((resolve) => processor.close(() => resolve()));
+    rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    await waitForHealth(baseUrl, child, output);
+    const db = createPrismaClient(databaseUrl, 1);
+    try {
+      const { token } = await createToken(db, cliActor(), { name: "bench", role: "admin" });
+      const user = await saveUser(db, cliActor(), { email: "bench@bench.test", name: "Bench", role: "admin" });
+      const jwt = await encode({ token: { uid: user.id, sub: user.id, email: user.email, name: user.name }, secret });
+      return { baseUrl, authorization: `Bearer ${token}`, sessionCookie: `next-auth.session-token=${jwt}`, config, stop };
+    } finally {
+      await db.$disconnect();
+    }
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
+
+/** The server refuses to start without a sign-in method; the bench signs in by minting the session itself, so a placeholder does. */
+function signInMethod(): Record<string, string> {
+  const env = process.env;
+  if ((env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET) || (env.GITHUB_ID && env.GITHUB_SECRET)) return {};
+  return { GITHUB_ID: "idem-bench", GITHUB_SECRET: "idem-bench-never-used" };
+}
+
+function listen(server: Server): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => resolve(server));
+  });
+}
+
+async function freePort(): Promise<number> {
+  const server = await listen(createServer());
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
+}
+
+async function waitForHealth(baseUrl: string, child: ChildProcess, output: string[]): Promise<void> {
+  const deadline = Date.now() + 60_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before answering:\n${output.join("\n")}`);
+    try {
+      const response = await fetch(`${baseUrl}/api/health`);
+      if (response.ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`the console did not answer /api/health within 60 s:\n${output.join("\n")}`);
+}
+
+async function stopChild(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.kill("SIGTERM");
+  const timer = setTimeout(() => child.kill("SIGKILL"), 5_000);
+  await exited;
+  clearTimeout(timer);
+}

@@ -1,0 +1,142 @@
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { ProgressBar } from "@/lib/cli/progress";
+import { createPrismaClient } from "@/lib/db/prisma";
+import { CATCH_UP_HOURS, rollUpClosedHours } from "@/lib/metrics/rollup";
+
+/**
+ * Fills a fresh, migrated database with `rows` claims over the last 48 h, distributed like the
+ * demo world: tenants acme / globex / initech / umbrella at 4 : 3 : 2 : 1, tools charge_card 42 %,
+ * send_receipt_email 25 %, create_shipment 18 %, refund_charge 10 %, unrecorded 5 %; 0.3 % of
+ * claims left in_progress (older than any stuck threshold but the newest minutes'), completed
+ * rows with a ~200 B receipt and a completion 20 ms – 1.5 s after the claim; writer events
+ * (replays, in-flight rejections, outcome unknown) for about 5 % of claims. Rows arrive in
+ * created_at order, as writers append them.
+ *
+ * Fast on 2 cores: the secondary indexes and the primary key are dropped first and rebuilt
+ * from their own definitions afterwards (two at a time), rows come from generate_series in
+ * chunks, the metrics rollups are computed for the loaded hours by lib/metrics, then VACUUM
+ * ANALYZE. Never more than two connections.
+ */
+export const HISTORY_HOURS = 48;
+const CHUNK_ROWS = 200_000;
+
+export const BENCH_TENANTS = ["acme", "globex", "initech", "umbrella"] as const;
+
+/** The key of the i-th loaded row (1-based), as the SQL below derives it. */
+export function benchKey(i: number): string {
+  return createHash("sha256").update(`bench${i}`).digest("hex");
+}
+
+const INSERT_CHUNK = `
+WITH src AS (
+  SELECT i,
+         encode(sha256(convert_to('bench' || i, 'UTF8')), 'hex') AS key,
+         (hashint8(i)::int8 & 2147483647) AS h,
+         $3::timestamptz + make_interval(secs => (i - 1) * $4::float8) AS created_at
+  FROM generate_series($1::int8, $2::int8) AS i
+), rows AS (
+  SELECT key, created_at, h, (h / 10000) % 1000 AS s3,
+         CASE WHEN h % 100 < 40 THEN 'acme' WHEN h % 100 < 70 THEN 'globex' WHEN h % 100 < 90 THEN 'initech' ELSE 'umbrella' END AS tenant,
+         CASE WHEN (h / 100) % 100 < 42 THEN 'charge_card' WHEN (h / 100) % 100 < 67 THEN 'send_receipt_email'
+              WHEN (h / 100) % 100 < 85 THEN 'create_shipment' WHEN (h / 100) % 100 < 95 THEN 'refund_charge' END AS tool,
+         CASE WHEN (h / 10000) % 1000 < 3 THEN 'in_progress' ELSE 'completed' END AS status,
+         'u' || ((h / 10000000) % 150) AS subject
+  FROM src
+), claims AS (
+  INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at)
+  SELECT key, tenant, subject, tool, status,
+         CASE WHEN status = 'completed' THEN jsonb_build_object(
+           'id', 'ch_' || left(key, 16), 'status', 'succeeded', 'amount_cents', 499 + h % 50000, 'currency', 'usd',
+           'card', 'c_' || (1000 + h % 200), 'email', subject || '@' || tenant || '.example', 'created', created_at) END,
+         created_at,
+         CASE WHEN status = 'completed' THEN created_at + (20 + h % 1500) * interval '1 millisecond' END
+  FROM rows
+)
+INSERT INTO idempotency_event (key, tenant, tool, kind, at)
+SELECT key, tenant, tool,
+       CASE WHEN status = 'in_progress' THEN 'outcome_unknown' WHEN s3 % 10 = 0 THEN 'in_flight_rejected' ELSE 'replay_served' END,
+       created_at + interval '2 seconds'
+FROM rows
+WHERE (status = 'in_progress' AND s3 % 2 = 0) OR (status = 'completed' AND (h / 7) % 100 < 5)`;
+
+/** Indexes dropped for the load: every index of the two big tables but idempotency_event's serial key. */
+const DROPPED_INDEXES = `
+SELECT i.indexname AS name, i.indexdef AS definition, c.conname AS constraint_name,
+       CASE WHEN c.conname IS NOT NULL THEN format('ALTER TABLE %I ADD CONSTRAINT %I %s', i.tablename, c.conname, pg_get_constraintdef(c.oid)) END AS constraint_definition,
+       i.tablename AS table_name
+FROM pg_indexes i
+LEFT JOIN pg_constraint c ON c.conname = i.indexname AND c.contype = 'p'
+WHERE i.schemaname = current_schema() AND i.tablename IN ('idempotency', 'idempotency_event')
+  AND i.indexname <> 'idempotency_event_pkey'
+ORDER BY i.indexname`;
+
+type DroppedIndex = { name: string; definition: string; constraint_name: string | null; constraint_definition: string | null; table_name: string };
+
+export type LoadReport = { rows: number; events: number; end: string; seconds: { rows: number; indexes: number; rollup: number; vacuum: number } };
+
+export async function loadBenchData(url: string, rows: number, progress: ProgressBar): Promise<LoadReport> {
+  const [a, b] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
+  await Promise.all([a.connect(), b.connect()]);
+  const seconds = { rows: 0, indexes: 0, rollup: 0, vacuum: 0 };
+  const end = new Date();
+  try {
+    for (const client of [a, b]) {
+      await client.query("SET maintenance_work_mem = '512MB'");
+      // Two index builds at a time on two connections use both cores; parallel workers would add more processes.
+      await client.query("SET max_parallel_maintenance_workers = 0");
+      await client.query("SET synchronous_commit = off");
+    }
+    const { rows: dropped } = await a.query<DroppedIndex>(DROPPED_INDEXES);
+    for (const index of dropped) {
+      await a.query(index.constraint_name ? `ALTER TABLE "${index.table_name}" DROP CONSTRAINT "${index.constraint_name}"` : `DROP INDEX "${index.name}"`);
+    }
+
+    let started = Date.now();
+    const start = new Date(end.getTime() - HISTORY_HOURS * 3_600_000);
+    const stepSeconds = (HISTORY_HOURS * 3600) / rows;
+    progress.start(rows, "rows   ");
+    for (let first = 1; first <= rows; first += CHUNK_ROWS) {
+      const last = Math.min(rows, first + CHUNK_ROWS - 1);
+      await a.query(INSERT_CHUNK, [first, last, start.toISOString(), stepSeconds]);
+      progress.update(last);
+    }
+    progress.stop();
+    seconds.rows = (Date.now() - started) / 1000;
+
+    started = Date.now();
+    progress.start(dropped.length, "indexes");
+    const queue = [...dropped].sort((x, y) => (x.constraint_name ? -1 : 0) - (y.constraint_name ? -1 : 0));
+    let built = 0;
+    await Promise.all(
+      [a, b].map(async (client) => {
+        for (let index = queue.shift(); index; index = queue.shift()) {
+          await client.query(index.constraint_definition ?? index.definition);
+          progress.update((built += 1), index.name);
+        }
+      }),
+    );
+    progress.stop();
+    seconds.indexes = (Date.now() - started) / 1000;
+
+    started = Date.now();
+    const db = createPrismaClient(url, 1);
+    try {
+      progress.start(CATCH_UP_HOURS, "rollup ");
+      await rollUpClosedHours(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
+      progress.stop();
+    } finally {
+      await db.$disconnect();
+    }
+    seconds.rollup = (Date.now() - started) / 1000;
+
+    started = Date.now();
+    await Promise.all([a.query("VACUUM (ANALYZE) idempotency"), b.query("VACUUM (ANALYZE) idempotency_event")]);
+    await a.query("VACUUM (ANALYZE) metrics_hourly");
+    seconds.vacuum = (Date.now() - started) / 1000;
+    const { rows: counted } = await a.query<{ events: string }>("SELECT count(*) AS events FROM idempotency_event");
+    return { rows, events: Number(counted[0]?.events ?? 0), end: end.toISOString(), seconds };
+  } finally {
+    await Promise.all([a.end(), b.end()]);
+  }
+}

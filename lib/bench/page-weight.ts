@@ -1,0 +1,66 @@
+import { request } from "node:http";
+import { performance } from "node:perf_hooks";
+import { gzipSync } from "node:zlib";
+import { summarise, type LatencySummary } from "./percentiles";
+
+export type PageWeight = {
+  path: string;
+  scripts: number;
+  /** The page's own <script src> files, as served and gzip -9'd here (what a browser downloads compressed). */
+  javascriptKb: { raw: number; gzip: number };
+  htmlKb: { raw: number; gzip: number };
+  /** Request sent to the first byte of the response (status line and headers), signed in. */
+  ttfbMs: LatencySummary;
+  /** Request sent to the last byte of the streamed HTML. */
+  fullMs: LatencySummary;
+};
+
+/**
+ * The records page as a signed-in browser gets it: every script the HTML references is fetched
+ * and compressed; time to first byte and to the last byte of the streamed HTML, `iterations` times.
+ */
+export async function measurePageWeight(baseUrl: string, cookie: string, path: string, iterations: number): Promise<PageWeight> {
+  const first = await get(baseUrl, path, cookie);
+  if (first.status !== 200) throw new Error(`${path} answered ${first.status} to a signed-in request`);
+  const html = first.body.toString("utf8");
+  const sources = [...new Set([...html.matchAll(/<script[^>]+src="([^"]+\.js[^"]*)"/g)].map((m) => m[1]!))];
+  let raw = 0;
+  let gzip = 0;
+  for (const src of sources) {
+    const script = await get(baseUrl, src.replace(/&amp;/g, "&"), cookie);
+    raw += script.body.length;
+    gzip += gzipSync(script.body, { level: 9 }).length;
+  }
+  const ttfb: number[] = [];
+  const full: number[] = [];
+  for (let k = 0; k < iterations; k += 1) {
+    const response = await get(baseUrl, path, cookie);
+    ttfb.push(response.ttfbMs);
+    full.push(response.fullMs);
+  }
+  const kb = (bytes: number) => Math.round((bytes / 1024) * 10) / 10;
+  return {
+    path,
+    scripts: sources.length,
+    javascriptKb: { raw: kb(raw), gzip: kb(gzip) },
+    htmlKb: { raw: kb(first.body.length), gzip: kb(gzipSync(first.body, { level: 9 }).length) },
+    ttfbMs: summarise(ttfb),
+    fullMs: summarise(full),
+  };
+}
+
+function get(baseUrl: string, path: string, cookie: string): Promise<{ status: number; body: Buffer; ttfbMs: number; fullMs: number }> {
+  const url = new URL(path, baseUrl);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(url, { headers: { cookie, "accept-encoding": "identity" } }, (response) => {
+      const ttfbMs = performance.now() - started;
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks), ttfbMs, fullMs: performance.now() - started }));
+      response.on("error", reject);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}

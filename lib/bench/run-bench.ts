@@ -1,0 +1,144 @@
+import os from "node:os";
+import pg from "pg";
+import type { Actor } from "@/lib/auth/actor";
+import type { ProgressBar } from "@/lib/cli/progress";
+import { configSchema } from "@/lib/config/schema";
+import { migrate } from "@/lib/db/migrate";
+import { measureApiSide } from "./api-side";
+import { createBenchDatabase } from "./bench-database";
+import { prepareCases } from "./bench-cases";
+import { startBenchServer } from "./bench-server";
+import { createCapturingDb } from "./capturing-pool";
+import { measureGuardLatency, type GuardLatencyReport } from "./guard-latency";
+import { loadBenchData, type LoadReport } from "./load-bench-data";
+import { measurePageWeight, type PageWeight } from "./page-weight";
+import { summarise } from "./percentiles";
+import { measureSqlSide, type StatementPlan } from "./sql-side";
+
+export type BenchResult = {
+  name: string;
+  sqlP50Ms: number;
+  sqlP95Ms: number;
+  apiP50Ms: number;
+  apiP95Ms: number;
+  /** apiP50 / sqlP50. */
+  ratio: number;
+  /** The plan shape of every statement the operation sends, with its EXPLAIN ANALYZE time. */
+  plan: string;
+  planProblems: string[];
+  statements: number;
+  responseBytes: number;
+  targets: { sqlP95Ms: number | null; apiP95Ms: number | null };
+  /** Targets this case misses, one sentence each. */
+  missed: string[];
+};
+
+export type BenchReport = {
+  rows: number;
+  results: BenchResult[];
+  iterations: number;
+  machine: { cpus: number; cpuModel: string; postgres: string; date: string };
+  load: LoadReport;
+  guard: GuardLatencyReport;
+  page: PageWeight;
+  database: string;
+  /** Plan problems across all cases: the run fails when there is any. */
+  planProblems: string[];
+};
+
+export type BenchOptions = { rows: number; iterations: number; keep: boolean; progress: ProgressBar; log: (line: string) => void };
+
+/** A table is "big" for the plan check from this many rows: a seq scan or sort of it grows with the data. */
+const BIG_TABLE_ROWS = 100_000;
+const BENCH_ACTOR: Actor = { kind: "token", id: "bench", name: "bench", displayName: "token bench", role: "admin", tenants: [] };
+
+export async function runBench(options: BenchOptions): Promise<BenchReport> {
+  const { rows, iterations, progress, log } = options;
+  const warmup = Math.min(10, Math.ceil(iterations / 4));
+  const database = await createBenchDatabase();
+  log(`bench database ${database.name}`);
+  try {
+    await migrate(database.url);
+    const load = await loadBenchData(database.url, rows, progress);
+    log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events in ${Object.entries(load.seconds).map(([k, s]) => `${k} ${s.toFixed(1)} s`).join(", ")}`);
+
+    log("starting the production server (building first if the build is stale)…");
+    const server = await startBenchServer(database.url, log);
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    const capture = createCapturingDb(database.url);
+    try {
+      const config = configSchema.parse(server.config);
+      const freshNeeded = 2 * (warmup + iterations) + 4;
+      const cases = await prepareCases(database.url, { actor: BENCH_ACTOR, config, rows }, freshNeeded);
+      const { rows: bigRows } = await client.query<{ relname: string }>(
+        "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND reltuples >= $1",
+        [BIG_TABLE_ROWS],
+      );
+      const big = new Set(bigRows.map((r) => r.relname));
+
+      const results: BenchResult[] = [];
+      progress.start(cases.length, "cases  ");
+      for (const [i, benchCase] of cases.entries()) {
+        progress.update(i, benchCase.name);
+        const sql = await measureSqlSide(benchCase, capture, client, { iterations, warmup, big });
+        const api = await measureApiSide(benchCase, server, { iterations, warmup, firstInput: sql.inputsUsed });
+        results.push(toResult(benchCase.name, benchCase.targets, sql, api));
+      }
+      progress.update(cases.length);
+      progress.stop();
+
+      log("the guard's claim path on the loaded table…");
+      const guard = await measureGuardLatency(database.url, Math.max(200, iterations * 5));
+      const page = await measurePageWeight(server.baseUrl, server.sessionCookie, "/records", Math.max(10, Math.min(50, iterations)));
+      const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
+      return {
+        rows,
+        results,
+        iterations,
+        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", postgres: version[0]?.server_version ?? "unknown", date: new Date().toISOString() },
+        load,
+        guard,
+        page,
+        database: database.name,
+        planProblems: results.flatMap((r) => r.planProblems.map((p) => `${r.name}: ${p}`)),
+      };
+    } finally {
+      await capture.db.$disconnect();
+      await capture.pool.end();
+      await client.end();
+      await server.stop();
+    }
+  } finally {
+    if (options.keep) log(`kept database ${database.name} (--keep)`);
+    else await database.drop();
+  }
+}
+
+function toResult(
+  name: string,
+  targets: BenchResult["targets"],
+  sql: { samples: number[]; plans: StatementPlan[]; statementCount: number },
+  api: { samples: number[]; responseBytes: number },
+): BenchResult {
+  const s = summarise(sql.samples);
+  const a = summarise(api.samples);
+  const missed: string[] = [];
+  if (targets.sqlP95Ms !== null && s.p95Ms > targets.sqlP95Ms) missed.push(`SQL p95 ${s.p95Ms} ms > ${targets.sqlP95Ms} ms`);
+  if (targets.apiP95Ms !== null && a.p95Ms > targets.apiP95Ms) missed.push(`API p95 ${a.p95Ms} ms > ${targets.apiP95Ms} ms`);
+  const plan = sql.plans.map((p) => [`-- ${p.executionMs.toFixed(3)} ms: ${p.sql}`, ...p.shape.map((line) => `   ${line}`)].join("\n")).join("\n");
+  return {
+    name,
+    sqlP50Ms: s.p50Ms,
+    sqlP95Ms: s.p95Ms,
+    apiP50Ms: a.p50Ms,
+    apiP95Ms: a.p95Ms,
+    ratio: s.p50Ms > 0 ? Math.round((a.p50Ms / s.p50Ms) * 10) / 10 : 0,
+    plan,
+    planProblems: sql.plans.flatMap((p) => p.problems.map((problem) => `${problem} in: ${p.sql.slice(0, 100)}`)),
+    statements: sql.statementCount,
+    responseBytes: api.responseBytes,
+    targets,
+    missed,
+  };
+}

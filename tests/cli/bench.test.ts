@@ -1,0 +1,113 @@
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { checkPlan, type ExplainOutput } from "@/lib/bench/plan-check";
+import { runCli } from "../helpers/run-cli";
+
+type BenchJson = {
+  rows: number;
+  database: string;
+  results: { name: string; sqlP50Ms: number; sqlP95Ms: number; apiP50Ms: number; apiP95Ms: number; ratio: number; plan: string; planProblems: string[] }[];
+  guard: { roundTrips: { guard: { fresh: number }; referenceText: { fresh: number } }; textClaimMedianMs: number };
+  page: { javascriptKb: { gzip: number }; ttfbMs: { p50Ms: number } };
+  planProblems: string[];
+};
+
+const CASES = [
+  "ref lookup",
+  "list, first page",
+  "list, 10,000 rows deep (keyset)",
+  "filtered list (acme + charge_card + completed)",
+  "filtered list (acme + charge_card + in_progress)",
+  "stuck list",
+  "metrics, 48 h",
+  "record detail",
+  "resolve (compare-and-set + audit)",
+  "tools audit, 24 h",
+];
+
+describe("idem bench at 20,000 rows", () => {
+  let result: Awaited<ReturnType<typeof runCli>>;
+  let report: BenchJson;
+  beforeAll(async () => {
+    // The bench creates (and drops) its own database on the server the test database lives on.
+    result = await runCli(["bench", "--rows", "20000", "--iterations", "5", "--json"], { DATABASE_URL: inject("databaseUrl") });
+    report = JSON.parse(result.stdout) as BenchJson;
+  }, 900_000);
+
+  it("prints the JSON shape, every case measured on both sides with its plan", () => {
+    expect(result.code, result.stderr).toBe(0);
+    expect(report.rows).toBe(20_000);
+    expect(report.results.map((r) => r.name)).toEqual(CASES);
+    for (const r of report.results) {
+      expect(r.sqlP50Ms, r.name).toBeGreaterThan(0);
+      expect(r.sqlP95Ms, r.name).toBeGreaterThanOrEqual(r.sqlP50Ms);
+      expect(r.apiP50Ms, r.name).toBeGreaterThan(0);
+      expect(r.apiP95Ms, r.name).toBeGreaterThanOrEqual(r.apiP50Ms);
+      expect(r.ratio, r.name).toBeGreaterThan(0);
+      expect(r.plan, r.name).toMatch(/Scan/);
+    }
+    expect(report.results.find((r) => r.name === "ref lookup")?.plan).toMatch(/Index Scan using idempotency_pkey on idempotency/);
+    expect(report.planProblems).toEqual([]);
+  });
+
+  it("reports the guard's round trips beside the text's, and the records page's weight", () => {
+    expect(report.guard.roundTrips.guard.fresh).toBeLessThanOrEqual(report.guard.roundTrips.referenceText.fresh);
+    expect(report.guard.textClaimMedianMs).toBeGreaterThan(0);
+    expect(report.page.javascriptKb.gzip).toBeGreaterThan(10);
+    expect(report.page.ttfbMs.p50Ms).toBeGreaterThan(0);
+  });
+
+  it("drops its database afterwards", async () => {
+    const client = new pg.Client({ connectionString: inject("databaseUrl") });
+    await client.connect();
+    try {
+      const { rows } = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [report.database]);
+      expect(report.database).toMatch(/^idem_bench_/);
+      expect(rows).toHaveLength(0);
+    } finally {
+      await client.end();
+    }
+  });
+});
+
+describe("the plan check", () => {
+  const client = new pg.Client({ connectionString: inject("databaseUrl") });
+  const tenant = `plan-check-${Math.random().toString(16).slice(2, 8)}`;
+  const big = new Set(["idempotency"]);
+  const explain = async (sql: string, values: unknown[] = []) => {
+    const { rows } = await client.query<{ "QUERY PLAN": ExplainOutput[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, values);
+    return rows[0]!["QUERY PLAN"][0]!.Plan;
+  };
+  beforeAll(async () => {
+    await client.connect();
+    await client.query(
+      `INSERT INTO idempotency (key, tenant, status, created_at)
+       SELECT $1 || lpad(i::text, 12, '0'), $1, 'completed', now() - i * interval '1 second' FROM generate_series(1, 1500) AS i`,
+      [tenant],
+    );
+  });
+  afterAll(async () => {
+    await client.query("DELETE FROM idempotency WHERE tenant = $1", [tenant]);
+    await client.end();
+  });
+
+  it("fails a sequential scan of a big table", async () => {
+    await client.query("SET enable_indexscan = off; SET enable_bitmapscan = off");
+    try {
+      const plan = await explain("SELECT count(*) FROM idempotency WHERE tenant = $1", [tenant]);
+      expect(checkPlan(plan, big)).toEqual([expect.stringMatching(/^sequential scan of idempotency/)]);
+      expect(checkPlan(plan, new Set())).toEqual([]);
+    } finally {
+      await client.query("RESET enable_indexscan; RESET enable_bitmapscan");
+    }
+  });
+
+  it("fails a sort of many rows of a big table, passes a sort of a few", async () => {
+    const sorted = await explain("SELECT key FROM idempotency WHERE tenant = $1 ORDER BY md5(key)", [tenant]);
+    expect(checkPlan(sorted, big)).toContainEqual(expect.stringMatching(/^sort of 1,500 rows from idempotency/));
+    // 20 keys of a primary-key range, sorted: a handful of rows is not "a sort over the table".
+    const few = await explain("SELECT key FROM idempotency WHERE key >= $1 AND key < $2 ORDER BY md5(key)", [`${tenant}000000000001`, `${tenant}000000000021`]);
+    expect(JSON.stringify(few)).toMatch(/"Sort"/);
+    expect(checkPlan(few, big)).toEqual([]);
+  });
+});
