@@ -3,7 +3,8 @@ import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
-import { formatInstant, parseInstant, type ParamProblem, type ParseResult } from "@/lib/records/list-filters";
+import { parseStrictParams, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { formatInstant, parseInstant, timeRangeProblem } from "@/lib/records/list-filters";
 import { redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
 import { quoteInput } from "@/lib/text/quote-input";
@@ -99,56 +100,31 @@ const FIELDS = {
   }),
 } as const;
 
-type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
-
 /**
  * Reads the audit list's query. The API rejects unknown parameters (a typo must not silently
  * widen the result); the page ignores them. An empty value means "no filter" (an empty form field).
  */
-export function parseAuditQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<AuditQuery> {
-  const entries: [string, string[]][] =
-    input instanceof URLSearchParams
-      ? [...new Set(input.keys())].map((k) => [k, input.getAll(k)])
-      : Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
-  const problems: ParamProblem[] = [];
-  const unknown: string[] = [];
-  const values: Partial<Record<keyof typeof FIELDS, unknown>> = {};
-  for (const [param, raw] of entries) {
-    if (!(AUDIT_PARAMS as readonly string[]).includes(param)) {
-      unknown.push(param);
-      continue;
-    }
-    if (raw.length > 1) {
-      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
-      continue;
-    }
-    const value = (raw[0] ?? "").trim();
-    if (value === "") continue;
-    const result = FIELDS[param as keyof typeof FIELDS].safeParse(value);
-    if (result.success) values[param as keyof typeof FIELDS] = result.data;
-    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
-  }
-  if (unknown.length > 0 && options.unknownParams === "reject") {
-    problems.unshift({
-      param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; the audit log takes ${AUDIT_PARAMS.join(", ")}`,
-    });
-  }
-  const from = values.from as Date | undefined;
-  const to = values.to as Date | undefined;
-  if (from && to && from.getTime() >= to.getTime()) problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
+export function parseAuditQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<AuditQuery> {
+  const { values, problems } = parseStrictParams(input, FIELDS, AUDIT_PARAMS, {
+    unknownParams: options.unknownParams,
+    unknownHint: `the audit log takes ${AUDIT_PARAMS.join(", ")}`,
+    trim: true,
+  });
+  const { from, to } = values;
+  const range = timeRangeProblem({ from, to });
+  if (range) problems.push(range);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      actor: (values.actor as string | undefined) || null,
-      action: (values.action as string | undefined) ?? null,
-      key: (values.key as string | undefined) || null,
-      tenant: (values.tenant as string | undefined) || null,
+      actor: values.actor || null,
+      action: values.action ?? null,
+      key: values.key || null,
+      tenant: values.tenant || null,
       from: from ?? null,
       to: to ?? null,
-      cursor: (values.cursor as AuditCursor | undefined) ?? null,
-      limit: (values.limit as number | undefined) ?? DEFAULT_AUDIT_PAGE_SIZE,
+      cursor: values.cursor ?? null,
+      limit: values.limit ?? DEFAULT_AUDIT_PAGE_SIZE,
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
+import { parseStrictParams, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -49,9 +50,6 @@ export type RecordsQuery = RecordsFilter & {
   dir: PageDirection;
   limit: PageSize;
 };
-
-export type ParamProblem = { param: string; message: string };
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: ParamProblem[] };
 
 export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: null, stuck: false, from: null, to: null };
 
@@ -162,6 +160,20 @@ export const recordsSearchParams = {
 /** `serializeRecordsParams("/records", {...})` → a link to that view of the list. */
 export const serializeRecordsParams = createSerializer(recordsSearchParams);
 
+export type PageLinks = { first: string; next: string | null; prev: string | null };
+
+/** Query strings of the first page and the neighbouring pages of a keyset-paged view of the list. */
+export function pageLinks(
+  base: ReturnType<typeof filterToParams> & { limit: PageSize },
+  page: { nextCursor: string | null; prevCursor: string | null },
+): PageLinks {
+  return {
+    first: serializeRecordsParams(base),
+    next: page.nextCursor ? serializeRecordsParams({ ...base, cursor: page.nextCursor, dir: "next" }) : null,
+    prev: page.prevCursor ? serializeRecordsParams({ ...base, cursor: page.prevCursor, dir: "prev" }) : null,
+  };
+}
+
 /** The URL values of a filter, for links (chips, pager, export). */
 export function filterToParams(filter: RecordsFilter) {
   return {
@@ -177,54 +189,23 @@ export function filterToParams(filter: RecordsFilter) {
 // ---------------------------------------------------------------------------------------------
 // Server-side parsing: every problem named, nothing guessed.
 
-type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
-
-function toEntries(input: RawParams): [string, string[]][] {
-  if (input instanceof URLSearchParams) {
-    const grouped = new Map<string, string[]>();
-    for (const [k, v] of input) grouped.set(k, [...(grouped.get(k) ?? []), v]);
-    return [...grouped];
-  }
-  return Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
-}
-
 function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
   input: RawParams,
   accepted: readonly K[],
-  unknownParams: "reject" | "ignore",
+  unknownParams: UnknownParams,
   unknownHint: string,
 ): ParseResult<{ [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> }> {
-  const problems: ParamProblem[] = [];
-  const values: Record<string, unknown> = {};
-  const unknown: string[] = [];
-  for (const [param, raw] of toEntries(input)) {
-    if (!(accepted as readonly string[]).includes(param)) {
-      unknown.push(param);
-      continue;
-    }
-    if (raw.length > 1) {
-      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
-      continue;
-    }
-    const value = raw[0] ?? "";
-    if (value === "") continue; // an empty form field means "no filter"
-    const result = FIELD_SCHEMAS[param as K].safeParse(value);
-    if (result.success) values[param] = result.data;
-    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
-  }
-  if (unknown.length > 0 && unknownParams === "reject") {
-    problems.unshift({
-      param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; ${unknownHint}`,
-    });
-  }
-  const from = values.from as Date | undefined;
-  const to = values.to as Date | undefined;
-  if (from && to && from.getTime() >= to.getTime()) {
-    problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
-  }
+  const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, accepted, { unknownParams, unknownHint });
+  const range = timeRangeProblem(values as { from?: Date; to?: Date });
+  if (range) problems.push(range);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, value: values as { [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> } };
+  return { ok: true, value: values };
+}
+
+/** `from` must come before `to` (both records and the audit log filter on a half-open range). */
+export function timeRangeProblem({ from, to }: { from?: Date; to?: Date }): ParamProblem | null {
+  if (!from || !to || from.getTime() < to.getTime()) return null;
+  return { param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` };
 }
 
 function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unknown>>): RecordsFilter {
@@ -242,7 +223,7 @@ function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unkno
  * The list's query from a URL. The API rejects unknown parameters (a typo must not silently
  * widen the result); the page ignores them (links from elsewhere may carry tracking noise).
  */
-export function parseRecordsQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<RecordsQuery> {
+export function parseRecordsQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<RecordsQuery> {
   const parsed = parseParams(input, LIST_PARAMS, options.unknownParams, `the records list takes ${LIST_PARAMS.join(", ")}`);
   if (!parsed.ok) return parsed;
   const v = parsed.value;
