@@ -1,4 +1,4 @@
-import type { z } from "zod";
+import { z } from "zod";
 import { quoteInput } from "@/lib/text/quote-input";
 
 /**
@@ -14,6 +14,27 @@ export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: Par
 export type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
 /** The API refuses unknown parameters (a typo must not silently widen a result); pages ignore them. */
 export type UnknownParams = "reject" | "ignore";
+
+// Field rules more than one parser takes.
+
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+
+/** Free text: bounded, no control characters. */
+export function printableText(max: number) {
+  return z.string().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
+}
+
+/** A page size, one of `sizes`. */
+export function pageSizeField<const S extends readonly number[]>(sizes: S) {
+  return z.string().transform((value, ctx) => {
+    const size = sizes.find((s) => String(s) === value);
+    if (size === undefined) {
+      ctx.addIssue({ code: "custom", message: `expected one of ${sizes.join(", ")}, got ${quoteInput(value)}` });
+      return z.NEVER;
+    }
+    return size as S[number];
+  });
+}
 
 /** Each parameter with all its values, in the order the parameters first appear. */
 export function groupParams(input: RawParams): [string, string[]][] {

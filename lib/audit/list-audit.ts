@@ -3,11 +3,10 @@ import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
-import { parseStrictParams, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
-import { formatInstant, parseInstant, timeRangeProblem } from "@/lib/records/list-filters";
+import { pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
 import { redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
-import { quoteInput } from "@/lib/text/quote-input";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
@@ -63,25 +62,15 @@ export type AuditPage = {
 // ---------------------------------------------------------------------------------------------
 // The query from a URL (the page and GET /api/v1/audit)
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const text = (max: number) => z.string().trim().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
-const instant = z.string().transform((value, ctx) => {
-  const date = parseInstant(value);
-  if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
-    return z.NEVER;
-  }
-  return date;
-});
-
+// Values arrive trimmed (parseStrictParams with trim).
 const FIELDS = {
-  actor: text(200),
+  actor: printableText(200),
   action: z.string().regex(/^[a-z0-9_.:-]{1,100}$/i, "expected an action name like record.release"),
   // Hex keys are lowercase (hexdigest); other writers' keys are matched as written.
-  key: text(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
-  tenant: text(200),
-  from: instant,
-  to: instant,
+  key: printableText(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
+  tenant: printableText(200),
+  from: instantSchema,
+  to: instantSchema,
   cursor: z.string().transform((value, ctx) => {
     const cursor = decodeAuditCursor(value);
     if (!cursor) {
@@ -90,14 +79,7 @@ const FIELDS = {
     }
     return cursor;
   }),
-  limit: z.string().transform((value, ctx) => {
-    const size = AUDIT_PAGE_SIZES.find((s) => String(s) === value);
-    if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${AUDIT_PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
-      return z.NEVER;
-    }
-    return size;
-  }),
+  limit: pageSizeField(AUDIT_PAGE_SIZES),
 } as const;
 
 /**

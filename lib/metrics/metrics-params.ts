@@ -1,6 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { parseStrictParams, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -26,8 +26,7 @@ export type MetricsQuery = {
   tenant: string | null;
 };
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const name = z.string().max(200, "at most 200 characters").regex(PRINTABLE, "control characters are not allowed");
+const name = printableText(200);
 
 const FIELD_SCHEMAS = {
   window: z.enum(METRICS_WINDOWS, { error: (issue) => `expected 1h, 24h or 48h, got ${quoteInput(issue.input)}` }),

@@ -1,6 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { parseStrictParams, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -56,13 +56,6 @@ export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: n
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const text = (max: number) =>
-  z
-    .string()
-    .max(max, `at most ${max} characters`)
-    .regex(PRINTABLE, "control characters are not allowed");
-
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
 
@@ -90,7 +83,8 @@ export function formatInstant(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
 
-const instantField = text(40).transform((value, ctx) => {
+/** An instant parameter (parseInstant), refused with an example of each accepted form. */
+export const instantSchema = z.string().transform((value, ctx) => {
   const date = parseInstant(value);
   if (!date) {
     ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
@@ -99,10 +93,12 @@ const instantField = text(40).transform((value, ctx) => {
   return date;
 });
 
+const instantField = printableText(40).pipe(instantSchema);
+
 const FIELD_SCHEMAS = {
-  tenant: text(200),
-  tool: text(200),
-  status: text(100),
+  tenant: printableText(200),
+  tool: printableText(200),
+  status: printableText(100),
   stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` }).transform((v) => v === "true"),
   from: instantField,
   to: instantField,
@@ -115,14 +111,7 @@ const FIELD_SCHEMAS = {
     return cursor;
   }),
   dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
-  limit: z.string().transform((value, ctx) => {
-    const size = PAGE_SIZES.find((s) => String(s) === value);
-    if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
-      return z.NEVER;
-    }
-    return size;
-  }),
+  limit: pageSizeField(PAGE_SIZES),
   format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
 } as const;
 
