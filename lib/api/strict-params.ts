@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { jsonError } from "@/lib/api/json-error";
 import { quoteInput } from "@/lib/text/quote-input";
 
 /**
@@ -22,6 +23,18 @@ const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
 /** Free text: bounded, no control characters. */
 export function printableText(max: number) {
   return z.string().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
+}
+
+/** A cursor this console issued, read by `decode`; `refusal` says what to do instead. */
+export function cursorField<C>(decode: (token: string) => C | null, refusal: string) {
+  return z.string().transform((value, ctx) => {
+    const cursor = decode(value);
+    if (!cursor) {
+      ctx.addIssue({ code: "custom", message: refusal });
+      return z.NEVER;
+    }
+    return cursor;
+  });
 }
 
 /** A page size, one of `sizes`. */
@@ -90,4 +103,9 @@ export function parseStrictParams<S extends Record<string, z.ZodType>, K extends
     });
   }
   return { values: values as { [P in K]?: z.output<S[P]> }, problems };
+}
+
+/** The API's answer to a query it cannot read: every problem in the message, the parameters named. */
+export function paramProblemsError(problems: ParamProblem[]): Response {
+  return jsonError(400, "bad_request", problems.map((p) => p.message).join("; "), { params: problems.map((p) => p.param) });
 }

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
-import { pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
 import { redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
@@ -71,14 +71,7 @@ const FIELDS = {
   tenant: printableText(200),
   from: instantSchema,
   to: instantSchema,
-  cursor: z.string().transform((value, ctx) => {
-    const cursor = decodeAuditCursor(value);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (drop it to start at the newest entry)" });
-      return z.NEVER;
-    }
-    return cursor;
-  }),
+  cursor: cursorField(decodeAuditCursor, "not a cursor this console issued (drop it to start at the newest entry)"),
   limit: pageSizeField(AUDIT_PAGE_SIZES),
 } as const;
 

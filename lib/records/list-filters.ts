@@ -1,6 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -102,14 +102,7 @@ const FIELD_SCHEMAS = {
   stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` }).transform((v) => v === "true"),
   from: instantField,
   to: instantField,
-  cursor: z.string().transform((value, ctx) => {
-    const cursor = decodeCursor(value);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)" });
-      return z.NEVER;
-    }
-    return cursor;
-  }),
+  cursor: cursorField(decodeCursor, "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)"),
   dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
   limit: pageSizeField(PAGE_SIZES),
   format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
@@ -233,10 +226,6 @@ export function parseRecordsExportQuery(input: RawParams): ParseResult<{ filter:
   if (!parsed.ok) return parsed;
   if (parsed.value.format === undefined) return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
   return { ok: true, value: { filter: filterFrom(parsed.value), format: parsed.value.format } };
-}
-
-export function describeProblems(problems: ParamProblem[]): string {
-  return problems.map((p) => p.message).join("; ");
 }
 
 /** Human words for a filter: "tenant acme, status failed, created from … to …". */
