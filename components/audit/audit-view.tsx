@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { AuditFilterForm, type AuditFilterValues } from "@/components/audit/audit-filter-form";
-import { AuditPager } from "@/components/audit/audit-pager";
 import { AuditTable } from "@/components/audit/audit-table";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import type { AuditPage } from "@/lib/audit/list-audit";
 
 type Props = {
@@ -16,6 +16,7 @@ type Props = {
 
 /** The audit page below its header: the filter form, the entries, the pager. */
 export function AuditView({ page, values, actions, tenantChoices, links, atNewest, filtered }: Props) {
+  const shown = page.entries.length;
   return (
     <>
       <AuditFilterForm values={values} actions={actions} tenantChoices={tenantChoices} />
@@ -37,7 +38,12 @@ export function AuditView({ page, values, actions, tenantChoices, links, atNewes
           </p>
         </div>
       )}
-      <AuditPager newest={links.newest} older={links.older} shown={page.entries.length} atNewest={atNewest} />
+      <KeysetPager
+        newest={atNewest ? null : links.newest}
+        older={links.older}
+        summary={`${shown.toLocaleString("en")} entr${shown === 1 ? "y" : "ies"} on this page${atNewest ? ", starting at the newest" : ""}`}
+        testId="audit-pager"
+      />
     </>
   );
 }

@@ -2,7 +2,8 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
-import { formatInstant, recordsSearchParams, UNRECORDED_TOOL } from "@/lib/records/list-filters";
+import { filterFieldClass, filterLabelClass, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
+import { formatInstant, recordsSearchParams } from "@/lib/records/list-filters";
 
 type Props = {
   /** Tool names worth offering: configured tools and those counted for this filter. */
@@ -12,9 +13,6 @@ type Props = {
   /** A tenant-limited user picks among their tenants; others type a tenant name. */
   tenantChoices: string[] | null;
 };
-
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
-const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 /** `2026-11-29T14:05:00Z` → the `datetime-local` value `2026-11-29T14:05` (the inputs are UTC). */
 function toInputValue(date: Date | null): string {
@@ -51,7 +49,6 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
     });
   }
 
-  const toolOptions = [...new Set([...tools, ...(params.tool && params.tool !== UNRECORDED_TOOL ? [params.tool] : [])])].sort();
   const statusOptions = [...new Set(["in_progress", "completed", ...statuses, ...(params.status ? [params.status] : [])])];
   const active = params.tenant !== null || params.tool !== null || params.status !== null || params.stuck || params.from !== null || params.to !== null;
 
@@ -63,35 +60,11 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
       data-pending={pending ? "true" : undefined}
       className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
     >
-      <label className={label}>
-        Tenant
-        {tenantChoices === null ? (
-          // Keyed on the URL value so the back button resets what is typed here.
-          <input key={params.tenant ?? ""} name="tenant" defaultValue={params.tenant ?? ""} placeholder="any tenant" className={`${field} w-32`} />
-        ) : (
-          <select name="tenant" value={params.tenant ?? ""} onChange={(e) => apply({ tenant: e.target.value || null })} className={field}>
-            <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
-            {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
-            {/* A shared link may name a tenant outside the list: show it, it matches nothing. */}
-            {params.tenant !== null && !tenantChoices.includes(params.tenant) ? <option value={params.tenant}>{params.tenant}</option> : null}
-          </select>
-        )}
-      </label>
-      <label className={label}>
-        Tool
-        <select name="tool" value={params.tool ?? ""} onChange={(e) => apply({ tool: e.target.value || null })} className={field}>
-          <option value="">any tool</option>
-          {toolOptions.map((t) => (
-            <option key={t} value={t}>
-              {t}
-            </option>
-          ))}
-          <option value={UNRECORDED_TOOL}>unrecorded</option>
-        </select>
-      </label>
-      <label className={label}>
+      <TenantFilterField value={params.tenant} tenantChoices={tenantChoices} onChoose={(tenant) => apply({ tenant })} inputClassName="w-32" />
+      <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
+      <label className={filterLabelClass}>
         Status
-        <select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })} className={field}>
+        <select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })} className={filterFieldClass}>
           <option value="">any status</option>
           {statusOptions.map((s) => (
             <option key={s} value={s}>
@@ -112,7 +85,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
           name="from"
           aria-label="Created from (UTC)"
           defaultValue={toInputValue(params.from)}
-          className={field}
+          className={filterFieldClass}
         />
         <span className="pb-1.5 text-xs text-slate-500">to</span>
         <input
@@ -121,7 +94,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
           name="to"
           aria-label="Created before (UTC)"
           defaultValue={toInputValue(params.to)}
-          className={field}
+          className={filterFieldClass}
         />
         <button type="submit" className="ml-1 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
           Apply

@@ -2,8 +2,9 @@ import { ExportButtons } from "@/components/records/export-buttons";
 import { FacetChips } from "@/components/records/facet-chips";
 import { RecordsEmptyState } from "@/components/records/records-empty-state";
 import { RecordsFilterBar } from "@/components/records/records-filter-bar";
-import { RecordsPager } from "@/components/records/records-pager";
+import { PageSizeSelect } from "@/components/records/page-size-select";
 import { RecordsTable } from "@/components/records/records-table";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 import { describeFilter, filterToParams, serializeRecordsParams, type RecordsQuery } from "@/lib/records/list-filters";
 import type { RecordsListing } from "@/lib/records/records-listing";
 
@@ -18,6 +19,7 @@ type Props = {
 /** The records page below its header: filters, counts, export, the table, the pager. */
 export function RecordsView({ query, listing, configuredTools, tenantChoices, exportMaxRows }: Props) {
   const countedTools = listing.facets.tool.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
+  const links = listing.page.links;
   const countedStatuses = listing.facets.status.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
   return (
     <>
@@ -33,7 +35,15 @@ export function RecordsView({ query, listing, configuredTools, tenantChoices, ex
       ) : (
         <RecordsEmptyState filterWords={describeFilter(query)} pastEnd={query.cursor !== null} firstPage={listing.page.links.first} />
       )}
-      <RecordsPager links={listing.page.links} shown={listing.records.length} />
+      <KeysetPager
+        newest={links.prev ? `/records${links.first}` : null}
+        newer={links.prev ? `/records${links.prev}` : null}
+        older={links.next ? `/records${links.next}` : null}
+        summary={`${listing.records.length.toLocaleString("en")} on this page${links.prev ? "" : ", starting at the newest"}`}
+        testId="records-pager"
+      >
+        <PageSizeSelect />
+      </KeysetPager>
     </>
   );
 }

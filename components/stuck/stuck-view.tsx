@@ -3,14 +3,15 @@ import type { StuckClaims } from "@/lib/records/stuck-claims";
 import { AutoRefreshToggle } from "@/components/stuck/auto-refresh-toggle";
 import { StuckClaimsTable } from "@/components/stuck/stuck-claims-table";
 import { StuckFilterBar } from "@/components/stuck/stuck-filter-bar";
-import { StuckPager } from "@/components/stuck/stuck-pager";
 import { StuckToolCounts } from "@/components/stuck/stuck-tool-counts";
+import { KeysetPager } from "@/components/ui/keyset-pager";
 
 type Props = { data: StuckClaims; canPlan: boolean; tenantChoices: string[] | null };
 
 /** The stuck page below its header: counts by tool, filters and refresh, the claims, the bulk plan. */
 export function StuckView({ data, canPlan, tenantChoices }: Props) {
   const now = new Date(data.generatedAt);
+  const links = data.page.links;
   const tools = data.byTool.flatMap((t) => (t.tool === null ? [] : [t.tool]));
   return (
     <>
@@ -38,7 +39,14 @@ export function StuckView({ data, canPlan, tenantChoices }: Props) {
           No stuck claims{data.filter.tenant || data.filter.tool ? " match this filter" : ""}: every in_progress claim is younger than its tool&apos;s threshold.
         </div>
       )}
-      <StuckPager links={data.page.links} shown={data.claims.length} />
+      {links.prev || links.next ? (
+        <KeysetPager
+          newest={links.prev ? `/stuck${links.first}` : null}
+          newer={links.prev ? `/stuck${links.prev}` : null}
+          older={links.next ? `/stuck${links.next}` : null}
+          summary={`${data.claims.length.toLocaleString("en")} on this page`}
+        />
+      ) : null}
     </>
   );
 }

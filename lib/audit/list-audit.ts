@@ -3,10 +3,10 @@ import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
-import { formatInstant, parseInstant, type ParamProblem, type ParseResult } from "@/lib/records/list-filters";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
 import { redactJson } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
-import { quoteInput } from "@/lib/text/quote-input";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
@@ -62,93 +62,44 @@ export type AuditPage = {
 // ---------------------------------------------------------------------------------------------
 // The query from a URL (the page and GET /api/v1/audit)
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const text = (max: number) => z.string().trim().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
-const instant = z.string().transform((value, ctx) => {
-  const date = parseInstant(value);
-  if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
-    return z.NEVER;
-  }
-  return date;
-});
-
+// Values arrive trimmed (parseStrictParams with trim).
 const FIELDS = {
-  actor: text(200),
+  actor: printableText(200),
   action: z.string().regex(/^[a-z0-9_.:-]{1,100}$/i, "expected an action name like record.release"),
   // Hex keys are lowercase (hexdigest); other writers' keys are matched as written.
-  key: text(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
-  tenant: text(200),
-  from: instant,
-  to: instant,
-  cursor: z.string().transform((value, ctx) => {
-    const cursor = decodeAuditCursor(value);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (drop it to start at the newest entry)" });
-      return z.NEVER;
-    }
-    return cursor;
-  }),
-  limit: z.string().transform((value, ctx) => {
-    const size = AUDIT_PAGE_SIZES.find((s) => String(s) === value);
-    if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${AUDIT_PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
-      return z.NEVER;
-    }
-    return size;
-  }),
+  key: printableText(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
+  tenant: printableText(200),
+  from: instantSchema,
+  to: instantSchema,
+  cursor: cursorField(decodeAuditCursor, "not a cursor this console issued (drop it to start at the newest entry)"),
+  limit: pageSizeField(AUDIT_PAGE_SIZES),
 } as const;
-
-type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
 
 /**
  * Reads the audit list's query. The API rejects unknown parameters (a typo must not silently
  * widen the result); the page ignores them. An empty value means "no filter" (an empty form field).
  */
-export function parseAuditQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<AuditQuery> {
-  const entries: [string, string[]][] =
-    input instanceof URLSearchParams
-      ? [...new Set(input.keys())].map((k) => [k, input.getAll(k)])
-      : Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
-  const problems: ParamProblem[] = [];
-  const unknown: string[] = [];
-  const values: Partial<Record<keyof typeof FIELDS, unknown>> = {};
-  for (const [param, raw] of entries) {
-    if (!(AUDIT_PARAMS as readonly string[]).includes(param)) {
-      unknown.push(param);
-      continue;
-    }
-    if (raw.length > 1) {
-      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
-      continue;
-    }
-    const value = (raw[0] ?? "").trim();
-    if (value === "") continue;
-    const result = FIELDS[param as keyof typeof FIELDS].safeParse(value);
-    if (result.success) values[param as keyof typeof FIELDS] = result.data;
-    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
-  }
-  if (unknown.length > 0 && options.unknownParams === "reject") {
-    problems.unshift({
-      param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; the audit log takes ${AUDIT_PARAMS.join(", ")}`,
-    });
-  }
-  const from = values.from as Date | undefined;
-  const to = values.to as Date | undefined;
-  if (from && to && from.getTime() >= to.getTime()) problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
+export function parseAuditQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<AuditQuery> {
+  const { values, problems } = parseStrictParams(input, FIELDS, AUDIT_PARAMS, {
+    unknownParams: options.unknownParams,
+    unknownHint: `the audit log takes ${AUDIT_PARAMS.join(", ")}`,
+    trim: true,
+  });
+  const { from, to } = values;
+  const range = timeRangeProblem({ from, to });
+  if (range) problems.push(range);
   if (problems.length > 0) return { ok: false, problems };
   return {
     ok: true,
     value: {
-      actor: (values.actor as string | undefined) || null,
-      action: (values.action as string | undefined) ?? null,
-      key: (values.key as string | undefined) || null,
-      tenant: (values.tenant as string | undefined) || null,
+      actor: values.actor || null,
+      action: values.action ?? null,
+      key: values.key || null,
+      tenant: values.tenant || null,
       from: from ?? null,
       to: to ?? null,
-      cursor: (values.cursor as AuditCursor | undefined) ?? null,
-      limit: (values.limit as number | undefined) ?? DEFAULT_AUDIT_PAGE_SIZE,
+      cursor: values.cursor ?? null,
+      limit: values.limit ?? DEFAULT_AUDIT_PAGE_SIZE,
     },
   };
 }

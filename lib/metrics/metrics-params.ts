@@ -1,5 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
+import { parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -25,8 +26,7 @@ export type MetricsQuery = {
   tenant: string | null;
 };
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const name = z.string().max(200, "at most 200 characters").regex(PRINTABLE, "control characters are not allowed");
+const name = printableText(200);
 
 const FIELD_SCHEMAS = {
   window: z.enum(METRICS_WINDOWS, { error: (issue) => `expected 1h, 24h or 48h, got ${quoteInput(issue.input)}` }),
@@ -34,55 +34,17 @@ const FIELD_SCHEMAS = {
   tenant: name,
 } as const;
 
-export type ParamProblem = { param: string; message: string };
-export type MetricsQueryResult = { ok: true; value: MetricsQuery } | { ok: false; problems: ParamProblem[] };
-
-type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
-
-function entries(input: RawParams): [string, string[]][] {
-  if (input instanceof URLSearchParams) {
-    const grouped = new Map<string, string[]>();
-    for (const [k, v] of input) grouped.set(k, [...(grouped.get(k) ?? []), v]);
-    return [...grouped];
-  }
-  return Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
-}
-
 /**
  * The metrics query from a URL. The API refuses unknown parameters (a typo like `tenat=` must
  * not silently widen the figures to every tenant); the page ignores them.
  */
-export function parseMetricsQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): MetricsQueryResult {
-  const problems: ParamProblem[] = [];
-  const query: MetricsQuery = { window: DEFAULT_METRICS_WINDOW, tool: null, tenant: null };
-  const unknown: string[] = [];
-  for (const [param, raw] of entries(input)) {
-    if (!(METRICS_PARAMS as readonly string[]).includes(param)) {
-      unknown.push(param);
-      continue;
-    }
-    if (raw.length > 1) {
-      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
-      continue;
-    }
-    const value = raw[0] ?? "";
-    if (value === "") continue;
-    const field = param as (typeof METRICS_PARAMS)[number];
-    const result = FIELD_SCHEMAS[field].safeParse(value);
-    if (!result.success) {
-      problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
-      continue;
-    }
-    if (field === "window") query.window = result.data as MetricsWindow;
-    else query[field] = result.data;
-  }
-  if (unknown.length > 0 && options.unknownParams === "reject") {
-    problems.unshift({
-      param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; metrics take ${METRICS_PARAMS.join(", ")}`,
-    });
-  }
-  return problems.length > 0 ? { ok: false, problems } : { ok: true, value: query };
+export function parseMetricsQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<MetricsQuery> {
+  const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, METRICS_PARAMS, {
+    unknownParams: options.unknownParams,
+    unknownHint: `metrics take ${METRICS_PARAMS.join(", ")}`,
+  });
+  if (problems.length > 0) return { ok: false, problems };
+  return { ok: true, value: { window: values.window ?? DEFAULT_METRICS_WINDOW, tool: values.tool ?? null, tenant: values.tenant ?? null } };
 }
 
 // nuqs parsers: the client's view of the same fields (an invalid value reads as absent there).

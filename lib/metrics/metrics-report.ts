@@ -1,4 +1,5 @@
 import type { MetricsWindow } from "./metrics-params";
+import type { SourceFigures } from "./source-counts";
 
 /**
  * The metrics DTOs (what GET /api/v1/metrics returns and the pages render) and the pure
@@ -63,16 +64,9 @@ export type MetricsReport = {
 };
 
 /** Summed counts of one group (a tool, a tenant, a step, everything). */
-export type Totals = {
-  executions: number;
+export type Totals = SourceFigures & {
   /** Executions of tools whose writers record events: the suppression rate's base. */
   executionsOfRecordingTools: number;
-  completed: number;
-  replaysServed: number;
-  inFlightRejected: number;
-  outcomeUnknown: number;
-  resolvedByOperator: number;
-  resolvedByReconciler: number;
   stuckNow: number;
   operations: number;
   sideEffects: number;

@@ -39,10 +39,8 @@ export type SourceScope = {
 
 export const UNSCOPED: SourceScope = { tenants: null, tenant: null, tool: null };
 
-export type CountRow = {
-  step: Date;
-  tenant: string;
-  tool: string;
+/** The figures counted from the base tables (see above), for one group. */
+export type SourceFigures = {
   executions: number;
   completed: number;
   replaysServed: number;
@@ -51,6 +49,8 @@ export type CountRow = {
   resolvedByOperator: number;
   resolvedByReconciler: number;
 };
+
+export type CountRow = { step: Date; tenant: string; tool: string } & SourceFigures;
 
 export type LatencyRow = { step: Date; tenant: string; tool: string; bucket: number; completions: number };
 

@@ -1,5 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -50,20 +51,10 @@ export type RecordsQuery = RecordsFilter & {
   limit: PageSize;
 };
 
-export type ParamProblem = { param: string; message: string };
-export type ParseResult<T> = { ok: true; value: T } | { ok: false; problems: ParamProblem[] };
-
 export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: null, stuck: false, from: null, to: null };
 
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
-
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
-const text = (max: number) =>
-  z
-    .string()
-    .max(max, `at most ${max} characters`)
-    .regex(PRINTABLE, "control characters are not allowed");
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
 const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
@@ -92,7 +83,8 @@ export function formatInstant(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
 
-const instantField = text(40).transform((value, ctx) => {
+/** An instant parameter (parseInstant), refused with an example of each accepted form. */
+export const instantSchema = z.string().transform((value, ctx) => {
   const date = parseInstant(value);
   if (!date) {
     ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
@@ -101,30 +93,18 @@ const instantField = text(40).transform((value, ctx) => {
   return date;
 });
 
+const instantField = printableText(40).pipe(instantSchema);
+
 const FIELD_SCHEMAS = {
-  tenant: text(200),
-  tool: text(200),
-  status: text(100),
+  tenant: printableText(200),
+  tool: printableText(200),
+  status: printableText(100),
   stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` }).transform((v) => v === "true"),
   from: instantField,
   to: instantField,
-  cursor: z.string().transform((value, ctx) => {
-    const cursor = decodeCursor(value);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)" });
-      return z.NEVER;
-    }
-    return cursor;
-  }),
+  cursor: cursorField(decodeCursor, "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)"),
   dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
-  limit: z.string().transform((value, ctx) => {
-    const size = PAGE_SIZES.find((s) => String(s) === value);
-    if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${PAGE_SIZES.join(", ")}, got ${quoteInput(value)}` });
-      return z.NEVER;
-    }
-    return size;
-  }),
+  limit: pageSizeField(PAGE_SIZES),
   format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
 } as const;
 
@@ -162,6 +142,20 @@ export const recordsSearchParams = {
 /** `serializeRecordsParams("/records", {...})` → a link to that view of the list. */
 export const serializeRecordsParams = createSerializer(recordsSearchParams);
 
+export type PageLinks = { first: string; next: string | null; prev: string | null };
+
+/** Query strings of the first page and the neighbouring pages of a keyset-paged view of the list. */
+export function pageLinks(
+  base: ReturnType<typeof filterToParams> & { limit: PageSize },
+  page: { nextCursor: string | null; prevCursor: string | null },
+): PageLinks {
+  return {
+    first: serializeRecordsParams(base),
+    next: page.nextCursor ? serializeRecordsParams({ ...base, cursor: page.nextCursor, dir: "next" }) : null,
+    prev: page.prevCursor ? serializeRecordsParams({ ...base, cursor: page.prevCursor, dir: "prev" }) : null,
+  };
+}
+
 /** The URL values of a filter, for links (chips, pager, export). */
 export function filterToParams(filter: RecordsFilter) {
   return {
@@ -177,54 +171,23 @@ export function filterToParams(filter: RecordsFilter) {
 // ---------------------------------------------------------------------------------------------
 // Server-side parsing: every problem named, nothing guessed.
 
-type RawParams = URLSearchParams | Record<string, string | string[] | undefined>;
-
-function toEntries(input: RawParams): [string, string[]][] {
-  if (input instanceof URLSearchParams) {
-    const grouped = new Map<string, string[]>();
-    for (const [k, v] of input) grouped.set(k, [...(grouped.get(k) ?? []), v]);
-    return [...grouped];
-  }
-  return Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
-}
-
 function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
   input: RawParams,
   accepted: readonly K[],
-  unknownParams: "reject" | "ignore",
+  unknownParams: UnknownParams,
   unknownHint: string,
 ): ParseResult<{ [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> }> {
-  const problems: ParamProblem[] = [];
-  const values: Record<string, unknown> = {};
-  const unknown: string[] = [];
-  for (const [param, raw] of toEntries(input)) {
-    if (!(accepted as readonly string[]).includes(param)) {
-      unknown.push(param);
-      continue;
-    }
-    if (raw.length > 1) {
-      problems.push({ param, message: `${param}: given ${raw.length} times; give it once` });
-      continue;
-    }
-    const value = raw[0] ?? "";
-    if (value === "") continue; // an empty form field means "no filter"
-    const result = FIELD_SCHEMAS[param as K].safeParse(value);
-    if (result.success) values[param] = result.data;
-    else problems.push({ param, message: `${param}: ${result.error.issues[0]?.message ?? "invalid"}` });
-  }
-  if (unknown.length > 0 && unknownParams === "reject") {
-    problems.unshift({
-      param: unknown.join(","),
-      message: `unknown parameter${unknown.length > 1 ? "s" : ""} ${unknown.map((u) => quoteInput(u)).join(", ")}; ${unknownHint}`,
-    });
-  }
-  const from = values.from as Date | undefined;
-  const to = values.to as Date | undefined;
-  if (from && to && from.getTime() >= to.getTime()) {
-    problems.push({ param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` });
-  }
+  const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, accepted, { unknownParams, unknownHint });
+  const range = timeRangeProblem(values as { from?: Date; to?: Date });
+  if (range) problems.push(range);
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, value: values as { [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> } };
+  return { ok: true, value: values };
+}
+
+/** `from` must come before `to` (both records and the audit log filter on a half-open range). */
+export function timeRangeProblem({ from, to }: { from?: Date; to?: Date }): ParamProblem | null {
+  if (!from || !to || from.getTime() < to.getTime()) return null;
+  return { param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` };
 }
 
 function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unknown>>): RecordsFilter {
@@ -242,7 +205,7 @@ function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unkno
  * The list's query from a URL. The API rejects unknown parameters (a typo must not silently
  * widen the result); the page ignores them (links from elsewhere may carry tracking noise).
  */
-export function parseRecordsQuery(input: RawParams, options: { unknownParams: "reject" | "ignore" }): ParseResult<RecordsQuery> {
+export function parseRecordsQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<RecordsQuery> {
   const parsed = parseParams(input, LIST_PARAMS, options.unknownParams, `the records list takes ${LIST_PARAMS.join(", ")}`);
   if (!parsed.ok) return parsed;
   const v = parsed.value;
@@ -263,10 +226,6 @@ export function parseRecordsExportQuery(input: RawParams): ParseResult<{ filter:
   if (!parsed.ok) return parsed;
   if (parsed.value.format === undefined) return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
   return { ok: true, value: { filter: filterFrom(parsed.value), format: parsed.value.format } };
-}
-
-export function describeProblems(problems: ParamProblem[]): string {
-  return problems.map((p) => p.message).join("; ");
 }
 
 /** Human words for a filter: "tenant acme, status failed, created from … to …". */

@@ -1,3 +1,4 @@
+import type { AuditEntryView } from "@/lib/audit/list-audit";
 import type { Actor } from "@/lib/auth/actor";
 import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
@@ -71,17 +72,8 @@ export type TimelineEntry = {
   detail?: string;
 };
 
-export type AuditEntryView = {
-  id: string;
-  at: string;
-  actor: string;
-  actorRole: string;
-  action: string;
-  reason: string | null;
-  before: unknown;
-  after: unknown;
-  evidence: unknown;
-};
+/** An audit entry on its record's page: the audit log's view, less what the page already says (key, tenant, existence). */
+export type RecordAuditEntry = Pick<AuditEntryView, "id" | "at" | "actor" | "actorRole" | "action" | "reason" | "before" | "after" | "evidence">;
 
 export type RecordDetail = {
   record: RecordSummary;
@@ -93,7 +85,7 @@ export type RecordDetail = {
   /** Null: this writer records no events (shown as such, never as zero). */
   eventCounts: Record<string, number> | null;
   eventsTruncated: boolean;
-  audit: AuditEntryView[];
+  audit: RecordAuditEntry[];
   /** How "Ask the processor" reaches this tool's processor, or null when none is configured. */
   processor: string | null;
 };
@@ -146,7 +138,7 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
       detail: row.updatedAt ? undefined : "time not recorded: this writer does not set updated_at",
     });
   }
-  const audit = auditRows.map((entry): AuditEntryView => ({
+  const audit = auditRows.map((entry): RecordAuditEntry => ({
     id: entry.id.toString(),
     at: entry.at.toISOString(),
     actor: entry.actor,

@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { getRecordFacets, type FacetOptions, type RecordFacets } from "@/lib/records/facet-counts";
-import { filterToParams, formatInstant, serializeRecordsParams, type PageDirection, type PageSize, type RecordsQuery } from "@/lib/records/list-filters";
+import { filterToParams, formatInstant, pageLinks, type PageDirection, type PageLinks, type PageSize, type RecordsQuery } from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 
 /** The records list as the page and GET /api/v1/records both serve it: one page, its facets, links. */
@@ -16,7 +16,7 @@ export type RecordsListing = {
     nextCursor: string | null;
     prevCursor: string | null;
     /** Query strings ("?tenant=acme&cursor=…") of the neighbouring pages and the first page. */
-    links: { first: string; next: string | null; prev: string | null };
+    links: PageLinks;
   };
   facets: RecordFacets;
   generatedAt: string;
@@ -50,11 +50,7 @@ export async function loadRecordsListing(
       dir: query.dir,
       nextCursor: page.nextCursor,
       prevCursor: page.prevCursor,
-      links: {
-        first: serializeRecordsParams(base),
-        next: page.nextCursor ? serializeRecordsParams({ ...base, cursor: page.nextCursor, dir: "next" }) : null,
-        prev: page.prevCursor ? serializeRecordsParams({ ...base, cursor: page.prevCursor, dir: "prev" }) : null,
-      },
+      links: pageLinks(base, page),
     },
     facets,
     generatedAt: now.toISOString(),

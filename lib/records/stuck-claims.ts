@@ -7,12 +7,13 @@ import {
   EMPTY_FILTER,
   filterToParams,
   parseRecordsQuery,
-  serializeRecordsParams,
-  type ParseResult,
+  pageLinks,
+  type PageLinks,
   type RecordsFilter,
   type RecordsQuery,
   UNRECORDED_TOOL,
 } from "@/lib/records/list-filters";
+import type { ParseResult } from "@/lib/api/strict-params";
 import { listRecords, recordsConditions, whereClause, type RecordListItem } from "@/lib/records/list-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { describeProcessor } from "@/lib/resolve/check-processor";
@@ -44,7 +45,7 @@ export type StuckClaims = {
   filter: StuckFilter;
   /** One page of stuck claims, newest first (the records list's keyset paging). */
   claims: RecordListItem[];
-  page: { nextCursor: string | null; prevCursor: string | null; links: { first: string; next: string | null; prev: string | null } };
+  page: { nextCursor: string | null; prevCursor: string | null; links: PageLinks };
   /** Per tool, for the tenant filter (never the tool filter: the other tools stay one click away). */
   byTool: StuckToolCount[];
   /** Stuck claims matching the whole filter (tenant and tool). */
@@ -118,11 +119,7 @@ export async function loadStuckClaims(db: Db, actor: Actor, query: StuckQuery, c
     page: {
       nextCursor: page.nextCursor,
       prevCursor: page.prevCursor,
-      links: {
-        first: serializeRecordsParams(base),
-        next: page.nextCursor ? serializeRecordsParams({ ...base, cursor: page.nextCursor, dir: "next" }) : null,
-        prev: page.prevCursor ? serializeRecordsParams({ ...base, cursor: page.prevCursor, dir: "prev" }) : null,
-      },
+      links: pageLinks(base, page),
     },
     byTool,
     total: matching.reduce((sum, t) => sum + t.count, 0),

@@ -1,7 +1,7 @@
 import { Suspense } from "react";
-import { AuditQueryProblems } from "@/components/audit/audit-query-problems";
 import { AuditView } from "@/components/audit/audit-view";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
@@ -27,7 +27,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 
 async function AuditSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const parsed = parseAuditQuery(await searchParams, { unknownParams: "ignore" });
-  if (!parsed.ok) return <AuditQueryProblems problems={parsed.problems} />;
+  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/audit", label: "Show the newest entries" }} testId="audit-query-problems" />;
   const query = parsed.value;
   const db = getDb();
   const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: getConfig().redact }), listAuditActions(db, actor)]);

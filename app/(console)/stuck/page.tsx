@@ -1,7 +1,7 @@
 import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
-import { RecordsQueryProblems } from "@/components/records/records-query-problems";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { QueryProblems } from "@/components/ui/query-problems";
 import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
 import type { Actor } from "@/lib/auth/actor";
@@ -30,7 +30,7 @@ export default async function StuckClaimsPage({ searchParams }: { searchParams: 
 
 async function StuckSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const parsed = parseStuckQuery(await searchParams);
-  if (!parsed.ok) return <RecordsQueryProblems problems={parsed.problems} />;
+  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
   const data = await loadStuckClaims(getDb(), actor, parsed.value, getConfig(), new Date());
   return <StuckView data={data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

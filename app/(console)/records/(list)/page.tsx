@@ -1,7 +1,7 @@
 import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
-import { RecordsQueryProblems } from "@/components/records/records-query-problems";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { QueryProblems } from "@/components/ui/query-problems";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
 import type { Actor } from "@/lib/auth/actor";
@@ -28,7 +28,7 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
 
 async function RecordsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const parsed = parseRecordsQuery(await searchParams, { unknownParams: "ignore" });
-  if (!parsed.ok) return <RecordsQueryProblems problems={parsed.problems} />;
+  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
   const config = getConfig();
   const listing = await loadRecordsListing(getDb(), actor, parsed.value, config, new Date());
   return (

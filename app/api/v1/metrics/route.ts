@@ -1,5 +1,5 @@
 import { apiRoute } from "@/lib/api/api-route";
-import { jsonError } from "@/lib/api/json-error";
+import { paramProblemsError } from "@/lib/api/strict-params";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { parseMetricsQuery } from "@/lib/metrics/metrics-params";
@@ -8,8 +8,6 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 /** GET /api/v1/metrics?window=1h|24h|48h&tool&tenant — duplicate-suppression figures, per tool and tenant, and their series. */
 export const GET = apiRoute("metrics:read", async ({ request, actor }) => {
   const parsed = parseMetricsQuery(new URL(request.url).searchParams, { unknownParams: "reject" });
-  if (!parsed.ok) {
-    return jsonError(400, "bad_request", parsed.problems.map((p) => p.message).join("; "), { params: parsed.problems.map((p) => p.param) });
-  }
+  if (!parsed.ok) return paramProblemsError(parsed.problems);
   return Response.json(await getMetrics(getDb(), getConfig(), actor, parsed.value, new Date()));
 });

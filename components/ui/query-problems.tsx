@@ -1,0 +1,26 @@
+import Link from "next/link";
+import type { ParamProblem } from "@/lib/api/strict-params";
+
+type Props = {
+  problems: ParamProblem[];
+  /** Where to start again without the filter, and what that link says. */
+  reset: { href: string; label: string };
+  testId: string;
+};
+
+/** A link whose filter the console cannot read: say which parameter and why; query nothing. */
+export function QueryProblems({ problems, reset, testId }: Props) {
+  return (
+    <div role="alert" data-testid={testId} className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-5">
+      <h2 className="text-sm font-semibold text-amber-900">This link&apos;s filter could not be read</h2>
+      <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-amber-900">
+        {problems.map((p) => (
+          <li key={p.param + p.message}>{p.message}</li>
+        ))}
+      </ul>
+      <Link href={reset.href} className="mt-4 inline-block rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+        {reset.label}
+      </Link>
+    </div>
+  );
+}
