@@ -111,7 +111,7 @@ describe("bad input to every /api/v1 route", () => {
 
   const query = (base: Record<string, string>, name: string, value: string) => new URLSearchParams({ ...base, [name]: value }).toString();
 
-  it("query parameters of every GET route", async () => {
+  it("query parameters of every GET route", { timeout: 120_000 }, async () => {
     const before = await fingerprint();
     const gets: [file: string, base: Record<string, string>, params: string[]][] = [
       ["records", { tenant: TENANT }, ["tenant", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"]],
@@ -140,7 +140,7 @@ describe("bad input to every /api/v1 route", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
-  it("the record key in the path of GET /records/{key}, /check, /resolve and /reveal", async () => {
+  it("the record key in the path of GET /records/{key}, /check, /resolve and /reveal", { timeout: 120_000 }, async () => {
     const before = await fingerprint();
     const handlers = {
       get: await route("records/[key]", "GET"),
@@ -160,7 +160,7 @@ describe("bad input to every /api/v1 route", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
-  it("JSON bodies of every POST route: broken JSON, wrong types, every field with every bad value", async () => {
+  it("JSON bodies of every POST route: broken JSON, wrong types, every field with every bad value", { timeout: 120_000 }, async () => {
     const before = await fingerprint();
     // Each base body is harmless when valid: it names a claim that does not exist, a dry run, or
     // is invalid in another field (for the routes whose only valid request creates something).
@@ -204,7 +204,7 @@ describe("bad input to every /api/v1 route", () => {
     expect(await fingerprint()).toEqual(before);
   });
 
-  it("tools/upload: the server parameter and the listing body", async () => {
+  it("tools/upload: the server parameter and the listing body", { timeout: 120_000 }, async () => {
     const before = await fingerprint();
     const handler = await route("tools/upload", "POST");
     const listing = JSON.stringify({ tools: [{ name: "t", inputSchema: { type: "object" } }] });
