@@ -71,7 +71,7 @@ export function AuditEntryRow({ entry, now }: { entry: AuditEntryView; now: stri
               ))}
             </div>
             {entry.redactedPaths.length > 0 ? (
-              <p className="mt-2 text-xs text-amber-800">Masked for your role: {entry.redactedPaths.join(", ")}</p>
+              <p className="mt-2 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}. To see a record's response whole, reveal it on its page (audited).</p>
             ) : null}
           </td>
         </tr>

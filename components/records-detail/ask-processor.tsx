@@ -82,7 +82,7 @@ function CheckAnswer({ result }: { result: RecordCheck }) {
           <JsonView value={check.evidence} label="processor evidence" />
         </div>
       </details>
-      {result.redactedPaths.length > 0 ? <p className="mt-2 text-xs opacity-80">Masked for your role: {result.redactedPaths.join(", ")}</p> : null}
+      {result.redactedPaths.length > 0 ? <p className="mt-2 text-xs opacity-80">Masked: {result.redactedPaths.join(", ")}</p> : null}
     </div>
   );
 }
