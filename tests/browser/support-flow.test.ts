@@ -30,7 +30,8 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
   beforeAll(async () => {
     browser = await launchChromium();
-    const claimedAt = new Date(Date.now() - 20 * 60_000);
+    // A minute into a 15-minute bucket 20–35 minutes ago: the repeat 45 s later derives the same key.
+    const claimedAt = new Date(Math.floor((Date.now() - 20 * 60_000) / 900_000) * 900_000 + 60_000);
     await chargeCard(claimedAt, true)(call(1_500));
     stuck = await chargeCard(new Date(claimedAt.getTime() + 45_000))(call(1_500)); // the repeat the customer saw
     // Two minutes into a bucket an hour ago, and the same call 14 minutes before it, one bucket earlier.
