@@ -1,8 +1,8 @@
 import { apiRoute } from "@/lib/api/api-route";
+import { recordKeyFromPath } from "@/lib/api/record-key-param";
 import { jsonError } from "@/lib/api/json-error";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
-import { parseKeyParam } from "@/lib/records/record-detail";
 import { checkRecord } from "@/lib/resolve/check-record";
 
 /**
@@ -11,9 +11,8 @@ import { checkRecord } from "@/lib/resolve/check-record";
  * from a browser it needs a same-origin Origin header like any other POST.
  */
 export const POST = apiRoute<{ key: string }>("records:check-processor", async ({ actor, params }) => {
-  const param = parseKeyParam(params.key);
-  if (param.kind === "invalid") return jsonError(400, "bad_key", param.message);
-  if (param.kind === "ref") return jsonError(400, "ref_not_key", `${param.ref} is a 12-hex ref, not a key: look it up first.`);
+  const param = recordKeyFromPath(params.key);
+  if (!param.ok) return param.response;
   const result = await checkRecord(getDb(), getConfig(), actor, param.key);
   if (!result) return jsonError(404, "not_found", "No record with this key in the tenants you can see.");
   return Response.json(result);

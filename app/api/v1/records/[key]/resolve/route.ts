@@ -1,9 +1,9 @@
 import { apiRoute } from "@/lib/api/api-route";
+import { recordKeyFromPath } from "@/lib/api/record-key-param";
 import { readJsonBody } from "@/lib/api/json-body";
 import { jsonError } from "@/lib/api/json-error";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
-import { parseKeyParam } from "@/lib/records/record-detail";
 import { resolveInputSchema, resolveRecord } from "@/lib/resolve/resolve-record";
 
 /**
@@ -14,9 +14,8 @@ import { resolveInputSchema, resolveRecord } from "@/lib/resolve/resolve-record"
  * the action. apiRoute admits operators; resolveRecord checks release and force-release itself.
  */
 export const POST = apiRoute<{ key: string }>("records:resolve", async ({ request, actor, params }) => {
-  const param = parseKeyParam(params.key);
-  if (param.kind === "invalid") return jsonError(400, "bad_key", param.message);
-  if (param.kind === "ref") return jsonError(400, "ref_not_key", `${param.ref} is a 12-hex ref, not a key: look it up first.`);
+  const param = recordKeyFromPath(params.key);
+  if (!param.ok) return param.response;
   const body = await readJsonBody(request, resolveInputSchema);
   if (!body.ok) return body.response;
   const outcome = await resolveRecord(getDb(), getConfig(), actor, param.key, body.value);
