@@ -38,7 +38,8 @@ export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
         <RiskTable rows={tenantRows} caption="Per tenant" firstColumn="tenant" />
       </div>
       <p className="mt-3 text-xs text-slate-500">
-        Closed hours from the hourly rollup ({report.source.rolledUpSteps} steps), the rest live ({report.source.liveSteps}). Claims count in the hour they were
+        Closed hours from the hourly rollup ({report.source.rolledUpSteps} steps); the open ones from {report.source.sliceMinutes} settled minute slices
+        {report.source.countedLiveFrom ? <> and live from the table since {report.source.countedLiveFrom.slice(11, 19)} UTC</> : null}. Claims count in the hour they were
         made, completions in the hour they completed. Time to complete is to within 9%.
       </p>
     </>

@@ -6,15 +6,16 @@ import { tenantList } from "@/lib/records/tenant-scope";
 import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS, floorTo } from "@/lib/metrics/metrics-window";
-import { rollUpClosedHours } from "@/lib/metrics/rollup";
-import { sourceCounts, type CountRow } from "@/lib/metrics/source-counts";
+import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import type { CountRow } from "@/lib/metrics/source-counts";
+import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
 
 /**
  * The table's evidence per tool name over [since, now], limited to the actor's tenants.
  * Claims, completions and events of the window come from the metrics rollup for closed hours
  * (whole hours from the one holding `since`, counted by the metrics rules: a completion in the
- * hour it happened) and live from the base tables for the open hour; the rest are grouped
+ * hour it happened), minute slices and the last minute or two live (metrics/window-figures.ts); the rest are grouped
  * queries on small index ranges, whatever the number of tools: claims of the window still in
  * flight and stuck claims (the partial not-completed index), rows still in_progress after an
  * outcome_unknown event, and each tool's newest row (one index probe per tool).
@@ -50,15 +51,15 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
      GROUP BY tool`;
   for (const o of open) of(o.tool).inProgress = o.count;
 
-  // Rows still in flight with an outcome_unknown event in the window: the in-flight rows (small
-  // partial index) probed for such an event, counted by hash (a COUNT(DISTINCT) sorted every match).
+  // Rows still in flight with an outcome_unknown event in the window: the window's outcome_unknown
+  // events (their own partial index, read index-only), each key once, probing its claim by primary
+  // key — not every open claim probing its events (157 ms at 30,000 open claims, docs/bench.md).
   const unresolved = await db.$queryRaw<{ tool: string; count: number }[]>`
     SELECT i.tool, count(*)::int AS count
       FROM idempotency i
-     WHERE i.status = 'in_progress' AND i.tool IS NOT NULL
+     WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at <= ${now})
+       AND i.status = 'in_progress' AND i.tool IS NOT NULL
        AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))
-       AND EXISTS (SELECT 1 FROM idempotency_event e
-                    WHERE e.key = i.key AND e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at <= ${now})
      GROUP BY i.tool`;
   for (const u of unresolved) of(u.tool).unresolvedOutcomeUnknown = u.count;
 
@@ -85,45 +86,20 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
 
 type WindowCounts = Pick<CountRow, "executions" | "completed" | "replaysServed" | "inFlightRejected" | "outcomeUnknown">;
 
-/** Per tool (unrecorded tools left out): rolled-up hours summed, the hours not rolled up yet computed live. */
+/** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
 async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: Date): Promise<Map<string, WindowCounts>> {
-  await rollUpClosedHours(db, now);
-  const from = floorTo(since, HOUR_MS);
-  const tenantSql = tenants !== null ? Prisma.sql`AND tenant = ANY(${tenants}::text[])` : Prisma.empty;
-  const rolledHours = await db.$queryRaw<{ hour: Date }[]>`
-    SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${now}::timestamptz`;
-  const rolled = new Set(rolledHours.map((r) => r.hour.getTime()));
+  await rollUpSettled(db, now);
+  const { counts } = await windowFigures(db, { from: floorTo(since, HOUR_MS), to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null });
   const totals = new Map<string, WindowCounts>();
-  const add = (tool: string, row: WindowCounts) => {
-    const t = totals.get(tool) ?? { executions: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0 };
+  for (const row of counts) {
+    if (row.tool === "") continue;
+    const t = totals.get(row.tool) ?? { executions: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0 };
     t.executions += row.executions;
     t.completed += row.completed;
     t.replaysServed += row.replaysServed;
     t.inFlightRejected += row.inFlightRejected;
     t.outcomeUnknown += row.outcomeUnknown;
-    totals.set(tool, t);
-  };
-  if (rolled.size > 0) {
-    const rows = await db.$queryRaw<{ tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint; outcome_unknown: bigint }[]>`
-      SELECT tool, sum(executions)::int8 AS executions, sum(completed)::int8 AS completed, sum(replays_served)::int8 AS replays_served,
-             sum(in_flight_rejected)::int8 AS in_flight_rejected, sum(outcome_unknown)::int8 AS outcome_unknown
-        FROM metrics_hourly
-       WHERE hour >= ${from}::timestamptz AND hour < ${now}::timestamptz AND tool <> ''
-         AND hour IN (SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${now}::timestamptz)
-         ${tenantSql}
-       GROUP BY tool`;
-    for (const r of rows) {
-      add(r.tool, {
-        executions: Number(r.executions), completed: Number(r.completed), replaysServed: Number(r.replays_served),
-        inFlightRejected: Number(r.in_flight_rejected), outcomeUnknown: Number(r.outcome_unknown),
-      });
-    }
-  }
-  let firstLive = from.getTime();
-  while (rolled.has(firstLive) && firstLive < now.getTime()) firstLive += HOUR_MS;
-  if (firstLive < now.getTime()) {
-    const live = await sourceCounts(db, { from: new Date(firstLive), to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null });
-    for (const row of live) if (row.tool !== "" && !rolled.has(row.step.getTime())) add(row.tool, row);
+    totals.set(row.tool, t);
   }
   return totals;
 }

@@ -10,7 +10,8 @@ import { lookUpRefs } from "@/lib/records/lookup";
 import { getRecordDetail } from "@/lib/records/record-detail";
 import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
-import { benchKey } from "./load-bench-data";
+import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import { appendLiveTraffic, benchKey } from "./load-bench-data";
 
 /** An HTTP request to the console's API, relative to its base URL. */
 export type ApiRequest = { method: "GET" | "POST"; path: string; body?: unknown };
@@ -27,11 +28,13 @@ export type BenchCase = {
   targets: { sqlP95Ms: number | null; apiP95Ms: number | null };
   inputs: string[];
   fresh?: boolean;
+  /** Runs before the case is measured, outside the capture: what would have happened meanwhile (traffic, cron's roll-up). */
+  prepare?(db: Db): Promise<void>;
   console(db: Db, input: string): Promise<unknown>;
   api(input: string): ApiRequest;
 };
 
-export type CaseContext = { actor: Actor; config: IdemConfig; rows: number };
+export type CaseContext = { actor: Actor; config: IdemConfig; rows: number; load: { rows: number; end: string }; log: (line: string) => void };
 
 const DEEP_ROWS = 100_000;
 
@@ -73,6 +76,15 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
   } finally {
     await client.end();
   }
+  // The metrics cases read the newest minutes live: append the traffic since the load first, then
+  // roll up what has settled (as `idem rollup` from cron, or the previous request, would have).
+  let appendedThrough = context.load.rows;
+  const liveTraffic = async (db: Db) => {
+    const before = appendedThrough;
+    appendedThrough = await appendLiveTraffic(url, context.load, appendedThrough, new Date());
+    const { minutes } = await rollUpSettled(db, new Date());
+    context.log(`live traffic: ${(appendedThrough - before).toLocaleString("en-US")} rows appended up to 2 s ago (${(appendedThrough - context.load.rows).toLocaleString("en-US")} since the load); ${minutes.rolledUp} settled minutes rolled up`);
+  };
   const sampleKeys = Array.from({ length: 20 }, (_, j) => benchKey(1 + Math.floor(((j + 0.5) / 20) * rows)));
   const now = () => new Date();
 
@@ -123,6 +135,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: "metrics, 48 h",
       targets: { sqlP95Ms: 20, apiP95Ms: 200 },
       inputs: [""],
+      prepare: liveTraffic,
       console: (db) => getMetrics(db, config, actor, { window: "48h", tool: null, tenant: null }, now()),
       api: () => ({ method: "GET", path: "/api/v1/metrics?window=48h" }),
     },
@@ -145,6 +158,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: "tools audit, 24 h",
       targets: { sqlP95Ms: null, apiP95Ms: null },
       inputs: [""],
+      prepare: liveTraffic,
       console: (db) => buildToolsAudit(db, config, actor, "24h", now()),
       api: () => ({ method: "GET", path: "/api/v1/tools/audit?window=24h" }),
     },

@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { ProgressBar } from "@/lib/cli/progress";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { CATCH_UP_HOURS, rollUpClosedHours } from "@/lib/metrics/rollup";
+import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import { CATCH_UP_HOURS } from "@/lib/metrics/rollup";
 
 /**
  * Fills a fresh, migrated database with `rows` claims over the last 48 h, distributed like the
@@ -123,7 +124,7 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
     const db = createPrismaClient(url, 1);
     try {
       progress.start(CATCH_UP_HOURS, "rollup ");
-      await rollUpClosedHours(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
+      await rollUpSettled(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
       progress.stop();
     } finally {
       await db.$disconnect();
@@ -133,10 +134,36 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
     started = Date.now();
     await Promise.all([a.query("VACUUM (ANALYZE) idempotency"), b.query("VACUUM (ANALYZE) idempotency_event")]);
     await a.query("VACUUM (ANALYZE) metrics_hourly");
+    await a.query("VACUUM (ANALYZE) metrics_minute");
     seconds.vacuum = (Date.now() - started) / 1000;
     const { rows: counted } = await a.query<{ events: string }>("SELECT count(*) AS events FROM idempotency_event");
     return { rows, events: Number(counted[0]?.events ?? 0), end: end.toISOString(), seconds };
   } finally {
     await Promise.all([a.end(), b.end()]);
   }
+}
+
+/**
+ * Writers do not stop while the bench loads and builds: this appends the traffic of the time since
+ * the load's end, at the load's rate, continuing its row numbers and its timeline (row i is claimed
+ * at start + (i − 1) × step). Run before the metrics cases, so their newest minutes hold what a live
+ * table would — not the empty minutes after a load. Stops 2 s before `until`: a completion lands up
+ * to 1.5 s after its claim, an event 2 s after, and neither may lie in the future. Returns the last
+ * row number written.
+ */
+export async function appendLiveTraffic(url: string, load: { rows: number; end: string }, appendedThrough: number, until: Date): Promise<number> {
+  const stepSeconds = (HISTORY_HOURS * 3600) / load.rows;
+  const start = new Date(Date.parse(load.end) - HISTORY_HOURS * 3_600_000);
+  const last = load.rows + Math.floor((until.getTime() - 2_000 - Date.parse(load.end)) / 1000 / stepSeconds);
+  if (last <= appendedThrough) return appendedThrough;
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    for (let first = appendedThrough + 1; first <= last; first += CHUNK_ROWS) {
+      await client.query(INSERT_CHUNK, [first, Math.min(last, first + CHUNK_ROWS - 1), start.toISOString(), stepSeconds]);
+    }
+  } finally {
+    await client.end();
+  }
+  return last;
 }

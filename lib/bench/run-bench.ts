@@ -70,7 +70,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     try {
       const config = configSchema.parse(server.config);
       const freshNeeded = 2 * (warmup + iterations) + 4;
-      const cases = await prepareCases(database.url, { actor: BENCH_ACTOR, config, rows }, freshNeeded);
+      const cases = await prepareCases(database.url, { actor: BENCH_ACTOR, config, rows, load, log }, freshNeeded);
       const { rows: bigRows } = await client.query<{ relname: string }>(
         "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND reltuples >= $1",
         [BIG_TABLE_ROWS],

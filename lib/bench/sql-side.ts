@@ -37,6 +37,7 @@ export async function measureSqlSide(
   const runs: (() => CapturedStatement[])[] = [];
   let inputsUsed = 0;
   let explained: CapturedStatement[];
+  await benchCase.prepare?.(capture.db);
 
   if (benchCase.fresh) {
     const [template, ...rest] = benchCase.inputs;

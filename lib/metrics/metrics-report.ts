@@ -1,5 +1,6 @@
 import type { MetricsWindow } from "./metrics-params";
 import type { SourceFigures } from "./source-counts";
+import type { FiguresSource } from "./window-figures";
 
 /**
  * The metrics DTOs (what GET /api/v1/metrics returns and the pages render) and the pure
@@ -53,13 +54,12 @@ export type MetricsReport = {
   tools: ToolMetrics[];
   tenants: TenantMetrics[];
   series: SeriesPoint[];
-  source: {
-    /** Steps read from the hourly rollup. */
-    rolledUpSteps: number;
-    /** Steps computed live from the base tables (the current hour; every step of 1h). */
-    liveSteps: number;
+  /** Where the figures came from (window-figures.ts). */
+  source: FiguresSource & {
     /** Hours this request rolled up before reading. */
     hoursRolledUpNow: number;
+    /** Minutes this request rolled into slices before reading. */
+    minutesRolledUpNow: number;
   };
 };
 

@@ -8,8 +8,11 @@ import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
 import { emptyTotals, suppressionRate, type MetricsFigures, type MetricsReport, type SeriesPoint, type Totals } from "./metrics-report";
 import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
-import { lastClosedHour, rollUpClosedHours } from "./rollup";
-import { sourceCounts, sourceLatency, type CountRow, type LatencyRow, type SourceScope } from "./source-counts";
+import { firstSliceMinute } from "./minute-rollup";
+import { rollUpSettled } from "./roll-up-settled";
+import { lastClosedHour } from "./rollup";
+import type { CountRow, SourceScope } from "./source-counts";
+import { contiguousSlicesEnd, rollupScope, windowFigures } from "./window-figures";
 
 /**
  * A tool "records events" when its writer appended any event in this long: a tool with claims
@@ -19,17 +22,18 @@ import { sourceCounts, sourceLatency, type CountRow, type LatencyRow, type Sourc
 export const RECORDING_LOOKBACK_MS = 7 * 24 * HOUR_MS;
 
 export type GetMetricsOptions = {
-  /** Roll up closed hours before reading (default true). */
+  /** Roll up closed hours and settled minutes before reading (default true). */
   rollUp?: boolean;
 };
 
 /**
  * The duplicate-suppression figures of one window, limited to the actor's tenants: closed hours
- * from the hourly rollup, the rest (the current hour; all of the 1 h window) live from the base
- * tables — never a GROUP BY over the whole window at request time.
+ * from the hourly rollup, settled minutes of the open hours from minute slices, only the last
+ * minute or two live from the base tables (window-figures.ts) — never a GROUP BY over the window
+ * at request time.
  */
 export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query: MetricsQuery, now: Date, options: GetMetricsOptions = {}): Promise<MetricsReport> {
-  const rollup = options.rollUp === false ? null : await rollUpClosedHours(db, now);
+  const rollup = options.rollUp === false ? null : await rollUpSettled(db, now);
   const bounds = windowBounds(query.window, now);
   const scope: SourceScope = {
     tenants: tenantList(actor),
@@ -38,23 +42,12 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
   };
   const steps = windowSteps(bounds);
 
-  // Which steps are final in the rollup: only whole hours can be (the 1 h window's 5-minute steps never are).
-  const rolledHours = bounds.stepMs === HOUR_MS ? await rolledUpHours(db, bounds.from, bounds.to) : new Set<number>();
-  const liveSteps = steps.filter((s) => !rolledHours.has(s.getTime()));
-  const firstLive = liveSteps[0];
-
-  const [rolledCounts, rolledLatency, liveCounts, liveLatency, stuck, sideEffects, recording] = await Promise.all([
-    rolledHours.size > 0 ? rolledUpCounts(db, bounds.from, bounds.to, scope) : Promise.resolve([]),
-    rolledHours.size > 0 ? rolledUpLatency(db, bounds.from, bounds.to, scope) : Promise.resolve([]),
-    firstLive ? sourceCounts(db, { from: firstLive, to: bounds.to, stepMs: bounds.stepMs }, scope) : Promise.resolve([]),
-    firstLive ? sourceLatency(db, { from: firstLive, to: bounds.to, stepMs: bounds.stepMs }, scope) : Promise.resolve([]),
+  const [{ counts, latency, source }, stuck, sideEffects, recording] = await Promise.all([
+    windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
     stuckNow(db, config, scope, now),
     reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
     toolsRecordingEvents(db, scope.tenants, now),
   ]);
-  // A live range starting at the first unrolled step may cover later steps that are rolled up (a hole in the rollup): those come from the rollup.
-  const counts = [...rolledCounts, ...liveCounts.filter((r) => !rolledHours.has(r.step.getTime()))];
-  const latency = [...rolledLatency, ...liveLatency.filter((r) => !rolledHours.has(r.step.getTime()))];
 
   const byTool = new Map<string, Totals>();
   const byTenant = new Map<string, Totals>();
@@ -100,7 +93,7 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
     tools,
     tenants,
     series,
-    source: { rolledUpSteps: steps.length - liveSteps.length, liveSteps: liveSteps.length, hoursRolledUpNow: rollup?.rolledUp.length ?? 0 },
+    source: { ...source, hoursRolledUpNow: rollup?.hours.rolledUp.length ?? 0, minutesRolledUpNow: rollup?.minutes.rolledUp ?? 0 },
   };
 }
 
@@ -164,44 +157,6 @@ function risk(f: MetricsFigures): number {
 // ---------------------------------------------------------------------------------------------
 // Reads
 
-function rollupScope(scope: SourceScope): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (scope.tenants !== null) parts.push(Prisma.sql`tenant = ANY(${scope.tenants}::text[])`);
-  if (scope.tenant !== null) parts.push(Prisma.sql`tenant = ${scope.tenant}`);
-  if (scope.tool !== null) parts.push(Prisma.sql`tool = ${scope.tool}`);
-  return parts.length > 0 ? Prisma.sql`AND ${Prisma.join(parts, " AND ")}` : Prisma.empty;
-}
-
-async function rolledUpHours(db: Db, from: Date, to: Date): Promise<Set<number>> {
-  const rows = await db.$queryRaw<{ hour: Date }[]>`SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz`;
-  return new Set(rows.map((r) => r.hour.getTime()));
-}
-
-/** The rollup-read query (its EXPLAIN is in the report of issue #6): a primary-key range on (hour, …). */
-async function rolledUpCounts(db: Db, from: Date, to: Date, scope: SourceScope): Promise<CountRow[]> {
-  const rows = await db.$queryRaw<
-    { step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint; outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint }[]
-  >`
-    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler
-    FROM metrics_hourly
-    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz
-      AND hour IN (SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz)
-      ${rollupScope(scope)}`;
-  return rows.map((r) => ({
-    step: r.step, tenant: r.tenant, tool: r.tool,
-    executions: Number(r.executions), completed: Number(r.completed), replaysServed: Number(r.replays_served),
-    inFlightRejected: Number(r.in_flight_rejected), outcomeUnknown: Number(r.outcome_unknown),
-    resolvedByOperator: Number(r.resolved_by_operator), resolvedByReconciler: Number(r.resolved_by_reconciler),
-  }));
-}
-
-async function rolledUpLatency(db: Db, from: Date, to: Date, scope: SourceScope): Promise<LatencyRow[]> {
-  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; bucket: number; completions: bigint }[]>`
-    SELECT hour AS step, tenant, tool, bucket, completions FROM metrics_hourly_latency
-    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz ${rollupScope(scope)}`;
-  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
-}
-
 /** Stuck claims right now, per tenant and tool, by each tool's threshold (the partial status index). */
 async function stuckNow(db: Db, config: IdemConfig, scope: SourceScope, now: Date): Promise<{ tenant: string; tool: string; stuck: number }[]> {
   const rows = await db.$queryRaw<{ tenant: string; tool: string; stuck: bigint }[]>`
@@ -231,18 +186,27 @@ async function reportedSideEffects(db: Db, from: Date, to: Date, scope: SourceSc
 /**
  * Tools ('' = unrecorded) with any writer event in the lookback, within the actor's tenants but
  * regardless of the tenant filter: whether a tool's writer records events is a property of the
- * writer, so a tenant with no replays shows a real 0. Rolled-up hours from the rollup, the rest
- * from the events table (an index range of an hour or so).
+ * writer, so a tenant with no replays shows a real 0. Rolled-up hours from the hourly rollup,
+ * settled minutes of the open hours from the slices, the rest (a minute or two) from the events
+ * table.
  */
 export async function toolsRecordingEvents(db: Db, tenants: string[] | null, now: Date): Promise<Set<string>> {
   const since = new Date(now.getTime() - RECORDING_LOOKBACK_MS);
-  const liveFrom = new Date(lastClosedHour(now).getTime() + HOUR_MS);
+  const sliceStart = firstSliceMinute(now);
+  const [hourly] = await db.$queryRaw<{ covered: Date }[]>`
+    SELECT LEAST(${new Date(lastClosedHour(now).getTime() + HOUR_MS)}::timestamptz,
+                 COALESCE((SELECT max(hour) + interval '1 hour' FROM metrics_rollup_hour), ${since}::timestamptz)) AS covered`;
+  const hoursCovered = hourly?.covered ?? since;
+  // Slices continue the hourly rollup only when it reaches their start (no hole between them).
+  const eventsFrom = hoursCovered >= sliceStart ? new Date(Math.max(hoursCovered.getTime(), (await contiguousSlicesEnd(db, sliceStart, now)).getTime())) : hoursCovered;
   const tenantSql = tenants !== null ? Prisma.sql`AND tenant = ANY(${tenants}::text[])` : Prisma.empty;
   const rows = await db.$queryRaw<{ tool: string }[]>`
     SELECT DISTINCT tool FROM metrics_hourly
     WHERE hour >= ${since}::timestamptz AND (replays_served + in_flight_rejected + outcome_unknown) > 0 ${tenantSql}
     UNION
-    SELECT DISTINCT COALESCE(tool, '') FROM idempotency_event
-    WHERE at >= LEAST(${liveFrom}::timestamptz, COALESCE((SELECT max(hour) + interval '1 hour' FROM metrics_rollup_hour), ${since}::timestamptz)) ${tenantSql}`;
+    SELECT DISTINCT tool FROM metrics_minute
+    WHERE minute >= ${sliceStart}::timestamptz AND minute < ${eventsFrom}::timestamptz AND (replays_served + in_flight_rejected + outcome_unknown) > 0 ${tenantSql}
+    UNION
+    SELECT DISTINCT COALESCE(tool, '') FROM idempotency_event WHERE at >= ${eventsFrom}::timestamptz ${tenantSql}`;
   return new Set(rows.map((r) => r.tool));
 }

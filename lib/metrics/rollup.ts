@@ -1,5 +1,6 @@
 import type { Db } from "@/lib/db/prisma";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
+import { insertRolledFigures } from "./rollup-tables";
 import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
 
 /**
@@ -84,25 +85,7 @@ export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
       const range = { from: hour, to: new Date(hour.getTime() + HOUR_MS), stepMs: HOUR_MS };
       const counts = await sourceCounts(tx, range, UNSCOPED);
       const latency = await sourceLatency(tx, range, UNSCOPED);
-      if (counts.length > 0) {
-        await tx.$executeRaw`
-          INSERT INTO metrics_hourly (hour, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler)
-          SELECT ${hour}::timestamptz, * FROM unnest(
-            ${counts.map((c) => c.tenant)}::text[], ${counts.map((c) => c.tool)}::text[],
-            ${counts.map((c) => c.executions)}::int8[], ${counts.map((c) => c.completed)}::int8[],
-            ${counts.map((c) => c.replaysServed)}::int8[], ${counts.map((c) => c.inFlightRejected)}::int8[],
-            ${counts.map((c) => c.outcomeUnknown)}::int8[], ${counts.map((c) => c.resolvedByOperator)}::int8[],
-            ${counts.map((c) => c.resolvedByReconciler)}::int8[])
-          ON CONFLICT (hour, tenant, tool) DO NOTHING`;
-      }
-      if (latency.length > 0) {
-        await tx.$executeRaw`
-          INSERT INTO metrics_hourly_latency (hour, tenant, tool, bucket, completions)
-          SELECT ${hour}::timestamptz, * FROM unnest(
-            ${latency.map((l) => l.tenant)}::text[], ${latency.map((l) => l.tool)}::text[],
-            ${latency.map((l) => l.bucket)}::int2[], ${latency.map((l) => l.completions)}::int8[])
-          ON CONFLICT (hour, tenant, tool, bucket) DO NOTHING`;
-      }
+      await insertRolledFigures(tx, "hour", counts, latency);
       await tx.$executeRaw`INSERT INTO metrics_rollup_hour (hour, duration_ms) VALUES (${hour}::timestamptz, ${Date.now() - started})`;
       return true;
     },

@@ -2,6 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createPrismaClient } from "@/lib/db/prisma";
+import { forgetMinuteSlicesSince } from "../helpers/forget-minute-slices";
 import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 
@@ -12,8 +13,9 @@ const RECORDING_TOOL = `bt_${run}_charge`;
 const SILENT_TOOL = `bt_${run}_silent`;
 
 /**
- * Rows in the last few minutes: whatever other files' page visits rolled up, these are in an
- * hour that is not closed yet (closed = ended 5 min ago), so the page computes them live.
+ * Rows in the last few minutes (and one claim 40 minutes old): an hour that is not closed yet
+ * (closed = ended 5 min ago). Other files' page visits may have rolled those minutes into slices
+ * already; the rows are backdated, so those slices are forgotten and rolled again on the next read.
  */
 async function writeRows(): Promise<void> {
   const db = createPrismaClient(inject("databaseUrl"), 1);
@@ -36,6 +38,7 @@ async function writeRows(): Promise<void> {
         key(`c${i}`), TENANT, RECORDING_TOOL, i < 3 ? "replay_served" : "in_flight_rejected", new Date(now - 60_000 + i * 1_000).toISOString(),
       );
     }
+    await forgetMinuteSlicesSince(db, new Date(now - 41 * 60_000));
   } finally {
     await db.$disconnect();
   }

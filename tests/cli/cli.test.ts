@@ -30,6 +30,23 @@ describe("npm run idem", () => {
     }
   });
 
+  it("rollup: rolls closed hours and settled minutes of a fresh database, then finds nothing to do", async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const first = await runCli(["rollup", "--json"], { DATABASE_URL: fresh.url });
+      expect(first.code, first.stderr).toBe(0);
+      const result = JSON.parse(first.stdout) as { rolledUp: string[]; closedThrough: string; minutes: { rolledUp: number } };
+      // An empty table still has its hours closed and minutes settled: 72 hours looked back, 60–125 minutes of slices.
+      expect(result.rolledUp).toHaveLength(72);
+      expect(result.minutes.rolledUp).toBeGreaterThanOrEqual(60);
+      expect(result.minutes.rolledUp).toBeLessThanOrEqual(125);
+      const second = await runCli(["rollup"], { DATABASE_URL: fresh.url });
+      expect(second.stdout).toMatch(/rolled up 0 hours .*\n.*rolled up [0-2] minute slices?/);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it("token create prints the token once as JSON; list never shows it; revoke takes effect at once", async () => {
     const created = await runCli(["token", "create", "--role", "operator", "--name", "cli-test", "--tenant", "acme", "--json"], { DATABASE_URL: url });
     expect(created.code, created.stderr).toBe(0);

@@ -6,6 +6,7 @@ import { bucketValueMs, latencyBucket } from "@/lib/metrics/latency-histogram";
 import { UNRECORDED_TOOL, parseMetricsQuery, type MetricsQuery, type MetricsWindow } from "@/lib/metrics/metrics-params";
 import type { MetricsFigures, MetricsReport } from "@/lib/metrics/metrics-report";
 import { getMetrics } from "@/lib/metrics/query-metrics";
+import { lastClosedMinute, rollUpClosedMinutes } from "@/lib/metrics/minute-rollup";
 import { lastClosedHour, rollUpClosedHours } from "@/lib/metrics/rollup";
 import { useTestDb } from "../helpers/db";
 
@@ -291,11 +292,13 @@ describe("every figure equals plain SQL over the base tables", () => {
     it(`${window}: per tool, overall, and the series`, async () => {
       const report = await metrics(window, NOW2);
       expect(report.to).toBe(NOW2.toISOString());
+      // The open steps come from minute slices up to the newest settled minute (9:28 at 9:30), the rest live.
+      expect(report.source.countedLiveFrom).toBe(at(9 * H + 29 * M).toISOString());
       if (window !== "1h") {
         expect(report.source.rolledUpSteps).toBeGreaterThanOrEqual(9);
-        expect(report.source.liveSteps).toBe(1);
+        expect(report.source).toMatchObject({ liveSteps: 1, sliceMinutes: 29 });
       } else {
-        expect(report.source).toMatchObject({ rolledUpSteps: 0, liveSteps: 12 });
+        expect(report.source).toMatchObject({ rolledUpSteps: 0, liveSteps: 12, sliceMinutes: 54 });
       }
       for (const tool of TOOLS) {
         const expected = await expectedFor([TA, TB], tool, report.from, report.to, NOW2);
@@ -384,6 +387,54 @@ describe("every figure equals plain SQL over the base tables", () => {
       `SELECT count(*)::int AS n FROM idempotency WHERE tenant = ANY($1::text[]) AND updated_at >= $2::timestamptz AND created_at < $3::timestamptz`, [TA, TB], at(5 * H).toISOString(), at(2 * H).toISOString(),
     );
     expect(lateCompletions!.n).toBe(1);
+  });
+});
+
+describe("minute slices of the open hours", () => {
+  const minutesRolled = async (from: Date, to: Date) =>
+    (await db.$queryRawUnsafe<{ minute: Date }[]>(`SELECT minute FROM metrics_rollup_minute WHERE minute >= $1::timestamptz AND minute < $2::timestamptz ORDER BY minute`, from.toISOString(), to.toISOString())).map((r) => r.minute.toISOString());
+
+  it("settle 30 s: at 9:30 the newest rolled minute is 9:28, from the start of the newest closed hour (8:00)", async () => {
+    expect(lastClosedMinute(at(9 * H + 30 * M + 29_999))).toEqual(at(9 * H + 28 * M));
+    expect(lastClosedMinute(at(9 * H + 30 * M + 30_000))).toEqual(at(9 * H + 29 * M));
+    // The metrics reads above rolled them up (each once: the primary key would have refused a second).
+    const rolled = await minutesRolled(at(7 * H), at(10 * H));
+    expect(rolled[0]).toBe(at(8 * H).toISOString());
+    expect(rolled.at(-1)).toBe(at(9 * H + 28 * M).toISOString());
+    expect(rolled).toHaveLength(89);
+  });
+
+  it("two roll-ups at once roll each minute once; slices of rolled-up hours are pruned, others kept", async () => {
+    const later = at(11 * H + 40 * M); // minutes 10:00–11:38 pending; hour 9's rollup was deleted above
+    await rollUpClosedHours(db, later);
+    await db.$executeRawUnsafe(`DELETE FROM metrics_rollup_hour WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
+    const [a, b] = await Promise.all([rollUpClosedMinutes(db, later), rollUpClosedMinutes(db, later)]);
+    expect(a.rolledUp + b.rolledUp).toBe(99);
+    expect(await minutesRolled(at(10 * H), at(12 * H))).toHaveLength(99);
+    // Hour 8 is rolled up and before 10:00: its slices are gone. Hour 9 is not rolled up: kept.
+    expect(await minutesRolled(at(8 * H), at(9 * H))).toEqual([]);
+    expect(await minutesRolled(at(9 * H), at(10 * H))).toHaveLength(29);
+    const [slices] = await db.$queryRawUnsafe<{ n: number }[]>(`SELECT count(*)::int AS n FROM metrics_minute WHERE minute >= $1::timestamptz AND minute < $2::timestamptz`, at(8 * H).toISOString(), at(9 * H).toISOString());
+    expect(slices!.n).toBe(0);
+    await db.$executeRawUnsafe(`DELETE FROM metrics_rollup_hour WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
+    await db.$executeRawUnsafe(`DELETE FROM metrics_hourly WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
+    await db.$executeRawUnsafe(`DELETE FROM metrics_hourly_latency WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
+  });
+
+  it("a row stamped in a minute already rolled up is missing from the open hour until that hour is rolled up, then counted", async () => {
+    const lateRow: Row = { key: keyOf(), tenant: TA, tool: "charge_card", status: "completed", createdAt: at(9 * H + 10 * M), updatedAt: at(9 * H + 10 * M + 500) };
+    const hour9 = async (now: Date) => (await metrics("48h", now)).series.find((p) => p.at === at(9 * H).toISOString())!.executions;
+    const before = await hour9(NOW2);
+    await insertRows([lateRow]);
+    // Provisional: the 9:10 slice was rolled before the row committed (a writer 20 minutes behind).
+    expect(await hour9(NOW2)).toBe(before);
+    // Once hour 9 closes, its figures come from the base tables: the row is counted.
+    const closed = at(10 * H + 6 * M);
+    const [expected] = await db.$queryRawUnsafe<{ n: number }[]>(
+      `SELECT count(*)::int AS n FROM ${CLAIMS} c WHERE created_at >= $2::timestamptz AND created_at < $3::timestamptz`, [TA, TB], at(9 * H).toISOString(), at(10 * H).toISOString(),
+    );
+    expect(await hour9(closed)).toBe(expected!.n);
+    expect(expected!.n).toBe(before + 1);
   });
 });
 
