@@ -80,8 +80,9 @@ export async function getRecordFacets(
 
   async function statusFacet(): Promise<Facet> {
     if ((await estimateRows(db, statusConditions)) <= exactRowLimit) {
-      const exact = await countRows(db, "status", statusConditions, timeoutMs);
-      if (exact) return exact;
+      // A stuck filter's rows are open claims, read from the partial index: counted up to the cap (see toolFacet).
+      const counted = await countRows(db, "status", statusConditions, timeoutMs, filter.stuck ? cap : undefined);
+      if (counted) return withCapNote(counted, cap, "status");
     }
     // Open claims are few, but 30,000 at 10 M rows took 12–15 ms to count in full (docs/bench.md):
     // the walk of the partial index stops after cap + 1 matches.
@@ -106,7 +107,7 @@ export async function getRecordFacets(
     } else if (filter.stuck === false) {
       entries.push({ value: "completed", count: await estimateRows(db, completedConditions), estimate: true, atLeast: false });
     }
-    return { entries: sortEntries(entries), note: facetNote(entries, cap) };
+    return { entries: sortEntries(entries), note: facetNote(entries, cap, "status") };
   }
 
   async function toolFacet(): Promise<Facet> {
@@ -115,11 +116,11 @@ export async function getRecordFacets(
     const openOnly = filter.stuck || (filter.status !== null && filter.status !== "completed");
     if ((await estimateRows(db, toolConditions)) <= exactRowLimit) {
       const counted = await countRows(db, "tool", toolConditions, timeoutMs, openOnly ? cap : undefined);
-      if (counted) return withToolSampleNote(counted, cap);
+      if (counted) return withCapNote(counted, cap, "tool");
     }
     if (scoped) {
       const sample = await countRows(db, "tool", toolConditions, timeoutMs, cap);
-      return sample ? withToolSampleNote(sample, cap) : tooLong;
+      return sample ? withCapNote(sample, cap, "tool") : tooLong;
     }
     const common = await commonValues(db, "tool");
     const entries: FacetEntry[] = [];
@@ -134,20 +135,24 @@ export async function getRecordFacets(
   return { status, tool };
 }
 
-/** Says which counts are planner estimates ("≈") and which lower bounds ("+"); null when all are exact. */
-function facetNote(entries: FacetEntry[], cap: number): string | null {
+/**
+ * Says which counts are planner estimates ("≈") and which lower bounds ("+"), and that a count
+ * which stopped lists only the values of the rows it read; null when every count is exact.
+ */
+function facetNote(entries: FacetEntry[], cap: number, column: "status" | "tool"): string | null {
   const parts: string[] = [];
   const estimated = entries.filter((e) => e.estimate).map((e) => e.value ?? "unrecorded");
   if (estimated.length > 0) parts.push(`${estimated.join(", ")} ${estimated.length === 1 ? "is a planner estimate" : "are planner estimates"}`);
-  if (entries.some((e) => e.atLeast)) parts.push(`"+" is a lower bound: counting stops after ${cap.toLocaleString("en")} records to stay fast`);
+  if (entries.some((e) => e.atLeast)) {
+    parts.push(`"+" is a lower bound: counting stops after the newest ${cap.toLocaleString("en")} records to stay fast; a ${column} not among them is not listed`);
+  }
   return parts.length > 0 ? parts.join("; ") : null;
 }
 
-/** A capped count of tools lists only the tools of the rows it read: the note says so. */
-function withToolSampleNote(facet: Facet, cap: number): Facet {
-  if (!facet.entries.some((e) => e.atLeast)) return facet;
-  const sampled = `${facetNote(facet.entries, cap)}; a tool not among the newest ${cap.toLocaleString("en")} is not listed`;
-  return { entries: facet.entries, note: facet.note ? `${facet.note}; ${sampled}` : sampled };
+/** A count's own note, and when it stopped at the cap, what that means. */
+function withCapNote(facet: Facet, cap: number, column: "status" | "tool"): Facet {
+  const capped = facet.entries.some((e) => e.atLeast) ? facetNote(facet.entries, cap, column) : null;
+  return capped ? { entries: facet.entries, note: facet.note ? `${facet.note}; ${capped}` : capped } : facet;
 }
 
 function sortEntries(entries: FacetEntry[]): FacetEntry[] {

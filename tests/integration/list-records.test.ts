@@ -221,7 +221,9 @@ describe("records list, facets and export (real PostgreSQL)", () => {
       { value: "in_progress", count: 13, estimate: false, atLeast: true },
       { value: "failed", count: 1, estimate: false, atLeast: true },
     ]);
-    expect(justOver.status.note).toBe('completed is a planner estimate; "+" is a lower bound: counting stops after 13 records to stay fast');
+    expect(justOver.status.note).toBe(
+      'completed is a planner estimate; "+" is a lower bound: counting stops after the newest 13 records to stay fast; a status not among them is not listed',
+    );
 
     // Tenant e: 8 in_progress claims, a cap of 5 — one status reaching the cap shows the cap ("5+"), never the 6 rows read.
     expect(open(await facetsOf(T.e, 5))).toEqual([{ value: "in_progress", count: 5, estimate: false, atLeast: true }]);
@@ -245,7 +247,13 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     const cappedTools = await openTools(5);
     expect(cappedTools.entries.every((e) => e.atLeast && e.count <= 5)).toBe(true);
     expect(cappedTools.entries.reduce((sum, e) => sum + e.count, 0)).toBe(6); // the newest 6 split over both tools
-    expect(cappedTools.note).toMatch(/a tool not among the newest 5 is not listed$/);
+    expect(cappedTools.note).toMatch(/counting stops after the newest 5 records .*; a tool not among them is not listed$/);
+
+    // The stuck filter's statuses are open claims too: tenant b's 4 stuck claims, a cap of 3.
+    const stuck = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 3 });
+    expect(stuck.status.entries).toEqual([{ value: "in_progress", count: 3, estimate: false, atLeast: true }]);
+    const stuckExact = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 4 });
+    expect(stuckExact.status).toEqual({ entries: [{ value: "in_progress", count: 4, estimate: false, atLeast: false }], note: null });
 
     // A tenant-limited actor never gets planner estimates: completed and the tools are capped counts too.
     const limited = await facetsOf(T.a, 5, actor("viewer", [T.a]));
@@ -256,7 +264,7 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     const toolTotal = limited.tool.entries.reduce((sum, e) => sum + e.count, 0);
     expect(toolTotal).toBeGreaterThanOrEqual(5);
     expect(toolTotal).toBeLessThanOrEqual(6);
-    expect(limited.tool.note).toMatch(/counting stops after 5 records .*; a tool not among the newest 5 is not listed$/);
+    expect(limited.tool.note).toMatch(/counting stops after the newest 5 records .*; a tool not among them is not listed$/);
     // Below the cap the tenant-limited counts are exact.
     const limitedExact = await facetsOf(T.e, 100, actor("viewer", [T.e]));
     expect(limitedExact.status).toEqual({
