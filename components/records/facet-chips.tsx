@@ -1,10 +1,11 @@
 import Link from "next/link";
-import type { Facet, FacetEntry } from "@/lib/records/facet-counts";
+import { COUNT_CAP, type Facet, type FacetEntry } from "@/lib/records/facet-counts";
 import { filterToParams, serializeRecordsParams, UNRECORDED_TOOL, type RecordsQuery } from "@/lib/records/list-filters";
 
 /**
  * Counts per status and per tool for the current filter. A chip is a link that sets (or, when
- * already set, clears) that filter; "≈" marks a planner estimate.
+ * already set, clears) that filter; "≈" marks a planner estimate, "500+" a lower bound (counting
+ * stopped at the cap to stay fast).
  */
 export function FacetChips({ query, status, tool }: { query: RecordsQuery; status: Facet; tool: Facet }) {
   return (
@@ -59,7 +60,7 @@ function FacetRow({
             key={String(entry.value)}
             href={hrefFor(entry)}
             aria-current={active ? "true" : undefined}
-            title={entry.estimate ? "planner estimate: an exact count would be slow at this table size" : "exact count"}
+            title={countTitle(entry)}
             className={`inline-flex items-center gap-1.5 rounded-full border px-2.5 py-0.5 ${
               active ? "border-slate-900 bg-slate-900 text-white" : "border-slate-300 bg-white text-slate-700 hover:border-slate-500"
             } ${entry.value === null ? "italic" : ""}`}
@@ -68,6 +69,7 @@ function FacetRow({
             <span className={`tabular-nums ${active ? "text-slate-300" : "text-slate-500"}`}>
               {entry.estimate ? "≈ " : ""}
               {entry.count.toLocaleString("en")}
+              {entry.atLeast ? "+" : ""}
             </span>
           </Link>
         );
@@ -75,4 +77,10 @@ function FacetRow({
       {facet.entries.length > 0 && facet.note ? <span className="text-slate-400">({facet.note})</span> : null}
     </div>
   );
+}
+
+function countTitle(entry: FacetEntry): string {
+  if (entry.estimate) return "planner estimate: an exact count would be slow at this table size";
+  if (entry.atLeast) return `at least ${entry.count.toLocaleString("en")}; counting stops at ${COUNT_CAP.toLocaleString("en")} to stay fast`;
+  return "exact count";
 }

@@ -12,11 +12,13 @@ export type FacetEntry = {
   count: number;
   /** A planner estimate, shown as "≈": counting exactly would take too long. */
   estimate: boolean;
+  /** A lower bound, shown as "500+": counting stopped after COUNT_CAP matching rows to stay fast. */
+  atLeast: boolean;
 };
 
 export type Facet = {
   entries: FacetEntry[];
-  /** Why some or all counts are missing or estimated; null when every count is exact and complete. */
+  /** Why some or all counts are missing, estimated or lower bounds; null when every count is exact and complete. */
   note: string | null;
 };
 
@@ -25,12 +27,21 @@ export type RecordFacets = { status: Facet; tool: Facet };
 export type FacetOptions = {
   /** Above this many matching rows (planner estimate), count with estimates instead. */
   exactRowLimit?: number;
-  /** Past exactRowLimit, open claims (status <> 'completed') are still counted exactly up to this many. */
-  exactOpenRowLimit?: number;
+  /** Where a count may meet many rows, it stops after this many matches (default COUNT_CAP); tests set a small one. */
+  countCap?: number;
   /** An exact count that runs longer than this is abandoned for an estimate. */
   timeoutMs?: number;
 };
 
+/**
+ * Where a count may meet many rows, it stops after this many matches and says "500+" (GitHub's "1k+"):
+ * counting all 30,000 open claims at 10 M rows took 12–15 ms (docs/bench.md), three times what the whole
+ * list may take (5 ms); a walk that stops after 501 matches costs well under a millisecond, and beyond a
+ * few hundred the exact figure does not change what anyone does next. Below 1,000 because the sample's
+ * GROUP BY may sort it: the bench's plan check (lib/bench/plan-check.ts) refuses any sort of 1,000 rows
+ * of a big table.
+ */
+export const COUNT_CAP = 500;
 const MAX_VALUES = 50;
 const STATEMENT_TIMEOUT = "57014";
 
@@ -38,13 +49,16 @@ const STATEMENT_TIMEOUT = "57014";
  * Counts per status and per tool for the current filter. Each facet ignores its own dimension
  * (the status counts say what each status chip would show with the other filters kept).
  *
- * Exact when cheap: the planner expects at most `exactRowLimit` matching rows, or the actor is
- * tenant-limited (estimates come from table-wide statistics, which could name another tenant's
- * tools). Otherwise, and when an exact count hits its statement timeout:
- * - status: statuses other than completed are still counted exactly through the small partial
- *   index `status <> 'completed'` (only `completed` is a planner estimate), unless the planner
- *   expects more than `exactOpenRowLimit` open claims too: then every common status is an estimate;
- * - tool: the planner's estimate for each of the column's most common values (pg_stats).
+ * Exact when cheap: the planner expects at most `exactRowLimit` matching rows. Otherwise, and when
+ * an exact count hits its statement timeout, no count reads more than `countCap` matching rows:
+ * - status: statuses other than completed are counted through the small covering partial index
+ *   `status <> 'completed'`, stopping after `countCap` of them (then each is a lower bound, "312+");
+ *   completed is a planner estimate, or for a tenant-limited actor a count that stops at the cap too;
+ * - tool: the planner's estimate for each of the column's most common values (pg_stats); for a
+ *   tenant-limited actor (estimates come from table-wide statistics, which could name another
+ *   tenant's tools) the tools of the newest `countCap` matching rows, each a lower bound.
+ * The tools of a filter on open claims (an open status, stuck) stop at `countCap` even when the
+ * planner expects few: they come from the partial index, which an uncapped count reads in full.
  */
 export async function getRecordFacets(
   db: Db,
@@ -56,56 +70,89 @@ export async function getRecordFacets(
 ): Promise<RecordFacets> {
   // Counting 200,000 rows took 150–180 ms on 2 cores (docs/bench.md); 10,000 stay within a few ms.
   const exactRowLimit = options.exactRowLimit ?? 10_000;
-  const exactOpenRowLimit = options.exactOpenRowLimit ?? 10_000;
+  const cap = options.countCap ?? COUNT_CAP;
   const timeoutMs = options.timeoutMs ?? 1_500;
   const scoped = actor.tenants.length > 0;
+  const tooLong: Facet = { entries: [], note: "counting took too long; narrow the filter" };
 
   const statusConditions = recordsConditions(actor, { ...filter, status: null }, config, now);
   const toolConditions = recordsConditions(actor, { ...filter, tool: null }, config, now);
 
   async function statusFacet(): Promise<Facet> {
-    if (scoped || (await estimateRows(db, statusConditions)) <= exactRowLimit) {
-      const exact = await countExactly(db, "status", statusConditions, timeoutMs);
-      if (exact) return exact;
-      if (scoped) return { entries: [], note: "counting took too long; narrow the filter" };
+    if ((await estimateRows(db, statusConditions)) <= exactRowLimit) {
+      // A stuck filter's rows are open claims, read from the partial index: counted up to the cap (see toolFacet).
+      const counted = await countRows(db, "status", statusConditions, timeoutMs, filter.stuck ? cap : undefined);
+      if (counted) return withCapNote(counted, cap, "status");
     }
-    // Open claims are few, so usually counted exactly; when even they are many (30,000 at 10 M
-    // rows: 22 ms to count, docs/bench.md), each common status is a planner estimate too.
-    const openConditions = [...statusConditions, Prisma.sql`status <> 'completed'`];
-    const open = (await estimateRows(db, openConditions)) <= exactOpenRowLimit ? await countExactly(db, "status", openConditions, timeoutMs) : null;
+    // Open claims are few, but 30,000 at 10 M rows took 12–15 ms to count in full (docs/bench.md):
+    // the walk of the partial index stops after cap + 1 matches.
+    const open = await countRows(db, "status", [...statusConditions, Prisma.sql`status <> 'completed'`], timeoutMs, cap);
+    if (!open && scoped) return tooLong;
     if (!open) {
       const entries: FacetEntry[] = [];
       for (const value of await commonValues(db, "status")) {
         // A stuck filter implies in_progress: the planner would still estimate a row or two for the others.
         if (value === null || (filter.stuck && value !== "in_progress")) continue;
-        entries.push({ value, count: await estimateRows(db, [...statusConditions, Prisma.sql`status = ${value}`]), estimate: true });
+        entries.push({ value, count: await estimateRows(db, [...statusConditions, Prisma.sql`status = ${value}`]), estimate: true, atLeast: false });
       }
       return { entries: sortEntries(entries), note: "planner estimates for the most common statuses; too many rows to count quickly" };
     }
-    const completed = await estimateRows(db, [...statusConditions, Prisma.sql`status = 'completed'`]);
     const entries = [...open.entries];
-    // The planner never estimates zero rows; a filter that excludes completed rows says so.
-    if (filter.stuck === false) entries.push({ value: "completed", count: completed, estimate: true });
-    return { entries: sortEntries(entries), note: "completed is a planner estimate" };
+    const completedConditions = [...statusConditions, Prisma.sql`status = 'completed'`];
+    // A filter that excludes completed rows (stuck) says so; the planner would never estimate zero rows.
+    if (filter.stuck === false && scoped) {
+      const completed = await countRows(db, "status", completedConditions, timeoutMs, cap);
+      if (!completed) return tooLong;
+      entries.push(...completed.entries);
+    } else if (filter.stuck === false) {
+      entries.push({ value: "completed", count: await estimateRows(db, completedConditions), estimate: true, atLeast: false });
+    }
+    return { entries: sortEntries(entries), note: facetNote(entries, cap, "status") };
   }
 
   async function toolFacet(): Promise<Facet> {
-    if (scoped || (await estimateRows(db, toolConditions)) <= exactRowLimit) {
-      const exact = await countExactly(db, "tool", toolConditions, timeoutMs);
-      if (exact) return exact;
-      if (scoped) return { entries: [], note: "counting took too long; narrow the filter" };
+    // Open claims come from the partial index, which an exact count reads in full whatever the
+    // filter matches (30,000 entries at 10 M rows, 4–5 ms): they are counted up to the cap.
+    const openOnly = filter.stuck || (filter.status !== null && filter.status !== "completed");
+    if ((await estimateRows(db, toolConditions)) <= exactRowLimit) {
+      const counted = await countRows(db, "tool", toolConditions, timeoutMs, openOnly ? cap : undefined);
+      if (counted) return withCapNote(counted, cap, "tool");
+    }
+    if (scoped) {
+      const sample = await countRows(db, "tool", toolConditions, timeoutMs, cap);
+      return sample ? withCapNote(sample, cap, "tool") : tooLong;
     }
     const common = await commonValues(db, "tool");
     const entries: FacetEntry[] = [];
     for (const value of common) {
       const condition = value === null ? Prisma.sql`tool IS NULL` : Prisma.sql`tool = ${value}`;
-      entries.push({ value, count: await estimateRows(db, [...toolConditions, condition]), estimate: true });
+      entries.push({ value, count: await estimateRows(db, [...toolConditions, condition]), estimate: true, atLeast: false });
     }
     return { entries: sortEntries(entries), note: "planner estimates for the most common tools; rare tools are not listed" };
   }
 
   const [status, tool] = await Promise.all([statusFacet(), toolFacet()]);
   return { status, tool };
+}
+
+/**
+ * Says which counts are planner estimates ("≈") and which lower bounds ("+"), and that a count
+ * which stopped lists only the values of the rows it read; null when every count is exact.
+ */
+function facetNote(entries: FacetEntry[], cap: number, column: "status" | "tool"): string | null {
+  const parts: string[] = [];
+  const estimated = entries.filter((e) => e.estimate).map((e) => e.value ?? "unrecorded");
+  if (estimated.length > 0) parts.push(`${estimated.join(", ")} ${estimated.length === 1 ? "is a planner estimate" : "are planner estimates"}`);
+  if (entries.some((e) => e.atLeast)) {
+    parts.push(`"+" is a lower bound: counting stops after the newest ${cap.toLocaleString("en")} records to stay fast; a ${column} not among them is not listed`);
+  }
+  return parts.length > 0 ? parts.join("; ") : null;
+}
+
+/** A count's own note, and when it stopped at the cap, what that means. */
+function withCapNote(facet: Facet, cap: number, column: "status" | "tool"): Facet {
+  const capped = facet.entries.some((e) => e.atLeast) ? facetNote(facet.entries, cap, column) : null;
+  return capped ? { entries: facet.entries, note: facet.note ? `${facet.note}; ${capped}` : capped } : facet;
 }
 
 function sortEntries(entries: FacetEntry[]): FacetEntry[] {
@@ -119,17 +166,27 @@ export async function estimateRows(db: Db, conditions: Prisma.Sql[]): Promise<nu
   return Math.round(rows[0]?.["QUERY PLAN"][0].Plan["Plan Rows"] ?? 0);
 }
 
-/** GROUP BY one column under a statement timeout; null when it ran out of time. */
-async function countExactly(db: Db, column: "status" | "tool", conditions: Prisma.Sql[], timeoutMs: number): Promise<Facet | null> {
+/**
+ * GROUP BY one column under a statement timeout; null when it ran out of time. With a cap, only the
+ * newest cap + 1 matching rows are read (a LIMITed subquery: the scan stops there) and, when there
+ * were more than cap, every entry is a lower bound, at most cap.
+ */
+async function countRows(db: Db, column: "status" | "tool", conditions: Prisma.Sql[], timeoutMs: number, cap?: number): Promise<Facet | null> {
   const columnSql = Prisma.raw(column); // one of two fixed identifiers, never user input
+  // Newest first, as the list pages: an index walk that stops after cap + 1 matches. Without the
+  // order the planner may take a sequential scan "until cap + 1 rows", which reads the whole
+  // table first when the matching rows are all recent (a new tenant's).
+  const limit = cap === undefined ? Prisma.empty : Prisma.sql`ORDER BY created_at DESC, key DESC LIMIT ${cap + 1}`;
   try {
     const rows = await db.$transaction(async (tx) => {
       await tx.$queryRaw`SELECT set_config('statement_timeout', ${String(Math.round(timeoutMs))}, true)`;
-      return tx.$queryRaw<{ value: string | null; count: number }[]>`
-        SELECT ${columnSql} AS value, count(*)::float8 AS count FROM idempotency ${whereClause(conditions)}
-        GROUP BY ${columnSql} ORDER BY count DESC, ${columnSql} LIMIT ${MAX_VALUES + 1}`;
+      return tx.$queryRaw<{ value: string | null; count: number; total: number }[]>`
+        SELECT value, count(*)::float8 AS count, sum(count(*)) OVER ()::float8 AS total
+        FROM (SELECT ${columnSql} AS value FROM idempotency ${whereClause(conditions)} ${limit}) matching
+        GROUP BY value ORDER BY count DESC, value LIMIT ${MAX_VALUES + 1}`;
     });
-    const entries = rows.slice(0, MAX_VALUES).map((r) => ({ value: r.value, count: r.count, estimate: false }));
+    const atLeast = cap !== undefined && (rows[0]?.total ?? 0) > cap;
+    const entries = rows.slice(0, MAX_VALUES).map((r) => ({ value: r.value, count: atLeast ? Math.min(r.count, cap) : r.count, estimate: false, atLeast }));
     return { entries, note: rows.length > MAX_VALUES ? `only the ${MAX_VALUES} most frequent values are listed` : null };
   } catch (error) {
     if (isStatementTimeout(error)) return null;

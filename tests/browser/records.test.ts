@@ -118,7 +118,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     const listing = JSON.parse(list.body);
     expect(listing.records).toHaveLength(14);
     expect(listing.records.every((r: { tool: string | null }) => r.tool === null)).toBe(true);
-    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false });
+    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false, atLeast: false });
     expect(listing.page).toMatchObject({ limit: 25, nextCursor: null, prevCursor: null });
 
     const unknown = await api(`/api/v1/records?tenant=${TENANT}&colour=red`);

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { parseConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
-import { getRecordFacets } from "@/lib/records/facet-counts";
+import { getRecordFacets, type RecordFacets } from "@/lib/records/facet-counts";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
@@ -12,7 +12,7 @@ import { useTestDb } from "../helpers/db";
 
 // Every tenant here is this file's own: other tests share the database.
 const run = randomBytes(3).toString("hex");
-const T = { a: `lr-${run}-a`, b: `lr-${run}-b`, c: `lr-${run}-c`, d: `lr-${run}-d` };
+const T = { a: `lr-${run}-a`, b: `lr-${run}-b`, c: `lr-${run}-c`, d: `lr-${run}-d`, e: `lr-${run}-e` };
 
 const config = parseConfig(
   JSON.stringify({ tools: { charge_card: { stuckAfter: "5m" }, create_shipment: { stuckAfter: "1h" } }, defaultStuckAfter: "10m", redact: ["$..card", "$..email"] }),
@@ -85,6 +85,10 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     );
     // Tenant d: another tenant's row, for the scoping checks.
     seeds.push({ key: key("d0"), tenant: T.d, subject: "secret", tool: "charge_card", status: "in_progress", createdAt: microsAgo(5) });
+    // Tenant e: 8 open claims, all in_progress, and 2 completed rows, for the count cap.
+    for (let i = 0; i < 10; i++) {
+      seeds.push({ key: key(`e${i}`), tenant: T.e, subject: `e-${i}`, tool: "charge_card", status: i < 8 ? "in_progress" : "completed", createdAt: microsAgo(2000 + i) });
+    }
 
     await db.$executeRaw`
       INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at)
@@ -185,26 +189,92 @@ describe("records list, facets and export (real PostgreSQL)", () => {
   it("facets count per status and tool for the current filter, each ignoring its own dimension", async () => {
     const facets = await getRecordFacets(db, actor("viewer", [T.a]), { ...EMPTY_FILTER, status: "in_progress" }, config, NOW);
     expect(facets.status.entries).toEqual([
-      { value: "completed", count: 116, estimate: false },
-      { value: "in_progress", count: 13, estimate: false },
-      { value: "failed", count: 1, estimate: false },
+      { value: "completed", count: 116, estimate: false, atLeast: false },
+      { value: "in_progress", count: 13, estimate: false, atLeast: false },
+      { value: "failed", count: 1, estimate: false, atLeast: false },
     ]);
+    expect(facets.status.note).toBeNull();
     // tool counts among in_progress rows (i % 10 === 0 → tools cycle every 4: 0,2,0,2…)
     const tools = Object.fromEntries(facets.tool.entries.map((e) => [String(e.value), e.count]));
     expect(tools).toEqual({ charge_card: 7, send_receipt_email: 6 });
 
-    // Past the exact-count limit an unrestricted actor gets estimates: open statuses still exact, completed "≈".
+    // Past the exact-count limit an unrestricted actor gets estimates: open statuses still exact (below the cap), completed "≈".
     const estimated = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0 });
-    expect(estimated.status.entries.find((e) => e.value === "in_progress")).toEqual({ value: "in_progress", count: 13, estimate: false });
-    expect(estimated.status.entries.find((e) => e.value === "completed")?.estimate).toBe(true);
-    expect(estimated.status.note).toMatch(/estimate/);
+    expect(estimated.status.entries.find((e) => e.value === "in_progress")).toEqual({ value: "in_progress", count: 13, estimate: false, atLeast: false });
+    expect(estimated.status.entries.find((e) => e.value === "completed")).toMatchObject({ estimate: true, atLeast: false });
+    expect(estimated.status.note).toBe("completed is a planner estimate");
+  });
 
-    // Past the open-claims limit too (30,000 open claims at 10 M rows): every common status is an estimate.
-    await db.$executeRaw`ANALYZE idempotency`;
-    const allEstimated = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0, exactOpenRowLimit: 0 });
-    expect(allEstimated.status.entries.find((e) => e.value === "completed")).toMatchObject({ estimate: true });
-    expect(allEstimated.status.entries.every((e) => e.estimate)).toBe(true);
-    expect(allEstimated.status.note).toMatch(/planner estimates for the most common statuses/);
+  it("past the exact-count limit, open claims are counted up to the cap: beyond it each entry is a lower bound", async () => {
+    const open = (facets: RecordFacets) => facets.status.entries.filter((e) => e.value !== "completed");
+    const facetsOf = (tenant: string, countCap: number, who = admin()) =>
+      getRecordFacets(db, who, { ...EMPTY_FILTER, tenant }, config, NOW, { exactRowLimit: 0, countCap });
+
+    // Tenant a has 14 open claims (13 in_progress, 1 failed). A cap of 14 still counts them exactly.
+    expect(open(await facetsOf(T.a, 14))).toEqual([
+      { value: "in_progress", count: 13, estimate: false, atLeast: false },
+      { value: "failed", count: 1, estimate: false, atLeast: false },
+    ]);
+    // A cap of 13: the 14 rows read are all of them, but the count cannot know that: both are lower bounds.
+    const justOver = await facetsOf(T.a, 13);
+    expect(open(justOver)).toEqual([
+      { value: "in_progress", count: 13, estimate: false, atLeast: true },
+      { value: "failed", count: 1, estimate: false, atLeast: true },
+    ]);
+    expect(justOver.status.note).toBe(
+      'completed is a planner estimate; "+" is a lower bound: counting stops after the newest 13 records to stay fast; a status not among them is not listed',
+    );
+
+    // Tenant e: 8 in_progress claims, a cap of 5 — one status reaching the cap shows the cap ("5+"), never the 6 rows read.
+    expect(open(await facetsOf(T.e, 5))).toEqual([{ value: "in_progress", count: 5, estimate: false, atLeast: true }]);
+    // Several statuses sharing a capped sample: each a lower bound, together at least the cap.
+    const shared = open(await facetsOf(T.a, 5));
+    expect(shared.every((e) => e.atLeast && !e.estimate)).toBe(true);
+    expect(shared.reduce((sum, e) => sum + e.count, 0)).toBeGreaterThanOrEqual(5);
+    expect(shared.find((e) => e.value === "in_progress")?.count).toBeLessThanOrEqual(5);
+
+    // Tools among open claims (read from the partial index however few match) are counted up to the cap too,
+    // even below the exact-count limit: tenant a's 13 in_progress claims are 7 charge_card, 6 send_receipt_email.
+    const openTools = (countCap: number) =>
+      getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a, status: "in_progress" }, config, NOW, { countCap }).then((f) => f.tool);
+    expect(await openTools(13)).toEqual({
+      entries: [
+        { value: "charge_card", count: 7, estimate: false, atLeast: false },
+        { value: "send_receipt_email", count: 6, estimate: false, atLeast: false },
+      ],
+      note: null,
+    });
+    const cappedTools = await openTools(5);
+    expect(cappedTools.entries.every((e) => e.atLeast && e.count <= 5)).toBe(true);
+    expect(cappedTools.entries.reduce((sum, e) => sum + e.count, 0)).toBe(6); // the newest 6 split over both tools
+    expect(cappedTools.note).toMatch(/counting stops after the newest 5 records .*; a tool not among them is not listed$/);
+
+    // The stuck filter's statuses are open claims too: tenant b's 4 stuck claims, a cap of 3.
+    const stuck = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 3 });
+    expect(stuck.status.entries).toEqual([{ value: "in_progress", count: 3, estimate: false, atLeast: true }]);
+    const stuckExact = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 4 });
+    expect(stuckExact.status).toEqual({ entries: [{ value: "in_progress", count: 4, estimate: false, atLeast: false }], note: null });
+
+    // A tenant-limited actor never gets planner estimates: completed and the tools are capped counts too.
+    const limited = await facetsOf(T.a, 5, actor("viewer", [T.a]));
+    expect(limited.status.entries.find((e) => e.value === "completed")).toEqual({ value: "completed", count: 5, estimate: false, atLeast: true });
+    expect(limited.status.entries.every((e) => !e.estimate && e.atLeast)).toBe(true);
+    expect(limited.tool.entries.every((e) => !e.estimate && e.atLeast)).toBe(true);
+    // Tenant a's ~32 rows per tool: the tools of the 6 rows read (cap + 1), never 5 of each tool.
+    const toolTotal = limited.tool.entries.reduce((sum, e) => sum + e.count, 0);
+    expect(toolTotal).toBeGreaterThanOrEqual(5);
+    expect(toolTotal).toBeLessThanOrEqual(6);
+    expect(limited.tool.note).toMatch(/counting stops after the newest 5 records .*; a tool not among them is not listed$/);
+    // Below the cap the tenant-limited counts are exact.
+    const limitedExact = await facetsOf(T.e, 100, actor("viewer", [T.e]));
+    expect(limitedExact.status).toEqual({
+      entries: [
+        { value: "in_progress", count: 8, estimate: false, atLeast: false },
+        { value: "completed", count: 2, estimate: false, atLeast: false },
+      ],
+      note: null,
+    });
+    expect(limitedExact.tool).toEqual({ entries: [{ value: "charge_card", count: 10, estimate: false, atLeast: false }], note: null });
   });
 
   it("rejects a malformed cursor, an unknown filter and bad dates, naming each", () => {
