@@ -71,11 +71,11 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       const config = configSchema.parse(server.config);
       const freshNeeded = 2 * (warmup + iterations) + 4;
       const cases = await prepareCases(database.url, { actor: BENCH_ACTOR, config, rows, load, log }, freshNeeded);
-      const { rows: bigRows } = await client.query<{ relname: string }>(
-        "SELECT relname FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND reltuples >= $1",
+      const { rows: bigRows } = await client.query<{ relname: string; rows: number }>(
+        "SELECT relname, reltuples::float8 AS rows FROM pg_class WHERE relkind = 'r' AND relnamespace = current_schema()::regnamespace AND reltuples >= $1",
         [BIG_TABLE_ROWS],
       );
-      const big = new Set(bigRows.map((r) => r.relname));
+      const big = new Map(bigRows.map((r) => [r.relname, r.rows]));
 
       const results: BenchResult[] = [];
       progress.start(cases.length, "cases  ");

@@ -31,7 +31,7 @@ export async function measureSqlSide(
   benchCase: BenchCase,
   capture: { pool: CapturingPool; db: Db },
   client: pg.Client,
-  options: { iterations: number; warmup: number; big: ReadonlySet<string> },
+  options: { iterations: number; warmup: number; big: ReadonlyMap<string, number> },
 ): Promise<SqlSideResult> {
   const { iterations, warmup } = options;
   const runs: (() => CapturedStatement[])[] = [];
@@ -84,7 +84,7 @@ function substitute(value: unknown, from: string, to: string): unknown {
   return typeof value === "string" ? value.split(from).join(to) : value;
 }
 
-async function explain(client: pg.Client, statement: CapturedStatement, big: ReadonlySet<string>): Promise<StatementPlan> {
+async function explain(client: pg.Client, statement: CapturedStatement, big: ReadonlyMap<string, number>): Promise<StatementPlan> {
   // Inside a transaction that is rolled back: EXPLAIN ANALYZE runs writes for real.
   await client.query("BEGIN");
   try {

@@ -23,7 +23,15 @@ export type FiguresSource = {
   countedLiveFrom: string | null;
 };
 
-export type WindowFigures = { counts: CountRow[]; latency: LatencyRow[]; source: FiguresSource };
+/** A latency histogram bucket summed over the whole range (no step: the report's percentiles are per tool and tenant). */
+export type LatencyTotal = Omit<LatencyRow, "step">;
+
+export type WindowFigures = { counts: CountRow[]; latency: LatencyTotal[]; source: FiguresSource };
+
+export type FiguresOptions = {
+  /** Also read the time-to-complete histogram (default true; the tools audit does not need it). */
+  latency?: boolean;
+};
 
 /**
  * The figures of a range of steps from the cheapest source that is exact for each part:
@@ -34,7 +42,8 @@ export type WindowFigures = { counts: CountRow[]; latency: LatencyRow[]; source:
  * A step the hourly rollup covers is never also taken from slices or the base tables (a hole in the
  * hourly rollup leaves later rolled hours in the range of 2 and 3: their rows are dropped).
  */
-export async function windowFigures(db: Db, range: FiguresRange, scope: SourceScope): Promise<WindowFigures> {
+export async function windowFigures(db: Db, range: FiguresRange, scope: SourceScope, options: FiguresOptions = {}): Promise<WindowFigures> {
+  const withLatency = options.latency ?? true;
   const { from, to, stepMs } = range;
   // As windowSteps: the step starting at `to` counts (empty) when `to` falls on a boundary.
   const stepCount = Math.max(0, Math.floor((to.getTime() - from.getTime()) / stepMs) + 1);
@@ -47,15 +56,16 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
 
   const [hourlyCounts, hourlyLatency, sliceCounts, sliceLatency, liveCounts, liveLatency] = await Promise.all([
     rolledHours.size > 0 ? rolledUpCounts(db, from, to, scope) : [],
-    rolledHours.size > 0 ? rolledUpLatency(db, from, to, scope) : [],
+    withLatency && rolledHours.size > 0 ? rolledUpLatency(db, from, to, scope) : [],
     openStart && sliceEnd && sliceEnd > openStart ? sliceCountsOf(db, openStart, sliceEnd, stepMs, scope) : [],
-    openStart && sliceEnd && sliceEnd > openStart ? sliceLatencyOf(db, openStart, sliceEnd, stepMs, scope) : [],
+    withLatency && openStart && sliceEnd && sliceEnd > openStart ? sliceLatencyOf(db, openStart, sliceEnd, stepMs, scope) : [],
     sliceEnd && sliceEnd < to ? sourceCounts(db, { from: sliceEnd, to, stepMs }, scope) : [],
-    sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
+    withLatency && sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
   ]);
+  const withoutStep = ({ step: _step, ...total }: LatencyRow): LatencyTotal => total;
   return {
     counts: [...hourlyCounts, ...sliceCounts.filter(notRolled), ...liveCounts.filter(notRolled)],
-    latency: [...hourlyLatency, ...sliceLatency.filter(notRolled), ...liveLatency.filter(notRolled)],
+    latency: [...hourlyLatency, ...sliceLatency.filter(notRolled).map(withoutStep), ...liveLatency.filter(notRolled).map(withoutStep)],
     source: {
       rolledUpSteps: steps.filter((s) => rolledHours.has(s)).length,
       liveSteps: steps.filter((s) => !rolledHours.has(s)).length,
@@ -120,11 +130,13 @@ async function rolledUpCounts(db: Db, from: Date, to: Date, scope: SourceScope):
   return rows.map(countRow);
 }
 
-async function rolledUpLatency(db: Db, from: Date, to: Date, scope: SourceScope): Promise<LatencyRow[]> {
-  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; bucket: number; completions: bigint }[]>`
-    SELECT hour AS step, tenant, tool, bucket, completions FROM metrics_hourly_latency
-    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz ${rollupScope(scope)}`;
-  return rows.map(latencyRow);
+/** Summed over the hours in SQL: 48 h are ~15,000 rows (hour × tenant × tool × bucket), ~1,000 once summed. */
+async function rolledUpLatency(db: Db, from: Date, to: Date, scope: SourceScope): Promise<LatencyTotal[]> {
+  const rows = await db.$queryRaw<{ tenant: string; tool: string; bucket: number; completions: bigint }[]>`
+    SELECT tenant, tool, bucket, sum(completions)::int8 AS completions FROM metrics_hourly_latency
+    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz ${rollupScope(scope)}
+    GROUP BY 1, 2, 3`;
+  return rows.map((r) => ({ tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
 }
 
 // date_bin's origin: any UTC hour boundary gives UTC-aligned steps (as in source-counts.ts).
