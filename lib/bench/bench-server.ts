@@ -6,6 +6,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { encode } from "next-auth/jwt";
+import { startSession } from "@/lib/auth/console-sessions";
 import { createToken } from "@/lib/auth/tokens";
 import { saveUser } from "@/lib/auth/users";
 import { cliActor } from "@/lib/cli/cli-actor";
@@ -76,7 +77,9 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
     try {
       const { token } = await createToken(db, cliActor(), { name: "bench", role: "admin" });
       const user = await saveUser(db, cliActor(), { email: "bench@bench.test", name: "Bench", role: "admin" });
-      const jwt = await encode({ token: { uid: user.id, sub: user.id, email: user.email, name: user.name }, secret });
+      // A session the console knows (console_session), as a sign-in would start: a cookie without one is signed out.
+      const sid = await startSession(db, user.id, "idem bench");
+      const jwt = await encode({ token: { uid: user.id, sub: user.id, email: user.email, name: user.name, sid }, secret });
       return { baseUrl, authorization: `Bearer ${token}`, sessionCookie: `next-auth.session-token=${jwt}`, config, stop };
     } finally {
       await db.$disconnect();

@@ -2,8 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import type { ProgressBar } from "@/lib/cli/progress";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
-import { CATCH_UP_HOURS } from "@/lib/metrics/rollup";
+import { CATCH_UP_HOURS, rollUpClosedHours } from "@/lib/metrics/rollup";
 
 /**
  * Fills a fresh, migrated database with `rows` claims over the last 48 h, distributed like the
@@ -124,7 +123,9 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
     const db = createPrismaClient(url, 1);
     try {
       progress.start(CATCH_UP_HOURS, "rollup ");
-      await rollUpSettled(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
+      // Hours only: minute slices are rolled once the traffic since the load is appended (appendLiveTraffic),
+      // or they would be rolled empty for the minutes the load took.
+      await rollUpClosedHours(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
       progress.stop();
     } finally {
       await db.$disconnect();
@@ -134,7 +135,6 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
     started = Date.now();
     await Promise.all([a.query("VACUUM (ANALYZE) idempotency"), b.query("VACUUM (ANALYZE) idempotency_event")]);
     await a.query("VACUUM (ANALYZE) metrics_hourly");
-    await a.query("VACUUM (ANALYZE) metrics_minute");
     seconds.vacuum = (Date.now() - started) / 1000;
     const { rows: counted } = await a.query<{ events: string }>("SELECT count(*) AS events FROM idempotency_event");
     return { rows, events: Number(counted[0]?.events ?? 0), end: end.toISOString(), seconds };

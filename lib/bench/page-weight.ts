@@ -23,6 +23,8 @@ export async function measurePageWeight(baseUrl: string, cookie: string, path: s
   const first = await get(baseUrl, path, cookie);
   if (first.status !== 200) throw new Error(`${path} answered ${first.status} to a signed-in request`);
   const html = first.body.toString("utf8");
+  // A page that redirects after streaming began still answers 200: make sure this is the signed-in page.
+  if (!html.includes('data-testid="facets"')) throw new Error(`${path} did not render the records page for the signed-in bench user (a sign-in redirect?)`);
   const sources = [...new Set([...html.matchAll(/<script[^>]+src="([^"]+\.js[^"]*)"/g)].map((m) => m[1]!))];
   let raw = 0;
   let gzip = 0;

@@ -14,16 +14,19 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
  * listed in metrics_rollup_minute in the same transaction; pending minutes are rolled in one
  * transaction (one pass over their rows), under their own advisory lock.
  *
- * Why a shorter settle than the hour's 5 minutes is safe: slices are provisional. A row stamped
- * more than MINUTE_SETTLE_MS before it commits (a reconciler transaction that waited on a slow
- * processor; a writer whose clock runs behind) is missing from its slice until its hour is rolled
- * up from the base tables after the hour's own settle — then the hour's figures are exact, and
- * its slices are pruned. Commits lag their timestamps by milliseconds otherwise.
+ * Why a shorter settle than the hour's 5 minutes is safe: slices are provisional. A row committed
+ * more than MINUTE_SETTLE_MS after its timestamp (a writer whose clock runs behind; a reconciler
+ * transaction that waited on a processor slower than its default 5 s timeout; a backfill) is
+ * missing from its slice until its hour is rolled up from the base tables after the hour's own
+ * settle — then the hour's figures are exact, and its slices are pruned. 10 s covers the default
+ * reconciler transaction (5 s processor timeout + 2 s margin); other commits lag by milliseconds.
+ * Shorter is cheaper: the live tail is between MINUTE_SETTLE_MS and a minute more (at 60 calls a
+ * second, 600–4,200 rows; docs/bench.md).
  *
  * Which minutes: from the start of the newest closed hour (so the 1 h window's steps, and any hour
  * still settling, are covered) to the newest settled minute — at most about 125 minutes.
  */
-export const MINUTE_SETTLE_MS = 30_000;
+export const MINUTE_SETTLE_MS = 10_000;
 const MINUTE_ROLLUP_LOCK_ID = 7_2707_607;
 const MINUTES_TRANSACTION_TIMEOUT_MS = 120_000;
 
