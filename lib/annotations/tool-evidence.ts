@@ -7,7 +7,7 @@ import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS, floorTo } from "@/lib/metrics/metrics-window";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
-import type { CountRow } from "@/lib/metrics/source-counts";
+import { NO_FIGURES, addFigures, type SourceFigures } from "@/lib/metrics/source-counts";
 import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
 
@@ -79,22 +79,16 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
   return evidence;
 }
 
-type WindowCounts = Pick<CountRow, "executions" | "completed" | "replaysServed" | "inFlightRejected" | "outcomeUnknown">;
-
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
-async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: Date): Promise<Map<string, WindowCounts>> {
+async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
   await rollUpSettled(db, now);
   const { counts } = await windowFigures(db, { from: floorTo(since, HOUR_MS), to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null }, { latency: false });
-  const totals = new Map<string, WindowCounts>();
+  const totals = new Map<string, SourceFigures>();
   for (const row of counts) {
     if (row.tool === "") continue;
-    const t = totals.get(row.tool) ?? { executions: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0 };
-    t.executions += row.executions;
-    t.completed += row.completed;
-    t.replaysServed += row.replaysServed;
-    t.inFlightRejected += row.inFlightRejected;
-    t.outcomeUnknown += row.outcomeUnknown;
-    totals.set(row.tool, t);
+    let t = totals.get(row.tool);
+    if (!t) totals.set(row.tool, (t = { ...NO_FIGURES }));
+    addFigures(t, row);
   }
   return totals;
 }

@@ -51,3 +51,11 @@ export function histogramPercentileMs(histogram: LatencyHistogram, p: number): n
   }
   return null;
 }
+
+/** A histogram as stored in the rollup rows' `latency` column: {"bucket": completions}. */
+export type StoredHistogram = Record<string, number>;
+
+/** Adds a stored histogram (from a rollup row) into a histogram. */
+export function addStoredHistogram(histogram: LatencyHistogram, stored: StoredHistogram): void {
+  for (const [bucket, completions] of Object.entries(stored)) addToHistogram(histogram, Number(bucket), Number(completions));
+}

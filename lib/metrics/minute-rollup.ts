@@ -92,8 +92,5 @@ async function pruneSlices(tx: Pick<Db, "$executeRaw">, now: Date): Promise<numb
   await tx.$executeRaw`
     DELETE FROM metrics_minute m WHERE minute < ${before}::timestamptz
       AND EXISTS (SELECT 1 FROM metrics_rollup_hour h WHERE h.hour = date_trunc('hour', m.minute, 'UTC'))`;
-  await tx.$executeRaw`
-    DELETE FROM metrics_minute_latency m WHERE minute < ${before}::timestamptz
-      AND EXISTS (SELECT 1 FROM metrics_rollup_hour h WHERE h.hour = date_trunc('hour', m.minute, 'UTC'))`;
   return pruned;
 }

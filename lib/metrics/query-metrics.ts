@@ -11,7 +11,7 @@ import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpSettled } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
-import type { CountRow, SourceScope } from "./source-counts";
+import { addFigures, type CountRow, type SourceScope } from "./source-counts";
 import { contiguousSlicesEnd, rollupScope, windowFigures } from "./window-figures";
 
 /**
@@ -64,7 +64,9 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
     const records = recording.has(row.tool);
     for (const t of groupsOf(row.tenant, row.tool, row.step)) addCounts(t, row, records);
   }
-  for (const row of latency) for (const t of groupsOf(row.tenant, row.tool)) addToHistogram(t.latency, row.bucket, row.completions);
+  for (const row of latency) {
+    for (const t of groupsOf(row.tenant, row.tool)) for (const [bucket, n] of row.histogram) addToHistogram(t.latency, bucket, n);
+  }
   for (const row of stuck) for (const t of groupsOf(row.tenant, row.tool)) t.stuckNow += row.stuck;
   for (const row of sideEffects) {
     for (const t of groupsOf(row.tenant, row.tool)) {
@@ -104,13 +106,7 @@ function group<K>(map: Map<K, Totals>, key: K): Totals {
 }
 
 function addCounts(t: Totals, row: CountRow, records: boolean): void {
-  t.executions += row.executions;
-  t.completed += row.completed;
-  t.replaysServed += row.replaysServed;
-  t.inFlightRejected += row.inFlightRejected;
-  t.outcomeUnknown += row.outcomeUnknown;
-  t.resolvedByOperator += row.resolvedByOperator;
-  t.resolvedByReconciler += row.resolvedByReconciler;
+  addFigures(t, row);
   if (records) {
     t.executionsOfRecordingTools += row.executions;
     t.anyRecordingTool = true;

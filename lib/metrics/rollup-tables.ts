@@ -1,43 +1,44 @@
 import { Prisma } from "@/generated/prisma/client";
-import type { CountRow, LatencyRow } from "./source-counts";
+import type { StoredHistogram } from "./latency-histogram";
+import { NO_FIGURES, type CountRow, type LatencyRow } from "./source-counts";
 
 type Tx = Pick<Prisma.TransactionClient, "$executeRaw">;
 
-/** The two rollup grains share columns; only the table names and the time column differ. */
+/** The two rollup grains share columns; only the table and its time column differ. */
 const GRAINS = {
-  hour: { counts: "metrics_hourly", latency: "metrics_hourly_latency", column: "hour" },
-  minute: { counts: "metrics_minute", latency: "metrics_minute_latency", column: "minute" },
+  hour: { table: "metrics_hourly", column: "hour" },
+  minute: { table: "metrics_minute", column: "minute" },
 } as const;
 
 export type RollupGrain = keyof typeof GRAINS;
 
 /**
- * Writes the figures of steps being rolled up, each row under its own step. ON CONFLICT DO NOTHING:
- * callers hold the rollup's advisory lock and write only steps not rolled up yet, so a conflict
- * would mean a step written twice — the first write stands.
+ * Writes the figures of steps being rolled up, one row per (step, tenant, tool) with its latency
+ * histogram. ON CONFLICT DO NOTHING: callers hold the rollup's advisory lock and write only steps
+ * not rolled up yet, so a conflict would mean a step written twice — the first write stands.
  */
 export async function insertRolledFigures(tx: Tx, grain: RollupGrain, counts: CountRow[], latency: LatencyRow[]): Promise<void> {
+  const rows = new Map<string, CountRow & { latency: StoredHistogram }>();
+  const keyOf = (r: { step: Date; tenant: string; tool: string }) => `${r.step.getTime()}|${r.tenant}|${r.tool}`;
+  for (const c of counts) rows.set(keyOf(c), { ...c, latency: {} });
+  for (const l of latency) {
+    // A completion is counted where its latency is; a histogram without its count row would be a bug upstream, kept rather than lost.
+    let row = rows.get(keyOf(l));
+    if (!row) rows.set(keyOf(l), (row = { step: l.step, tenant: l.tenant, tool: l.tool, ...NO_FIGURES, latency: {} }));
+    row.latency[String(l.bucket)] = (row.latency[String(l.bucket)] ?? 0) + l.completions;
+  }
+  if (rows.size === 0) return;
+  const all = [...rows.values()];
   // Fixed identifiers from GRAINS, never input.
-  const { counts: countsTable, latency: latencyTable, column } = GRAINS[grain];
-  if (counts.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO ${Prisma.raw(countsTable)} (${Prisma.raw(column)}, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler)
-      SELECT * FROM unnest(
-        ${counts.map((c) => c.step)}::timestamptz[],
-        ${counts.map((c) => c.tenant)}::text[], ${counts.map((c) => c.tool)}::text[],
-        ${counts.map((c) => c.executions)}::int8[], ${counts.map((c) => c.completed)}::int8[],
-        ${counts.map((c) => c.replaysServed)}::int8[], ${counts.map((c) => c.inFlightRejected)}::int8[],
-        ${counts.map((c) => c.outcomeUnknown)}::int8[], ${counts.map((c) => c.resolvedByOperator)}::int8[],
-        ${counts.map((c) => c.resolvedByReconciler)}::int8[])
-      ON CONFLICT DO NOTHING`;
-  }
-  if (latency.length > 0) {
-    await tx.$executeRaw`
-      INSERT INTO ${Prisma.raw(latencyTable)} (${Prisma.raw(column)}, tenant, tool, bucket, completions)
-      SELECT * FROM unnest(
-        ${latency.map((l) => l.step)}::timestamptz[],
-        ${latency.map((l) => l.tenant)}::text[], ${latency.map((l) => l.tool)}::text[],
-        ${latency.map((l) => l.bucket)}::int2[], ${latency.map((l) => l.completions)}::int8[])
-      ON CONFLICT DO NOTHING`;
-  }
+  const { table, column } = GRAINS[grain];
+  await tx.$executeRaw`
+    INSERT INTO ${Prisma.raw(table)} (${Prisma.raw(column)}, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency)
+    SELECT * FROM unnest(
+      ${all.map((c) => c.step)}::timestamptz[],
+      ${all.map((c) => c.tenant)}::text[], ${all.map((c) => c.tool)}::text[],
+      ${all.map((c) => c.executions)}::int8[], ${all.map((c) => c.completed)}::int8[],
+      ${all.map((c) => c.replaysServed)}::int8[], ${all.map((c) => c.inFlightRejected)}::int8[],
+      ${all.map((c) => c.outcomeUnknown)}::int8[], ${all.map((c) => c.resolvedByOperator)}::int8[],
+      ${all.map((c) => c.resolvedByReconciler)}::int8[], ${all.map((c) => JSON.stringify(c.latency))}::text[]::jsonb[])
+    ON CONFLICT DO NOTHING`;
 }

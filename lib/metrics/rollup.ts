@@ -6,7 +6,7 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
 /**
  * Incremental hourly roll-up. Each closed hour is aggregated from the base tables once (the
  * rules of what counts where are in source-counts.ts), written to metrics_hourly and
- * metrics_hourly_latency, and listed in metrics_rollup_hour in the same transaction — so an
+ * its latency histogram column, and listed in metrics_rollup_hour in the same transaction — so an
  * hour is either fully rolled up or not at all, and re-running changes nothing.
  *
  * Why freezing an hour is right here: every figure is counted in the hour its event happened

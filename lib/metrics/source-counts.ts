@@ -52,6 +52,19 @@ export type SourceFigures = {
 
 export type CountRow = { step: Date; tenant: string; tool: string } & SourceFigures;
 
+export const NO_FIGURES: SourceFigures = { executions: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0, resolvedByOperator: 0, resolvedByReconciler: 0 };
+
+/** Adds one group's figures into a sum (every figure is a count: they add across steps, tenants and tools). */
+export function addFigures(sum: SourceFigures, row: SourceFigures): void {
+  sum.executions += row.executions;
+  sum.completed += row.completed;
+  sum.replaysServed += row.replaysServed;
+  sum.inFlightRejected += row.inFlightRejected;
+  sum.outcomeUnknown += row.outcomeUnknown;
+  sum.resolvedByOperator += row.resolvedByOperator;
+  sum.resolvedByReconciler += row.resolvedByReconciler;
+}
+
 export type LatencyRow = { step: Date; tenant: string; tool: string; bucket: number; completions: number };
 
 type Sql = Pick<Prisma.TransactionClient, "$queryRaw">;

@@ -1,7 +1,8 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
-import { HOUR_MS, MINUTE_MS } from "./metrics-window";
-import { sourceCounts, sourceLatency, type CountRow, type LatencyRow, type SourceScope } from "./source-counts";
+import { addStoredHistogram, addToHistogram, type LatencyHistogram, type StoredHistogram } from "./latency-histogram";
+import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
+import { addFigures, sourceCounts, sourceLatency, type CountRow, type SourceScope } from "./source-counts";
 
 export type FiguresRange = {
   /** Start of the first step; aligned to stepMs. */
@@ -23,13 +24,13 @@ export type FiguresSource = {
   countedLiveFrom: string | null;
 };
 
-/** A latency histogram bucket summed over the whole range (no step: the report's percentiles are per tool and tenant). */
-export type LatencyTotal = Omit<LatencyRow, "step">;
+/** The time-to-complete histogram of one tenant and tool over the whole range (the report's percentiles have no step). */
+export type LatencyTotal = { tenant: string; tool: string; histogram: LatencyHistogram };
 
 export type WindowFigures = { counts: CountRow[]; latency: LatencyTotal[]; source: FiguresSource };
 
 export type FiguresOptions = {
-  /** Also read the time-to-complete histogram (default true; the tools audit does not need it). */
+  /** Also compute the time-to-complete histograms (default true; the tools audit does not need them). */
   latency?: boolean;
 };
 
@@ -38,7 +39,7 @@ export type FiguresOptions = {
  * 1. whole hours from the hourly rollup (hour steps only);
  * 2. from the first step it does not cover, the minutes rolled into slices — a contiguous run,
  *    summed into the step they fall in;
- * 3. the rest — normally the last minute or two — counted from the base tables.
+ * 3. the rest — normally the last minute or so — counted from the base tables.
  * A step the hourly rollup covers is never also taken from slices or the base tables (a hole in the
  * hourly rollup leaves later rolled hours in the range of 2 and 3: their rows are dropped).
  */
@@ -54,18 +55,28 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
   const sliceEnd = openStart ? await contiguousSlicesEnd(db, openStart, to) : null;
   const notRolled = (r: { step: Date }) => !rolledHours.has(r.step.getTime());
 
-  const [hourlyCounts, hourlyLatency, sliceCounts, sliceLatency, liveCounts, liveLatency] = await Promise.all([
-    rolledHours.size > 0 ? rolledUpCounts(db, from, to, scope) : [],
-    withLatency && rolledHours.size > 0 ? rolledUpLatency(db, from, to, scope) : [],
-    openStart && sliceEnd && sliceEnd > openStart ? sliceCountsOf(db, openStart, sliceEnd, stepMs, scope) : [],
-    withLatency && openStart && sliceEnd && sliceEnd > openStart ? sliceLatencyOf(db, openStart, sliceEnd, stepMs, scope) : [],
+  const [hourly, slices, liveCounts, liveLatency] = await Promise.all([
+    rolledHours.size > 0 ? rolledUpRows(db, from, to, scope) : [],
+    openStart && sliceEnd && sliceEnd > openStart ? sliceRows(db, openStart, sliceEnd, scope) : [],
     sliceEnd && sliceEnd < to ? sourceCounts(db, { from: sliceEnd, to, stepMs }, scope) : [],
     withLatency && sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
   ]);
-  const withoutStep = ({ step: _step, ...total }: LatencyRow): LatencyTotal => total;
+  const sliceSteps = sumIntoSteps(slices.map((r) => ({ ...r, step: floorTo(r.step, stepMs) }))).filter(notRolled);
+
+  const latency = new Map<string, LatencyTotal>();
+  const histogramOf = (tenant: string, tool: string) => {
+    const key = `${tenant}\u0000${tool}`;
+    let total = latency.get(key);
+    if (!total) latency.set(key, (total = { tenant, tool, histogram: new Map() }));
+    return total.histogram;
+  };
+  if (withLatency) {
+    for (const r of [...hourly, ...sliceSteps]) addStoredHistogram(histogramOf(r.tenant, r.tool), r.latency);
+    for (const r of liveLatency.filter(notRolled)) addToHistogram(histogramOf(r.tenant, r.tool), r.bucket, r.completions);
+  }
   return {
-    counts: [...hourlyCounts, ...sliceCounts.filter(notRolled), ...liveCounts.filter(notRolled)],
-    latency: [...hourlyLatency, ...sliceLatency.filter(notRolled).map(withoutStep), ...liveLatency.filter(notRolled).map(withoutStep)],
+    counts: [...hourly, ...sliceSteps, ...liveCounts.filter(notRolled)].map(withoutLatency),
+    latency: [...latency.values()],
     source: {
       rolledUpSteps: steps.filter((s) => rolledHours.has(s)).length,
       liveSteps: steps.filter((s) => !rolledHours.has(s)).length,
@@ -101,69 +112,59 @@ export async function contiguousSlicesEnd(db: Db, start: Date, to: Date): Promis
   return new Date(end);
 }
 
-type RawCounts = {
+type RolledRow = CountRow & { latency: StoredHistogram };
+
+type RawRolledRow = {
   step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
-  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint;
+  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint; latency: StoredHistogram;
 };
 
-function countRow(r: RawCounts): CountRow {
+function rolledRow(r: RawRolledRow): RolledRow {
   return {
     step: r.step, tenant: r.tenant, tool: r.tool,
     executions: Number(r.executions), completed: Number(r.completed), replaysServed: Number(r.replays_served),
     inFlightRejected: Number(r.in_flight_rejected), outcomeUnknown: Number(r.outcome_unknown),
     resolvedByOperator: Number(r.resolved_by_operator), resolvedByReconciler: Number(r.resolved_by_reconciler),
+    latency: r.latency,
   };
 }
 
-function latencyRow(r: { step: Date; tenant: string; tool: string; bucket: number; completions: bigint }): LatencyRow {
-  return { step: r.step, tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) };
+function withoutLatency({ latency: _latency, ...counts }: CountRow & { latency?: StoredHistogram }): CountRow {
+  return counts;
 }
 
-/** A primary-key range on (hour, …), limited to hours listed as rolled up. */
-async function rolledUpCounts(db: Db, from: Date, to: Date, scope: SourceScope): Promise<CountRow[]> {
-  const rows = await db.$queryRaw<RawCounts[]>`
-    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler
+/** A primary-key range on (hour, …), limited to hours listed as rolled up: one row per (hour, tenant, tool). */
+async function rolledUpRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
+  const rows = await db.$queryRaw<RawRolledRow[]>`
+    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency
     FROM metrics_hourly
     WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz
       AND hour IN (SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz)
       ${rollupScope(scope)}`;
-  return rows.map(countRow);
+  return rows.map(rolledRow);
 }
 
-/** Summed over the hours in SQL: 48 h are ~15,000 rows (hour × tenant × tool × bucket), ~1,000 once summed. */
-async function rolledUpLatency(db: Db, from: Date, to: Date, scope: SourceScope): Promise<LatencyTotal[]> {
-  const rows = await db.$queryRaw<{ tenant: string; tool: string; bucket: number; completions: bigint }[]>`
-    SELECT tenant, tool, bucket, sum(completions)::int8 AS completions FROM metrics_hourly_latency
-    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz ${rollupScope(scope)}
-    GROUP BY 1, 2, 3`;
-  return rows.map((r) => ({ tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
-}
-
-// date_bin's origin: any UTC hour boundary gives UTC-aligned steps (as in source-counts.ts).
-const ORIGIN = "2000-01-01T00:00:00Z";
-
-function sliceStep(stepMs: number): Prisma.Sql {
-  return Prisma.sql`date_bin(${`${stepMs / 1000} seconds`}::interval, minute, ${ORIGIN}::timestamptz)`;
-}
-
-/** Slices of [from, to), summed per step: a primary-key range on (minute, …) of at most ~125 minutes. */
-async function sliceCountsOf(db: Db, from: Date, to: Date, stepMs: number, scope: SourceScope): Promise<CountRow[]> {
-  const rows = await db.$queryRaw<RawCounts[]>`
-    SELECT ${sliceStep(stepMs)} AS step, tenant, tool,
-           sum(executions)::int8 AS executions, sum(completed)::int8 AS completed, sum(replays_served)::int8 AS replays_served,
-           sum(in_flight_rejected)::int8 AS in_flight_rejected, sum(outcome_unknown)::int8 AS outcome_unknown,
-           sum(resolved_by_operator)::int8 AS resolved_by_operator, sum(resolved_by_reconciler)::int8 AS resolved_by_reconciler
+/** The slices of [from, to), one row per (minute, tenant, tool): a primary-key range of at most ~125 minutes. */
+async function sliceRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
+  const rows = await db.$queryRaw<RawRolledRow[]>`
+    SELECT minute AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency
     FROM metrics_minute
-    WHERE minute >= ${from}::timestamptz AND minute < ${to}::timestamptz ${rollupScope(scope)}
-    GROUP BY 1, 2, 3`;
-  return rows.map(countRow);
+    WHERE minute >= ${from}::timestamptz AND minute < ${to}::timestamptz ${rollupScope(scope)}`;
+  return rows.map(rolledRow);
 }
 
-async function sliceLatencyOf(db: Db, from: Date, to: Date, stepMs: number, scope: SourceScope): Promise<LatencyRow[]> {
-  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; bucket: number; completions: bigint }[]>`
-    SELECT ${sliceStep(stepMs)} AS step, tenant, tool, bucket, sum(completions)::int8 AS completions
-    FROM metrics_minute_latency
-    WHERE minute >= ${from}::timestamptz AND minute < ${to}::timestamptz ${rollupScope(scope)}
-    GROUP BY 1, 2, 3, 4`;
-  return rows.map(latencyRow);
+/** Rows already placed in their step, summed per (step, tenant, tool), histograms merged. */
+function sumIntoSteps(rows: RolledRow[]): RolledRow[] {
+  const sums = new Map<string, RolledRow>();
+  for (const r of rows) {
+    const key = `${r.step.getTime()}\u0000${r.tenant}\u0000${r.tool}`;
+    const sum = sums.get(key);
+    if (!sum) {
+      sums.set(key, { ...r, latency: { ...r.latency } });
+      continue;
+    }
+    addFigures(sum, r);
+    for (const [bucket, n] of Object.entries(r.latency)) sum.latency[bucket] = (sum.latency[bucket] ?? 0) + n;
+  }
+  return [...sums.values()];
 }

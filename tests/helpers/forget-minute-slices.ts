@@ -9,6 +9,5 @@ export async function forgetMinuteSlicesSince(db: Db, since: Date): Promise<void
   await db.$transaction([
     db.$executeRaw`DELETE FROM metrics_rollup_minute WHERE minute >= date_trunc('minute', ${since}::timestamptz)`,
     db.$executeRaw`DELETE FROM metrics_minute WHERE minute >= date_trunc('minute', ${since}::timestamptz)`,
-    db.$executeRaw`DELETE FROM metrics_minute_latency WHERE minute >= date_trunc('minute', ${since}::timestamptz)`,
   ]);
 }

@@ -193,8 +193,7 @@ async function metrics(window: MetricsWindow, now: Date, filter: Partial<Metrics
 
 async function rollupSnapshot(): Promise<unknown[]> {
   return db.$queryRawUnsafe(
-    `SELECT h.*, (SELECT json_agg(l ORDER BY bucket) FROM metrics_hourly_latency l WHERE l.hour = h.hour AND l.tenant = h.tenant AND l.tool = h.tool) AS latency
-     FROM metrics_hourly h WHERE tenant = ANY($1::text[]) ORDER BY hour, tenant, tool`,
+    `SELECT h.* FROM metrics_hourly h WHERE tenant = ANY($1::text[]) ORDER BY hour, tenant, tool`,
     [TA, TB],
   );
 }
@@ -281,7 +280,6 @@ describe("hourly roll-up", () => {
     expect(a.skipped + b.skipped).toBe(2);
     await db.$executeRawUnsafe(`DELETE FROM metrics_rollup_hour WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
     await db.$executeRawUnsafe(`DELETE FROM metrics_hourly WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
-    await db.$executeRawUnsafe(`DELETE FROM metrics_hourly_latency WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
   });
 });
 
@@ -418,7 +416,6 @@ describe("minute slices of the open hours", () => {
     expect(slices!.n).toBe(0);
     await db.$executeRawUnsafe(`DELETE FROM metrics_rollup_hour WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
     await db.$executeRawUnsafe(`DELETE FROM metrics_hourly WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
-    await db.$executeRawUnsafe(`DELETE FROM metrics_hourly_latency WHERE hour >= $1::timestamptz`, at(9 * H).toISOString());
   });
 
   it("a row stamped in a minute already rolled up is missing from the open hour until that hour is rolled up, then counted", async () => {

@@ -1,4 +1,4 @@
-import { mkdtempSync, mkdirSync, writeFileSync, cpSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, cpSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
@@ -69,6 +69,24 @@ describe("migrate", () => {
     expect(rows).toEqual([{ key: "k1", subject: null, tool: null, updated_at: null }]);
     const [column] = await query<{ collation_name: string }>(url, `SELECT collation_name FROM information_schema.columns WHERE table_name = 'idempotency' AND column_name = 'key'`);
     expect(column?.collation_name).toBe("C"); // adopted tables get the collation the ref look-up needs
+  });
+
+  it("moves rolled-up latency rows into the hourly rows' histogram column, losing none", async () => {
+    const { url } = await freshDatabase();
+    const dir = copyMigrations();
+    const later = readMigrations(dir).filter((m) => m.name >= "20261217000000");
+    const held = mkdtempSync(path.join(tmpdir(), "idem-migrations-later-"));
+    for (const m of later) cpSync(path.join(dir, m.name), path.join(held, m.name), { recursive: true, force: true });
+    for (const m of later) rmSync(path.join(dir, m.name), { recursive: true });
+    await migrate(url, { dir });
+    await query(url, `INSERT INTO metrics_hourly (hour, tenant, tool, completed) VALUES ('2030-01-01T10:00Z', 'acme', 'charge_card', 5), ('2030-01-01T10:00Z', 'acme', '', 1)`);
+    await query(url, `INSERT INTO metrics_hourly_latency (hour, tenant, tool, bucket, completions) VALUES
+      ('2030-01-01T10:00Z', 'acme', 'charge_card', 29, 3), ('2030-01-01T10:00Z', 'acme', 'charge_card', 40, 2), ('2030-01-01T10:00Z', 'acme', '', 0, 1)`);
+    for (const m of later) cpSync(path.join(held, m.name), path.join(dir, m.name), { recursive: true });
+    await migrate(url, { dir });
+    const rows = await query<{ tool: string; latency: unknown }>(url, `SELECT tool, latency FROM metrics_hourly ORDER BY tool`);
+    expect(rows).toEqual([{ tool: "", latency: { "0": 1 } }, { tool: "charge_card", latency: { "29": 3, "40": 2 } }]);
+    expect(await query(url, `SELECT to_regclass('metrics_hourly_latency') AS t`)).toEqual([{ t: null }]);
   });
 
   it("stops at a failing migration, names it, and leaves nothing of it behind", async () => {
