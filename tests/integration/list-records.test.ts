@@ -3,10 +3,11 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
 import { parseConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
-import { getRecordFacets, type RecordFacets } from "@/lib/records/facet-counts";
+import { Prisma } from "@/generated/prisma/client";
+import { estimateRows, getRecordFacets, type RecordFacets } from "@/lib/records/facet-counts";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
-import { listRecords, type RecordListItem } from "@/lib/records/list-records";
+import { listRecords, recordsConditions, type RecordListItem } from "@/lib/records/list-records";
 import { REDACTED } from "@/lib/records/redact";
 import { useTestDb } from "../helpers/db";
 
@@ -203,6 +204,20 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(estimated.status.entries.find((e) => e.value === "in_progress")).toEqual({ value: "in_progress", count: 13, estimate: false, atLeast: false });
     expect(estimated.status.entries.find((e) => e.value === "completed")).toMatchObject({ estimate: true, atLeast: false });
     expect(estimated.status.note).toBe("completed is a planner estimate");
+  });
+
+  it("tool estimates are the planner's own: the filter's estimate × each value's share, one plan for all", async () => {
+    await db.$executeRawUnsafe("ANALYZE idempotency");
+    const filter = { ...EMPTY_FILTER, tenant: T.a };
+    const facets = await getRecordFacets(db, admin(), filter, config, NOW, { exactRowLimit: 0 });
+    expect(facets.tool.entries.length).toBeGreaterThan(0);
+    const conditions = recordsConditions(admin(), filter, config, NOW);
+    for (const entry of facets.tool.entries) {
+      expect(entry.estimate).toBe(true);
+      const planned = await estimateRows(db, [...conditions, entry.value === null ? Prisma.sql`tool IS NULL` : Prisma.sql`tool = ${entry.value}`]);
+      // The planner clamps to at least one row and rounds once; the share is applied to its rounded estimate.
+      expect(Math.abs(entry.count - planned), String(entry.value)).toBeLessThanOrEqual(Math.max(1, planned * 0.02));
+    }
   });
 
   it("past the exact-count limit, open claims are counted up to the cap: beyond it each entry is a lower bound", async () => {
