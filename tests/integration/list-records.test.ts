@@ -218,6 +218,11 @@ describe("records list, facets and export (real PostgreSQL)", () => {
       // The planner clamps to at least one row and rounds once; the share is applied to its rounded estimate.
       expect(Math.abs(entry.count - planned), String(entry.value)).toBeLessThanOrEqual(Math.max(1, planned * 0.02));
     }
+    // The same for completed, the status that is estimated.
+    const completed = facets.status.entries.find((e) => e.value === "completed");
+    expect(completed?.estimate).toBe(true);
+    const planned = await estimateRows(db, [...conditions, Prisma.sql`status = 'completed'`]);
+    expect(Math.abs(completed!.count - planned)).toBeLessThanOrEqual(Math.max(1, planned * 0.02));
   });
 
   it("past the exact-count limit, open claims are counted up to the cap: beyond it each entry is a lower bound", async () => {
