@@ -1,4 +1,5 @@
 import { assertDemoModeAllowed } from "@/lib/auth/demo-mode";
+import { sessionPolicyProblem } from "@/lib/auth/session-policy";
 import { configuredSignInOptions } from "@/lib/auth/sign-in-options";
 import { loadConfig } from "@/lib/config/load";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
@@ -15,6 +16,8 @@ export function checkServerStartup(): string | null {
     if (!process.env.NEXTAUTH_SECRET) {
       return "NEXTAUTH_SECRET is not set. Generate one with `openssl rand -base64 32` (npm start and npm run demo make one under .data/).";
     }
+    const sessionProblem = sessionPolicyProblem();
+    if (sessionProblem) return sessionProblem;
     if (configuredSignInOptions().length === 0) {
       return "no sign-in method: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or GITHUB_ID and GITHUB_SECRET (or IDEM_DEMO=1 for a demo).";
     }

@@ -53,6 +53,7 @@ describe("the server refuses to start with a bad setup", () => {
     [{ DATABASE_URL: "mysql://db/idem" }, /DATABASE_URL must start with postgresql/],
     [{ NEXTAUTH_SECRET: "" }, /NEXTAUTH_SECRET is not set/],
     [{ IDEM_DEMO: undefined }, /no sign-in method/],
+    [{ IDEM_SESSION_IDLE: "half an hour" }, /IDEM_SESSION_IDLE="half an hour" is not a duration like "30m"/],
   ])("%j", async (env, message) => {
     const { code, output } = await startNext(env);
     expect(code).toBe(1);

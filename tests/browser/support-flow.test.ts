@@ -54,6 +54,9 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     if (stuck.outcome !== "in_flight") throw new Error(`expected in_flight, got ${stuck.outcome}`);
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     await signInAs(page, "viewer@demo.test");
+    // Hydrated: the "/" shortcut listens and the box submits through the router (before that a
+    // keystroke goes nowhere — a CI run under load lost the whole paste that way).
+    await page.waitForSelector('#header-lookup[data-shortcut-ready="true"]');
     await page.keyboard.press("/");
     await page.keyboard.type(`Customer wrote: "${stuck.message}"`);
     await page.keyboard.press("Enter");
