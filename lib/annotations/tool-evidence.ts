@@ -31,7 +31,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
     return entry;
   };
 
-  // Rows and events in the window: closed hours from the metrics rollup, the open hour(s) live —
+  // Rows and events in the window: closed hours from the metrics rollup, then minute slices, the last minute or so live —
   // never a GROUP BY over a day of the base table (1.2 s at 1 M rows, see docs/bench.md).
   for (const [tool, counts] of await windowCounts(db, tenants, since, now)) {
     Object.assign(of(tool), {

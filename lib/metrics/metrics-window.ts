@@ -26,7 +26,7 @@ const SHAPES: Record<MetricsWindow, { steps: number; stepMs: number }> = {
 /**
  * A window is its whole steps ending with the current, partial one: "24h" at 14:20 is 15:00
  * yesterday up to 14:20 now, in 24 hourly steps — so every closed step is one rollup hour, and
- * only the last is live. "1h" is twelve 5-minute steps, all computed live (one indexed hour).
+ * only the last is open. "1h" is twelve 5-minute steps, read from minute slices (window-figures.ts).
  */
 export function windowBounds(window: MetricsWindow, now: Date): WindowBounds {
   const { steps, stepMs } = SHAPES[window];

@@ -19,8 +19,8 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
  * "Closed" means the hour ended at least SETTLE_MS ago: timestamps are taken before their
  * statement commits (a writer's clock() before its UPDATE, the reconciler's now() at the start
  * of a transaction that waits on the processor for up to ~40 s), so a just-ended hour may still
- * receive rows. Until then the hour is computed live. A writer whose clock runs more than
- * SETTLE_MS behind, or a backfill into the past (seed-demo into a database already rolled up),
+ * receive rows. Until then the hour is read from minute slices (minute-rollup.ts) and its last
+ * minute or so counted live. A writer whose clock runs more than SETTLE_MS behind, or a backfill into the past (seed-demo into a database already rolled up),
  * is not reflected: delete the affected metrics_rollup_hour rows to have those hours rolled again.
  *
  * Who runs it: the metrics page and API before they read (bounded: a catch-up of at most

@@ -4,8 +4,8 @@ import { latencyBucketSql } from "./latency-histogram";
 /**
  * The figures of a time range, computed from the base tables (idempotency, idempotency_event,
  * audit_log) and grouped by step, tenant and tool. The roll-up runs it for one closed hour at a
- * time; the metrics query runs it live for the current hour (and the 1 h window's 5-minute
- * steps). Every part is an index range on its time column: idempotency (created_at) and
+ * time, the minute roll-up for settled minutes; the metrics query runs it live for the last minute
+ * or so (window-figures.ts). Every part is an index range on its time column: idempotency (created_at) and
  * (updated_at, partial), idempotency_event (at), audit_log (at).
  *
  * What counts where — each event is counted in the step in which it happened:
