@@ -7,6 +7,7 @@ import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
 import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
 import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
+import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 
 /** DESIGN §5's example config names these ports; any free port serves when one is taken. */
 const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
@@ -43,7 +44,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     const { rows } = await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM idempotency) AS any");
     const hours = historyHours();
     if (!rows[0]?.any && hours > 0) {
-      await generateHistory(world, databaseUrl, hours);
+      await generateHistory(world, pool, databaseUrl, hours);
       saveReferences(world, ledgerFile);
     }
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
@@ -64,7 +65,7 @@ function historyHours(): number {
   return Number.isFinite(hours) && hours >= 0 ? hours : DEFAULT_HISTORY_HOURS;
 }
 
-async function generateHistory(world: DemoWorld, databaseUrl: string, hours: number): Promise<void> {
+async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: string, hours: number): Promise<void> {
   const started = Date.now();
   const bar = createProgressBar();
   let barStarted = false;
@@ -83,7 +84,10 @@ async function generateHistory(world: DemoWorld, databaseUrl: string, hours: num
     },
   });
   bar.stop();
-  console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  // The demo processor and carrier count side effects per reference: the metrics' "side effects per
+  // operation" (as seed-demo reports them; without this the demo's column read "not reported").
+  const reported = await recordProcessorSideEffects(pool, { ...world.processor.stats().sideEffectsByReference, ...world.carrier.stats().sideEffectsByReference });
+  console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; side effects reported for ${reported.operations} operations`);
 }
 
 type SavedReferences = { processor: ReferenceSnapshot; carrier: ReferenceSnapshot };

@@ -1,0 +1,52 @@
+import { mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import pg from "pg";
+import { afterAll, describe, expect, it } from "vitest";
+import type { Actor } from "@/lib/auth/actor";
+import { launchDemoWorld } from "@/lib/cli/demo-launch";
+import { parseConfig } from "@/lib/config/load";
+import { createPrismaClient } from "@/lib/db/prisma";
+import { getMetrics } from "@/lib/metrics/query-metrics";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+
+const admin: Actor = { kind: "user", id: "demo-launch", name: "demo-launch@test", displayName: "demo launch test", role: "admin", tenants: [] };
+
+// What `npm run demo` does to an empty database, with one hour of history instead of 48.
+describe("the demo launcher", () => {
+  let database: TestDatabase | null = null;
+  const env = { IDEM_DEMO_HISTORY_HOURS: process.env.IDEM_DEMO_HISTORY_HOURS, IDEM_DATA_DIR: process.env.IDEM_DATA_DIR };
+  afterAll(async () => {
+    process.env.IDEM_DEMO_HISTORY_HOURS = env.IDEM_DEMO_HISTORY_HOURS;
+    process.env.IDEM_DATA_DIR = env.IDEM_DATA_DIR;
+    await database?.drop();
+  });
+
+  it("writes history and the processor's side-effect report, so the metrics show side effects per operation", async () => {
+    database = await createTestDatabase();
+    process.env.IDEM_DEMO_HISTORY_HOURS = "1";
+    process.env.IDEM_DATA_DIR = mkdtempSync(path.join(tmpdir(), "idem-demo-launch-"));
+    const demo = await launchDemoWorld(database.url);
+    try {
+      const pool = new pg.Pool({ connectionString: database.url, max: 2 });
+      try {
+        const [claims] = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency")).rows;
+        const [reported] = (await pool.query<{ operations: number }>("SELECT COALESCE(sum(operations), 0)::int AS operations FROM processor_side_effect_count")).rows;
+        expect(claims!.n).toBeGreaterThan(100);
+        expect(reported!.operations).toBeGreaterThan(0);
+      } finally {
+        await pool.end();
+      }
+      const db = createPrismaClient(database.url, 2);
+      try {
+        const report = await getMetrics(db, parseConfig(JSON.stringify(demo.world.config)), admin, { window: "24h", tool: "charge_card", tenant: null }, new Date());
+        // A charge is performed once per reference however often it is asked: one side effect per operation.
+        expect(report.overall.sideEffectsPerOperation).toBe(1);
+      } finally {
+        await db.$disconnect();
+      }
+    } finally {
+      await demo.stop();
+    }
+  }, 180_000);
+});
