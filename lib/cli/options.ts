@@ -1,6 +1,7 @@
 import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
 import { isRole, type Role } from "@/lib/auth/roles";
+import { parseDuration } from "@/lib/config/duration";
 
 export function parseRoleOption(value: string): Role {
   if (!isRole(value)) throw new InvalidArgumentError("expected viewer, operator or admin.");
@@ -27,4 +28,29 @@ export function parseHostOption(value: string): string {
   // All-digit labels are a mistyped IP address, not a name (RFC 1123: a top-level label is never numeric).
   if (isIP(host) === 0 && (!HOSTNAME.test(host) || /^[\d.]+$/.test(host))) throw new InvalidArgumentError("expected an IP address (0.0.0.0, 127.0.0.1, ::) or a host name.");
   return host;
+}
+
+/** `--older-than 15m`: a positive duration (90s, 15m, 48h, 2d). */
+export function parseDurationOption(value: string): number {
+  const ms = parseDuration(value);
+  if (ms === null || ms <= 0) throw new InvalidArgumentError(`expected a positive duration like 90s, 15m, 48h or 2d.`);
+  return ms;
+}
+
+/** A whole number from `min` to `max`, for --limit, --concurrency, --batch, --rows, --iterations. */
+export function wholeNumberOption(min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
+      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max.toLocaleString("en")}.`);
+    }
+    return n;
+  };
+}
+
+/** One tenant or tool name: printable, no spaces. */
+export function parseNameOption(value: string): string {
+  const name = value.trim();
+  if (!/^[^\s\u0000-\u001f\u007f]{1,200}$/.test(name)) throw new InvalidArgumentError("expected a name without spaces (1-200 characters).");
+  return name;
 }

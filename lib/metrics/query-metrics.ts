@@ -1,4 +1,3 @@
-import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -11,8 +10,8 @@ import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpSettled } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
-import { addFigures, type CountRow, type SourceScope } from "./source-counts";
-import { contiguousSlicesEnd, rollupScope, windowFigures } from "./window-figures";
+import { addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
+import { contiguousSlicesEnd, windowFigures } from "./window-figures";
 
 /**
  * A tool "records events" when its writer appended any event in this long: a tool with claims
@@ -157,17 +156,9 @@ function risk(f: MetricsFigures): number {
 async function stuckNow(db: Db, config: IdemConfig, scope: SourceScope, now: Date): Promise<{ tenant: string; tool: string; stuck: number }[]> {
   const rows = await db.$queryRaw<{ tenant: string; tool: string; stuck: bigint }[]>`
     SELECT tenant, COALESCE(tool, '') AS tool, count(*)::int8 AS stuck FROM idempotency
-    WHERE ${stuckCondition(config, now)} ${rollupScopeOnRows(scope)}
+    WHERE ${stuckCondition(config, now)} ${rowScope(scope)}
     GROUP BY 1, 2`;
   return rows.map((r) => ({ tenant: r.tenant, tool: r.tool, stuck: Number(r.stuck) }));
-}
-
-function rollupScopeOnRows(scope: SourceScope): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (scope.tenants !== null) parts.push(Prisma.sql`tenant = ANY(${scope.tenants}::text[])`);
-  if (scope.tenant !== null) parts.push(Prisma.sql`tenant = ${scope.tenant}`);
-  if (scope.tool !== null) parts.push(Prisma.sql`COALESCE(tool, '') = ${scope.tool}`);
-  return parts.length > 0 ? Prisma.sql`AND ${Prisma.join(parts, " AND ")}` : Prisma.empty;
 }
 
 /** Processor reports by claim hour: the hours overlapping the window (the 1 h window reads its two or so hours whole). */
@@ -195,7 +186,7 @@ export async function toolsRecordingEvents(db: Db, tenants: string[] | null, now
   const hoursCovered = hourly?.covered ?? since;
   // Slices continue the hourly rollup only when it reaches their start (no hole between them).
   const eventsFrom = hoursCovered >= sliceStart ? new Date(Math.max(hoursCovered.getTime(), (await contiguousSlicesEnd(db, sliceStart, now)).getTime())) : hoursCovered;
-  const tenantSql = tenants !== null ? Prisma.sql`AND tenant = ANY(${tenants}::text[])` : Prisma.empty;
+  const tenantSql = rollupScope({ tenants, tenant: null, tool: null });
   const rows = await db.$queryRaw<{ tool: string }[]>`
     SELECT DISTINCT tool FROM metrics_hourly
     WHERE hour >= ${since}::timestamptz AND (replays_served + in_flight_rejected + outcome_unknown) > 0 ${tenantSql}

@@ -76,7 +76,8 @@ function stepSql(column: Prisma.Sql, stepMs: number): Prisma.Sql {
   return Prisma.sql`date_bin(${`${stepMs / 1000} seconds`}::interval, ${column}, ${ORIGIN}::timestamptz)`;
 }
 
-function scopeSql(tenant: Prisma.Sql, tool: Prisma.Sql, scope: SourceScope): Prisma.Sql {
+/** The actor's tenants and the tenant / tool filters on the given columns (the one place this rule is written). */
+export function scopeSql(tenant: Prisma.Sql, tool: Prisma.Sql, scope: SourceScope): Prisma.Sql {
   const parts: Prisma.Sql[] = [];
   if (scope.tenants !== null) parts.push(Prisma.sql`${tenant} = ANY(${scope.tenants}::text[])`);
   if (scope.tenant !== null) parts.push(Prisma.sql`${tenant} = ${scope.tenant}`);
@@ -85,6 +86,14 @@ function scopeSql(tenant: Prisma.Sql, tool: Prisma.Sql, scope: SourceScope): Pri
 }
 
 const ROW_TOOL = Prisma.sql`COALESCE(tool, '')`;
+/** The scope on the base table (tool NULL read as ''). */
+export function rowScope(scope: SourceScope): Prisma.Sql {
+  return scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope);
+}
+/** The scope on the rollup tables, where an unrecorded tool is stored as ''. */
+export function rollupScope(scope: SourceScope): Prisma.Sql {
+  return scopeSql(Prisma.sql`tenant`, Prisma.sql`tool`, scope);
+}
 const AUDIT_TENANT = Prisma.sql`COALESCE(tenant, before->>'tenant')`;
 const AUDIT_TOOL = Prisma.sql`COALESCE(before->>'tool', '')`;
 const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
@@ -102,7 +111,7 @@ export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepM
              count(*) AS executions,
              count(*) FILTER (WHERE status = 'completed' AND updated_at IS NULL) AS completed
       FROM idempotency
-      WHERE created_at >= ${from}::timestamptz AND created_at < ${to}::timestamptz ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      WHERE created_at >= ${from}::timestamptz AND created_at < ${to}::timestamptz ${rowScope(scope)}
       GROUP BY 1, 2, 3
     ), released_claims AS (
       SELECT ${stepSql(RELEASED_CREATED_AT, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool, count(*) AS executions
@@ -115,7 +124,7 @@ export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepM
       SELECT ${stepSql(Prisma.sql`updated_at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool, count(*) AS completed
       FROM idempotency
       WHERE updated_at >= ${from}::timestamptz AND updated_at < ${to}::timestamptz AND status = 'completed'
-        ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+        ${rowScope(scope)}
       GROUP BY 1, 2, 3
     ), events AS (
       SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool,
@@ -123,7 +132,7 @@ export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepM
              count(*) FILTER (WHERE kind = 'in_flight_rejected') AS in_flight_rejected,
              count(*) FILTER (WHERE kind = 'outcome_unknown') AS outcome_unknown
       FROM idempotency_event
-      WHERE at >= ${from}::timestamptz AND at < ${to}::timestamptz ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      WHERE at >= ${from}::timestamptz AND at < ${to}::timestamptz ${rowScope(scope)}
       GROUP BY 1, 2, 3
     ), resolutions AS (
       SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool,
@@ -170,7 +179,7 @@ export async function sourceLatency(db: Sql, range: { from: Date; to: Date; step
            ${Prisma.raw(latencyBucketSql(COMPLETION_MS))} AS bucket, count(*)::int8 AS completions
     FROM idempotency
     WHERE updated_at >= ${from}::timestamptz AND updated_at < ${to}::timestamptz AND status = 'completed'
-      ${scopeSql(Prisma.sql`tenant`, ROW_TOOL, scope)}
+      ${rowScope(scope)}
     GROUP BY 1, 2, 3, 4`;
   return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
 }

@@ -1,8 +1,7 @@
-import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import { addStoredHistogram, addToHistogram, type LatencyHistogram, type StoredHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
-import { addFigures, sourceCounts, sourceLatency, type CountRow, type SourceScope } from "./source-counts";
+import { addFigures, rollupScope, sourceCounts, sourceLatency, type CountRow, type SourceScope } from "./source-counts";
 
 export type FiguresRange = {
   /** Start of the first step; aligned to stepMs. */
@@ -84,15 +83,6 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
       countedLiveFrom: sliceEnd && sliceEnd < to ? sliceEnd.toISOString() : null,
     },
   };
-}
-
-/** Scope on the rollup tables, where an unrecorded tool is stored as ''. */
-export function rollupScope(scope: SourceScope): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (scope.tenants !== null) parts.push(Prisma.sql`tenant = ANY(${scope.tenants}::text[])`);
-  if (scope.tenant !== null) parts.push(Prisma.sql`tenant = ${scope.tenant}`);
-  if (scope.tool !== null) parts.push(Prisma.sql`tool = ${scope.tool}`);
-  return parts.length > 0 ? Prisma.sql`AND ${Prisma.join(parts, " AND ")}` : Prisma.empty;
 }
 
 async function rolledUpHours(db: Db, from: Date, to: Date): Promise<Set<number>> {

@@ -24,6 +24,8 @@ const CASES: [string[], RegExp][] = [
   [["reconcile", "--concurrency", "0", "--dry-run"], /--concurrency/],
   [["trim", "--batch", "1e309", "--dry-run"], /--batch/],
   [["bench-guard", "--iterations", "NaN"], /--iterations/],
+  [["bench", "--rows", "1e7"], /--rows/],
+  [["bench", "--iterations", "4"], /--iterations/],
   [["seed-demo", "--seed", "-1"], /--seed/],
   [["seed-demo", "--hours", "𝌆"], /--hours/],
   [["rollup", "--catch-up", "9".repeat(400)], /--catch-up/],

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { createToken } from "@/lib/auth/tokens";
 import { useTestDb } from "../helpers/db";
 import { BAD_JSON_TEXTS, BAD_STRINGS, WRONG_TYPES, describeValue, expectCleanAnswer, isWellFormed } from "../helpers/bad-inputs";
+import { routeHandler, type ApiRoutePath, type RouteHandler } from "../helpers/api-routes";
 
 // Every /api/v1 route handler, called directly with a bearer token, fed the bad-input catalogue
 // in each query parameter, path parameter and JSON body field. Each answer is a clean 4xx JSON
@@ -16,29 +17,8 @@ process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
 // A processor that answers nothing: no request of this sweep may get as far as asking one.
 writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:1", timeout: "1s" } } }, redact: ["$..card"] }));
 
-type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
-const ROUTES: Record<string, () => Promise<Record<string, unknown>>> = {
-  records: () => import("@/app/api/v1/records/route"),
-  "records/export": () => import("@/app/api/v1/records/export/route"),
-  "records/[key]": () => import("@/app/api/v1/records/[key]/route"),
-  "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
-  "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
-  "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
-  lookup: () => import("@/app/api/v1/lookup/route"),
-  "keys/explain": () => import("@/app/api/v1/keys/explain/route"),
-  audit: () => import("@/app/api/v1/audit/route"),
-  metrics: () => import("@/app/api/v1/metrics/route"),
-  me: () => import("@/app/api/v1/me/route"),
-  "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),
-  "bulk/apply": () => import("@/app/api/v1/bulk/apply/route"),
-  reconcile: () => import("@/app/api/v1/reconcile/route"),
-  "tools/audit": () => import("@/app/api/v1/tools/audit/route"),
-  "tools/audit/export": () => import("@/app/api/v1/tools/audit/export/route"),
-  "tools/servers": () => import("@/app/api/v1/tools/servers/route"),
-  "tools/reviews": () => import("@/app/api/v1/tools/reviews/route"),
-  "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
-};
-const route = async (file: string, method: "GET" | "POST") => (await ROUTES[file]!())[method] as Handler;
+const route = routeHandler;
+type Handler = RouteHandler;
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `bad-${run}`;
@@ -113,7 +93,7 @@ describe("bad input to every /api/v1 route", () => {
 
   it("query parameters of every GET route", { timeout: 120_000 }, async () => {
     const before = await fingerprint();
-    const gets: [file: string, base: Record<string, string>, params: string[]][] = [
+    const gets: [file: ApiRoutePath, base: Record<string, string>, params: string[]][] = [
       ["records", { tenant: TENANT }, ["tenant", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"]],
       ["records/export", { tenant: TENANT, format: "json" }, ["format", "tenant", "tool", "status", "stuck", "from", "to", "limit", "cursor", "bogus"]],
       ["lookup", {}, ["q"]],
@@ -164,7 +144,7 @@ describe("bad input to every /api/v1 route", () => {
     const before = await fingerprint();
     // Each base body is harmless when valid: it names a claim that does not exist, a dry run, or
     // is invalid in another field (for the routes whose only valid request creates something).
-    const posts: [file: string, url: string, params: Record<string, string>, base: Record<string, unknown>, fields: string[]][] = [
+    const posts: [file: ApiRoutePath, url: string, params: Record<string, string>, base: Record<string, unknown>, fields: string[]][] = [
       ["records/[key]/resolve", `/api/v1/records/${ABSENT_KEY}/resolve`, { key: ABSENT_KEY }, { action: "complete", reason: "bad input sweep", expectedUpdatedAt: null }, ["action", "reason", "expectedUpdatedAt", "force", "confirm", "bogus"]],
       ["records/[key]/resolve", `/api/v1/records/${STUCK_KEY}/resolve`, { key: STUCK_KEY }, { action: "release", reason: "x", expectedUpdatedAt: null }, ["action", "expectedUpdatedAt", "force", "confirm"]],
       ["records/[key]/reveal", `/api/v1/records/${ABSENT_KEY}/reveal`, { key: ABSENT_KEY }, { reason: "bad input sweep" }, ["reason", "bogus"]],

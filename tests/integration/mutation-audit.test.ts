@@ -7,6 +7,7 @@ import { actorLabel } from "@/lib/audit/write-audit";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { useTestDb } from "../helpers/db";
+import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 
 // Every route that can change something, called once the way its users call it: the audit log
 // gains exactly the rows the mutation promises (one), and read-only POSTs gain none. The list
@@ -70,20 +71,7 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
     new Request(`http://console.test${url}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
   const keyed = (key: string) => ({ params: Promise.resolve({ key }) });
   const none = { params: Promise.resolve({} as Record<string, never>) };
-  type Handler = (r: Request, c: unknown) => Promise<Response>;
-  const ROUTES = {
-    "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
-    "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
-    "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
-    "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),
-    "bulk/apply": () => import("@/app/api/v1/bulk/apply/route"),
-    reconcile: () => import("@/app/api/v1/reconcile/route"),
-    "tools/reviews": () => import("@/app/api/v1/tools/reviews/route"),
-    "tools/servers": () => import("@/app/api/v1/tools/servers/route"),
-    "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
-    "tools/refresh": () => import("@/app/api/v1/tools/refresh/route"),
-  };
-  const route = async (file: keyof typeof ROUTES) => (await ROUTES[file]()) as unknown as Record<string, Handler>;
+  const route = async (path: ApiRoutePath) => ({ POST: await routeHandler(path, "POST") });
 
   const cases: Record<string, Case> = {
     "POST /api/v1/records/[key]/resolve": {

@@ -8,6 +8,7 @@ import { writeAudit } from "@/lib/audit/write-audit";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { deriveKey } from "@/lib/idempotency/derive-key";
 import { useTestDb } from "../helpers/db";
+import { routeHandler } from "../helpers/api-routes";
 
 // A user or token limited to tenant A meets tenant B's records nowhere: every API route answers
 // as if B's rows, events and audit entries did not exist — 404, never 403, and a filter naming B
@@ -20,18 +21,18 @@ process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
 writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } } }));
 
 const routes = {
-  records: (await import("@/app/api/v1/records/route")).GET,
-  exportRecords: (await import("@/app/api/v1/records/export/route")).GET,
-  record: (await import("@/app/api/v1/records/[key]/route")).GET,
-  check: (await import("@/app/api/v1/records/[key]/check/route")).POST,
-  resolve: (await import("@/app/api/v1/records/[key]/resolve/route")).POST,
-  lookup: (await import("@/app/api/v1/lookup/route")).GET,
-  explain: (await import("@/app/api/v1/keys/explain/route")).GET,
-  metrics: (await import("@/app/api/v1/metrics/route")).GET,
-  audit: (await import("@/app/api/v1/audit/route")).GET,
-  plan: (await import("@/app/api/v1/bulk/plan/route")).POST,
-  apply: (await import("@/app/api/v1/bulk/apply/route")).POST,
-  reconcile: (await import("@/app/api/v1/reconcile/route")).POST,
+  records: await routeHandler("records", "GET"),
+  exportRecords: await routeHandler("records/export", "GET"),
+  record: await routeHandler("records/[key]", "GET"),
+  check: await routeHandler("records/[key]/check", "POST"),
+  resolve: await routeHandler("records/[key]/resolve", "POST"),
+  lookup: await routeHandler("lookup", "GET"),
+  explain: await routeHandler("keys/explain", "GET"),
+  metrics: await routeHandler("metrics", "GET"),
+  audit: await routeHandler("audit", "GET"),
+  plan: await routeHandler("bulk/plan", "POST"),
+  apply: await routeHandler("bulk/apply", "POST"),
+  reconcile: await routeHandler("reconcile", "POST"),
 };
 
 const run = randomBytes(3).toString("hex");

@@ -1,4 +1,5 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
+import { wholeNumberOption } from "@/lib/cli/options";
 import { measureGuardLatency, type GuardLatencyReport } from "@/lib/bench/guard-latency";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
@@ -6,17 +7,11 @@ import { migrate } from "@/lib/db/migrate";
 
 const REFERENCE_TEXT_CLAIM_MS = 1.8; // "one indexed insert, measured at 1.8 ms median" (same-region Postgres)
 
-function parseIterations(value: string): number {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n < 10 || n > 1_000_000) throw new InvalidArgumentError("expected a whole number from 10 to 1000000.");
-  return n;
-}
-
 export function registerBenchGuard(program: Command): void {
   program
     .command("bench-guard")
     .description("claim-to-complete latency of the guard beside the reference text's two statements (rows under tenant 'bench', removed after)")
-    .option("--iterations <n>", "calls of each kind", parseIterations, 2000)
+    .option("--iterations <n>", "calls of each kind", wholeNumberOption(10, 1_000_000), 2000)
     .option("--json", "print the report as JSON")
     .action(
       runCommand(async (options: { iterations: number; json?: boolean }) => {

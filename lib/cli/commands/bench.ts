@@ -1,16 +1,9 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
 import { formatBenchReport } from "@/lib/bench/bench-report";
 import { runBench } from "@/lib/bench/run-bench";
+import { wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/cli/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
-
-function wholeNumber(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value.replace(/_/g, ""));
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`expected a whole number from ${min} to ${max}.`);
-    return n;
-  };
-}
 
 export function registerBench(program: Command): void {
   program
@@ -18,8 +11,8 @@ export function registerBench(program: Command): void {
     .description(
       "load a fresh database (idem_bench_<time>, on DATABASE_URL's server) and time each console operation side by side: its SQL and its API on the production build; exit 1 when a plan scans or sorts a big table",
     )
-    .option("--rows <n>", "claims to load (10000000 for the full run)", wholeNumber(1_000, 100_000_000), 200_000)
-    .option("--iterations <n>", "timed runs per side and case", wholeNumber(5, 100_000), 200)
+    .option("--rows <n>", "claims to load (10000000 for the full run)", wholeNumberOption(1_000, 100_000_000), 200_000)
+    .option("--iterations <n>", "timed runs per side and case", wholeNumberOption(5, 100_000), 200)
     .option("--keep", "keep the bench database afterwards")
     .option("--json", "print {rows, results: [{name, sqlP50Ms, sqlP95Ms, apiP50Ms, apiP95Ms, ratio, plan}], …} as JSON")
     .action(

@@ -1,8 +1,9 @@
-import { InvalidArgumentError, type Command } from "commander";
+import type { Command } from "commander";
+import { parseDurationOption, parseNameOption, wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/cli/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
-import { formatDuration, parseDuration } from "@/lib/config/duration";
+import { formatDuration } from "@/lib/config/duration";
 import { loadConfig } from "@/lib/config/load";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { createPrismaClient } from "@/lib/db/prisma";
@@ -14,31 +15,6 @@ import { DEFAULT_RECONCILE_CONCURRENCY, DEFAULT_RECONCILE_LIMIT, reconcile, type
 export const EXIT_UNRESOLVED = 3;
 const MAX_CONCURRENCY = 32;
 const MAX_LIMIT = 100_000;
-
-/** `--older-than 15m`: a positive duration (90s, 15m, 48h, 2d). */
-export function parseDurationOption(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === null || ms <= 0) throw new InvalidArgumentError(`expected a positive duration like 90s, 15m, 48h or 2d.`);
-  return ms;
-}
-
-/** A whole number from `min` to `max`, for --limit, --concurrency, --batch. */
-export function wholeNumberOption(min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max.toLocaleString("en")}.`);
-    }
-    return n;
-  };
-}
-
-/** One tenant or tool name: printable, no spaces. */
-export function parseNameOption(value: string): string {
-  const name = value.trim();
-  if (!/^[^\s\u0000-\u001f\u007f]{1,200}$/.test(name)) throw new InvalidArgumentError("expected a name without spaces (1-200 characters).");
-  return name;
-}
 
 type Options = { olderThan?: number; tool?: string; tenant?: string; limit: number; concurrency: number; dryRun?: boolean; json?: boolean };
 

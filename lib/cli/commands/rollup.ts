@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { wholeNumberOption } from "@/lib/cli/commands/reconcile";
+import { wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { cliActor } from "@/lib/cli/cli-actor";
-import { parseDurationOption, wholeNumberOption } from "@/lib/cli/commands/reconcile";
+import { parseDurationOption, wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/cli/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";

@@ -1,0 +1,36 @@
+/**
+ * Every /api/v1 route module, by its path under app/api/v1, for tests that call a route's handler
+ * in-process (Vite needs literal import paths, hence the table). One table: a new route is added here.
+ */
+const ROUTE_MODULES = {
+  records: () => import("@/app/api/v1/records/route"),
+  "records/export": () => import("@/app/api/v1/records/export/route"),
+  "records/[key]": () => import("@/app/api/v1/records/[key]/route"),
+  "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
+  "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
+  "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
+  lookup: () => import("@/app/api/v1/lookup/route"),
+  "keys/explain": () => import("@/app/api/v1/keys/explain/route"),
+  audit: () => import("@/app/api/v1/audit/route"),
+  metrics: () => import("@/app/api/v1/metrics/route"),
+  me: () => import("@/app/api/v1/me/route"),
+  "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),
+  "bulk/apply": () => import("@/app/api/v1/bulk/apply/route"),
+  reconcile: () => import("@/app/api/v1/reconcile/route"),
+  "tools/audit": () => import("@/app/api/v1/tools/audit/route"),
+  "tools/audit/export": () => import("@/app/api/v1/tools/audit/export/route"),
+  "tools/servers": () => import("@/app/api/v1/tools/servers/route"),
+  "tools/reviews": () => import("@/app/api/v1/tools/reviews/route"),
+  "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
+  "tools/refresh": () => import("@/app/api/v1/tools/refresh/route"),
+} as const;
+
+export type ApiRoutePath = keyof typeof ROUTE_MODULES;
+export type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+
+/** The handler of `method` at `path`; throws when the route has no such method (a test bug). */
+export async function routeHandler(path: ApiRoutePath, method: "GET" | "POST"): Promise<RouteHandler> {
+  const handler = ((await ROUTE_MODULES[path]()) as Record<string, unknown>)[method];
+  if (typeof handler !== "function") throw new Error(`no ${method} handler at /api/v1/${path}`);
+  return handler as RouteHandler;
+}
