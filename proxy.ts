@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { isMalformedPath } from "@/lib/security/malformed-path";
 import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/lib/security/security-headers";
 
 // An optimistic first gate only: no session cookie and no bearer token → sign-in page or a
@@ -7,15 +8,22 @@ const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-
 
 // Paths the gate lets through without a session: sign-in, next-auth's own routes, health,
 // forbidden. (They still get the security headers, so the proxy runs on them too.)
-const UNGATED = /^\/(?:sign-in|forbidden|api\/auth|api\/health)/;
+const UNGATED = /^\/(?:sign-in|forbidden|api\/auth|api\/health|_malformed-path$)/;
+
+/** No route lives here, so a rewrite to it renders the not-found page with its 404. */
+const MALFORMED_PAGE = "/_malformed-path";
 
 const DEVELOPMENT = process.env.NODE_ENV === "development";
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
   const isApi = pathname.startsWith("/api/");
+  const malformed = isMalformedPath(pathname);
   if (isApi) {
-    const response = withHeaders(gate(request) ?? NextResponse.next(), API_CONTENT_SECURITY_POLICY);
+    const answer = malformed
+      ? NextResponse.json({ error: { code: "bad_path", message: "The request path holds a malformed percent escape or bytes that are not UTF-8." } }, { status: 400 })
+      : (gate(request) ?? NextResponse.next());
+    const response = withHeaders(answer, API_CONTENT_SECURITY_POLICY);
     // API answers hold records and payment responses: no shared or browser cache keeps them.
     response.headers.set("Cache-Control", "no-store");
     return response;
@@ -27,6 +35,8 @@ export function proxy(request: NextRequest) {
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("content-security-policy", policy);
   requestHeaders.set("x-nonce", nonce);
+  // A path Next.js cannot decode would be a bare 500: it is a page that does not exist.
+  if (malformed) return withHeaders(NextResponse.rewrite(new URL(MALFORMED_PAGE, request.url), { request: { headers: requestHeaders } }), policy);
   return withHeaders(gate(request) ?? NextResponse.next({ request: { headers: requestHeaders } }), policy);
 }
 

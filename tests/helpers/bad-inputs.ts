@@ -37,6 +37,23 @@ export const BAD_STRINGS: readonly (readonly [label: string, value: string])[] =
   ["format string", "%s%s%s%n"],
 ];
 
+/**
+ * Percent escapes no decoder accepts, as they stand in a raw request path: not hex, the old `%u`
+ * form, overlong UTF-8, an encoded surrogate, truncated and stray continuation bytes.
+ */
+export const MALFORMED_ESCAPES: readonly (readonly [label: string, escape: string])[] = [
+  ["not hex", "%ZZ"],
+  ["lone percent at the end", "abc%"],
+  ["one hex digit", "%A"],
+  ["%u form", "%uD800"],
+  ["overlong dot", "%C0%AE"],
+  ["overlong slash", "%E0%80%AF"],
+  ["encoded high surrogate", "%ED%A0%80"],
+  ["truncated sequence", "%E2%82"],
+  ["stray continuation byte", "%80"],
+  ["beyond U+10FFFF", "%F4%90%80%80"],
+];
+
 /** Bodies that are not the JSON a route expects, as raw text (lone surrogates as JSON escapes). */
 export const BAD_JSON_TEXTS: readonly (readonly [label: string, text: string])[] = [
   ["no body", ""],
