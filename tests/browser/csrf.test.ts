@@ -23,7 +23,8 @@ const mutations = listAppRoutes()
   .flatMap((route) => route.methods.filter((m) => !["GET", "HEAD", "OPTIONS"].includes(m)).map((m) => `${m} ${route.pattern}`));
 
 const host = new URL(baseUrl).host;
-const FOREIGN_ORIGINS = ["https://evil.example", `http://${host}.evil.example`, `http://evil.example/${host}`, "null", `https://${host}`.replace(/:\d+$/, ":1")];
+// `https://${host}`: the same host and port on another scheme (a host-only compare let it through).
+const FOREIGN_ORIGINS = [`https://${host}`, "https://evil.example", `http://${host}.evil.example`, `http://evil.example/${host}`, "null", `https://${host}`.replace(/:\d+$/, ":1")];
 
 describe("CSRF: session mutations need this site's Origin; tokens need none; the session cookie", () => {
   const db = useTestDb();
