@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
 import { UserError } from "@/lib/errors/user-error";
+import { serveEmbedded } from "@/lib/db/embedded-socket-server";
 import {
   embeddedDataDir,
   findRunningEmbeddedDatabase,
@@ -28,7 +29,6 @@ export async function startEmbeddedDatabase(
     throw new UserError(`The embedded database in ${dataDir} is already served at ${running}; connect to it instead.`, 1);
   }
   const { PGlite } = await import("@electric-sql/pglite");
-  const { PGLiteSocketServer } = await import("@electric-sql/pglite-socket");
 
   let pglite;
   if (options.inMemory) {
@@ -38,9 +38,10 @@ export async function startEmbeddedDatabase(
     pglite = await PGlite.create(path.join(dataDir, "pglite"));
   }
   const wanted = options.port ?? Number(process.env.IDEM_EMBEDDED_PORT ?? DEFAULT_PORT);
-  const server = await listen(pglite, wanted, PGLiteSocketServer).catch(async (error: unknown) => {
+  const listen = (port: number) => serveEmbedded(pglite, { host: "127.0.0.1", port, maxConnections: MAX_CONNECTIONS });
+  const server = await listen(wanted).catch(async (error: unknown) => {
     if ((error as { code?: string }).code !== "EADDRINUSE") throw error;
-    return listen(pglite, 0, PGLiteSocketServer); // the default port is busy: any free one will do
+    return listen(0); // the default port is busy: any free one will do
   });
   const port = server.port;
   const url = `postgresql://postgres:postgres@127.0.0.1:${port}/postgres?sslmode=disable`;
@@ -55,20 +56,9 @@ export async function startEmbeddedDatabase(
     async stop() {
       if (stopped) return;
       stopped = true;
-      await server.instance.stop();
+      await server.stop();
       await pglite.close();
       if (!options.inMemory) removeEmbeddedRecord(dataDir);
     },
   };
-}
-
-type SocketServerClass = typeof import("@electric-sql/pglite-socket").PGLiteSocketServer;
-type PGliteInstance = Awaited<ReturnType<typeof import("@electric-sql/pglite").PGlite.create>>;
-
-async function listen(db: PGliteInstance, port: number, Server: SocketServerClass) {
-  const instance = new Server({ db, port, host: "127.0.0.1", maxConnections: MAX_CONNECTIONS });
-  await instance.start();
-  // getServerConn() reports the port the OS picked when asked for port 0.
-  const actualPort = Number(instance.getServerConn().split(":").pop());
-  return { instance, port: actualPort };
 }

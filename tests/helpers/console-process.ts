@@ -1,0 +1,42 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import path from "node:path";
+
+export type ConsoleProcess = { baseUrl: string; port: number; output(): string; stop(): Promise<void> };
+
+/**
+ * Starts the console the way `npm run demo` does (the real launcher, a production build, `next start`)
+ * on `port`, with `env` over this process's, and waits until /api/health answers. stop() ends the
+ * launcher, which stops what it started (the server, the demo world, an embedded database).
+ */
+export async function startConsoleProcess(options: { port: number; env: Record<string, string | undefined>; deadlineMs?: number }): Promise<ConsoleProcess> {
+  const baseUrl = `http://localhost:${options.port}`;
+  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
+  const env: Record<string, string | undefined> = { ...process.env, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: "test-secret-for-the-browser-run", ...options.env };
+  for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
+  const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", "demo", "--port", String(options.port)], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
+  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  const stop = async () => {
+    if (child.exitCode !== null) return;
+    child.kill("SIGTERM");
+    await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
+  };
+
+  // The deadline includes a first `next build` on a fresh clone, slow on two busy cores.
+  const deadline = Date.now() + (options.deadlineMs ?? 600_000);
+  for (;;) {
+    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before it was ready:\n${output}`);
+    try {
+      if ((await fetch(`${baseUrl}/api/health`)).ok) break;
+    } catch {
+      // not up yet
+    }
+    if (Date.now() > deadline) {
+      await stop();
+      throw new Error(`the console did not come up in time:\n${output}`);
+    }
+    await new Promise((r) => setTimeout(r, 500));
+  }
+  return { baseUrl, port: options.port, output: () => output, stop };
+}
