@@ -5,7 +5,7 @@ import path from "node:path";
 import { cliActor } from "@/lib/cli/cli-actor";
 import { launchDemoWorld, type RunningDemo } from "@/lib/cli/demo-launch";
 import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
-import { openDatabaseConnection } from "@/lib/db/connection";
+import { openDatabaseConnection, ownerUrl } from "@/lib/db/connection";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient } from "@/lib/db/prisma";
@@ -25,9 +25,10 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
   const connection = await openDatabaseConnection();
   try {
     if (connection.source !== "env") console.log(`embedded database: ${connection.url} (data in ${embeddedDataDir()})`);
-    await migrate(connection.url, { onApplied: (name, ms) => console.log(`applied migration ${name} (${ms} ms)`) }).catch((error: unknown) => {
+    // Migrations as the owner (DATABASE_MIGRATE_URL) when the console serves as a least-privilege role.
+    await migrate(ownerUrl(connection), { onApplied: (name, ms) => console.log(`applied migration ${name} (${ms} ms)`) }).catch((error: unknown) => {
       if (error instanceof UserError) throw error;
-      throw new UserError(describeDatabaseError(error, connection.url), 1);
+      throw new UserError(describeDatabaseError(error, ownerUrl(connection)), 1);
     });
     // The build (a child process) and the demo world's history run side by side.
     const build = ensureProductionBuild({ force: options.rebuild });

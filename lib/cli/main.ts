@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerBench } from "@/lib/cli/commands/bench";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
+import { registerDb } from "@/lib/cli/commands/db";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
 import { registerReconcile } from "@/lib/cli/commands/reconcile";
@@ -17,6 +18,7 @@ const program = new Command("idem")
   .exitOverride();
 
 registerMigrate(program);
+registerDb(program);
 registerToken(program);
 registerUser(program);
 registerKey(program);

@@ -19,3 +19,12 @@ export async function openDatabaseConnection(): Promise<DatabaseConnection> {
   const embedded = await startEmbeddedDatabase();
   return { url: embedded.url, source: "embedded-started", release: () => embedded.stop() };
 }
+
+/**
+ * The URL migrations and `db grant` run with: DATABASE_MIGRATE_URL (the schema's owner) when set,
+ * so the console itself can serve as a least-privilege role; otherwise the serving connection's.
+ */
+export function ownerUrl(connection: DatabaseConnection, explicit?: string): string {
+  const url = explicit ?? process.env.DATABASE_MIGRATE_URL;
+  return url !== undefined && url.trim() !== "" ? parseDatabaseUrl(url).toString() : connection.url;
+}

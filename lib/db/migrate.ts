@@ -27,6 +27,8 @@ export function readMigrations(dir = DEFAULT_MIGRATIONS_DIR): Migration[] {
     });
 }
 
+const INSUFFICIENT_PRIVILEGE = "42501";
+
 export async function migrate(
   url: string,
   options: { dir?: string; onApplied?: (name: string, ms: number) => void } = {},
@@ -36,7 +38,9 @@ export async function migrate(
   await client.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
-    await client.query(PRISMA_MIGRATIONS_TABLE);
+    // Only when missing: a least-privilege role may read the history but not create in the schema.
+    const { rows: history } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
+    if (!history[0]?.exists) await client.query(PRISMA_MIGRATIONS_TABLE);
     const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
       `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
     );
@@ -86,6 +90,9 @@ async function applyOne(client: pg.Client, migration: Migration): Promise<void> 
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
+    if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) {
+      throw new UserError(`Migration ${migration.name} needs the schema's owner: this role may not change the schema (nothing was applied). Set DATABASE_MIGRATE_URL to the owner's URL.`, 1);
+    }
     const message = error instanceof Error ? error.message : String(error);
     throw new UserError(`Migration ${migration.name} failed and was rolled back: ${message}`, 1);
   }

@@ -1,7 +1,8 @@
 import type { Command } from "commander";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
-import { describeDatabaseError, } from "@/lib/db/describe-error";
+import { ownerUrl } from "@/lib/db/connection";
+import { describeDatabaseError } from "@/lib/db/describe-error";
 import { migrate } from "@/lib/db/migrate";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -12,14 +13,15 @@ export function registerMigrate(program: Command): void {
     .option("--json", "print {applied, alreadyApplied} as JSON")
     .action(
       runCommand(async (options: { json?: boolean }) => {
+        // As the owner: DATABASE_MIGRATE_URL when the console serves as a least-privilege role.
         const report = await withConnection((connection) =>
-          migrate(connection.url, {
+          migrate(ownerUrl(connection), {
             onApplied: (name, ms) => {
               if (!options.json) console.log(`applied ${name} (${ms} ms)`);
             },
           }).catch((error: unknown) => {
             if (error instanceof UserError) throw error;
-            throw new UserError(describeDatabaseError(error, connection.url), 1);
+            throw new UserError(describeDatabaseError(error, ownerUrl(connection)), 1);
           }),
         );
         if (options.json) printJson(report);
