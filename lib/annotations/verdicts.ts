@@ -119,7 +119,7 @@ export function verdictFor(input: VerdictInput): Verdict {
         label: VERDICT_WORDS.claim_with_unresolved_rows,
         tone: "warn",
         certain: true,
-        explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress and ${plural(evidence.unresolvedOutcomeUnknown, "row", "rows")} still await an outcome the processor never reported. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
+        explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${describeUnresolved(evidence)}. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
         fix: "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.",
       };
     }
@@ -192,6 +192,14 @@ function describeFigures(evidence: ToolEvidence, window: string): string {
   if (evidence.stuck > 0) parts.push(`${evidence.stuck} stuck`);
   if (evidence.records === 0 && evidence.lastSeen !== null) parts.push(`the newest at ${evidence.lastSeen}`);
   return parts.join(", ");
+}
+
+/** Only the figures that are not zero: "1 claim is stuck in_progress", not "… and 0 rows still await …". */
+function describeUnresolved(evidence: ToolEvidence): string {
+  const parts: string[] = [];
+  if (evidence.stuck > 0) parts.push(`${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress`);
+  if (evidence.unresolvedOutcomeUnknown > 0) parts.push(`${plural(evidence.unresolvedOutcomeUnknown, "row still awaits", "rows still await")} an outcome the processor never reported`);
+  return parts.join(" and ");
 }
 
 function plural(n: number, one: string, many: string): string {

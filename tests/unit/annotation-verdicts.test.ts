@@ -94,8 +94,12 @@ describe("verdicts", () => {
     expect(verdict).toMatchObject({ kind: "read_only_with_records", label: "contradicted", certain: true });
     expect(verdict.explanation).toContain("the newest at 2026-11-20T00:00:00.000Z");
   });
-  it("a claimed tool with unresolved rows is 'unresolved', never a word that also reads 'backed'", () => {
-    expect(verdictFor(input({ evidence: { ...keyed, stuck: 2 } })).label).toBe("unresolved");
+  it("a claimed tool with unresolved rows is 'unresolved', never a word that also reads 'backed'; its explanation names only what is not zero", () => {
+    const stuck = verdictFor(input({ evidence: { ...keyed, stuck: 2 } }));
+    expect(stuck.label).toBe("unresolved");
+    expect(stuck.explanation).toContain("but 2 claims are stuck in_progress. A host");
+    const unknown = verdictFor(input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } }));
+    expect(unknown.explanation).toContain("but 1 row still awaits an outcome the processor never reported. A host");
   });
   it("every verdict's label is its one word, and no two verdicts share a word", () => {
     for (const [kind, verdictInput] of cases()) expect(verdictFor(verdictInput).label).toBe(VERDICT_WORDS[kind]);
