@@ -2,8 +2,12 @@ import Link from "next/link";
 import type { LookupResult } from "@/lib/records/lookup";
 import { StatusBadge } from "@/components/records-detail/status-badge";
 import { TimeStamp } from "@/components/records-detail/time-stamp";
+import { RefFateCard } from "./ref-fate-card";
 
-/** What the lookup found: nothing (and why), or several records to choose between. One match never renders: the page redirects. */
+/**
+ * What the lookup found: records to choose between (one match never renders: the page redirects),
+ * what the audit log says happened to refs no longer in the table, and why the rest may be missing.
+ */
 export function LookupResults({ result, now }: { result: LookupResult; now: Date }) {
   if (result.kind === "invalid" || result.kind === "no_refs") {
     return (
@@ -13,6 +17,10 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
     );
   }
   const searched = [...result.keys, ...result.refs.filter((ref) => !result.keys.some((key) => key.startsWith(ref)))];
+  // What the audit log accounts for is shown as fact; the possibilities only for what it does not.
+  const known = result.misses.filter((m) => m.fate !== "never_seen");
+  const unseen = result.misses.filter((m) => m.fate === "never_seen");
+  const possibilities = result.whyMissing.filter((reason) => !known.some((m) => reason.startsWith(`${m.ref}:`)));
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-600" data-testid="lookup-searched">
@@ -25,17 +33,21 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
         {result.truncated ? " (the text held more; only these were looked up)" : ""}.
       </p>
 
-      {result.matches.length === 0 ? (
+      {known.map((trace) => (
+        <RefFateCard key={trace.ref} trace={trace} now={now} />
+      ))}
+
+      {result.matches.length === 0 && unseen.length > 0 ? (
         <section className="rounded-lg border border-slate-200 bg-white p-5" data-testid="lookup-no-match">
-          <h2 className="text-base font-semibold">No record found</h2>
-          <p className="mt-1 text-sm text-slate-600">Why it may be missing:</p>
+          <h2 className="text-base font-semibold">Never seen{known.length > 0 ? `: ${unseen.map((m) => m.ref).join(", ")}` : ""}</h2>
+          <p className="mt-1 text-sm text-slate-600">No row, no release and no trim of it in the tenants you can see. Why it may be missing:</p>
           <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
-            {result.whyMissing.map((reason) => (
+            {possibilities.map((reason) => (
               <li key={reason}>{reason}</li>
             ))}
           </ul>
         </section>
-      ) : (
+      ) : result.matches.length === 0 ? null : (
         <section className="rounded-lg border border-slate-200 bg-white" data-testid="lookup-matches">
           <div className="border-b border-slate-200 p-4">
             <h2 className="text-base font-semibold">{result.matches.length} records match — choose by tenant, tool and time</h2>
@@ -76,8 +88,8 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
         </section>
       )}
 
-      {result.matches.length > 0 && result.misses.length > 0 ? (
-        <p className="text-xs text-slate-500">No record for {result.misses.map((m) => m.ref).join(", ")} in the tenants you can see.</p>
+      {result.matches.length > 0 && unseen.length > 0 ? (
+        <p className="text-xs text-slate-500">No record, release or trim of {unseen.map((m) => m.ref).join(", ")} in the tenants you can see.</p>
       ) : null}
     </div>
   );

@@ -5,6 +5,7 @@ import { RefreshButton } from "./refresh-button";
 import { ServerStatusList } from "./server-status-list";
 import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
+import { VerdictSummary } from "./verdict-summary";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
 
@@ -12,7 +13,6 @@ type Props = { audit: ToolsAudit; canConfigure: boolean; canReview: boolean };
 
 /** The tools page below its header: window and exports, servers, the per-tool audit, admin forms. */
 export function ToolsView({ audit, canConfigure, canReview }: Props) {
-  const counts = audit.tools.reduce<Record<string, number>>((acc, t) => ({ ...acc, [t.tone]: (acc[t.tone] ?? 0) + 1 }), {});
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-white p-3">
@@ -24,9 +24,7 @@ export function ToolsView({ audit, canConfigure, canReview }: Props) {
             </Link>
           ))}
         </nav>
-        <p className="text-xs text-slate-600" data-testid="verdict-counts">
-          <strong className="text-red-800">{counts.danger ?? 0}</strong> unbacked claims · <strong className="text-amber-800">{counts.warn ?? 0}</strong> to look at · <strong className="text-emerald-800">{counts.good ?? 0}</strong> backed
-        </p>
+        <VerdictSummary summary={audit.summary} />
         <div className="ml-auto flex items-center gap-2">
           <span className="text-xs text-slate-500">Export for a code review</span>
           {(["md", "json"] as const).map((format) => (

@@ -10,6 +10,7 @@ import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
 import { loadToolEvidence } from "./tool-evidence";
+import { summarizeVerdicts, type VerdictCount } from "./verdict-summary";
 import { verdictFor, type VerdictKind, type VerdictTone } from "./verdicts";
 
 export type ServerAuditStatus = ServerSummary & {
@@ -33,6 +34,7 @@ export type ToolAuditRow = {
   effective: EffectiveAnnotations | null;
   evidence: ToolEvidence;
   verdict: VerdictKind;
+  /** The verdict's one word, as the summary counts it. */
   verdictLabel: string;
   tone: VerdictTone;
   certain: boolean;
@@ -43,7 +45,15 @@ export type ToolAuditRow = {
   changes: string[];
 };
 
-export type ToolsAudit = { window: AuditWindow; generatedAt: string; since: string; servers: ServerAuditStatus[]; tools: ToolAuditRow[] };
+export type ToolsAudit = {
+  window: AuditWindow;
+  generatedAt: string;
+  since: string;
+  servers: ServerAuditStatus[];
+  tools: ToolAuditRow[];
+  /** The verdicts of `tools`, counted: every count is a number of rows above, under the rows' own word. */
+  summary: VerdictCount[];
+};
 
 export function parseAuditWindow(value: string | null | undefined): AuditWindow | null {
   if (value === null || value === undefined || value === "") return "24h";
@@ -110,5 +120,5 @@ export async function buildToolsAudit(db: Db, config: IdemConfig, actor: Actor, 
     const caveat = unlistedServers.length > 0 ? ` Not every server has a listing yet (${unlistedServers.join(", ")}): refresh the listings before trusting this.` : "";
     tools.push({ server: null, name, declared: null, effective: null, evidence: toolEvidence, verdict: verdict.kind, verdictLabel: verdict.label, tone: verdict.tone, certain: verdict.certain && caveat === "", explanation: verdict.explanation + caveat, fix: verdict.fix, review: null, changes: [] });
   }
-  return { window, generatedAt: now.toISOString(), since: since.toISOString(), servers, tools };
+  return { window, generatedAt: now.toISOString(), since: since.toISOString(), servers, tools, summary: summarizeVerdicts(tools) };
 }

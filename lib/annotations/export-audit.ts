@@ -1,6 +1,7 @@
 import type { ToolsAudit } from "./build-audit";
 import { HINT_NAMES } from "./annotation-types";
 import { describeChange } from "./snapshot-diff";
+import { verdictSummaryText } from "./verdict-summary";
 
 /** The audit as JSON for a code review: the API's shape, pretty-printed. */
 export function auditToJson(audit: ToolsAudit): string {
@@ -16,7 +17,7 @@ export function auditToMarkdown(audit: ToolsAudit): string {
     const status = s.status === "error" ? `error: ${s.reason ?? ""}` : s.status === "never_listed" ? "never listed" : "ok";
     lines.push(`| ${cell(s.name)} | ${s.transport} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`);
   }
-  lines.push("", "## Tools", "");
+  lines.push("", "## Tools", "", `Verdicts: ${verdictSummaryText(audit.summary)}.`, "");
   lines.push("| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |", "|---|---|---|---|---|---|---|---|---|---|");
   const order = { danger: 0, warn: 1, info: 2, neutral: 3, good: 4 } as const;
   const tools = [...audit.tools].sort((a, b) => order[a.tone] - order[b.tone] || (a.server ?? "").localeCompare(b.server ?? "") || a.name.localeCompare(b.name));

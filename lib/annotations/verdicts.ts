@@ -15,15 +15,36 @@ export const VERDICT_KINDS = [
 ] as const;
 export type VerdictKind = (typeof VERDICT_KINDS)[number];
 
+/**
+ * One word per verdict, the same on the row's badge and in the page's summary, so the summary is
+ * a count of the badges below it and nothing else. Listed worst first: the summary's order.
+ */
+export const VERDICT_WORDS: Record<VerdictKind, string> = {
+  claim_without_key_evidence: "unbacked",
+  claim_with_unresolved_rows: "unresolved",
+  read_only_with_records: "contradicted",
+  records_for_unlisted_tool: "unlisted",
+  claim_without_recent_evidence: "unconfirmed",
+  keyed_not_claimed: "claimable",
+  claim_backed_by_keys: "backed",
+  claim_reviewed_naturally_idempotent: "reviewed",
+  read_only: "as declared",
+  not_claimed: "unclaimed",
+};
+
 /** good: nothing to do; danger: a host may repeat a side effect; warn: look at it; info/neutral: no defect. */
 export type VerdictTone = "good" | "danger" | "warn" | "info" | "neutral";
 
 export type Verdict = {
   kind: VerdictKind;
-  /** Short label for a badge. */
+  /** The verdict's one word (VERDICT_WORDS): the badge and the summary both show it. */
   label: string;
   tone: VerdictTone;
-  /** False when the window holds no rows for the tool: the verdict rests on absence, and says so. */
+  /**
+   * False when rows the window does not hold could overturn the verdict's claim about the tool's
+   * behaviour (no key seen may just mean never called). A verdict that only says the tool behaves
+   * as declared, or that rests on rows, a listing or a review, is certain.
+   */
   certain: boolean;
   explanation: string;
   /** What to change, or null when nothing needs changing. */
@@ -53,13 +74,15 @@ const KEY_FIX =
 export function verdictFor(input: VerdictInput): Verdict {
   const { tool, effective, evidence, review, window } = input;
   const inWindow = evidence.records > 0;
+  // Keys at any age: a row older than the window still shows what the writer does.
+  const everKeyed = inWindow || evidence.stuck > 0 || evidence.lastSeen !== null;
   const unresolved = evidence.stuck + evidence.unresolvedOutcomeUnknown;
   const figures = describeFigures(evidence, window);
 
   if (effective === null) {
     return {
       kind: "records_for_unlisted_tool",
-      label: "records, tool not listed",
+      label: VERDICT_WORDS.records_for_unlisted_tool,
       tone: "warn",
       certain: true,
       explanation: `The table holds rows for ${tool} (${figures}), but no server's listing names it: it may have been renamed or removed, or it lives on a server the console does not list.`,
@@ -68,10 +91,10 @@ export function verdictFor(input: VerdictInput): Verdict {
   }
 
   if (effective.readOnlyHint) {
-    if (inWindow || evidence.stuck > 0) {
+    if (everKeyed) {
       return {
         kind: "read_only_with_records",
-        label: "read-only, but keyed",
+        label: VERDICT_WORDS.read_only_with_records,
         tone: "warn",
         certain: true,
         explanation: `${tool} declares readOnlyHint: true, yet its writer records idempotency keys (${figures}). A read has nothing to make safe to repeat, so either the handler has a side effect — and hosts are calling it without caution — or it keys reads for nothing.`,
@@ -80,9 +103,10 @@ export function verdictFor(input: VerdictInput): Verdict {
     }
     return {
       kind: "read_only",
-      label: "read-only",
+      label: VERDICT_WORDS.read_only,
       tone: "neutral",
-      certain: false,
+      // Nothing to contradict the declaration: a read has no key to record, and none is recorded.
+      certain: true,
       explanation: `${tool} declares readOnlyHint: true and the table holds no rows for it in the last ${window}, as expected for a read; destructiveHint and idempotentHint do not apply.`,
       fix: null,
     };
@@ -92,17 +116,17 @@ export function verdictFor(input: VerdictInput): Verdict {
     if (unresolved > 0) {
       return {
         kind: "claim_with_unresolved_rows",
-        label: "backed; unresolved rows",
+        label: VERDICT_WORDS.claim_with_unresolved_rows,
         tone: "warn",
         certain: true,
-        explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress and ${plural(evidence.unresolvedOutcomeUnknown, "row", "rows")} still await an outcome the processor never reported. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
+        explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${describeUnresolved(evidence)}. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
         fix: "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.",
       };
     }
     if (inWindow) {
       return {
         kind: "claim_backed_by_keys",
-        label: "claim backed by keys",
+        label: VERDICT_WORDS.claim_backed_by_keys,
         tone: "good",
         certain: true,
         explanation: `${tool} claims idempotentHint: true and its writer records a key before the side effect (${figures}). A host retrying on a timeout gets the first answer back, not a second side effect.`,
@@ -112,9 +136,10 @@ export function verdictFor(input: VerdictInput): Verdict {
     if (review) {
       return {
         kind: "claim_reviewed_naturally_idempotent",
-        label: "reviewed: naturally idempotent",
+        label: VERDICT_WORDS.claim_reviewed_naturally_idempotent,
         tone: "good",
-        certain: false,
+        // It rests on the review, which the explanation names, not on rows the window lacks.
+        certain: true,
         explanation: `${tool} claims idempotentHint: true with no keys in the table; reviewed by ${review.reviewedBy} on ${review.reviewedAt.slice(0, 10)}: ${review.reason}`,
         fix: null,
       };
@@ -122,7 +147,7 @@ export function verdictFor(input: VerdictInput): Verdict {
     if (evidence.lastSeen !== null) {
       return {
         kind: "claim_without_recent_evidence",
-        label: "claim, no rows in window",
+        label: VERDICT_WORDS.claim_without_recent_evidence,
         tone: "neutral",
         certain: false,
         explanation: `${tool} claims idempotentHint: true. Its writer has recorded keys (last ${evidence.lastSeen}), but none in the last ${window}: nothing in the window confirms or refutes the claim.`,
@@ -131,7 +156,7 @@ export function verdictFor(input: VerdictInput): Verdict {
     }
     return {
       kind: "claim_without_key_evidence",
-      label: "claim, no key evidence",
+      label: VERDICT_WORDS.claim_without_key_evidence,
       tone: "danger",
       certain: false,
       explanation: `${tool} claims idempotentHint: true, but the table holds no key for it — not in the last ${window}, not at any age. Hosts will retry it on a timeout because the annotation told them to; if its handler records no key, each retry repeats the side effect. (If the tool was simply never called, this is unproven rather than false — but the claim still has nothing behind it.)`,
@@ -139,10 +164,10 @@ export function verdictFor(input: VerdictInput): Verdict {
     };
   }
 
-  if (inWindow) {
+  if (everKeyed) {
     return {
       kind: "keyed_not_claimed",
-      label: "keyed, not claimed",
+      label: VERDICT_WORDS.keyed_not_claimed,
       tone: "info",
       certain: true,
       explanation: `${tool} does not claim idempotency (idempotentHint ${effective.idempotentHint === false ? "is false or absent" : "does not apply"}), yet its writer records a key before the side effect (${figures}). Hosts treat it cautiously although repeats are safe.`,
@@ -151,9 +176,10 @@ export function verdictFor(input: VerdictInput): Verdict {
   }
   return {
     kind: "not_claimed",
-    label: "no claim",
+    label: VERDICT_WORDS.not_claimed,
     tone: "neutral",
-    certain: false,
+    // No claim and no key: exactly as declared; rows could only add an opportunity, not a defect.
+    certain: true,
     explanation: `${tool} does not claim idempotency, so hosts do not retry it on a timeout; the table holds no rows for it in the last ${window}.`,
     fix: null,
   };
@@ -164,7 +190,16 @@ function describeFigures(evidence: ToolEvidence, window: string): string {
   if (evidence.replays > 0) parts.push(`${plural(evidence.replays, "replay", "replays")} served`);
   if (evidence.rejections > 0) parts.push(`${plural(evidence.rejections, "in-flight rejection", "in-flight rejections")}`);
   if (evidence.stuck > 0) parts.push(`${evidence.stuck} stuck`);
+  if (evidence.records === 0 && evidence.lastSeen !== null) parts.push(`the newest at ${evidence.lastSeen}`);
   return parts.join(", ");
+}
+
+/** Only the figures that are not zero: "1 claim is stuck in_progress", not "… and 0 rows still await …". */
+function describeUnresolved(evidence: ToolEvidence): string {
+  const parts: string[] = [];
+  if (evidence.stuck > 0) parts.push(`${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress`);
+  if (evidence.unresolvedOutcomeUnknown > 0) parts.push(`${plural(evidence.unresolvedOutcomeUnknown, "row still awaits", "rows still await")} an outcome the processor never reported`);
+  return parts.join(" and ");
 }
 
 function plural(n: number, one: string, many: string): string {

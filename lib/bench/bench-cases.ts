@@ -93,7 +93,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: "ref lookup",
       targets: { sqlP95Ms: 2, apiP95Ms: 50 },
       inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
-      console: (db, text) => lookUpRefs(db, actor, text),
+      console: (db, text) => lookUpRefs(db, actor, text, { redact: config.redact }),
       api: (text) => ({ method: "GET", path: `/api/v1/lookup?q=${encodeURIComponent(text)}` }),
     },
     {

@@ -2,6 +2,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { extractRefs } from "@/lib/records/extract-refs";
+import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
 import { tenantScope } from "@/lib/records/tenant-scope";
 
 /** One record as lists and look-ups show it: no response (it may hold personal data). */
@@ -36,8 +37,11 @@ const MAX_MATCHES_PER_REF = 20;
 /** The nightly trim's window (reference text): rows older than this are gone. */
 export const RETENTION_HOURS = 48;
 
-/** What the visible tables still remember about a ref that matched no row. */
-export type RefTrace = {
+/**
+ * What the visible tables still remember about a ref (or key) that matched no row, within the
+ * reader's tenants: `fate` says released or trimmed only when the audit log records it.
+ */
+export type RefTrace = RefFates & {
   ref: string;
   events: { count: number; first: string; last: string } | null;
   lastAudit: { action: string; at: string; actor: string } | null;
@@ -67,7 +71,7 @@ export type LookupResult =
  * COLLATE "C" (under a language collation it would read the whole table). A full key is an
  * exact match: the record it names, not another that merely shares its first 12 characters.
  */
-export async function lookUpRefs(db: Db, actor: Actor, text: string): Promise<LookupResult> {
+export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { redact: string[] }): Promise<LookupResult> {
   const extracted = extractRefs(text);
   if (!extracted.ok) return { kind: "invalid", message: extracted.message };
   const { keys, refs, truncated } = extracted;
@@ -107,13 +111,20 @@ export async function lookUpRefs(db: Db, actor: Actor, text: string): Promise<Lo
   });
 
   const sorted = [...matches.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
-  const misses = await Promise.all(missed.map((token) => traceRef(db, actor, token)));
+  const misses = await traceRefs(db, actor, missed, options);
   const whyMissing = sorted.length === 0 ? await explainMissing(db, actor, misses) : [];
   return { kind: "searched", keys, refs, truncated, matches: sorted, moreMatches, misses, whyMissing };
 }
 
+/** Each token's trace: its fate (released, trimmed, never seen) and what events and the audit log hold. */
+export async function traceRefs(db: Db, actor: Actor, tokens: readonly string[], options: { redact: string[] }): Promise<RefTrace[]> {
+  if (tokens.length === 0) return [];
+  const [fates, traces] = await Promise.all([traceFates(db, actor, tokens, options), Promise.all(tokens.map((token) => traceRef(db, actor, token)))]);
+  return traces.map((trace) => ({ ...trace, ...(fates.get(trace.ref) ?? { fate: "never_seen", released: [], trimmed: [] }) }));
+}
+
 /** Events and audit rows outlive the rows they describe (trim, release): they say a ref once existed. */
-async function traceRef(db: Db, actor: Actor, token: string): Promise<RefTrace> {
+async function traceRef(db: Db, actor: Actor, token: string): Promise<Omit<RefTrace, keyof RefFates>> {
   const scope = tenantScope(actor);
   const range = token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` };
   const [events, audit] = await Promise.all([
@@ -127,16 +138,33 @@ async function traceRef(db: Db, actor: Actor, token: string): Promise<RefTrace> 
   };
 }
 
+/**
+ * One sentence per miss the audit log accounts for (released, trimmed: facts, not guesses); the
+ * possibilities are listed only when some miss was never seen, and then only those still open.
+ */
 async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise<string[]> {
   const reasons: string[] = [];
   for (const miss of misses) {
-    if (miss.lastAudit) reasons.push(`${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))}. A released claim is deleted from the table; its snapshot is in the audit log.`);
-    else if (miss.events) reasons.push(`${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone: most likely trimmed after the ${RETENTION_HOURS} h retention window.`);
+    const released = miss.released[0];
+    const trimmed = miss.trimmed[0];
+    if (released) {
+      reasons.push(`${miss.ref}: released by ${released.actor} at ${utcMinute(new Date(released.at))}${released.forced ? " (forced, without \"not taken\" evidence)" : ""}${released.reason ? ` — “${released.reason}”` : ""} (audit entry ${released.auditId}). A released claim is deleted from the table; its snapshot is in the audit log.`);
+    } else if (trimmed) {
+      reasons.push(`${miss.ref}: trimmed by retention run ${trimmed.runId ?? "(no run id)"} at ${utcMinute(new Date(trimmed.at))}${trimmed.cutoff ? `, which deleted rows created before ${utcMinute(new Date(trimmed.cutoff))}` : ""} (audit entry ${trimmed.auditId}).`);
+    } else if (miss.lastAudit) {
+      reasons.push(`${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))} — but the audit log holds no release or trim of it.`);
+    } else if (miss.events) {
+      reasons.push(`${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone and no release or trim of it is recorded.`);
+    }
   }
+  const unseen = misses.filter((m) => m.fate === "never_seen");
+  if (unseen.length === 0) return reasons;
   const oldest = await db.idempotency.findFirst({ where: tenantScope(actor), orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  const within = actor.tenants.length > 0 ? " in your tenants" : "";
+  reasons.push(`Never seen: ${unseen.map((m) => m.ref).join(", ")} — no row, no release and no trim in the last ${TRIM_RECORD_DAYS} days${within}.`);
   reasons.push("It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.");
   reasons.push(
-    `It was trimmed: rows are kept about ${RETENTION_HOURS} h, and the error may be older${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
+    `It was trimmed more than ${TRIM_RECORD_DAYS} days ago: rows are kept about ${RETENTION_HOURS} h and trims are remembered ${TRIM_RECORD_DAYS} days${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
   );
   if (actor.tenants.length > 0) reasons.push(`It belongs to a tenant you cannot see: you see ${actor.tenants.join(", ")} only.`);
   return reasons;

@@ -5,6 +5,7 @@ import { writeAudit } from "@/lib/audit/write-audit";
 import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
+import { pruneTrimmedRefs, recordTrimmedRefs } from "./trimmed-refs";
 
 export const DEFAULT_TRIM_OLDER_THAN_MS = 48 * 3_600_000;
 export const DEFAULT_TRIM_BATCH = 10_000;
@@ -79,7 +80,8 @@ type SnapshotRow = { key: string; tenant: string; subject: string | null; tool: 
  * retention.trim_unresolved or retention.trim_events): one audit row per run would have to be
  * written after the batches had committed, and a run that dies halfway would leave deletions
  * the audit log does not mention. Per batch, the log says exactly what was deleted, even then.
- * The audit log itself is never trimmed (its trigger forbids it).
+ * The audit log itself is never trimmed (its trigger forbids it). Each row batch also records
+ * its deleted refs, packed (trimmed-refs.ts), so a lookup can name the batch that took a ref.
  *
  * Batches walk forward through (created_at, key) from a position kept in memory, each selecting
  * `ORDER BY created_at, key LIMIT n FOR UPDATE SKIP LOCKED` on the created_at index: a batch
@@ -106,6 +108,7 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
   const events = { planned: planned.events, deleted: 0, batches: 0 };
 
   if (!options.dryRun) {
+    await pruneTrimmedRefs(db);
     options.onProgress?.({ phase: "records", done: 0, total: planned.records });
     let position: Position = null;
     for (;;) {
@@ -227,6 +230,8 @@ async function deleteRowBatch(
       }),
     });
     audit.auditIds.push(entry.id.toString());
+    // Which refs, exactly, so a lookup of one says "trimmed by this batch" (trimmed-refs.ts).
+    await recordTrimmedRefs(tx, entry.id, deleted);
   }
   return { deleted, position: { at: last.at, id: last.key }, more: locked.length === size };
 }

@@ -21,6 +21,8 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     // One keyed charge, as the shop's guard writes it, so charge_card has evidence in the window.
     db = createPrismaClient(inject("databaseUrl"), 1);
     await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "charge_card", status: "completed", response: { receipt: "r_1" } } });
+    // And a refund stuck in_progress for an hour (past its 5m stuckAfter): refund_charge's claim is backed, with a row unresolved.
+    await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "refund_charge", status: "in_progress", createdAt: new Date(Date.now() - 3_600_000) } });
     // An admin limited to this file's tenant: the evidence (and so the verdicts) comes from this
     // file's rows only, whatever other test files wrote into the shared table.
     await saveUser(db, TEST_SETUP, { email: ADMIN_EMAIL, role: "admin", tenants: [TENANT], password: DEMO_PASSWORD });
@@ -31,8 +33,8 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     await db?.$disconnect();
   });
 
-  async function signInAsAdmin(): Promise<Page> {
-    const page = await (await browser.newContext({ viewport: { width: 1400, height: 900 } })).newPage();
+  async function signInAsAdmin(width = 1440): Promise<Page> {
+    const page = await (await browser.newContext({ viewport: { width, height: 900 } })).newPage();
     await page.goto(`${baseUrl}/tools`);
     await page.waitForURL(/\/sign-in\?callbackUrl=/);
     await page.fill('input[name="email"]', ADMIN_EMAIL);
@@ -57,8 +59,42 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     expect(await receipt.getAttribute("data-declared")).toBe("absent");
     expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
 
-    mkdirSync("docs/screenshots", { recursive: true });
+  });
+
+  it("the summary counts exactly the verdicts of the rows below it, in their words (page and API agree)", async () => {
+    const page = await signInAsAdmin();
+    const rows = page.locator('[data-testid="tool-audit-table"] tr[data-tool]');
+    await expect.poll(() => rows.count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
+    const rowVerdicts = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        verdict: tr.getAttribute("data-verdict") ?? "",
+        word: tr.querySelector("span[data-verdict]")?.textContent?.trim() ?? "",
+        uncertain: /uncertain/.test(tr.querySelector("td:last-child")?.textContent ?? ""),
+      })),
+    );
+    const summary = await page.locator('[data-testid="verdict-counts"] [data-verdict]').evaluateAll((spans) =>
+      spans.map((s) => ({ verdict: s.getAttribute("data-verdict") ?? "", count: Number(s.getAttribute("data-count")), text: s.textContent?.replace(/^ · /, "").trim() ?? "" })),
+    );
+    const expected = new Map<string, { word: string; count: number }>();
+    for (const r of rowVerdicts) expected.set(r.verdict, { word: r.word, count: (expected.get(r.verdict)?.count ?? 0) + 1 });
+    expect(new Map(summary.map((s) => [s.verdict, { word: s.text.replace(/^\d+ /, ""), count: s.count }]))).toEqual(expected);
+    for (const s of summary) expect(s.text).toMatch(new RegExp(`^${s.count} `));
+    // The bug this guards: a claim with a stuck row read "backed; unresolved rows" and was counted as "to look at".
+    expect(rowVerdicts.find((r) => r.verdict === "claim_with_unresolved_rows")?.word).toBe("unresolved");
+    // The shop's two status reads behave as declared: no rows, nothing contradicting, so not "uncertain".
+    const readOnly = rowVerdicts.filter((r) => r.verdict === "read_only");
+    expect(readOnly.length).toBeGreaterThanOrEqual(2);
+    for (const r of readOnly) expect([r.word, r.uncertain]).toEqual(["as declared", false]);
+
+    const api = await page.evaluate(() => fetch("/api/v1/tools/audit?window=24h").then((r) => r.json()));
+    expect(api.summary.map((s: { verdict: string; count: number }) => [s.verdict, s.count])).toEqual(summary.map((s) => [s.verdict, s.count]));
+    expect(api.summary.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(api.tools.length);
+
+    mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "tools"), "docs/screenshots/tools.png");
+    const phone = await signInAsAdmin(390);
+    await expect.poll(() => phone.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
+    copyFileSync(await screenshot(phone, "tools-mobile"), "docs/screenshots/mobile/tools.png");
   });
 
   it("adding a stdio server through the API is refused with the reason", async () => {

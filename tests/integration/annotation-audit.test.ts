@@ -117,8 +117,21 @@ describe("the annotation audit against the demo shop's MCP server", () => {
       effective: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true },
       evidence: { records: 1 },
     });
-    expect(row(audit, SHOP, "get_charge_status")).toMatchObject({ verdict: "read_only", effective: { readOnlyHint: true, idempotentHint: null, destructiveHint: null } });
-    expect(auditToMarkdown(audit)).toMatch(/\| shop-[0-9a-f]+ \| create_shipment \| claim, no key evidence \(uncertain\) \|/);
+    expect(row(audit, SHOP, "get_charge_status")).toMatchObject({ verdict: "read_only", verdictLabel: "as declared", certain: true, effective: { readOnlyHint: true, idempotentHint: null, destructiveHint: null } });
+    expect(auditToMarkdown(audit)).toMatch(/\| shop-[0-9a-f]+ \| create_shipment \| unbacked \(uncertain\) \|/);
+  });
+
+  it("the summary is the count of the rows' verdicts, each under the word its rows show", async () => {
+    const other = await buildToolsAudit(db, config, { ...admin, tenants: [`other-${suffix}`] }, "24h");
+    for (const a of [audit, other]) {
+      const byVerdict = new Map<string, { word: string; count: number }>();
+      for (const t of a.tools) byVerdict.set(t.verdict, { word: t.verdictLabel, count: (byVerdict.get(t.verdict)?.count ?? 0) + 1 });
+      expect(Object.fromEntries(a.summary.map((s) => [s.verdict, { word: s.word, count: s.count }]))).toEqual(Object.fromEntries(byVerdict));
+      const markdownLine = auditToMarkdown(a).split("\n").find((line) => line.startsWith("Verdicts: "));
+      expect(markdownLine).toBe(`Verdicts: ${a.summary.map((s) => `${s.count} ${s.word}`).join(" · ")}.`);
+    }
+    // Read-only tools behaving as declared are never "uncertain" (the shop lists get_charge_status and get_shipment_status).
+    for (const t of audit.tools.filter((t) => t.verdict === "read_only")) expect(t.certain, t.name).toBe(true);
   });
 
   it("another tenant's actor sees none of this tenant's evidence", async () => {

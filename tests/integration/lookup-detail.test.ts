@@ -28,6 +28,7 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
   const db = useTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
   afterAll(() => pool.end());
+  const lookUp = (reader: Actor, text: string) => lookUpRefs(db, reader, text, config);
 
   function chargeCard(at: Date, outcome: "ok" | "timeout" = "ok") {
     return withIdempotency({ db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at }, async ({ key }) => {
@@ -46,7 +47,7 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(repeat.outcome).toBe("in_flight");
     if (repeat.outcome !== "in_flight") return;
 
-    const found = await lookUpRefs(db, viewer, `"${repeat.message}"`);
+    const found = await lookUp(viewer, `"${repeat.message}"`);
     expect(found.kind === "searched" && found.matches.map((m) => m.key)).toEqual([repeat.key]);
 
     const detail = await getRecordDetail(db, config, viewer, repeat.key, new Date());
@@ -100,26 +101,26 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
        ($1, $3, 'u1', 'charge_card', 'completed', now() - interval '2 hours'), ($2, $4, 'u2', 'create_shipment', 'in_progress', now())`,
       [keyA, keyB, ACME, GLOBEX],
     );
-    const both = await lookUpRefs(db, viewer, `ref ${ref.toUpperCase()}`);
+    const both = await lookUp(viewer, `ref ${ref.toUpperCase()}`);
     expect(both.kind === "searched" && both.matches.map((m) => [m.key, m.tenant, m.tool])).toEqual([
       [keyB, GLOBEX, "create_shipment"],
       [keyA, ACME, "charge_card"],
     ]);
-    const one = await lookUpRefs(db, viewer, `(${keyA})`);
+    const one = await lookUp(viewer, `(${keyA})`);
     expect(one.kind === "searched" && one.matches.map((m) => m.key)).toEqual([keyA]);
     // A tenant-limited viewer sees only their tenant's record behind the shared ref.
-    const scoped = await lookUpRefs(db, acmeOnly, ref);
+    const scoped = await lookUp(acmeOnly, ref);
     expect(scoped.kind === "searched" && scoped.matches.map((m) => m.key)).toEqual([keyA]);
   });
 
   it("another tenant's record is not found everywhere for a tenant-limited user: lookup, detail, check, explainer", async () => {
     const at = new Date();
     const theirs = await chargeCard(at)(call(GLOBEX, 3_003));
-    const lookup = await lookUpRefs(db, acmeOnly, `ref ${theirs.ref}`);
+    const lookup = await lookUp(acmeOnly, `ref ${theirs.ref}`);
     expect(lookup.kind === "searched" && lookup.matches).toEqual([]);
     expect(lookup.kind === "searched" && lookup.whyMissing.join(" ")).toMatch(`a tenant you cannot see: you see ${ACME} only`);
     // No trace of it either: its events belong to a tenant this user cannot see.
-    expect(lookup.kind === "searched" && lookup.misses).toEqual([{ ref: theirs.ref, events: null, lastAudit: null }]);
+    expect(lookup.kind === "searched" && lookup.misses).toEqual([{ ref: theirs.ref, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
     expect(await getRecordDetail(db, config, acmeOnly, theirs.key, new Date())).toBeNull();
     expect(await checkRecord(db, config, acmeOnly, theirs.key)).toBeNull();
 
@@ -153,26 +154,28 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(result.explanation.derived.canonical).toBe('{"amount_cents":4004,"card":"c_71"}');
   });
 
-  it("a ref with no row says why: events outlive a trimmed row, the audit log remembers a release", async () => {
+  it("a ref with no row says why: events outlive a deleted row, the audit log remembers a release", async () => {
     const trimmed = await chargeCard(new Date())(call(ACME, 5_005));
     await chargeCard(new Date())(call(ACME, 5_005)); // a replay event
     const released = await chargeCard(new Date())(call(ACME, 5_006));
     await writeAudit(db, operator, { action: "record.release", key: released.key, tenant: ACME, reason: "processor: not found" });
     await pool.query(`DELETE FROM idempotency WHERE key = ANY($1)`, [[trimmed.key, released.key]]);
 
-    const result = await lookUpRefs(db, viewer, `ref ${trimmed.ref}, ref ${released.ref}`);
+    const result = await lookUp(viewer, `ref ${trimmed.ref}, ref ${released.ref}`);
     if (result.kind !== "searched") throw new Error(result.kind);
     expect(result.matches).toEqual([]);
     const why = result.whyMissing.join("\n");
     expect(why).toContain(`${trimmed.ref}: writers recorded 1 event(s) for it`);
-    expect(why).toContain(`${released.ref}: an operator acted on it — record.release by operator@test`);
+    expect(why).toContain(`${released.ref}: released by operator@test at `);
+    expect(why).toContain(`Never seen: ${trimmed.ref}`); // deleted by hand: no release and no trim recorded it
+    expect(why).not.toContain(`Never seen: ${trimmed.ref}, ${released.ref}`);
     expect(why).toMatch(/never existed/);
     expect(why).not.toMatch(/tenant you cannot see/); // this viewer sees every tenant
   });
 
   it("text without a ref and oversized text get messages, not errors", async () => {
-    expect(await lookUpRefs(db, viewer, "my card was charged twice!")).toMatchObject({ kind: "no_refs" });
-    expect(await lookUpRefs(db, viewer, "a".repeat(10_001))).toMatchObject({ kind: "invalid", message: expect.stringMatching(/at most 10,000/) });
+    expect(await lookUp(viewer, "my card was charged twice!")).toMatchObject({ kind: "no_refs" });
+    expect(await lookUp(viewer, "a".repeat(10_001))).toMatchObject({ kind: "invalid", message: expect.stringMatching(/at most 10,000/) });
   });
 
   it("the ref look-up is a range scan on the primary key (COLLATE \"C\"), not a table scan", async () => {

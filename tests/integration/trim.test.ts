@@ -2,6 +2,8 @@ import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import type { Actor } from "@/lib/auth/actor";
+import { parseConfig } from "@/lib/config/load";
+import { lookUpRefs } from "@/lib/records/lookup";
 import { trim, type TrimOptions } from "@/lib/retention/trim";
 import { useTestDb } from "../helpers/db";
 import { runCli } from "../helpers/run-cli";
@@ -77,6 +79,47 @@ describe("trim: batched retention", () => {
     expect(audit.map((a) => a.id.toString())).toEqual(result.auditIds);
     expect(audit[0]).toMatchObject({ actorRole: "admin", key: null, tenant: null, evidence: { runId: result.runId, table: "idempotency", deleted: 4, cutoff: result.cutoff, olderThan: "2d" } });
     expect(audit.reduce((sum, a) => sum + ((a.evidence as { deleted: number }).deleted ?? 0), 0)).toBe(17);
+  });
+
+  it("each deleted ref is recorded under its batch: a lookup says trimmed, by which run, within the reader's tenants", async () => {
+    const result = await trim(db, options({ includeUnresolved: true }));
+    const config = parseConfig(JSON.stringify({}));
+    const reader = (tenants: string[]): Actor => ({ kind: "user", id: `reader-${run}`, name: `reader-${run}@trim.test`, displayName: "reader", role: "viewer", tenants });
+    const lookUp = async (who: Actor, text: string) => {
+      const found = await lookUpRefs(db, who, text, config);
+      if (found.kind !== "searched") throw new Error(found.kind);
+      return found;
+    };
+
+    // A completed row (first batch), the "failed" row and an unresolved claim (its own phase), by ref and by key.
+    for (const key of [oldDone[0]!, oldOther, oldClaims[1]!]) {
+      for (const text of [`ref ${key.slice(0, 12)}`, key]) {
+        const found = await lookUp(reader([TENANT]), text);
+        expect(found.matches).toEqual([]);
+        const miss = found.misses[0]!;
+        expect(miss.fate, text).toBe("trimmed");
+        expect(miss.trimmed).toHaveLength(1);
+        expect(miss.trimmed[0]).toMatchObject({ runId: result.runId, tenant: TENANT, cutoff: result.cutoff, olderThan: "2d", actor: `system:${actor.name}`, matchedOn: "ref", auditVisible: false });
+        expect(result.auditIds).toContain(miss.trimmed[0]!.auditId);
+        expect(found.whyMissing[0]).toContain(`trimmed by retention run ${result.runId} at `);
+      }
+    }
+    const unresolvedEntry = (await lookUp(reader([]), oldClaims[1]!)).misses[0]!.trimmed[0]!;
+    expect(unresolvedEntry).toMatchObject({ action: "retention.trim_unresolved", auditVisible: true });
+
+    // Another tenant's reader: never seen, as a ref nobody wrote; a recent row is still a match.
+    const elsewhere = await lookUp(reader([`other-${run}`]), `ref ${oldDone[1]!.slice(0, 12)}`);
+    expect(elsewhere.misses).toEqual([{ ref: oldDone[1]!.slice(0, 12), fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
+    expect((await lookUp(reader([TENANT]), recent[0]!)).matches.map((m) => m.key)).toEqual([recent[0]]);
+
+    // Exactly the deleted refs, 6 bytes each, under this run's audit rows.
+    const { rows } = await pool.query<{ refs: string[] }>(
+      `SELECT array_agg(encode(substr(c.refs, 1 + 6 * i, 6), 'hex') ORDER BY 1) AS refs
+         FROM trimmed_ref_chunk c, generate_series(0, length(c.refs) / 6 - 1) AS i
+        WHERE c.audit_id = ANY($1::bigint[]) AND c.tenant = $2`,
+      [result.auditIds, TENANT],
+    );
+    expect([...(rows[0]?.refs ?? [])].sort()).toEqual([...oldDone, oldOther, ...oldClaims].map((k) => k.slice(0, 12)).sort());
   });
 
   it("--include-unresolved deletes old claims too, naming each one in the result and the audit log", async () => {

@@ -3,7 +3,8 @@ import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/annotation-typ
 import { declaredHints, effectiveAnnotations } from "@/lib/annotations/effective-annotations";
 import { diffListings } from "@/lib/annotations/snapshot-diff";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
-import { VERDICT_KINDS, verdictFor, type VerdictInput, type VerdictKind } from "@/lib/annotations/verdicts";
+import { summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";
+import { VERDICT_KINDS, VERDICT_WORDS, verdictFor, type VerdictInput, type VerdictKind } from "@/lib/annotations/verdicts";
 
 const claimed = effectiveAnnotations({ readOnlyHint: false, idempotentHint: true });
 const unclaimed = effectiveAnnotations({});
@@ -28,8 +29,7 @@ describe("effective annotations", () => {
   });
 });
 
-describe("verdicts", () => {
-  const cases: [VerdictKind, VerdictInput][] = [
+const cases = (): [VerdictKind, VerdictInput][] => [
     ["claim_backed_by_keys", input({ evidence: keyed })],
     ["claim_with_unresolved_rows", input({ evidence: { ...keyed, stuck: 2 } })],
     ["claim_with_unresolved_rows", input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } })],
@@ -42,19 +42,21 @@ describe("verdicts", () => {
     ["read_only_with_records", input({ effective: readOnly, evidence: keyed })],
     ["records_for_unlisted_tool", input({ effective: null, evidence: keyed })],
   ];
-  it.each(cases)("%s", (kind, verdictInput) => {
+
+describe("verdicts", () => {
+  it.each(cases())("%s", (kind, verdictInput) => {
     const verdict = verdictFor(verdictInput);
     expect(verdict.kind).toBe(kind);
     expect(verdict.explanation).toContain("t");
     expect(verdict.label.length).toBeGreaterThan(0);
   });
   it("covers every verdict kind", () => {
-    expect(new Set(cases.map(([kind]) => kind))).toEqual(new Set(VERDICT_KINDS));
+    expect(new Set(cases().map(([kind]) => kind))).toEqual(new Set(VERDICT_KINDS));
   });
 
   it("a claim with no key evidence is the danger verdict, with the key fix and the review alternative", () => {
     const verdict = verdictFor(input({ tool: "create_shipment" }));
-    expect(verdict).toMatchObject({ tone: "danger", certain: false });
+    expect(verdict).toMatchObject({ tone: "danger", certain: false, label: "unbacked" });
     expect(verdict.explanation).toMatch(/Hosts will retry it on a timeout/);
     expect(verdict.fix).toMatch(/sha256\(tenant\|subject\|tool\|canonical-json\(arguments\)\|time-bucket\)/);
     expect(verdict.fix).toMatch(/naturally|a set, not an append/);
@@ -77,18 +79,55 @@ describe("verdicts", () => {
   it("read-only semantics: idempotentHint: true on a read-only tool claims nothing", () => {
     expect(verdictFor(input({ effective: readOnly })).kind).toBe("read_only");
   });
-  it("with no rows in the window no verdict is certain; with rows they are", () => {
-    for (const [, verdictInput] of cases) {
+  it("only a claim with nothing in the window behind it is uncertain: rows could overturn it", () => {
+    const uncertain = new Set<VerdictKind>(["claim_without_key_evidence", "claim_without_recent_evidence"]);
+    for (const [, verdictInput] of cases()) {
       const verdict = verdictFor(verdictInput);
-      const hasEvidence = verdictInput.evidence.records > 0 || verdictInput.evidence.stuck > 0;
-      expect(verdict.certain, verdict.kind).toBe(hasEvidence);
+      expect(verdict.certain, verdict.kind).toBe(!uncertain.has(verdict.kind));
     }
   });
+  it("a read-only tool with no rows and no contradiction is 'as declared', and certain", () => {
+    expect(verdictFor(input({ effective: readOnly }))).toMatchObject({ kind: "read_only", label: "as declared", certain: true, fix: null });
+  });
+  it("a read-only tool keyed before the window is still contradicted by its keys", () => {
+    const verdict = verdictFor(input({ effective: readOnly, evidence: { ...NO_EVIDENCE, lastSeen: "2026-11-20T00:00:00.000Z" } }));
+    expect(verdict).toMatchObject({ kind: "read_only_with_records", label: "contradicted", certain: true });
+    expect(verdict.explanation).toContain("the newest at 2026-11-20T00:00:00.000Z");
+  });
+  it("a claimed tool with unresolved rows is 'unresolved', never a word that also reads 'backed'; its explanation names only what is not zero", () => {
+    const stuck = verdictFor(input({ evidence: { ...keyed, stuck: 2 } }));
+    expect(stuck.label).toBe("unresolved");
+    expect(stuck.explanation).toContain("but 2 claims are stuck in_progress. A host");
+    const unknown = verdictFor(input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } }));
+    expect(unknown.explanation).toContain("but 1 row still awaits an outcome the processor never reported. A host");
+  });
+  it("every verdict's label is its one word, and no two verdicts share a word", () => {
+    for (const [kind, verdictInput] of cases()) expect(verdictFor(verdictInput).label).toBe(VERDICT_WORDS[kind]);
+    expect(new Set(Object.values(VERDICT_WORDS)).size).toBe(VERDICT_KINDS.length);
+  });
   it("only good verdicts have no fix, except the neutral no-claim ones", () => {
-    for (const [, verdictInput] of cases) {
+    for (const [, verdictInput] of cases()) {
       const verdict = verdictFor(verdictInput);
       if (verdict.tone === "danger" || verdict.tone === "warn") expect(verdict.fix, verdict.kind).not.toBeNull();
     }
+  });
+});
+
+describe("the verdict summary", () => {
+  it("counts exactly the rows' verdicts, under their words, worst first", () => {
+    const rows = cases().map(([, verdictInput]) => verdictFor(verdictInput)).map((v) => ({ verdict: v.kind, tone: v.tone }));
+    const summary = summarizeVerdicts(rows);
+    expect(summary.reduce((n, s) => n + s.count, 0)).toBe(rows.length);
+    for (const entry of summary) expect(entry.count, entry.word).toBe(rows.filter((r) => r.verdict === entry.verdict).length);
+    expect(summary.map((s) => s.word)).toEqual(Object.values(VERDICT_WORDS).filter((w) => summary.some((s) => s.word === w)));
+    expect(summary.find((s) => s.verdict === "claim_with_unresolved_rows")?.count).toBe(2);
+  });
+  it("names no verdict that no row has", () => {
+    const backed = verdictFor(input({ evidence: keyed }));
+    const asDeclared = verdictFor(input({ effective: readOnly }));
+    const rows = [backed, asDeclared, asDeclared].map((v) => ({ verdict: v.kind, tone: v.tone }));
+    expect(verdictSummaryText(summarizeVerdicts(rows))).toBe("1 backed · 2 as declared");
+    expect(verdictSummaryText(summarizeVerdicts([]))).toBe("no tools");
   });
 });
 

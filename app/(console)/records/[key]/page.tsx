@@ -1,5 +1,6 @@
 import type { Metadata } from "next";
 import { notFound, redirect } from "next/navigation";
+import { RefFateCard } from "@/components/lookup/ref-fate-card";
 import { RecordDetailView } from "@/components/records-detail/record-detail-view";
 import { ResolvePanel } from "@/components/records-detail/resolve-panel";
 import { PageHeader } from "@/components/ui/page-header";
@@ -7,6 +8,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
+import { traceRefs } from "@/lib/records/lookup";
 import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
 import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
 
@@ -28,8 +30,20 @@ export default async function RecordPage({ params }: Props) {
   if (param.kind === "invalid") notFound();
   const now = new Date();
   const detail = await getRecordDetail(getDb(), getConfig(), actor, param.key, now);
-  // Absent and "another tenant's" look the same: existence is data too.
-  if (!detail) notFound();
+  if (!detail) {
+    // Gone from the table: say what the audit log holds about it (within the reader's tenants).
+    // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
+    const [trace] = await traceRefs(getDb(), actor, [param.key], { redact: getConfig().redact });
+    if (!trace || trace.fate === "never_seen") notFound();
+    return (
+      <>
+        <PageHeader title="Record" description="This key is no longer in the idempotency table; the audit log says what happened to it." />
+        <div className="max-w-5xl">
+          <RefFateCard trace={trace} now={now} />
+        </div>
+      </>
+    );
+  }
   // Operators get the resolve panel (viewers never see its buttons; the API refuses them anyway),
   // with the row's exact version for the compare-and-set.
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
