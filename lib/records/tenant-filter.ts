@@ -1,0 +1,41 @@
+import type { Actor } from "@/lib/auth/actor";
+import type { Db } from "@/lib/db/prisma";
+
+/** A tenant named in a URL or an API filter that the caller cannot be answered about. */
+export type UnknownTenant = { ok: false; code: "unknown_tenant"; tenant: string; message: string };
+export type TenantFilterCheck = { ok: true } | UnknownTenant;
+
+/**
+ * The one wording for "outside your tenants" and "does not exist": the two must read the same,
+ * or the message itself tells a limited caller which tenants exist.
+ */
+export function unknownTenantMessage(tenant: string): string {
+  return `no tenant '${tenant}' among yours`;
+}
+
+/**
+ * THE check every page and route that takes a tenant runs before it counts anything: a filter on
+ * a tenant the caller may not see, or on one that has never existed, would otherwise be answered
+ * with zeros and empty lists that read as facts about a real tenant.
+ *
+ * - A tenant-limited caller: the tenant must be one of theirs. Decided without touching the
+ *   database, so neither the answer nor its timing says whether another tenant exists. One of
+ *   their own tenants is accepted even with no rows: it is theirs, its zeros are true.
+ * - An unrestricted caller: the tenant must have left a trace — a row in the idempotency table,
+ *   the audit log (a released or trimmed tenant) or the hourly metrics. Writer events are not
+ *   asked: an event's row is in the table, or was released (audited) or trimmed (its events with
+ *   it). Each probe is an index look-up (see the tenant_lookup_indexes migration).
+ */
+export async function checkTenantFilter(db: Db, actor: Actor, tenant: string | null): Promise<TenantFilterCheck> {
+  if (tenant === null) return { ok: true };
+  if (actor.tenants.length > 0) return actor.tenants.includes(tenant) ? { ok: true } : unknownTenant(tenant);
+  const [row] = await db.$queryRaw<{ known: boolean }[]>`
+    SELECT EXISTS (SELECT 1 FROM idempotency WHERE tenant = ${tenant})
+        OR EXISTS (SELECT 1 FROM audit_log WHERE tenant = ${tenant})
+        OR EXISTS (SELECT 1 FROM metrics_hourly WHERE tenant = ${tenant}) AS known`;
+  return row?.known ? { ok: true } : unknownTenant(tenant);
+}
+
+function unknownTenant(tenant: string): UnknownTenant {
+  return { ok: false, code: "unknown_tenant", tenant, message: unknownTenantMessage(tenant) };
+}
