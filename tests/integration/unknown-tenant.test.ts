@@ -9,7 +9,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import { checkTenantFilter } from "@/lib/records/tenant-filter";
+import { checkTenantFilter, tenantTraceQuery } from "@/lib/records/tenant-filter";
 import { useTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";
 import { routeHandler, type RouteHandler } from "../helpers/api-routes";
@@ -167,18 +167,25 @@ describe("a tenant outside the caller's scope reads exactly like one that does n
     }
   });
 
-  it("the unrestricted check is index look-ups, never a scan: each probe has an index to use", async () => {
+  it("the unrestricted check is index look-ups, never a scan, in a custom and in a generic plan", async () => {
     const client = new pg.Client({ connectionString: inject("databaseUrl") });
     await client.connect();
+    const query = tenantTraceQuery(GHOST);
+    const planOf = async (explain: string, values: unknown[]) => (await client.query<{ "QUERY PLAN": string }>(explain, values)).rows.map((r) => r["QUERY PLAN"]).join("\n");
     try {
       await client.query("BEGIN");
       // With sequential scans priced out, a probe still scans only if no index can answer it.
       await client.query("SET LOCAL enable_seqscan = off");
-      for (const table of ["idempotency", "audit_log", "metrics_hourly"]) {
-        const plan = await client.query<{ "QUERY PLAN": string }>(`EXPLAIN SELECT EXISTS (SELECT 1 FROM ${table} WHERE tenant = $1)`, [GHOST]);
-        const text = plan.rows.map((r) => r["QUERY PLAN"]).join("\n");
-        expect(text, table).not.toMatch(/Seq Scan/);
-        expect(text, table).toMatch(/Index (Only )?Scan/);
+      const custom = await planOf(`EXPLAIN ${query.text}`, query.values);
+      // A prepared statement's generic plan knows no tenant: it must still use the tenant indexes.
+      await client.query("SET LOCAL plan_cache_mode = force_generic_plan");
+      await client.query(`PREPARE tenant_trace AS ${query.text}`);
+      const generic = await planOf(`EXPLAIN EXECUTE tenant_trace(${query.values.map((v) => client.escapeLiteral(String(v))).join(", ")})`, []);
+      for (const [name, plan] of [["custom", custom], ["generic", generic]] as const) {
+        expect(plan, name).not.toMatch(/Seq Scan|Filter:/);
+        // Each probe seeks the tenant in its index (an Index Cond), not a whole index read and filtered.
+        expect(plan.match(/Index Cond: \(tenant = /g), `${name}:\n${plan}`).toHaveLength(3);
+        for (const table of ["idempotency", "audit_log", "metrics_hourly"]) expect(plan, `${name}: ${table}`).toMatch(new RegExp(`Index (Only )?Scan using \\w+ on ${table}\\b`));
       }
     } finally {
       await client.query("ROLLBACK");
