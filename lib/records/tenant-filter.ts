@@ -1,6 +1,7 @@
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
+import { unstorableTextReason } from "@/lib/text/storable-text";
 
 /** A tenant named in a URL or an API filter that the caller cannot be answered about. */
 export type UnknownTenant = { ok: false; code: "unknown_tenant"; tenant: string; message: string };
@@ -11,7 +12,12 @@ export type TenantFilterCheck = { ok: true } | UnknownTenant;
  * or the message itself tells a limited caller which tenants exist.
  */
 export function unknownTenantMessage(tenant: string): string {
-  return `no tenant '${tenant}' among yours`;
+  return `no tenant '${printable(tenant)}' among yours`;
+}
+
+/** The name as typed, but control characters and lone surrogates escaped (\u0000), never echoed raw. */
+function printable(tenant: string): string {
+  return tenant.replace(/[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 
 /**
@@ -30,6 +36,8 @@ export function unknownTenantMessage(tenant: string): string {
 export async function checkTenantFilter(db: Db, actor: Actor, tenant: string | null): Promise<TenantFilterCheck> {
   if (tenant === null) return { ok: true };
   if (actor.tenants.length > 0) return actor.tenants.includes(tenant) ? { ok: true } : unknownTenant(tenant);
+  // Text PostgreSQL cannot store (a NUL) names no stored tenant, and would fail the query.
+  if (unstorableTextReason(tenant) !== null) return unknownTenant(tenant);
   const [row] = await db.$queryRaw<{ known: boolean }[]>(tenantTraceQuery(tenant));
   return row?.known ? { ok: true } : unknownTenant(tenant);
 }

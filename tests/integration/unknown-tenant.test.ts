@@ -144,6 +144,10 @@ describe("a tenant outside the caller's scope reads exactly like one that does n
       expect(answer.body.buckets.map((b) => b.records)).toEqual([null, null, null]);
       expect(answer.body.recordsError).toEqual({ code: "unknown_tenant", message: `no tenant '${tenant}' among yours` });
     }
+    // The explainer takes any text as the tenant (the writers hash it); a NUL is unknown, not a 500.
+    const nul = await explain(encodeURIComponent("x\u0000y"), token.all);
+    expect(nul.status).toBe(200);
+    expect(nul.body.recordsError).toEqual({ code: "unknown_tenant", message: "no tenant 'x\\u0000y' among yours" });
     for (const [tenant, bearer] of [[A, token.limited], [B, token.all]] as const) {
       const answer = await explain(tenant, bearer);
       expect(answer.body.recordsError).toBeNull();
@@ -160,6 +164,8 @@ describe("a tenant outside the caller's scope reads exactly like one that does n
       expect(await checkTenantFilter(nowhere, limited, GHOST)).toMatchObject({ ok: false, message: `no tenant '${GHOST}' among yours` });
       expect(await checkTenantFilter(nowhere, limited, A)).toEqual({ ok: true });
       expect(await checkTenantFilter(nowhere, limited, null)).toEqual({ ok: true });
+      // Text no tenant can be stored as is unknown without asking; the message escapes it, never echoes it raw.
+      expect(await checkTenantFilter(nowhere, { ...limited, tenants: [] }, "x\u0000y\u202e")).toMatchObject({ ok: false, message: "no tenant 'x\\u0000y\\u202e' among yours" });
       // Control: the unrestricted check does ask the database, so the unreachable one fails it.
       await expect(checkTenantFilter(nowhere, { ...limited, tenants: [] }, B)).rejects.toThrow();
     } finally {
