@@ -57,6 +57,7 @@ describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every p
         await page.waitForSelector('[data-testid="unknown-tenant"]');
         expect(await page.textContent('[data-testid="unknown-tenant-message"]'), `${name} ${tenant}`).toBe(message(tenant));
         expect(await pickerTexts(page), `${name} ${tenant}: the tenant picker`).not.toContain("all my tenants");
+        if (tenant === "globex") await screenshot(page, `tenant-outside-scope-${name}`); // under test-results/, to look at
         const text = await mainText(page, tenant);
         if (name === "keys") {
           // The key is derived (arithmetic); no bucket claims "No record with this key".
