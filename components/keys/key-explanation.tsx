@@ -45,7 +45,11 @@ export function KeyExplanationView({ explanation }: { explanation: KeyExplanatio
           A repeat that lands in another bucket gets another key and is performed again: these are the near-duplicates a time window lets through.
           Records are looked up in the tenants you can see.
         </p>
-        {explanation.recordsError ? <UnknownTenantNotice message={explanation.recordsError.message} detail="The keys above are derived all the same; no records were looked up for them." /> : null}
+        {explanation.recordsError ? (
+          <div className="mb-3">
+            <UnknownTenantNotice message={explanation.recordsError.message} detail="The keys above are derived all the same; no records were looked up for them." />
+          </div>
+        ) : null}
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
           {explanation.buckets.map((bucket) => (
             <BucketCard key={bucket.position} bucket={bucket} />
