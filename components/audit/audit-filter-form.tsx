@@ -45,6 +45,8 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
           <select name="tenant" defaultValue={values.tenant} className={field}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
             {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
+            {/* Never "all my tenants" while the URL names another (the page shows its notice instead). */}
+            {values.tenant && !tenantChoices.includes(values.tenant) ? <option value={values.tenant}>{values.tenant}</option> : null}
           </select>
         )}
       </label>

@@ -5,6 +5,7 @@ import type { BucketNeighbour, ByteWindow, KeyExplanation } from "@/lib/records/
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { StatusBadge } from "@/components/records-detail/status-badge";
 import { utcText } from "@/components/records-detail/time-stamp";
+import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 
 const POSITION_TEXT: Record<BucketNeighbour["position"], string> = { previous: "Previous bucket", same: "This call's bucket", next: "Next bucket" };
 
@@ -44,6 +45,11 @@ export function KeyExplanationView({ explanation }: { explanation: KeyExplanatio
           A repeat that lands in another bucket gets another key and is performed again: these are the near-duplicates a time window lets through.
           Records are looked up in the tenants you can see.
         </p>
+        {explanation.recordsError ? (
+          <div className="mb-3">
+            <UnknownTenantNotice message={explanation.recordsError.message} detail="The keys above are derived all the same; no records were looked up for them." />
+          </div>
+        ) : null}
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
           {explanation.buckets.map((bucket) => (
             <BucketCard key={bucket.position} bucket={bucket} />
@@ -68,7 +74,7 @@ function BucketCard({ bucket }: { bucket: BucketNeighbour }) {
       <div className="mt-2 font-mono text-sm" title={bucket.key}>
         ref {bucket.ref}
       </div>
-      {bucket.records.length === 0 ? (
+      {bucket.records === null ? null : bucket.records.length === 0 ? (
         <p className="mt-2 text-sm text-slate-500">No record with this key.</p>
       ) : (
         <ul className="mt-2 space-y-2">

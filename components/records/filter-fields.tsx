@@ -25,7 +25,7 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
         <select name="tenant" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)} className={filterFieldClass}>
           <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
           {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
-          {/* A shared link may name a tenant outside the list: show it, it matches nothing. */}
+          {/* The page answers a tenant outside the list with its notice; should one get here, show it rather than "all my tenants". */}
           {value !== null && !tenantChoices.includes(value) ? <option value={value}>{value}</option> : null}
         </select>
       )}

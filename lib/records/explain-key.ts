@@ -6,6 +6,7 @@ import { canonicalPythonJson, CanonicalJsonError } from "@/lib/idempotency/canon
 import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type DerivedKey, type KeyInput, type KeyScheme } from "@/lib/idempotency/derive-key";
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
 import { tenantScope } from "@/lib/records/tenant-scope";
 
 export const MAX_WINDOW_SECONDS = 366 * 24 * 3600;
@@ -134,7 +135,8 @@ export type BucketNeighbour = {
   endsAt: string;
   key: string;
   ref: string;
-  records: BucketRecord[];
+  /** null: not looked up, the tenant is not one the caller can be answered about (see recordsError). */
+  records: BucketRecord[] | null;
 };
 
 export type ByteWindow = { before: string; from: string; hex: string };
@@ -157,6 +159,8 @@ export type KeyExplanation = {
   derived: DerivedKey;
   buckets: BucketNeighbour[];
   comparison: KeyComparison | null;
+  /** Why the buckets' records were not looked up: the tenant is outside the caller's or unknown. */
+  recordsError: { code: "unknown_tenant"; message: string } | null;
 };
 
 export type ExplainResult = { ok: true; explanation: KeyExplanation } | { ok: false; errors: FieldError[] };
@@ -189,10 +193,16 @@ export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Pro
     const startMs = Number(key.bucket) * windowMs;
     return { position, bucket: key.bucket, startsAt: new Date(startMs).toISOString(), endsAt: new Date(startMs + windowMs).toISOString(), key: key.key, ref: key.ref };
   });
-  const rows = await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...tenantScope(actor) }, select: RECORD_SUMMARY_SELECT });
+  // The derivation is arithmetic anyone can do offline (`idem key`): it is always given. Which
+  // records hold those keys is data: for a tenant the caller cannot be answered about, "no record"
+  // in each bucket would read as a fact, so the records are withheld with the tenant message.
+  const tenantCheck = await checkTenantFilter(db, actor, input.tenant);
+  const rows = tenantCheck.ok
+    ? await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...tenantScope(actor) }, select: RECORD_SUMMARY_SELECT })
+    : null;
   const buckets = neighbours.map((n) => ({
     ...n,
-    records: rows.filter((r) => r.key === n.key).map((r) => ({ ...toRecordSummary(r), offsetMs: r.createdAt.getTime() - input.at.getTime() })),
+    records: rows === null ? null : rows.filter((r) => r.key === n.key).map((r) => ({ ...toRecordSummary(r), offsetMs: r.createdAt.getTime() - input.at.getTime() })),
   }));
 
   return {
@@ -202,6 +212,7 @@ export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Pro
       derived: derived.value,
       buckets,
       comparison,
+      recordsError: tenantCheck.ok ? null : { code: tenantCheck.code, message: tenantCheck.message },
     },
   };
 }

@@ -7,7 +7,7 @@
  * limited to tenant `acme`; a bearer token of each role; a viewer token limited to `acme`.
  *
  * A cell is what that caller gets for the harmless request tests/access/access-requests.ts makes
- * (a key that does not exist, a dry run, a body the route refuses only after it let the caller in):
+ * (a key or a tenant that does not exist, a dry run, a body the route refuses only after it let the caller in):
  *   200, 201, 400, 404 …  the route itself ran and answered this (the request file says what proves it)
  *   401                   no credentials: JSON {error: {code: "unauthenticated"}}
  *   403                   credentials, but the role may not: JSON {error: {code: "forbidden"}}
@@ -64,13 +64,13 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
 
   // The JSON API. Reading, looking up, asking the processor, exporting: every role.
   "GET /api/v1/me":                        [401,       200,     200,     200,     200,     200,     200,     200,     200],
-  "GET /api/v1/records":                   [401,       200,     200,     200,     200,     200,     200,     200,     200],
+  "GET /api/v1/records":                   [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/records/[key]":             [401,       404,     404,     404,     404,     404,     404,     404,     404],
-  "GET /api/v1/records/export":            [401,       200,     200,     200,     200,     200,     200,     200,     200],
+  "GET /api/v1/records/export":            [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/lookup":                    [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "POST /api/v1/records/[key]/check":      [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/keys/explain":              [401,       200,     200,     200,     200,     200,     200,     200,     200],
-  "GET /api/v1/metrics":                   [401,       200,     200,     200,     200,     200,     200,     200,     200],
+  "GET /api/v1/metrics":                   [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/audit":                     [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/tools/audit":               [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/tools/audit/export":        [401,       200,     200,     200,     200,     200,     200,     200,     200],

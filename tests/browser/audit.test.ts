@@ -96,7 +96,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
 
   it("a tenant-limited viewer does not see other tenants' entries; the API needs a session or token", async () => {
     const page = await signInInContext(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
-    await page.waitForSelector('[data-testid="audit-empty"]');
+    await page.waitForSelector('[data-testid="unknown-tenant"]');
     expect((await fetch(`${baseUrl}/api/v1/audit`)).status).toBe(401);
     const fromPage = await page.evaluate(() => fetch("/api/v1/audit?colour=red").then(async (r) => ({ status: r.status, body: await r.json() })));
     expect(fromPage).toMatchObject({ status: 400, body: { error: { code: "bad_request", params: ["colour"] } } });

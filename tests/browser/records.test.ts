@@ -137,13 +137,13 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     expect(lines).toHaveLength(1 + 70 - 8 - 1); // minus in_progress (i % 9 == 0: 8 rows) and the failed one
     expect(csv.body).toContain('""card"":""[redacted]""'); // a viewer's export is redacted
 
-    // A support agent limited to tenant acme: this tenant's rows do not exist for them.
+    // A support agent limited to tenant acme: this tenant does not exist for them.
     const acme = await browser.newContext();
     const limited = await signInInContext(acme, "acme-support@demo.test", `/records?tenant=${TENANT}`);
-    await limited.waitForSelector('[data-testid="records-empty"]');
-    expect(await limited.textContent('[data-testid="records-empty"]')).toContain(`No records match tenant ${TENANT}`);
-    const hidden = await limited.evaluate((p) => fetch(p).then((r) => r.json()), `/api/v1/records?tenant=${TENANT}`);
-    expect(hidden.records).toEqual([]);
+    await limited.waitForSelector('[data-testid="unknown-tenant"]');
+    expect(await limited.textContent('[data-testid="unknown-tenant-message"]')).toBe(`no tenant '${TENANT}' among yours`);
+    const hidden = await limited.evaluate((p) => fetch(p).then(async (r) => ({ status: r.status, body: await r.json() })), `/api/v1/records?tenant=${TENANT}`);
+    expect(hidden).toEqual({ status: 404, body: { error: { code: "unknown_tenant", message: `no tenant '${TENANT}' among yours` } } });
     await acme.close();
     await context.close();
   });

@@ -37,6 +37,8 @@ const CASES: [string[], RegExp][] = [
   [["token", "create", "--role", "viewer", "--name", "bad-input-cli", "--expires", "-5m"], /--expires/],
   ...NAMES.map((v): [string[], RegExp] => [["reconcile", "--tool", v, "--dry-run"], /--tool/]),
   [["reconcile", "--tenant", "x\r\nSet-Cookie: y", "--dry-run"], /--tenant/],
+  // Well-formed, but no tenant of that name has left a row anywhere: not "0 candidates".
+  [["reconcile", "--tenant", "no-such-tenant-cli", "--dry-run"], /--tenant: no tenant 'no-such-tenant-cli' among yours/],
   [["token", "create", "--role", "viewer", "--name", "bad-input-cli", "--tenant", "a,b"], /--tenant/],
   [["user", "add", "--email", "bad-input@cli.test", "--role", "viewer", "--tenant", "a b"], /--tenant/],
   [["token", "create", "--role", "root", "--name", "bad-input-cli"], /--role/],

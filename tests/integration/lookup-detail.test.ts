@@ -131,8 +131,10 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const visible = await explainKey(db, viewer, input.input);
     if (!hidden.ok || !visible.ok) throw new Error("explain failed");
     expect(visible.explanation.derived.key).toBe(theirs.key);
-    expect(visible.explanation.buckets.find((b) => b.position === "same")?.records.map((r) => r.key)).toEqual([theirs.key]);
-    expect(hidden.explanation.buckets.flatMap((b) => b.records)).toEqual([]);
+    expect(visible.explanation.buckets.find((b) => b.position === "same")?.records?.map((r) => r.key)).toEqual([theirs.key]);
+    // Not looked up at all, rather than "no record" in each bucket: the tenant is not theirs.
+    expect(hidden.explanation.buckets.map((b) => b.records)).toEqual([null, null, null]);
+    expect(hidden.explanation.recordsError).toEqual({ code: "unknown_tenant", message: `no tenant '${GLOBEX}' among yours` });
   });
 
   it("the explainer finds the same call 14 minutes earlier in the previous bucket", async () => {
@@ -149,7 +151,7 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     if (!input.ok) throw new Error(JSON.stringify(input.errors));
     const result = await explainKey(db, viewer, input.input);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    const byPosition = Object.fromEntries(result.explanation.buckets.map((b) => [b.position, b.records.map((r) => [r.key, r.offsetMs])]));
+    const byPosition = Object.fromEntries(result.explanation.buckets.map((b) => [b.position, (b.records ?? []).map((r) => [r.key, r.offsetMs])]));
     expect(byPosition).toEqual({ previous: [[before.key, -14 * 60_000]], same: [[current.key, 0]], next: [] });
     expect(result.explanation.derived.canonical).toBe('{"amount_cents":4004,"card":"c_71"}');
   });

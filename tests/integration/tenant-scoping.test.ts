@@ -12,7 +12,9 @@ import { routeHandler } from "../helpers/api-routes";
 
 // A user or token limited to tenant A meets tenant B's records nowhere: every API route answers
 // as if B's rows, events and audit entries did not exist — 404, never 403, and a filter naming B
-// answers exactly like a filter naming a tenant that does not exist. Each case has a control: an
+// answers exactly like a filter naming a tenant that does not exist (404 unknown_tenant, never an
+// empty answer that reads as a fact; tests/integration/unknown-tenant.test.ts covers every such
+// route). Each case has a control: an
 // unlimited token sees the same B data through the same request, so the test can fail.
 process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
@@ -116,14 +118,14 @@ describe("tenant scoping: an actor limited to tenant A never sees tenant B", () 
   const statusOf = async (key: string) => (await db.idempotency.findUnique({ where: { key } }))?.status ?? null;
   const auditCount = (key: string) => db.auditLog.count({ where: { key } });
 
-  it("records list: tenant=B shows nothing and reads exactly like tenant=<none>; unfiltered, no B row", async () => {
+  it("records list: tenant=B is unknown_tenant and reads exactly like tenant=<none>; unfiltered, no B row", async () => {
     const control = await get(routes.records, `/api/v1/records?tenant=${B}`, token.all);
     expect(control.body.records.map((r: Json) => r.key).sort()).toEqual([keys.stuckB, keys.doneB].sort());
 
     const asB = await get(routes.records, `/api/v1/records?tenant=${B}`, token.viewerA);
     const asNone = await get(routes.records, `/api/v1/records?tenant=${GHOST}`, token.viewerA);
-    expect(asB.status).toBe(200);
-    expect(asB.body.records).toEqual([]);
+    expect(asB.status).toBe(404);
+    expect(asB.body.error.code).toBe("unknown_tenant");
     expect(asGhost(asB.body)).toEqual(asGhost(asNone.body));
 
     const all = await get(routes.records, "/api/v1/records?limit=200", token.viewerA);
@@ -168,44 +170,45 @@ describe("tenant scoping: an actor limited to tenant A never sees tenant B", () 
     const theirs = await get(routes.explain, url, token.viewerA);
     expect(theirs.status).toBe(200);
     expect(theirs.body.derived.key).toBe(keys.stuckB); // deriving a key is arithmetic, not data
-    expect(theirs.body.buckets.flatMap((b: Json) => b.records)).toEqual([]);
+    expect(theirs.body.buckets.map((b: Json) => b.records)).toEqual([null, null, null]);
+    expect(theirs.body.recordsError.code).toBe("unknown_tenant");
   });
 
-  it("export, CSV and JSON: tenant=B gives no rows; unfiltered, only A's", async () => {
+  it("export, CSV and JSON: tenant=B is unknown_tenant like tenant=<none>; unfiltered, only A's", async () => {
     const control = await get(routes.exportRecords, `/api/v1/records/export?format=json&tenant=${B}`, token.all);
     expect(control.body.records.map((r: Json) => r.key).sort()).toEqual([keys.stuckB, keys.doneB].sort());
-    const json = await get(routes.exportRecords, `/api/v1/records/export?format=json&tenant=${B}`, token.viewerA);
-    expect(json.status).toBe(200);
-    expect(json.body.records).toEqual([]);
-    expect(json.body.count).toBe(0);
-    const csv = await get(routes.exportRecords, `/api/v1/records/export?format=csv&tenant=${B}`, token.viewerA);
-    expect(csv.status).toBe(200);
-    expect(String(csv.body).trim().split("\n")).toHaveLength(1); // the header line only
-    const csvGhost = await get(routes.exportRecords, `/api/v1/records/export?format=csv&tenant=${GHOST}`, token.viewerA);
-    expect(csv.body).toEqual(csvGhost.body);
+    for (const format of ["json", "csv"]) {
+      const theirs = await get(routes.exportRecords, `/api/v1/records/export?format=${format}&tenant=${B}`, token.viewerA);
+      const ghost = await get(routes.exportRecords, `/api/v1/records/export?format=${format}&tenant=${GHOST}`, token.viewerA);
+      expect(theirs.status).toBe(404);
+      expect(theirs.body.error.code).toBe("unknown_tenant");
+      expect(asGhost(theirs.body)).toEqual(asGhost(ghost.body));
+    }
     const everything = await get(routes.exportRecords, "/api/v1/records/export?format=csv", token.viewerA);
     expect(everything.body).toContain(keys.doneA);
     expect(everything.body).not.toContain(B);
   });
 
-  it("metrics: tenant=B gives no B figures and reads exactly like tenant=<none>", async () => {
+  it("metrics: tenant=B gives no B figures and reads exactly like tenant=<none> (unknown_tenant)", async () => {
     const control = await get(routes.metrics, `/api/v1/metrics?window=1h&tenant=${B}`, token.all);
     expect(control.body.overall.executions).toBeGreaterThanOrEqual(1);
     expect(control.body.tenants.map((t: Json) => t.tenant)).toEqual([B]);
     const theirs = await get(routes.metrics, `/api/v1/metrics?window=1h&tenant=${B}`, token.viewerA);
     const ghost = await get(routes.metrics, `/api/v1/metrics?window=1h&tenant=${GHOST}`, token.viewerA);
-    expect(theirs.status).toBe(200);
-    expect(theirs.body.overall.executions).toBe(0);
-    expect(theirs.body.tenants).toEqual([]);
+    expect(theirs.status).toBe(404);
+    expect(theirs.body.error.code).toBe("unknown_tenant");
     expect(asGhost(theirs.body)).toEqual(asGhost(ghost.body));
     const unfiltered = await get(routes.metrics, "/api/v1/metrics?window=1h", token.viewerA);
     expect(unfiltered.body.tenants.map((t: Json) => t.tenant)).toEqual([A]);
   });
 
-  it("audit list: tenant=B, B's keys and the unfiltered list show no B entry", async () => {
+  it("audit list: tenant=B is unknown_tenant like tenant=<none>; B's keys and the unfiltered list show no B entry", async () => {
     const control = await get(routes.audit, `/api/v1/audit?tenant=${B}`, token.all);
     expect(control.body.entries.map((e: Json) => e.key).sort()).toEqual([keys.doneB, keys.releasedB].sort());
-    for (const query of [`tenant=${B}`, `key=${keys.doneB}`, `key=${keys.releasedB.slice(0, 12)}`]) {
+    const theirs = await get(routes.audit, `/api/v1/audit?tenant=${B}`, token.viewerA);
+    expect(theirs.status).toBe(404);
+    expect(asGhost(theirs.body)).toEqual(asGhost((await get(routes.audit, `/api/v1/audit?tenant=${GHOST}`, token.viewerA)).body));
+    for (const query of [`key=${keys.doneB}`, `key=${keys.releasedB.slice(0, 12)}`]) {
       const theirs = await get(routes.audit, `/api/v1/audit?${query}`, token.viewerA);
       expect(theirs.status).toBe(200);
       expect(theirs.body.entries).toEqual([]);
@@ -228,7 +231,7 @@ describe("tenant scoping: an actor limited to tenant A never sees tenant B", () 
     expect(await statusOf(keys.releasableA)).toBeNull();
   });
 
-  it("bulk plan and apply: B's keys are reported not found, a tenant=B filter plans nothing, nothing of B changes", async () => {
+  it("bulk plan and apply: B's keys are reported not found, a tenant=B filter is unknown_tenant, nothing of B changes", async () => {
     const control = await post(routes.plan, "/api/v1/bulk/plan", token.all, { filter: { tenant: B } });
     expect(control.body.rows.map((r: Json) => r.key)).toEqual([keys.stuckB]);
 
@@ -240,8 +243,8 @@ describe("tenant scoping: an actor limited to tenant A never sees tenant B", () 
     expect({ ...row(keys.stuckB), key: "", ref: "" }).toEqual({ ...row(keys.ghost), key: "", ref: "" });
 
     const byFilter = await post(routes.plan, "/api/v1/bulk/plan", token.operatorA, { filter: { tenant: B } });
-    expect(byFilter.status).toBe(200);
-    expect(byFilter.body.rows).toEqual([]);
+    expect(byFilter.status).toBe(404);
+    expect(asGhost(byFilter.body)).toEqual(asGhost((await post(routes.plan, "/api/v1/bulk/plan", token.operatorA, { filter: { tenant: GHOST } })).body));
 
     const applied = await post(routes.apply, "/api/v1/bulk/apply", token.operatorA, { reason: "tenant scoping: not theirs", rows: [{ key: keys.stuckB, action: "release", expectedUpdatedAt: null }] });
     expect(applied.status).toBe(200);
@@ -250,13 +253,12 @@ describe("tenant scoping: an actor limited to tenant A never sees tenant B", () 
     expect(await auditCount(keys.stuckB)).toBe(0);
   });
 
-  it("reconcile: a tenant=B sweep finds no candidate, B's keys are left alone", async () => {
+  it("reconcile: a tenant=B sweep is unknown_tenant, B's keys are left alone", async () => {
     const control = await post(routes.reconcile, "/api/v1/reconcile", token.all, { filter: { tenant: B }, dryRun: true });
     expect(control.body.candidates).toBe(1);
     const sweep = await post(routes.reconcile, "/api/v1/reconcile", token.operatorA, { filter: { tenant: B }, dryRun: false });
-    expect(sweep.status).toBe(200);
-    expect(sweep.body.candidates).toBe(0);
-    expect(sweep.body.rows).toEqual([]);
+    expect(sweep.status).toBe(404);
+    expect(asGhost(sweep.body)).toEqual(asGhost((await post(routes.reconcile, "/api/v1/reconcile", token.operatorA, { filter: { tenant: GHOST }, dryRun: false })).body));
     const byKey = await post(routes.reconcile, "/api/v1/reconcile", token.operatorA, { filter: { keys: [keys.stuckB] }, dryRun: false });
     expect(byKey.status).toBe(200);
     expect(byKey.body.rows).toMatchObject([{ key: keys.stuckB, tenant: "", action: "left" }]);

@@ -3,11 +3,13 @@ import { AuditView } from "@/components/audit/audit-view";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
+import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { auditFilterValues, auditQueryString, listAudit, listAuditActions, parseAuditQuery } from "@/lib/audit/list-audit";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
 export const metadata = { title: "Audit" };
 
@@ -26,10 +28,13 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 }
 
 async function AuditSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
-  const parsed = parseAuditQuery(await searchParams, { unknownParams: "ignore" });
+  const params = await searchParams;
+  const parsed = parseAuditQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/audit", label: "Show the newest entries" }} testId="audit-query-problems" />;
   const query = parsed.value;
   const db = getDb();
+  const tenant = await checkTenantFilter(db, actor, query.tenant);
+  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
   const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: getConfig().redact }), listAuditActions(db, actor)]);
   const values = auditFilterValues(query);
   return (

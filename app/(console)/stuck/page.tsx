@@ -4,12 +4,14 @@ import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { loadStuckClaims, parseStuckQuery } from "@/lib/records/stuck-claims";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
 export const metadata = { title: "Stuck" };
 
@@ -29,8 +31,11 @@ export default async function StuckClaimsPage({ searchParams }: { searchParams: 
 }
 
 async function StuckSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
-  const parsed = parseStuckQuery(await searchParams);
+  const params = await searchParams;
+  const parsed = parseStuckQuery(params);
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
+  const tenant = await checkTenantFilter(getDb(), actor, parsed.value.tenant);
+  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/stuck", params, tenants: actor.tenants }} />;
   const data = await loadStuckClaims(getDb(), actor, parsed.value, getConfig(), new Date());
   return <StuckView data={data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

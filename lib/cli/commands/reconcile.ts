@@ -9,7 +9,8 @@ import { describeDatabaseError } from "@/lib/db/describe-error";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";
 import { formatAge } from "@/lib/format/relative-time";
-import { DEFAULT_RECONCILE_CONCURRENCY, DEFAULT_RECONCILE_LIMIT, reconcile, type ReconcileResult } from "@/lib/resolve/reconcile";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
+import { DEFAULT_RECONCILE_CONCURRENCY, DEFAULT_RECONCILE_LIMIT, RECONCILER_ACTOR, reconcile, type ReconcileResult } from "@/lib/resolve/reconcile";
 
 /** Exit code when the run worked but claims stay unresolved (unknown outcome, conflicts): cron should notice. */
 export const EXIT_UNRESOLVED = 3;
@@ -51,6 +52,9 @@ async function runReconcile(options: Options): Promise<number> {
       await db.$queryRaw`SELECT 1`.catch((error: unknown) => {
         throw new UserError(describeDatabaseError(error, connection.url), 1);
       });
+      // A misspelt tenant in a cron line would otherwise report "0 candidates" every run, as a fact.
+      const tenant = await checkTenantFilter(db, RECONCILER_ACTOR, options.tenant ?? null);
+      if (!tenant.ok) throw new UserError(`--tenant: ${tenant.message}`);
       const bar = createProgressBar({ enabled: !options.json });
       const counts = { completed: 0, released: 0, left: 0, conflict: 0 };
       const result = await reconcile(db, config, {

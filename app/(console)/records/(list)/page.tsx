@@ -4,6 +4,7 @@ import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
@@ -11,6 +12,7 @@ import { getDb } from "@/lib/db/client";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
 import { loadRecordsListing } from "@/lib/records/records-listing";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
 export const metadata = { title: "Records" };
 
@@ -27,8 +29,11 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
 }
 
 async function RecordsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
-  const parsed = parseRecordsQuery(await searchParams, { unknownParams: "ignore" });
+  const params = await searchParams;
+  const parsed = parseRecordsQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
+  const tenant = await checkTenantFilter(getDb(), actor, parsed.value.tenant);
+  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
   const config = getConfig();
   const listing = await loadRecordsListing(getDb(), actor, parsed.value, config, new Date());
   return (

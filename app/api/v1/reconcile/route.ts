@@ -1,9 +1,11 @@
 import { z } from "zod";
 import { apiRoute } from "@/lib/api/api-route";
 import { readJsonBody } from "@/lib/api/json-body";
+import { unknownTenantError } from "@/lib/api/unknown-tenant";
 import { parseDuration } from "@/lib/config/duration";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
+import { checkTenantFilter } from "@/lib/records/tenant-filter";
 import { BULK_PLAN_MAX_ROWS, claimKeyField, reconcileKeys } from "@/lib/resolve/bulk-plan";
 import { reconcile } from "@/lib/resolve/reconcile";
 
@@ -46,6 +48,8 @@ export const POST = apiRoute("reconcile:run", async ({ request, actor }) => {
   if (!body.ok) return body.response;
   const { filter, dryRun } = body.value;
   if (filter.keys) return Response.json(await reconcileKeys(getDb(), getConfig(), actor, filter.keys, dryRun));
+  const tenant = await checkTenantFilter(getDb(), actor, filter.tenant ?? null);
+  if (!tenant.ok) return unknownTenantError(tenant);
   const result = await reconcile(getDb(), getConfig(), {
     olderThanMs: filter.olderThan ?? null,
     tool: filter.tool ?? null,
