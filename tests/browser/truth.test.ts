@@ -38,10 +38,20 @@ function expectTrue(figures: ReturnType<FigureBook["add"]>): void {
 
 describe.skipIf(browserMissing)("the truth test: every figure shown is true, or says exactly how it is not", () => {
   let browser: Browser;
+  // The three consoles start side by side (each mostly waits on its history's MCP round trips); each block awaits its own.
+  const starting = new Map<DatabaseKind, Promise<DatabaseUnderTest>>();
   beforeAll(async () => {
+    for (const kind of DATABASES) {
+      const started = startDatabase(kind);
+      started.catch(() => {}); // reported by the block that awaits it
+      starting.set(kind, started);
+    }
     browser = await launchChromium();
   });
-  afterAll(() => browser?.close());
+  afterAll(async () => {
+    await browser?.close();
+    for (const started of starting.values()) await started.then((db) => db.stop(), () => {});
+  }, 120_000);
 
   for (const kind of DATABASES) {
     describe(`on the ${kind} database`, () => {
@@ -57,13 +67,15 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
 
       beforeAll(async () => {
         const started = Date.now();
-        db = await startDatabase(kind);
+        db = await starting.get(kind)!;
         known = await db.ctx.truth.knownTools();
         context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+        // A console's first page may roll up two days of hours on a busy machine: waits are generous, assertions are not timed.
+        context.setDefaultTimeout(90_000);
         page = await context.newPage();
         await signIn(page, db.ctx.baseUrl, "admin@demo.test", DEMO_PASSWORD);
         pageCtx = { ...db.ctx, page };
-        setupSeconds = Math.round((Date.now() - started) / 1000);
+        setupSeconds = Math.round((Date.now() - started) / 1000); // waited for here, after the blocks before it
       }, 420_000);
 
       afterAll(async () => {
@@ -71,14 +83,15 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
         mkdirSync(OUT, { recursive: true });
         writeFileSync(path.join(OUT, `${kind}.txt`), `${table}\n`);
         const failed = book.checked.filter((c) => !c.ok).length;
-        console.log(`truth test, ${kind} database (ready in ${setupSeconds} s): ${book.checked.length} figures, ${failed} not true (table: ${path.join(OUT, `${kind}.txt`)})\n${table}`);
+        console.log(`truth test, ${kind} database (waited ${setupSeconds} s for it): ${book.checked.length} figures, ${failed} not true (table: ${path.join(OUT, `${kind}.txt`)})\n${table}`);
         await context?.close();
         await db?.stop();
-      }, 120_000);
+      }, 240_000);
 
       it("overview: records, in progress, stuck and the 24 h headline", async () => {
         const figures = add(await overviewPage(pageCtx, null, "admin"));
         const limited = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+        limited.setDefaultTimeout(90_000);
         try {
           const acmePage = await limited.newPage();
           await signIn(acmePage, db.ctx.baseUrl, "acme-support@demo.test", DEMO_PASSWORD);
@@ -87,7 +100,7 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
           await limited.close();
         }
         expectTrue(figures);
-      }, 120_000);
+      }, 240_000);
 
       it("records facets: API for every filter (admin and a tenant-limited viewer), and the page's chips", async () => {
         const figures = add(await recordsFacetsApi(db.ctx, FACET_FILTERS[kind]));
@@ -95,13 +108,13 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
         figures.push(...add(await recordsFacetsPage(pageCtx, FACET_FILTERS[kind][2] ?? {})));
         await screenshot(page, `truth-${kind}-records`);
         expectTrue(figures);
-      }, 120_000);
+      }, 240_000);
 
       it("stuck counts: the stuck page, all tenants and one", async () => {
         const figures = add(await stuckPage(pageCtx, null));
         figures.push(...add(await stuckPage(pageCtx, "acme")));
         expectTrue(figures);
-      }, 120_000);
+      }, 240_000);
 
       it("metrics per tool, per tenant and over time: API (1 h, 24 h; a tenant-limited viewer) and the page", async () => {
         const figures = add(await metricsApi(db.ctx, "1h", "admin", known));
@@ -109,7 +122,7 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
         figures.push(...add(await metricsApi(db.ctx, "24h", "acme", known)));
         figures.push(...add(await metricsPage(pageCtx, "24h", known)));
         expectTrue(figures);
-      }, 180_000);
+      }, 240_000);
 
       it("tools audit: each tool's evidence (API and page) and a summary that counts the rows' verdicts", async () => {
         const figures = add(await toolsAuditApi(db.ctx, "24h"));

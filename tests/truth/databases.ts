@@ -23,12 +23,14 @@ export type DatabaseKind = "demo" | "bulk-after-analyze" | "embedded";
 export async function startDatabase(kind: DatabaseKind): Promise<DatabaseUnderTest> {
   let database: TestDatabase | null = null;
   if (kind !== "embedded") {
+    // PostgreSQL (the embedded database, in memory, only where the run has no PostgreSQL: see createTestDatabase).
     database = await createTestDatabase({ migrate: false });
-    if (database.kind !== "postgres") throw new Error("the truth test needs PostgreSQL for its demo and bulk databases");
   }
   const server = await startConsole({ databaseUrl: database?.url, historyHours: kind === "demo" ? 3 : 2 });
   const truth = new TruthDb(server.databaseUrl, readThresholds(server.configFile));
-  const stop = async () => {
+  let stopped: Promise<void> | null = null;
+  const stop = () => (stopped ??= stopAll());
+  const stopAll = async () => {
     await truth.end().catch(() => {});
     await server.stop();
     await database?.drop();
