@@ -29,7 +29,7 @@ async function evidenceTruth(ctx: SurfaceContext, since: Date, now: Date, tools:
     UNION ALL SELECT i.tool, 'unresolvedOutcomeUnknown', count(*)::text FROM idempotency i
       WHERE i.status = 'in_progress' AND i.tool = ANY($3)
         AND EXISTS (SELECT 1 FROM idempotency_event e WHERE e.key = i.key AND e.kind = 'outcome_unknown' AND e.at >= $1 AND e.at <= $2) GROUP BY i.tool
-    UNION ALL SELECT n.tool, 'lastSeen', (SELECT (extract(epoch FROM max(created_at)) * 1000)::bigint::text FROM idempotency i WHERE i.tool = n.tool) FROM names n`,
+    UNION ALL SELECT n.tool, 'lastSeen', (SELECT floor(extract(epoch FROM max(created_at)) * 1000)::bigint::text FROM idempotency i WHERE i.tool = n.tool) FROM names n`,
     [since.toISOString(), now.toISOString(), tools, JSON.stringify(ctx.truth.thresholds.byTool)],
   );
   const truth = new Map<string, EvidenceTruth>(tools.map((t) => [t, { records: 0, completed: 0, inProgress: 0, replays: 0, rejections: 0, outcomeUnknown: 0, stuck: 0, unresolvedOutcomeUnknown: 0, lastSeen: null }]));
@@ -55,6 +55,7 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
       const shown = tool.evidence[field];
       figures.push({ surface, name: `${tool.name} ${field}`, shown: typeof shown === "number" ? shown : null, truth: t[field], kind: "exact", problem: shown === undefined ? `no ${field} field` : undefined });
     }
+    // ISO times carry whole milliseconds: the truth is floored to them too.
     const lastSeen = tool.evidence.lastSeen;
     figures.push({ surface, name: `${tool.name} lastSeen (epoch ms)`, shown: typeof lastSeen === "string" ? new Date(lastSeen).getTime() : null, truth: t.lastSeen, kind: "exact" });
   }
