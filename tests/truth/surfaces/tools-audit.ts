@@ -1,0 +1,117 @@
+import type { Figure } from "../figures";
+import { getJson, parseShownCount, type PageContext, type SurfaceContext } from "../surface-context";
+
+/** The tools audit: each tool's evidence over the window, and the summary of the verdicts. */
+type Evidence = Record<string, number | string | null>;
+type Audit = { since: string; generatedAt: string; tools: { server: string | null; name: string; evidence: Evidence; verdict: string; verdictLabel: string }[] };
+type F = Omit<Figure, "database">;
+
+type EvidenceTruth = { records: number; completed: number; inProgress: number; replays: number; rejections: number; outcomeUnknown: number; stuck: number; unresolvedOutcomeUnknown: number; lastSeen: number | null };
+
+/**
+ * Per tool name, over [since, now]: claims made (with claims released since, from their audit
+ * snapshots), completions, claims still in flight, the writers' events, stuck claims of any age,
+ * open claims with an outcome_unknown event, and the newest row.
+ */
+async function evidenceTruth(ctx: SurfaceContext, since: Date, now: Date, tools: string[]): Promise<Map<string, EvidenceTruth>> {
+  const rows = await ctx.truth.query<{ tool: string; measure: string; n: string | null }>(
+    `
+    WITH names AS (SELECT unnest($3::text[]) AS tool)
+    SELECT tool, 'records' AS measure, count(*)::text AS n FROM idempotency WHERE created_at >= $1 AND created_at <= $2 AND tool = ANY($3) GROUP BY tool
+    UNION ALL SELECT before->>'tool', 'records', count(*)::text FROM audit_log
+      WHERE action IN ('record.release', 'record.force_release') AND (before->>'createdAt')::timestamptz >= $1 AND (before->>'createdAt')::timestamptz <= $2 AND before->>'tool' = ANY($3) GROUP BY 1
+    UNION ALL SELECT tool, 'completed', count(*)::text FROM idempotency
+      WHERE status = 'completed' AND COALESCE(updated_at, created_at) >= $1 AND COALESCE(updated_at, created_at) <= $2 AND tool = ANY($3) GROUP BY tool
+    UNION ALL SELECT tool, 'inProgress', count(*)::text FROM idempotency WHERE status = 'in_progress' AND created_at >= $1 AND created_at <= $2 AND tool = ANY($3) GROUP BY tool
+    UNION ALL SELECT tool, CASE kind WHEN 'replay_served' THEN 'replays' WHEN 'in_flight_rejected' THEN 'rejections' ELSE 'outcomeUnknown' END, count(*)::text
+      FROM idempotency_event WHERE at >= $1 AND at <= $2 AND tool = ANY($3) GROUP BY tool, kind
+    UNION ALL SELECT tool, 'stuck', count(*)::text FROM idempotency WHERE ${ctx.truth.stuckSql("$2", "$4")} AND tool = ANY($3) GROUP BY tool
+    UNION ALL SELECT i.tool, 'unresolvedOutcomeUnknown', count(*)::text FROM idempotency i
+      WHERE i.status = 'in_progress' AND i.tool = ANY($3)
+        AND EXISTS (SELECT 1 FROM idempotency_event e WHERE e.key = i.key AND e.kind = 'outcome_unknown' AND e.at >= $1 AND e.at <= $2) GROUP BY i.tool
+    UNION ALL SELECT n.tool, 'lastSeen', (SELECT floor(extract(epoch FROM max(created_at)) * 1000)::bigint::text FROM idempotency i WHERE i.tool = n.tool) FROM names n`,
+    [since.toISOString(), now.toISOString(), tools, JSON.stringify(ctx.truth.thresholds.byTool)],
+  );
+  const truth = new Map<string, EvidenceTruth>(tools.map((t) => [t, { records: 0, completed: 0, inProgress: 0, replays: 0, rejections: 0, outcomeUnknown: 0, stuck: 0, unresolvedOutcomeUnknown: 0, lastSeen: null }]));
+  for (const r of rows) {
+    const t = truth.get(r.tool);
+    if (!t || r.n === null) continue;
+    (t as Record<string, number | null>)[r.measure] = ((t as Record<string, number | null>)[r.measure] ?? 0) + Number(r.n);
+  }
+  return truth;
+}
+
+const EVIDENCE_FIELDS = ["records", "completed", "inProgress", "replays", "rejections", "outcomeUnknown", "stuck", "unresolvedOutcomeUnknown"] as const;
+
+export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" | "7d"): Promise<F[]> {
+  const path = `/api/v1/tools/audit?window=${window}`;
+  const audit = await getJson<Audit>(ctx, path);
+  const truth = await evidenceTruth(ctx, new Date(audit.since), new Date(audit.generatedAt), audit.tools.map((t) => t.name));
+  const surface = `api ${path}`;
+  const figures: F[] = [];
+  for (const tool of audit.tools) {
+    const t = truth.get(tool.name)!;
+    for (const field of EVIDENCE_FIELDS) {
+      const shown = tool.evidence[field];
+      figures.push({ surface, name: `${tool.name} ${field}`, shown: typeof shown === "number" ? shown : null, truth: t[field], kind: "exact", problem: shown === undefined ? `no ${field} field` : undefined });
+    }
+    // ISO times carry whole milliseconds: the truth is floored to them too.
+    const lastSeen = tool.evidence.lastSeen;
+    figures.push({ surface, name: `${tool.name} lastSeen (epoch ms)`, shown: typeof lastSeen === "string" ? new Date(lastSeen).getTime() : null, truth: t.lastSeen, kind: "exact" });
+  }
+  return figures;
+}
+
+/**
+ * The tools page: each row's evidence figures, and the summary line — its counts must be exactly the
+ * verdicts of the rows below it, each summary word the word on those rows' badges.
+ */
+export async function toolsAuditPage(ctx: PageContext, window: "24h" | "48h" | "7d"): Promise<F[]> {
+  const path = `/tools?window=${window}`;
+  const before = new Date();
+  await ctx.page.goto(`${ctx.baseUrl}${path}`);
+  await ctx.page.waitForSelector('[data-testid="tool-audit-table"], [data-testid="no-tools"]');
+  const summary = (await ctx.page.locator('[data-testid="verdict-counts"]').textContent()) ?? "";
+  const rows = await ctx.page.locator('[data-testid="tool-audit-table"] tbody tr[data-tool]').evaluateAll((trs) =>
+    trs.map((tr) => ({
+      tool: tr.getAttribute("data-tool") ?? "",
+      label: (tr.querySelector("span[data-verdict]")?.textContent ?? "").trim(),
+      figures: Object.fromEntries([...tr.querySelectorAll("dd[data-figure]")].map((dd) => [dd.getAttribute("data-figure") ?? "", dd.textContent ?? ""])),
+    })),
+  );
+  const after = new Date();
+  const surface = `page ${path}`;
+  const figures: F[] = [];
+  // The page's window is [now − window, now] at its render: between the two instants.
+  const span = { "24h": 24, "48h": 48, "7d": 168 }[window] * 3_600_000;
+  const names = [...new Set(rows.map((r) => r.tool))];
+  const [early, late] = await Promise.all([
+    evidenceTruth(ctx, new Date(before.getTime() - span), before, names),
+    evidenceTruth(ctx, new Date(after.getTime() - span), after, names),
+  ]);
+  const labels: Record<string, keyof EvidenceTruth> = { records: "records", replays: "replays", rejections: "rejections", "outcome unknown": "outcomeUnknown", stuck: "stuck" };
+  for (const row of rows) {
+    for (const [label, text] of Object.entries(row.figures)) {
+      const field = labels[label];
+      if (!field) continue;
+      const a = early.get(row.tool)?.[field] as number;
+      const b = late.get(row.tool)?.[field] as number;
+      figures.push({ surface, name: `${row.tool} ${label}`, shown: parseShownCount(text).value, truth: a === b ? a : { min: Math.min(a, b), max: Math.max(a, b) }, kind: "exact" });
+    }
+  }
+  const parts = summary
+    .split("·")
+    .map((part) => /^\s*(\d[\d,]*)\s+(.+?)\s*$/.exec(part))
+    .flatMap((m) => (m ? [{ n: Number((m[1] ?? "").replace(/,/g, "")), word: m[2] ?? "" }] : []));
+  const total = parts.reduce((sum, p) => sum + p.n, 0);
+  figures.push({ surface, name: "summary: verdicts counted", shown: total, truth: rows.length, kind: "exact" });
+  for (const { n, word } of parts) {
+    const w = word.toLowerCase();
+    const matching = rows.filter((r) => {
+      const label = r.label.toLowerCase();
+      return label === w || label.startsWith(`${w} `) || label.startsWith(`${w};`) || label.startsWith(`${w},`);
+    }).length;
+    figures.push({ surface, name: `summary "${word}"`, shown: n, truth: matching, kind: "exact" });
+  }
+  return figures;
+}
