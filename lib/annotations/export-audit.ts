@@ -2,6 +2,7 @@ import type { ToolsAudit } from "./build-audit";
 import { HINT_NAMES } from "./annotation-types";
 import { describeChange } from "./snapshot-diff";
 import { verdictSummaryText } from "./verdict-summary";
+import { escapeMarkdown } from "@/lib/text/markdown-escape";
 
 /** The audit as JSON for a code review: the API's shape, pretty-printed. */
 export function auditToJson(audit: ToolsAudit): string {
@@ -15,7 +16,7 @@ export function auditToMarkdown(audit: ToolsAudit): string {
   lines.push("| server | transport | status | listed | tools | changes since previous listing |", "|---|---|---|---|---|---|");
   for (const s of audit.servers) {
     const status = s.status === "error" ? `error: ${s.reason ?? ""}` : s.status === "never_listed" ? "never listed" : "ok";
-    lines.push(`| ${cell(s.name)} | ${s.transport} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`);
+    lines.push(`| ${cell(s.name)} | ${cell(s.transport)} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`);
   }
   lines.push("", "## Tools", "", `Verdicts: ${verdictSummaryText(audit.summary)}.`, "");
   lines.push("| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |", "|---|---|---|---|---|---|---|---|---|---|");
@@ -28,15 +29,17 @@ export function auditToMarkdown(audit: ToolsAudit): string {
     lines.push(`| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} |`);
   }
   for (const t of tools) {
-    lines.push("", `### ${t.server ?? "(not listed)"} / ${t.name} — ${t.verdictLabel}`, "");
-    if (t.declared) lines.push(`Declared: ${HINT_NAMES.filter((h) => t.declared?.[h] !== undefined).map((h) => `${h}: ${t.declared?.[h]}`).join(", ") || "no annotations"}.`, "");
-    lines.push(t.explanation, "");
-    if (t.fix) lines.push(`**Fix:** ${t.fix}`, "");
-    if (t.changes.length) lines.push(`Changed since the previous listing: ${t.changes.join("; ")}.`, "");
+    lines.push("", `### ${cell(t.server ?? "(not listed)")} / ${cell(t.name)} — ${cell(t.verdictLabel)}`, "");
+    if (t.declared) lines.push(`Declared: ${HINT_NAMES.filter((h) => t.declared?.[h] !== undefined).map((h) => `${h}: ${cell(String(t.declared?.[h]))}`).join(", ") || "no annotations"}.`, "");
+    // Explanations and fixes are ours but quote tool names from the servers: escaped whole.
+    lines.push(cell(t.explanation), "");
+    if (t.fix) lines.push(`**Fix:** ${cell(t.fix)}`, "");
+    if (t.changes.length) lines.push(`Changed since the previous listing: ${cell(t.changes.join("; "))}.`, "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
 }
 
+/** Every value from an MCP server, or quoting one, is escaped before it goes into the Markdown. */
 function cell(text: string): string {
-  return text.replace(/\|/g, "\\|").replace(/\n/g, " ");
+  return escapeMarkdown(text);
 }

@@ -118,7 +118,7 @@ describe("the annotation audit against the demo shop's MCP server", () => {
       evidence: { records: 1 },
     });
     expect(row(audit, SHOP, "get_charge_status")).toMatchObject({ verdict: "read_only", verdictLabel: "as declared", certain: true, effective: { readOnlyHint: true, idempotentHint: null, destructiveHint: null } });
-    expect(auditToMarkdown(audit)).toMatch(/\| shop-[0-9a-f]+ \| create_shipment \| unbacked \(uncertain\) \|/);
+    expect(auditToMarkdown(audit)).toMatch(/\| shop\\-[0-9a-f]+ \| create\\_shipment \| unbacked \(uncertain\) \|/);
   });
 
   it("the summary is the count of the rows' verdicts, each under the word its rows show", async () => {
