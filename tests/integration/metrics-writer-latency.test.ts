@@ -195,6 +195,15 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     expect([live.overall.resolvedByOperator, live.overall.resolvedByReconciler]).toEqual([3, 4]);
     expect(live.overall.timedCompletions).toBe(25);
 
+    try {
+      await rolledUpLater(t1, live);
+    } finally {
+      // The hours rolled "two hours on" are in the future: forget every rollup, for the tests below.
+      for (const table of ["metrics_rollup_hour", "metrics_hourly", "metrics_rollup_minute", "metrics_minute"]) await db.$executeRawUnsafe(`DELETE FROM ${table}`);
+    }
+  });
+
+  async function rolledUpLater(t1: Date, live: MetricsReport): Promise<void> {
     // Closed hours into the rollup, settled minutes into slices: the 1 h window reads slices and a live tail.
     const t2 = new Date(t1.getTime() + 2 * M);
     await rollUpSettled(db, t2);
@@ -213,9 +222,7 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     expect(hourly.source.countedLiveFrom === null || Date.parse(hourly.source.countedLiveFrom) > t1.getTime()).toBe(true);
     await assertTrue(hourly, "hourly");
     expect(figuresOf(hourly.overall)).toEqual(figuresOf(live.overall));
-    // The hours rolled "two hours on" are in the future: forget every rollup, for the tests below.
-    for (const table of ["metrics_rollup_hour", "metrics_hourly", "metrics_rollup_minute", "metrics_minute"]) await db.$executeRawUnsafe(`DELETE FROM ${table}`);
-  });
+  }
 
   it("every known tool is listed — the configuration's and the listings' — with zeros, 'never seen' and its declared idempotentHint", async () => {
     const report = await metrics("24h", new Date());
