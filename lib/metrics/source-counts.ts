@@ -24,7 +24,7 @@ import { latencyBucketSql } from "./latency-histogram";
  * - time to complete (writers only): updated_at − created_at of each timed completion a writer
  *   made, in its completion step. A completion the console made — a resolve, a bulk apply, the
  *   reconciler — is known by its audit row record.complete, written in the same transaction as
- *   the compare-and-set, whose after.updatedAt is the row's updated_at: it is left out, since its
+ *   the compare-and-set, whose after.version is the row's updated_at: it is left out, since its
  *   delay is how long the claim waited for a person or a sweep, not how long the writer took.
  * - resolution delay: at − before.createdAt of each record.complete / record.release /
  *   record.force_release audit row, in its step, in the operators' or the reconciler's histogram
