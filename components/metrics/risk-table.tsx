@@ -1,11 +1,15 @@
-import type { MetricsFigures } from "@/lib/metrics/metrics-report";
+import { MIN_RATE_CALLS, type MetricsFigures } from "@/lib/metrics/metrics-report";
 import { formatCount, formatMs, formatRate, formatRatio, NOT_RECORDED } from "./metric-format";
 
-export type RiskRow = { id: string; label: string; href: string | null; muted?: boolean } & MetricsFigures;
+/** A tool row also says whether the tool was seen at all and what its listing declares. */
+export type ToolFacts = { seen: boolean; declaredIdempotentHint: boolean | null; listedBy: string[] };
 
-const thBase = "px-2 py-2 text-xs font-medium uppercase tracking-wide text-slate-500 whitespace-nowrap";
+export type RiskRow = { id: string; label: string; href: string | null; muted?: boolean; tool?: ToolFacts } & MetricsFigures;
+
+// Headers wrap (two short lines) so the whole row fits at 1440 px, figures included.
+const thBase = "px-2 py-2 align-bottom text-[11px] font-medium uppercase leading-tight tracking-wide text-slate-500";
 const th = `${thBase} text-right`;
-const td = "px-2 py-1.5 text-right tabular-nums whitespace-nowrap";
+const td = "px-2 py-1.5 text-right align-top tabular-nums whitespace-nowrap";
 
 function Missing({ text }: { text: string }) {
   return <span className="italic text-slate-400" data-missing="true">{text}</span>;
@@ -15,10 +19,60 @@ function cell(value: string) {
   return value === NOT_RECORDED || value === "not reported" ? <Missing text={value} /> : value;
 }
 
+/** A rate over few calls is shown with its count, muted: it is not a figure to act on. */
+function RateCell({ row }: { row: RiskRow }) {
+  const text = formatRate(row.suppressionRate, row.eventsRecorded ? "—" : NOT_RECORDED);
+  if (!row.smallSample) return cell(text);
+  return (
+    <span className="text-amber-700" data-small-sample="true" title={`fewer than ${MIN_RATE_CALLS} calls: too few to read as a rate`}>
+      {text} <span className="text-xs">of {formatCount(row.suppressionCalls)}</span>
+    </span>
+  );
+}
+
+/** How many the console resolved, and below it how long those claims had waited (p50 / p95). */
+function ResolvedCell({ count, p50, p95, testId }: { count: number; p50: number | null; p95: number | null; testId: string }) {
+  return (
+    <td className={td} data-testid={testId}>
+      <span data-part="count">{count.toLocaleString("en")}</span>
+      {count > 0 ? (
+        <span className="block text-[11px] text-slate-500" data-part="delay" title="claim to resolution, p50 / p95">
+          {formatMs(p50)} / {formatMs(p95)}
+        </span>
+      ) : null}
+    </td>
+  );
+}
+
+/** Under a tool's name: what its listing declares, and "never seen" when nothing of it is in the window. */
+function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean }) {
+  const hint = facts.listedBy.length === 0 ? "not listed" : facts.declaredIdempotentHint === null ? "not declared" : String(facts.declaredIdempotentHint);
+  return (
+    <span className="mt-0.5 flex flex-wrap items-center gap-x-1.5 gap-y-0.5 font-sans text-[11px] text-slate-500">
+      <span className="whitespace-nowrap" title={facts.listedBy.length > 0 ? `idempotentHint as listed by ${facts.listedBy.join(", ")}` : "no server's tools/list names this tool"}>
+        idempotentHint:{" "}
+        <span className={facts.declaredIdempotentHint === null ? "italic text-slate-400" : "font-mono text-slate-700"} data-testid="declared-hint">
+          {hint}
+        </span>
+      </span>
+      {facts.seen ? null : (
+        <span
+          className={`whitespace-nowrap rounded px-1.5 py-px ${unbacked ? "bg-amber-200 text-amber-900" : "bg-slate-100 text-slate-600"}`}
+          data-testid="never-seen"
+          title={unbacked ? "claims idempotentHint, yet no claim, event or resolution in this window: nothing backs the claim" : "no claim, event or resolution in this window"}
+        >
+          never seen
+        </span>
+      )}
+    </span>
+  );
+}
+
 /**
  * Per tool (or tenant) figures, riskiest first: stuck now + outcome unknown, then volume. Event
  * figures of writers that record no events read "not recorded"; side effects without a processor
- * report read "not reported".
+ * report read "not reported". Every known tool has a row: one with nothing in the window reads
+ * "never seen", and one that claims idempotentHint without a key is marked.
  */
 export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; caption: string; firstColumn: string }) {
   if (rows.length === 0) {
@@ -32,45 +86,67 @@ export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; cap
           <tr>
             <th className={`${thBase} text-left`}>{firstColumn}</th>
             <th className={th} title="in_progress past the tool's threshold, now">Stuck now</th>
-            <th className={th} title="outcome unknown: processor timeouts reported to the caller">Unknown</th>
             <th className={th} title="claims">Executions</th>
-            <th className={th}>Completed</th>
+            <th className={th} title="completions by writers and by the console">Completed</th>
+            <th className={th} title="outcome unknown: processor timeouts reported to the caller">Unknown</th>
             <th className={th}>Replays</th>
             <th className={th} title="in-flight rejections: repeats while the first call ran">Rejected</th>
-            <th className={th} title="(replays + rejections) / (executions + replays + rejections)">Suppression</th>
-            <th className={th} title="by operators / by the reconciler">Resolved op/rec</th>
-            <th className={th} title="time to complete, to within 9%">p50 / p95</th>
+            <th className={th} title={`(replays + rejections) / (executions + replays + rejections); a rate over fewer than ${MIN_RATE_CALLS} calls shows its count`}>Suppression</th>
+            <th className={th} title="writers' time to complete (the console's completions left out), to within 9%">Writer p50 / p95</th>
+            <th className={th} title="claims operators resolved (single or bulk), and how long they had waited: p50 / p95">By operators</th>
+            <th className={th} title="claims the reconciler resolved, and how long they had waited: p50 / p95">By reconciler</th>
             <th className={th} title="side effects the processor performed per operation (reference)">Effects/op</th>
           </tr>
         </thead>
         <tbody className="divide-y divide-slate-100">
-          {rows.map((r) => (
-            <tr key={r.id} data-row={r.id} data-risk={r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low"}>
-              <td className="px-2 py-1.5 text-left font-mono text-xs">
-                {r.href ? (
-                  <a className={`underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`} href={r.href}>
-                    {r.label}
-                  </a>
+          {rows.map((r) => {
+            const unbacked = r.tool !== undefined && !r.tool.seen && r.tool.declaredIdempotentHint === true;
+            return (
+              <tr
+                key={r.id}
+                data-row={r.id}
+                data-risk={r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low"}
+                data-seen={r.tool ? String(r.tool.seen) : undefined}
+                className={unbacked ? "bg-amber-50" : undefined}
+              >
+                {/* The notes under a tool's name may wrap: the table then fits its container instead of scrolling. */}
+                <td className="px-2 py-1.5 text-left font-mono text-xs">
+                  {r.href ? (
+                    <a className={`whitespace-nowrap underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`} href={r.href} data-testid="row-label">
+                      {r.label}
+                    </a>
+                  ) : (
+                    <span className="whitespace-nowrap" data-testid="row-label">{r.label}</span>
+                  )}
+                  {r.tool ? <ToolNotes facts={r.tool} unbacked={unbacked} /> : null}
+                </td>
+                <td className={`${td} ${r.stuckNow > 0 ? "font-semibold text-red-700" : ""}`}>{r.stuckNow.toLocaleString("en")}</td>
+                <td className={td}>{formatCount(r.executions)}</td>
+                <td className={td}>{formatCount(r.completed)}</td>
+                {r.eventsRecorded ? (
+                  <>
+                    <td className={`${td} ${(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : ""}`}>{cell(formatCount(r.outcomeUnknown))}</td>
+                    <td className={td}>{cell(formatCount(r.replaysServed))}</td>
+                    <td className={td}>{cell(formatCount(r.inFlightRejected))}</td>
+                    <td className={td}>
+                      <RateCell row={r} />
+                    </td>
+                  </>
                 ) : (
-                  r.label
+                  // One cell for the four event figures: the writer records no events, so none of them exists.
+                  <td className="px-2 py-1.5 text-center align-top whitespace-nowrap" colSpan={4} title="this writer records no replay, rejection or outcome-unknown events">
+                    <Missing text={NOT_RECORDED} />
+                  </td>
                 )}
-              </td>
-              <td className={`${td} ${r.stuckNow > 0 ? "font-semibold text-red-700" : ""}`}>{r.stuckNow.toLocaleString("en")}</td>
-              <td className={`${td} ${(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : ""}`}>{cell(formatCount(r.outcomeUnknown))}</td>
-              <td className={td}>{formatCount(r.executions)}</td>
-              <td className={td}>{formatCount(r.completed)}</td>
-              <td className={td}>{cell(formatCount(r.replaysServed))}</td>
-              <td className={td}>{cell(formatCount(r.inFlightRejected))}</td>
-              <td className={td}>{cell(formatRate(r.suppressionRate, r.eventsRecorded ? "—" : NOT_RECORDED))}</td>
-              <td className={td}>
-                {r.resolvedByOperator.toLocaleString("en")} / {r.resolvedByReconciler.toLocaleString("en")}
-              </td>
-              <td className={td}>
-                {formatMs(r.completeP50Ms)} / {formatMs(r.completeP95Ms)}
-              </td>
-              <td className={td}>{cell(formatRatio(r.sideEffectsPerOperation))}</td>
-            </tr>
-          ))}
+                <td className={td} data-testid="writer-latency">
+                  {formatMs(r.completeP50Ms)} / {formatMs(r.completeP95Ms)}
+                </td>
+                <ResolvedCell count={r.resolvedByOperator} p50={r.operatorResolveP50Ms} p95={r.operatorResolveP95Ms} testId="resolved-by-operators" />
+                <ResolvedCell count={r.resolvedByReconciler} p50={r.reconcilerResolveP50Ms} p95={r.reconcilerResolveP95Ms} testId="resolved-by-reconciler" />
+                <td className={td}>{cell(formatRatio(r.sideEffectsPerOperation))}</td>
+              </tr>
+            );
+          })}
         </tbody>
       </table>
     </div>

@@ -5,12 +5,13 @@ import { stuckCondition } from "@/lib/records/list-records";
 import { tenantList } from "@/lib/records/tenant-scope";
 import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
-import { emptyTotals, suppressionRate, type MetricsFigures, type MetricsReport, type SeriesPoint, type Totals } from "./metrics-report";
+import { loadKnownTools } from "./known-tools";
+import { emptyTotals, isSmallSample, suppressionCalls, suppressionRate, type MetricsFigures, type MetricsReport, type SeriesPoint, type Totals } from "./metrics-report";
 import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpSettled } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
-import { addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
+import { LATENCY_KINDS, addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
 import { contiguousSlicesEnd, windowFigures } from "./window-figures";
 
 /**
@@ -41,11 +42,12 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
   };
   const steps = windowSteps(bounds);
 
-  const [{ counts, latency, source }, stuck, sideEffects, recording] = await Promise.all([
+  const [{ counts, latency, source }, stuck, sideEffects, recording, known] = await Promise.all([
     windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
     stuckNow(db, config, scope, now),
     reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
     toolsRecordingEvents(db, scope.tenants, now),
+    loadKnownTools(db, config),
   ]);
 
   const byTool = new Map<string, Totals>();
@@ -64,7 +66,9 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
     for (const t of groupsOf(row.tenant, row.tool, row.step)) addCounts(t, row, records);
   }
   for (const row of latency) {
-    for (const t of groupsOf(row.tenant, row.tool)) for (const [bucket, n] of row.histogram) addToHistogram(t.latency, bucket, n);
+    for (const t of groupsOf(row.tenant, row.tool)) {
+      for (const kind of LATENCY_KINDS) for (const [bucket, n] of row.histograms[kind]) addToHistogram(t.latency[kind], bucket, n);
+    }
   }
   for (const row of stuck) for (const t of groupsOf(row.tenant, row.tool)) t.stuckNow += row.stuck;
   for (const row of sideEffects) {
@@ -74,12 +78,22 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
       t.sideEffectsReported = true;
     }
   }
+  // Every known tool is listed, with zeros when nothing of it is in the window (the configuration's
+  // and the listings' tools; under a tool filter only that one): a claim with no keys must show.
+  const seen = new Set(byTool.keys());
+  for (const tool of known.keys()) if (scope.tool === null || scope.tool === tool) group(byTool, tool);
   // A group records events when any of its tools does — also when it had no claims in the window (a real 0).
   for (const [tool, t] of byTool) t.anyRecordingTool = recording.has(tool);
   const anyRecording = scope.tool !== null ? recording.has(scope.tool) : recording.size > 0;
   overall.anyRecordingTool ||= anyRecording;
 
-  const tools = [...byTool].map(([tool, t]) => ({ tool: tool === "" ? null : tool, ...figures(t) }));
+  const tools = [...byTool].map(([tool, t]) => ({
+    tool: tool === "" ? null : tool,
+    seen: seen.has(tool),
+    declaredIdempotentHint: known.get(tool)?.declaredIdempotentHint ?? null,
+    listedBy: known.get(tool)?.listedBy ?? [],
+    ...figures(t),
+  }));
   tools.sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || (a.tool ?? "").localeCompare(b.tool ?? ""));
   const tenants = [...byTenant].map(([tenant, t]) => ({ tenant, ...figures(t) })).sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || a.tenant.localeCompare(b.tenant));
   const series: SeriesPoint[] = steps.map((s) => seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording));
@@ -114,18 +128,28 @@ function addCounts(t: Totals, row: CountRow, records: boolean): void {
 
 function figures(t: Totals): MetricsFigures {
   const recorded = t.anyRecordingTool;
+  const calls = suppressionCalls(t);
+  let timedCompletions = 0;
+  for (const n of t.latency.writer.values()) timedCompletions += n;
   return {
     executions: t.executions,
     completed: t.completed,
     replaysServed: recorded ? t.replaysServed : null,
     inFlightRejected: recorded ? t.inFlightRejected : null,
     suppressionRate: suppressionRate(t),
+    suppressionCalls: calls,
+    smallSample: isSmallSample(calls),
     outcomeUnknown: recorded ? t.outcomeUnknown : null,
     stuckNow: t.stuckNow,
     resolvedByOperator: t.resolvedByOperator,
     resolvedByReconciler: t.resolvedByReconciler,
-    completeP50Ms: histogramPercentileMs(t.latency, 0.5),
-    completeP95Ms: histogramPercentileMs(t.latency, 0.95),
+    completeP50Ms: histogramPercentileMs(t.latency.writer, 0.5),
+    completeP95Ms: histogramPercentileMs(t.latency.writer, 0.95),
+    timedCompletions,
+    operatorResolveP50Ms: histogramPercentileMs(t.latency.operator, 0.5),
+    operatorResolveP95Ms: histogramPercentileMs(t.latency.operator, 0.95),
+    reconcilerResolveP50Ms: histogramPercentileMs(t.latency.reconciler, 0.5),
+    reconcilerResolveP95Ms: histogramPercentileMs(t.latency.reconciler, 0.95),
     sideEffectsPerOperation: t.sideEffectsReported && t.operations > 0 ? t.sideEffects / t.operations : null,
     eventsRecorded: recorded,
   };
@@ -134,6 +158,7 @@ function figures(t: Totals): MetricsFigures {
 function seriesPoint(step: Date, t: Totals, anyRecording: boolean): SeriesPoint {
   // A step with no claims of a recording tool still has a real 0 of events when the selection records them.
   const recorded = anyRecording;
+  const calls = recorded ? suppressionCalls({ ...t, anyRecordingTool: true }) : null;
   return {
     at: step.toISOString(),
     executions: t.executions,
@@ -142,6 +167,8 @@ function seriesPoint(step: Date, t: Totals, anyRecording: boolean): SeriesPoint 
     inFlightRejected: recorded ? t.inFlightRejected : null,
     outcomeUnknown: recorded ? t.outcomeUnknown : null,
     suppressionRate: recorded ? suppressionRate({ ...t, anyRecordingTool: true }) : null,
+    calls,
+    smallSample: isSmallSample(calls),
   };
 }
 

@@ -21,7 +21,14 @@ import { latencyBucketSql } from "./latency-histogram";
  * - resolved by operator / by reconciler: audit rows record.complete, record.release and
  *   record.force_release by `at`; the reconciler's are those of actor system:reconciler or with
  *   its reason prefix "reconciler: " (a reconcile run started by a person under their own name).
- * - time to complete: updated_at − created_at of each timed completion, in its completion step.
+ * - time to complete (writers only): updated_at − created_at of each timed completion a writer
+ *   made, in its completion step. A completion the console made — a resolve, a bulk apply, the
+ *   reconciler — is known by its audit row record.complete, written in the same transaction as
+ *   the compare-and-set, whose after.version is the row's updated_at: it is left out, since its
+ *   delay is how long the claim waited for a person or a sweep, not how long the writer took.
+ * - resolution delay: at − before.createdAt of each record.complete / record.release /
+ *   record.force_release audit row, in its step, in the operators' or the reconciler's histogram
+ *   (the same split as resolved by operator / by reconciler).
  *
  * tool '' stands for a writer that does not record the tool (NULL).
  */
@@ -65,7 +72,11 @@ export function addFigures(sum: SourceFigures, row: SourceFigures): void {
   sum.resolvedByReconciler += row.resolvedByReconciler;
 }
 
-export type LatencyRow = { step: Date; tenant: string; tool: string; bucket: number; completions: number };
+/** Whose delay a histogram holds: the writers' time to complete, or the console's resolutions by who made them. */
+export const LATENCY_KINDS = ["writer", "operator", "reconciler"] as const;
+export type LatencyKind = (typeof LATENCY_KINDS)[number];
+
+export type LatencyRow = { step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: number };
 
 type Sql = Pick<Prisma.TransactionClient, "$queryRaw">;
 
@@ -97,6 +108,8 @@ export function rollupScope(scope: SourceScope): Prisma.Sql {
 const AUDIT_TENANT = Prisma.sql`COALESCE(tenant, before->>'tenant')`;
 const AUDIT_TOOL = Prisma.sql`COALESCE(before->>'tool', '')`;
 const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
+/** An audit row of the reconciler: its own actor, or a reconcile run started under a person's name. */
+const IS_RECONCILER = Prisma.sql`(actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))`;
 
 type RawCountRow = {
   step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
@@ -136,8 +149,8 @@ export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepM
       GROUP BY 1, 2, 3
     ), resolutions AS (
       SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool,
-             count(*) FILTER (WHERE NOT (actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))) AS resolved_by_operator,
-             count(*) FILTER (WHERE actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX})) AS resolved_by_reconciler
+             count(*) FILTER (WHERE NOT ${IS_RECONCILER}) AS resolved_by_operator,
+             count(*) FILTER (WHERE ${IS_RECONCILER}) AS resolved_by_reconciler
       FROM audit_log
       WHERE action IN ('record.complete', 'record.release', 'record.force_release') AND at >= ${from}::timestamptz AND at < ${to}::timestamptz
         ${scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope)}
@@ -170,16 +183,46 @@ export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepM
   }));
 }
 
-const COMPLETION_MS = "(extract(epoch FROM (updated_at - created_at)) * 1000)::float8";
+const COMPLETION_MS = "(extract(epoch FROM (i.updated_at - i.created_at)) * 1000)::float8";
+const RESOLUTION_MS = "(extract(epoch FROM (at - (before->>'createdAt')::timestamptz)) * 1000)::float8";
+/**
+ * A console completion's audit row is written in the transaction that set updated_at, so its `at`
+ * is within that transaction's length (a processor call, bounded well under a minute) of it; an
+ * hour either side keeps the audit read an index range on `at` without ever missing one.
+ */
+const CONSOLE_COMPLETION_SLACK = "1 hour";
+/**
+ * The updated_at a console completion set: the snapshot's `version` (updated_at to the microsecond,
+ * lib/resolve/row-version.ts); `updatedAt` went through a JavaScript Date and lost the microseconds.
+ */
+const CONSOLE_COMPLETED_AT = Prisma.sql`COALESCE((after->>'version')::timestamptz, (after->>'updatedAt')::timestamptz)`;
 
+/** The histograms of a range: writers' time to complete, and the console's resolution delays by who resolved. */
 export async function sourceLatency(db: Sql, range: { from: Date; to: Date; stepMs: number }, scope: SourceScope): Promise<LatencyRow[]> {
   const { from, to, stepMs } = range;
-  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; bucket: number; completions: bigint }[]>`
-    SELECT ${stepSql(Prisma.sql`updated_at`, stepMs)} AS step, tenant, ${ROW_TOOL} AS tool,
+  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: bigint }[]>`
+    WITH console_completions AS (
+      SELECT key, ${CONSOLE_COMPLETED_AT} AS updated_at
+      FROM audit_log
+      WHERE action = 'record.complete'
+        AND at >= ${from}::timestamptz - ${CONSOLE_COMPLETION_SLACK}::interval AND at < ${to}::timestamptz + ${CONSOLE_COMPLETION_SLACK}::interval
+        AND ${CONSOLE_COMPLETED_AT} >= ${from}::timestamptz AND ${CONSOLE_COMPLETED_AT} < ${to}::timestamptz
+    )
+    SELECT ${stepSql(Prisma.sql`i.updated_at`, stepMs)} AS step, i.tenant, COALESCE(i.tool, '') AS tool, 'writer' AS kind,
            ${Prisma.raw(latencyBucketSql(COMPLETION_MS))} AS bucket, count(*)::int8 AS completions
-    FROM idempotency
-    WHERE updated_at >= ${from}::timestamptz AND updated_at < ${to}::timestamptz AND status = 'completed'
-      ${rowScope(scope)}
-    GROUP BY 1, 2, 3, 4`;
-  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, bucket: Number(r.bucket), completions: Number(r.completions) }));
+    FROM idempotency i
+    WHERE i.updated_at >= ${from}::timestamptz AND i.updated_at < ${to}::timestamptz AND i.status = 'completed'
+      AND NOT EXISTS (SELECT 1 FROM console_completions c WHERE c.key = i.key AND c.updated_at = i.updated_at)
+      ${scopeSql(Prisma.sql`i.tenant`, Prisma.sql`COALESCE(i.tool, '')`, scope)}
+    GROUP BY 1, 2, 3, 4, 5
+    UNION ALL
+    SELECT ${stepSql(Prisma.sql`at`, stepMs)} AS step, ${AUDIT_TENANT} AS tenant, ${AUDIT_TOOL} AS tool,
+           CASE WHEN ${IS_RECONCILER} THEN 'reconciler' ELSE 'operator' END AS kind,
+           ${Prisma.raw(latencyBucketSql(RESOLUTION_MS))} AS bucket, count(*)::int8 AS completions
+    FROM audit_log
+    WHERE action IN ('record.complete', 'record.release', 'record.force_release') AND at >= ${from}::timestamptz AND at < ${to}::timestamptz
+      AND before->>'createdAt' IS NOT NULL
+      ${scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope)}
+    GROUP BY 1, 2, 3, 4, 5`;
+  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, kind: r.kind, bucket: Number(r.bucket), completions: Number(r.completions) }));
 }

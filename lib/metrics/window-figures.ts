@@ -1,7 +1,8 @@
 import type { Db } from "@/lib/db/prisma";
-import { addStoredHistogram, addToHistogram, type LatencyHistogram, type StoredHistogram } from "./latency-histogram";
+import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
-import { addFigures, rollupScope, sourceCounts, sourceLatency, type CountRow, type SourceScope } from "./source-counts";
+import type { StoredHistograms } from "./rollup-tables";
+import { LATENCY_KINDS, addFigures, rollupScope, sourceCounts, sourceLatency, type CountRow, type LatencyKind, type SourceScope } from "./source-counts";
 
 export type FiguresRange = {
   /** Start of the first step; aligned to stepMs. */
@@ -23,8 +24,11 @@ export type FiguresSource = {
   countedLiveFrom: string | null;
 };
 
-/** The time-to-complete histogram of one tenant and tool over the whole range (the report's percentiles have no step). */
-export type LatencyTotal = { tenant: string; tool: string; histogram: LatencyHistogram };
+/**
+ * The histograms of one tenant and tool over the whole range (the report's percentiles have no
+ * step): writers' time to complete, and the console's resolution delays by who resolved.
+ */
+export type LatencyTotal = { tenant: string; tool: string; histograms: Record<LatencyKind, LatencyHistogram> };
 
 export type WindowFigures = { counts: CountRow[]; latency: LatencyTotal[]; source: FiguresSource };
 
@@ -63,15 +67,18 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
   const sliceSteps = sumIntoSteps(slices.map((r) => ({ ...r, step: floorTo(r.step, stepMs) }))).filter(notRolled);
 
   const latency = new Map<string, LatencyTotal>();
-  const histogramOf = (tenant: string, tool: string) => {
+  const histogramsOf = (tenant: string, tool: string) => {
     const key = `${tenant}\u0000${tool}`;
     let total = latency.get(key);
-    if (!total) latency.set(key, (total = { tenant, tool, histogram: new Map() }));
-    return total.histogram;
+    if (!total) latency.set(key, (total = { tenant, tool, histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() } }));
+    return total.histograms;
   };
   if (withLatency) {
-    for (const r of [...hourly, ...sliceSteps]) addStoredHistogram(histogramOf(r.tenant, r.tool), r.latency);
-    for (const r of liveLatency.filter(notRolled)) addToHistogram(histogramOf(r.tenant, r.tool), r.bucket, r.completions);
+    for (const r of [...hourly, ...sliceSteps]) {
+      const histograms = histogramsOf(r.tenant, r.tool);
+      for (const kind of LATENCY_KINDS) addStoredHistogram(histograms[kind], r.latency[kind]);
+    }
+    for (const r of liveLatency.filter(notRolled)) addToHistogram(histogramsOf(r.tenant, r.tool)[r.kind], r.bucket, r.completions);
   }
   return {
     counts: [...hourly, ...sliceSteps, ...liveCounts.filter(notRolled)].map(withoutLatency),
@@ -102,11 +109,12 @@ export async function contiguousSlicesEnd(db: Db, start: Date, to: Date): Promis
   return new Date(end);
 }
 
-type RolledRow = CountRow & { latency: StoredHistogram };
+type RolledRow = CountRow & { latency: StoredHistograms };
 
 type RawRolledRow = {
   step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
-  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint; latency: StoredHistogram;
+  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint;
+  latency: StoredHistograms["writer"]; operator_latency: StoredHistograms["operator"]; reconciler_latency: StoredHistograms["reconciler"];
 };
 
 function rolledRow(r: RawRolledRow): RolledRow {
@@ -115,18 +123,18 @@ function rolledRow(r: RawRolledRow): RolledRow {
     executions: Number(r.executions), completed: Number(r.completed), replaysServed: Number(r.replays_served),
     inFlightRejected: Number(r.in_flight_rejected), outcomeUnknown: Number(r.outcome_unknown),
     resolvedByOperator: Number(r.resolved_by_operator), resolvedByReconciler: Number(r.resolved_by_reconciler),
-    latency: r.latency,
+    latency: { writer: r.latency, operator: r.operator_latency, reconciler: r.reconciler_latency },
   };
 }
 
-function withoutLatency({ latency: _latency, ...counts }: CountRow & { latency?: StoredHistogram }): CountRow {
+function withoutLatency({ latency: _latency, ...counts }: CountRow & { latency?: StoredHistograms }): CountRow {
   return counts;
 }
 
 /** A primary-key range on (hour, …), limited to hours listed as rolled up: one row per (hour, tenant, tool). */
 async function rolledUpRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
   const rows = await db.$queryRaw<RawRolledRow[]>`
-    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency
+    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
     FROM metrics_hourly
     WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz
       AND hour IN (SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz)
@@ -137,7 +145,7 @@ async function rolledUpRows(db: Db, from: Date, to: Date, scope: SourceScope): P
 /** The slices of [from, to), one row per (minute, tenant, tool): a primary-key range of at most ~125 minutes. */
 async function sliceRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
   const rows = await db.$queryRaw<RawRolledRow[]>`
-    SELECT minute AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency
+    SELECT minute AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
     FROM metrics_minute
     WHERE minute >= ${from}::timestamptz AND minute < ${to}::timestamptz ${rollupScope(scope)}`;
   return rows.map(rolledRow);
@@ -150,11 +158,14 @@ function sumIntoSteps(rows: RolledRow[]): RolledRow[] {
     const key = `${r.step.getTime()}\u0000${r.tenant}\u0000${r.tool}`;
     const sum = sums.get(key);
     if (!sum) {
-      sums.set(key, { ...r, latency: { ...r.latency } });
+      sums.set(key, { ...r, latency: { writer: { ...r.latency.writer }, operator: { ...r.latency.operator }, reconciler: { ...r.latency.reconciler } } });
       continue;
     }
     addFigures(sum, r);
-    for (const [bucket, n] of Object.entries(r.latency)) sum.latency[bucket] = (sum.latency[bucket] ?? 0) + n;
+    for (const kind of LATENCY_KINDS) {
+      const into = sum.latency[kind];
+      for (const [bucket, n] of Object.entries(r.latency[kind])) into[bucket] = (into[bucket] ?? 0) + n;
+    }
   }
   return [...sums.values()];
 }

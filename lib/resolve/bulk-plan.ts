@@ -181,13 +181,20 @@ const EXPECTED_OUTCOME: Record<ResolveAction, ProcessorOutcome> = { complete: "t
  * compare-and-set on the version the plan saw, in one transaction with its audit row. Every
  * row gets its own result; one failing row never stops the others.
  */
-export async function applyBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkApplyInput, now = new Date()): Promise<BulkApplyResult> {
+/**
+ * Who the audit rows name as having resolved: an operator's bulk apply ("bulk: <reason>"), or the
+ * reconciler run over keys ("reconciler: <reason>", the prefix the metrics count as the reconciler's).
+ */
+export type BulkOrigin = "bulk" | "reconciler";
+const REASON_PREFIX: Record<BulkOrigin, string> = { bulk: "bulk: ", reconciler: "reconciler: " };
+
+export async function applyBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkApplyInput, now = new Date(), origin: BulkOrigin = "bulk"): Promise<BulkApplyResult> {
   const planned = dedupeByKey(input.rows);
   const claims = await readVisibleClaims(db, actor, planned.map((row) => row.key));
   const results = await mapWithConcurrency(planned, BULK_CHECK_CONCURRENCY, async (row): Promise<BulkRowResult> => {
     const base = { key: row.key, ref: refOf(row.key), action: row.action };
     try {
-      return { ...base, ...(await applyRow(db, config, actor, row, claims.get(row.key), input.reason, now)) };
+      return { ...base, ...(await applyRow(db, config, actor, row, claims.get(row.key), `${REASON_PREFIX[origin]}${input.reason}`, now)) };
     } catch (error) {
       // The transaction rolled back: the row is as it was. Say so and go on with the others.
       return { ...base, result: "error", outcome: null, message: `not resolved, nothing changed: ${errorMessage(error)}` };
@@ -230,7 +237,7 @@ async function applyRow(
   const decision = decideResolution(actor, row.action, check, false);
   if (!decision.ok) return { result: "error", outcome: check.outcome, message: decision.message };
   const applied = await db.$transaction((tx) =>
-    applyResolution(tx, actor, { key: claim.key, expectedVersion: row.expectedUpdatedAt, decision, reason: `bulk: ${reason}`, check }),
+    applyResolution(tx, actor, { key: claim.key, expectedVersion: row.expectedUpdatedAt, decision, reason, check }),
   );
   if (!applied.ok) {
     return {
@@ -287,7 +294,7 @@ export async function reconcileKeys(db: Db, config: IdemConfig, actor: Actor, ke
   if (!dryRun && toApply.length > 0) {
     for (let i = 0; i < toApply.length; i += BULK_APPLY_MAX_ROWS) {
       const batch = toApply.slice(i, i + BULK_APPLY_MAX_ROWS).map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt }));
-      const { results } = await applyBulkResolution(db, config, actor, { reason: "reconcile by key", rows: batch });
+      const { results } = await applyBulkResolution(db, config, actor, { reason: "reconcile by key", rows: batch }, startedAt, "reconciler");
       for (const result of results) applied.set(result.key, result);
     }
   }

@@ -1,7 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
+import { copyFileSync, mkdirSync } from "node:fs";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { formatMs } from "@/components/metrics/metric-format";
 import { createPrismaClient } from "@/lib/db/prisma";
+import { MIN_RATE_CALLS } from "@/lib/metrics/metrics-report";
 import { forgetMinuteSlicesSince } from "../helpers/forget-minute-slices";
 import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
@@ -11,6 +14,9 @@ const run = randomBytes(3).toString("hex");
 const TENANT = `mb-${run}`;
 const RECORDING_TOOL = `bt_${run}_charge`;
 const SILENT_TOOL = `bt_${run}_silent`;
+/** A tool whose only completion the console made (two hours after the claim), and a claim the reconciler released. */
+const RESOLVED_TOOL = `bt_${run}_resolved`;
+const SERVER_RENDER = { timeout: 20_000, interval: 200 };
 
 /**
  * Rows in the last few minutes (and one claim 40 minutes old): an hour that is not closed yet
@@ -38,6 +44,25 @@ async function writeRows(): Promise<void> {
         key(`c${i}`), TENANT, RECORDING_TOOL, i < 3 ? "replay_served" : "in_flight_rejected", new Date(now - 60_000 + i * 1_000).toISOString(),
       );
     }
+    // The console's own work, as applyResolution records it: an operator's completion of a claim two
+    // hours old (updated_at = the snapshot's version) and the reconciler's release of one three hours old.
+    const completedAt = new Date(now - 30_000).toISOString();
+    const snapshot = (k: string, ageMs: number, status: string, updatedAt: string | null) => ({
+      key: k, tenant: TENANT, subject: null, tool: RESOLVED_TOOL, status, response: null, createdAt: new Date(now - ageMs).toISOString(), updatedAt,
+      version: updatedAt === null ? null : updatedAt.replace("Z", "000Z"),
+    });
+    await db.$executeRawUnsafe(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at) VALUES ($1, $2, $3, 'completed', $4::timestamptz, $5::timestamptz)`,
+      key("resolved"), TENANT, RESOLVED_TOOL, new Date(now - 2 * 3_600_000).toISOString(), completedAt,
+    );
+    await db.$executeRawUnsafe(
+      `INSERT INTO audit_log (at, actor, actor_role, action, key, tenant, before, after, reason) VALUES
+         ($1::timestamptz, 'operator@demo.test', 'operator', 'record.complete', $2, $3, $4::jsonb, $5::jsonb, 'processor says charged'),
+         ($6::timestamptz, 'system:reconciler', 'operator', 'record.release', $7, $3, $8::jsonb, NULL, 'reconciler: not taken')`,
+      completedAt, key("resolved"), TENANT, JSON.stringify(snapshot(key("resolved"), 2 * 3_600_000, "in_progress", null)),
+      JSON.stringify(snapshot(key("resolved"), 2 * 3_600_000, "completed", completedAt)),
+      new Date(now - 20_000).toISOString(), key("released"), JSON.stringify(snapshot(key("released"), 3 * 3_600_000, "in_progress", null)),
+    );
     await forgetMinuteSlicesSince(db, new Date(now - 41 * 60_000));
   } finally {
     await db.$disconnect();
@@ -66,12 +91,17 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     const recording = page.locator(`[data-testid="risk-table-tool"] tr[data-row="${RECORDING_TOOL}"]`);
     const silent = page.locator(`[data-testid="risk-table-tool"] tr[data-row="${SILENT_TOOL}"]`);
     await expect.poll(() => recording.count()).toBe(1);
+    expect(await recording.locator('[data-testid="row-label"]').textContent()).toBe(RECORDING_TOOL);
+    expect(await recording.locator('[data-testid="declared-hint"]').textContent()).toBe("not listed");
     const recordingCells = await recording.locator("td").allTextContents();
-    // tool, stuck now, outcome unknown, executions, completed, replays, in-flight rejected, suppression …
-    expect(recordingCells.slice(0, 8)).toEqual([RECORDING_TOOL, "1", "0", "13", "12", "3", "1", `${((4 / 17) * 100).toFixed(1)}%`]);
+    // stuck now, executions, completed, outcome unknown, replays, in-flight rejected, suppression …
+    // 17 calls: fewer than MIN_RATE_CALLS, so the rate carries its count.
+    expect(recordingCells.slice(1, 8)).toEqual(["1", "13", "12", "0", "3", "1", `${((4 / 17) * 100).toFixed(1)}% of 17`]);
     expect(await recording.getAttribute("data-risk")).toBe("high");
+    // A writer that records no events: one "not recorded" across the four event figures.
     const silentCells = await silent.locator("td").allTextContents();
-    expect(silentCells.slice(0, 8)).toEqual([SILENT_TOOL, "0", "not recorded", "5", "5", "not recorded", "not recorded", "not recorded"]);
+    expect(silentCells.slice(1, 5)).toEqual(["0", "5", "5", "not recorded"]);
+    expect(await silent.locator("td").nth(4).getAttribute("colspan")).toBe("4");
     // Riskiest first: the tool with a stuck claim comes before the silent one.
     const order = await page.locator('[data-testid="risk-table-tool"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-row")));
     expect(order.indexOf(RECORDING_TOOL)).toBeLessThan(order.indexOf(SILENT_TOOL));
@@ -103,6 +133,68 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     expect(Number(await page.textContent('[data-testid="overview-stuck"]'))).toBeGreaterThanOrEqual(1);
     expect(await page.textContent('[data-testid="headline-replays"] dd')).not.toBe("not recorded");
     await screenshot(page, "overview");
+    await context.close();
+  });
+
+  it("shows writer latency apart from operator and reconciler resolutions, every known tool with its hint, and small samples as such", async () => {
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const page = await context.newPage();
+    // The shop's listing: create_shipment claims idempotentHint and, in this tenant, has no rows at all.
+    await signInAs(page, "admin@demo.test", "/tools");
+    await page.waitForURL(`${baseUrl}/tools`);
+    await page.click('[data-testid="refresh-listings"]');
+    await expect.poll(() => page.getAttribute('[data-server="shop"]', "data-status"), SERVER_RENDER).toBe("ok");
+
+    await page.goto(`${baseUrl}/metrics?window=1h&tenant=${TENANT}`);
+    const table = page.locator('[data-testid="risk-table-tool"]');
+    const resolved = table.locator(`tr[data-row="${RESOLVED_TOOL}"]`);
+    await expect.poll(() => resolved.count(), SERVER_RENDER).toBe(1);
+    const api = await page.evaluate((t) => fetch(`/api/v1/metrics?window=1h&tenant=${t}`).then((r) => r.json()), TENANT);
+    const figures = api.tools.find((t: { tool: string }) => t.tool === RESOLVED_TOOL);
+    // Item 2: the console's completion is not a writer's: no writer latency; the operators' and the reconciler's own delays.
+    expect(figures).toMatchObject({ completed: 1, timedCompletions: 0, completeP50Ms: null, completeP95Ms: null, resolvedByOperator: 1, resolvedByReconciler: 1 });
+    expect(Math.abs(figures.operatorResolveP50Ms / (2 * 3_600_000) - 1)).toBeLessThan(0.1);
+    expect(Math.abs(figures.reconcilerResolveP95Ms / (3 * 3_600_000) - 1)).toBeLessThan(0.1);
+    expect(await resolved.locator('[data-testid="writer-latency"]').textContent()).toBe("— / —");
+    const cellParts = async (testId: string) => resolved.locator(`[data-testid="${testId}"] [data-part]`).allTextContents();
+    expect(await cellParts("resolved-by-operators")).toEqual(["1", `${formatMs(figures.operatorResolveP50Ms)} / ${formatMs(figures.operatorResolveP95Ms)}`]);
+    expect(await cellParts("resolved-by-reconciler")).toEqual(["1", `${formatMs(figures.reconcilerResolveP50Ms)} / ${formatMs(figures.reconcilerResolveP95Ms)}`]);
+    expect(await table.locator("thead").textContent()).toMatch(/Writer p50 \/ p95.*By operators.*By reconciler/);
+
+    // Item 4: every known tool has a row; create_shipment, with no rows here, reads zeros and "never seen" beside its declared hint.
+    const shipment = table.locator('tr[data-row="create_shipment"]');
+    expect(await shipment.getAttribute("data-seen")).toBe("false");
+    expect(await shipment.locator('[data-testid="never-seen"]').textContent()).toBe("never seen");
+    expect(await shipment.locator('[data-testid="declared-hint"]').textContent()).toBe("true");
+    const shipmentCells = await shipment.locator("td").allTextContents();
+    expect(shipmentCells.slice(1, 4)).toEqual(["0", "0", "0"]); // stuck now, executions, completed
+    expect(await shipment.getAttribute("class")).toContain("bg-amber-50");
+    expect(api.tools.find((t: { tool: string }) => t.tool === "create_shipment")).toMatchObject({ seen: false, declaredIdempotentHint: true, executions: 0 });
+    expect(await table.locator(`tr[data-row="${RECORDING_TOOL}"]`).getAttribute("data-seen")).toBe("true");
+
+    // Item 5: 17 calls in the window: the headline names them, and each step's rate over fewer than
+    // MIN_RATE_CALLS is a hollow point with its count, never a point on the line.
+    expect(api.overall).toMatchObject({ suppressionCalls: 17, smallSample: true });
+    expect(await page.textContent('[data-testid="headline-suppression-rate"] dd')).toBe(`${((4 / 17) * 100).toFixed(1)}% of 17 calls`);
+    expect(await page.getAttribute('[data-testid="headline-rate-sample"]', "data-small-sample")).toBe("true");
+    const smallSteps = api.series.filter((p: { smallSample: boolean; calls: number | null }) => p.smallSample);
+    expect(smallSteps.length).toBeGreaterThan(0);
+    for (const p of api.series) expect(p.smallSample).toBe(p.calls !== null && p.calls > 0 && p.calls < MIN_RATE_CALLS);
+    await page.waitForSelector('[data-testid="suppression-chart"] svg.recharts-surface');
+    const hollow = page.locator('[data-testid="suppression-chart"] circle[data-small-sample="true"]');
+    await expect.poll(() => hollow.count(), SERVER_RENDER).toBe(smallSteps.filter((p: { suppressionRate: number | null }) => p.suppressionRate !== null).length);
+    expect(await hollow.first().getAttribute("fill")).toBe("#ffffff");
+    expect(await page.locator('[data-testid="suppression-chart"] circle[data-calls]:not([data-small-sample])').count()).toBe(0);
+
+    mkdirSync("docs/screenshots/mobile", { recursive: true });
+    copyFileSync(await screenshot(page, "metrics-resolutions"), "docs/screenshots/metrics.png");
+    const mobile = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const phone = await mobile.newPage();
+    await signInAs(phone, "admin@demo.test", `/metrics?window=1h&tenant=${TENANT}`);
+    await phone.waitForSelector('[data-testid="suppression-chart"] svg.recharts-surface');
+    await phone.waitForSelector(`[data-testid="risk-table-tool"] tr[data-row="${RESOLVED_TOOL}"]`);
+    copyFileSync(await screenshot(phone, "mobile-metrics"), "docs/screenshots/mobile/metrics.png");
+    await mobile.close();
     await context.close();
   });
 });

@@ -170,5 +170,7 @@ describe("bulk plan and apply against the demo processor", () => {
     expect(real.rows[0]?.auditId).toEqual(expect.any(String));
     expect(await status(taken)).toBe("completed");
     expect(await status(unreachable)).toBe("in_progress");
+    // The reconciler's work under the person's name: its reason prefix is what the metrics count as the reconciler's.
+    expect((await db.auditLog.findMany({ where: { key: taken } })).map((r) => r.reason)).toEqual(["reconciler: reconcile by key"]);
   });
 });
