@@ -30,7 +30,7 @@ export type Facet = {
 export type RecordFacets = { status: Facet; tool: Facet };
 
 export type FacetOptions = {
-  /** When the planner expects at most this many matching rows, one count of the filter tries to be exact. */
+  /** When the planner expects at most this many matching rows, one count of the filter tries to be exact (default 10,000). */
   exactRowLimit?: number;
   /** Counts of open claims stop after this many matches (default COUNT_CAP); tests set a small one. */
   countCap?: number;
@@ -48,11 +48,14 @@ export type FacetOptions = {
  */
 export const COUNT_CAP = 500;
 /**
- * Every other count stops after this many matching rows ("10,000+"): a walk of the newest 10,001
- * rows down an index, a few milliseconds (docs/bench.md), where an exact count of 200,000 took
- * 150–180 ms. Shown instead of an estimate whenever no estimate can promise 2×.
+ * Every other count stops after this many matching rows ("1,000+"), shown wherever no estimate can
+ * promise 2×. A walk of 1,001 matches down an index took about 1 ms at 200,000 rows; 10,001 took
+ * 4–24 ms (9–38 ms p95) depending on how many rows the filter skips — over the 5 ms a whole list may
+ * take (bench, 2 busy cores). Below 1,000 rows a GROUP BY of them is never a big sort.
  */
-export const ROWS_COUNT_CAP = 10_000;
+export const ROWS_COUNT_CAP = 1_000;
+/** A filter the planner expects at most this small is counted in one statement, exactly (old statistics: at worst one walk of this many rows). */
+const EXACT_ROW_LIMIT = 10_000;
 const MAX_VALUES = 50;
 const STATEMENT_TIMEOUT = "57014";
 
@@ -79,7 +82,7 @@ export async function getRecordFacets(
   now: Date,
   options: FacetOptions = {},
 ): Promise<RecordFacets> {
-  const exactRowLimit = options.exactRowLimit ?? ROWS_COUNT_CAP;
+  const exactRowLimit = options.exactRowLimit ?? EXACT_ROW_LIMIT;
   const cap = options.countCap ?? COUNT_CAP;
   const rowsCap = options.rowsCountCap ?? ROWS_COUNT_CAP;
   const timeoutMs = options.timeoutMs ?? 1_500;
@@ -104,7 +107,7 @@ export async function getRecordFacets(
   /** One count of the whole filter when the planner expects it small; null when it was not (or is not). */
   async function countWhenSmall(column: "status" | "tool", conditions: Prisma.Sql[]): Promise<Facet | null> {
     if ((await estimate(conditions)) > exactRowLimit) return null;
-    const counted = await count(column, conditions, rowsCap);
+    const counted = await count(column, conditions, Math.max(exactRowLimit, rowsCap));
     // More rows than the planner expected (statistics that are stale or blind to a correlation):
     // counted again the way a big filter is.
     return counted && !counted.entries.some((e) => e.atLeast) ? counted : null;
@@ -183,11 +186,12 @@ export async function getRecordFacets(
   return { status, tool };
 }
 
-/** "completed is a planner estimate" (the chip's tooltip says what from); null without estimates. */
+/** "completed is a planner estimate…" (the chip's tooltip says what from); null without estimates. */
 function estimateNote(entries: FacetEntry[]): string | null {
   const estimated = entries.filter((e) => e.estimate).map((e) => e.value ?? "unrecorded");
   if (estimated.length === 0) return null;
-  return `${estimated.join(", ")} ${estimated.length === 1 ? "is a planner estimate" : "are planner estimates"} from fresh statistics`;
+  if (estimated.length === entries.length && entries.length > 1) return "every count is a planner estimate from fresh statistics, within 2×";
+  return `${estimated.join(", ")} ${estimated.length === 1 ? "is a planner estimate" : "are planner estimates"} from fresh statistics, within 2×`;
 }
 
 /**

@@ -198,7 +198,7 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(tools).toEqual({ charge_card: 7, send_receipt_email: 6 });
 
     // Past the exact-count limit a filtered view is still counted, never estimated: open statuses up to
-    // their cap, completed up to its own (10,000).
+    // their cap, completed up to its own (1,000).
     const big = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0 });
     expect(big.status).toEqual({ entries: [exact("completed", 116), exact("in_progress", 13), exact("failed", 1)], note: null });
     const capped = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0, rowsCountCap: 100 });
