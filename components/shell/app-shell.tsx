@@ -7,19 +7,20 @@ type ShellUser = { name: string; email: string; role: string; tenants: string[] 
 
 export function AppShell({ user, demo, children }: { user: ShellUser; demo: boolean; children: ReactNode }) {
   return (
-    <div className="flex min-h-screen">
-      <aside className="flex w-52 shrink-0 flex-col gap-6 bg-slate-900 px-3 py-4">
+    // Below md (a phone) the navigation is a bar above the page instead of a column beside it.
+    <div className="flex min-h-screen flex-col md:flex-row">
+      <aside className="flex shrink-0 flex-col gap-3 bg-slate-900 px-3 py-3 md:w-52 md:gap-6 md:py-4">
         <div className="px-3">
           <div className="text-base font-semibold tracking-tight text-white">Idem Console</div>
           <div className="text-xs text-slate-400">idempotency records</div>
         </div>
         <NavLinks />
         {demo ? (
-          <div className="mt-auto rounded-md bg-amber-400/15 px-3 py-2 text-xs text-amber-200">Demo mode: sample data, demo sign-ins.</div>
+          <div className="rounded-md bg-amber-400/15 px-3 py-2 text-xs text-amber-200 md:mt-auto">Demo mode: sample data, demo sign-ins.</div>
         ) : null}
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
-        <header className="flex items-center gap-4 border-b border-slate-200 bg-white px-6 py-3">
+        <header className="flex flex-wrap items-center gap-x-4 gap-y-2 border-b border-slate-200 bg-white px-4 py-3 md:flex-nowrap md:px-6">
           <HeaderLookup />
           <div className="ml-auto flex items-center gap-3">
             <div className="text-right leading-tight">
@@ -32,7 +33,7 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
             <SignOutButton />
           </div>
         </header>
-        <main className="flex-1 px-6 py-6">{children}</main>
+        <main className="min-w-0 flex-1 px-4 py-6 md:px-6">{children}</main>
       </div>
     </div>
   );

@@ -7,7 +7,7 @@ import { NAV_ITEMS } from "@/components/shell/nav-items";
 export function NavLinks() {
   const pathname = usePathname();
   return (
-    <nav aria-label="Main" className="flex flex-col gap-0.5">
+    <nav aria-label="Main" className="flex flex-row flex-wrap gap-0.5 md:flex-col">
       {NAV_ITEMS.map((item) => {
         const active = item.href === "/" ? pathname === "/" : pathname.startsWith(item.href);
         return (
