@@ -3,7 +3,11 @@ import { formatAge } from "@/lib/format/relative-time";
 
 export function OverviewFigures({ counts, now }: { counts: OverviewCounts; now: Date }) {
   const figures: { label: string; value: string; hint: string; alarming?: boolean; href?: string }[] = [
-    { label: "Records", value: `${counts.recordsIsEstimate ? "≈ " : ""}${counts.records.toLocaleString("en")}`, hint: counts.recordsIsEstimate ? "planner estimate" : "exact count" },
+    {
+      label: "Records",
+      value: `${counts.recordsIsEstimate ? "≈ " : ""}${counts.records.toLocaleString("en")}${counts.recordsAtLeast ? "+" : ""}`,
+      hint: counts.recordsIsEstimate ? "planner estimate from fresh statistics" : counts.recordsAtLeast ? "at least: statistics are stale, counting stopped" : "exact count",
+    },
     { label: "In progress", value: counts.inProgress.toLocaleString("en"), hint: "claimed, no outcome stored yet" },
     { label: "Stuck", value: counts.stuck.toLocaleString("en"), hint: "in progress past the tool's threshold", alarming: counts.stuck > 0, href: "/stuck" },
     {

@@ -1,11 +1,11 @@
 import Link from "next/link";
-import { COUNT_CAP, type Facet, type FacetEntry } from "@/lib/records/facet-counts";
+import type { Facet, FacetEntry } from "@/lib/records/facet-counts";
 import { filterToParams, serializeRecordsParams, UNRECORDED_TOOL, type RecordsQuery } from "@/lib/records/list-filters";
 
 /**
  * Counts per status and per tool for the current filter. A chip is a link that sets (or, when
- * already set, clears) that filter; "≈" marks a planner estimate, "500+" a lower bound (counting
- * stopped at the cap to stay fast).
+ * already set, clears) that filter; "≈" marks a planner estimate from fresh statistics (its
+ * tooltip says what from), "500+" a lower bound (counting stopped at the cap to stay fast).
  */
 export function FacetChips({ query, status, tool }: { query: RecordsQuery; status: Facet; tool: Facet }) {
   return (
@@ -61,6 +61,8 @@ function FacetRow({
             href={hrefFor(entry)}
             aria-current={active ? "true" : undefined}
             title={countTitle(entry)}
+            data-value={entry.value ?? UNRECORDED_TOOL}
+            data-count-kind={entry.estimate ? "estimate" : entry.atLeast ? "lower-bound" : "exact"}
             className={`inline-flex items-center gap-1.5 rounded-full border px-2.5 py-0.5 ${
               active ? "border-slate-900 bg-slate-900 text-white" : "border-slate-300 bg-white text-slate-700 hover:border-slate-500"
             } ${entry.value === null ? "italic" : ""}`}
@@ -80,7 +82,14 @@ function FacetRow({
 }
 
 function countTitle(entry: FacetEntry): string {
-  if (entry.estimate) return "planner estimate: an exact count would be slow at this table size";
-  if (entry.atLeast) return `at least ${entry.count.toLocaleString("en")}; counting stops at ${COUNT_CAP.toLocaleString("en")} to stay fast`;
+  const { basis } = entry;
+  if (entry.estimate && basis) {
+    const rows = (n: number) => Math.round(n).toLocaleString("en");
+    return (
+      `planner estimate, within 2× of the true count: ${rows(basis.filterRows)} rows × ${(basis.share * 100).toFixed(1)} % share in the statistics; ` +
+      `analysed ${basis.analyzedAt} at ${rows(basis.tableRows)} rows, ${rows(basis.modifiedSinceAnalyze)} changed since`
+    );
+  }
+  if (entry.atLeast) return `at least ${entry.count.toLocaleString("en")}; counting stopped there to stay fast`;
   return "exact count";
 }

@@ -33,7 +33,7 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
             <SignOutButton />
           </div>
         </header>
-        <main className="flex-1 px-4 py-4 md:px-6 md:py-6">{children}</main>
+        <main className="min-w-0 flex-1 px-4 py-4 md:px-6 md:py-6">{children}</main>
       </div>
     </div>
   );

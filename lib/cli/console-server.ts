@@ -5,6 +5,7 @@ import path from "node:path";
 import { cliActor } from "@/lib/cli/cli-actor";
 import { launchDemoWorld, type RunningDemo } from "@/lib/cli/demo-launch";
 import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
+import { analyzeStaleTablesAt } from "@/lib/db/analyze-tables";
 import { openDatabaseConnection, ownerUrl } from "@/lib/db/connection";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { migrate } from "@/lib/db/migrate";
@@ -30,6 +31,8 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
       if (error instanceof UserError) throw error;
       throw new UserError(describeDatabaseError(error, ownerUrl(connection)), 1);
     });
+    // The embedded database has no autovacuum: fresh statistics now, not at its first periodic pass.
+    if (connection.source !== "env") await analyzeStaleTablesAt(connection.url);
     // The build (a child process) and the demo world's history run side by side.
     const build = ensureProductionBuild({ force: options.rebuild });
     build.catch(() => {}); // handled where it is awaited; not an unhandled rejection meanwhile

@@ -88,6 +88,9 @@ async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: str
   // operation" (as seed-demo reports them; without this the demo's column read "not reported").
   const reported = await recordProcessorSideEffects(pool, { ...world.processor.stats().sideEffectsByReference, ...world.carrier.stats().sideEffectsByReference });
   console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; side effects reported for ${reported.operations} operations`);
+  // A bulk load leaves the planner's statistics describing an empty table (and the embedded
+  // database has no autovacuum to notice): the console's estimates need them fresh.
+  await pool.query("ANALYZE");
 }
 
 type SavedReferences = { processor: ReferenceSnapshot; carrier: ReferenceSnapshot };

@@ -1,5 +1,6 @@
 import { mkdirSync } from "node:fs";
 import path from "node:path";
+import { startPeriodicAnalyze } from "@/lib/db/analyze-tables";
 import { UserError } from "@/lib/errors/user-error";
 import { serveEmbedded } from "@/lib/db/embedded-socket-server";
 import {
@@ -15,13 +16,21 @@ import {
  * same `pg` code path as production. PGlite is one process: whoever starts it serves it,
  * and records where in `<dataDir>/embedded.json` so the others connect instead of opening it.
  */
-export type EmbeddedDatabase = { url: string; port: number; stop(): Promise<void> };
+export type EmbeddedDatabase = {
+  url: string;
+  port: number;
+  /** ANALYZE every table changed enough since its last ANALYZE, now (the server also does it every `analyzeEveryMs`). */
+  analyze(): Promise<string[]>;
+  stop(): Promise<void>;
+};
 
 const DEFAULT_PORT = 54329;
+/** PGlite has no autovacuum: while it serves, stale planner statistics are renewed this often (lib/db/analyze-tables.ts). */
+const ANALYZE_EVERY_MS = 30_000;
 const MAX_CONNECTIONS = 16;
 
 export async function startEmbeddedDatabase(
-  options: { dataDir?: string; port?: number; inMemory?: boolean } = {},
+  options: { dataDir?: string; port?: number; inMemory?: boolean; analyzeEveryMs?: number } = {},
 ): Promise<EmbeddedDatabase> {
   const dataDir = options.dataDir ?? embeddedDataDir();
   const running = options.inMemory ? null : findRunningEmbeddedDatabase(dataDir);
@@ -49,13 +58,16 @@ export async function startEmbeddedDatabase(
     writeEmbeddedRecord(dataDir, { pid: process.pid, url, port, startedAt: new Date().toISOString() });
   }
 
+  const analyzer = startPeriodicAnalyze(url, options.analyzeEveryMs ?? ANALYZE_EVERY_MS);
   let stopped = false;
   return {
     url,
     port,
+    analyze: () => analyzer.runNow(),
     async stop() {
       if (stopped) return;
       stopped = true;
+      await analyzer.stop();
       await server.stop();
       await pglite.close();
       if (!options.inMemory) removeEmbeddedRecord(dataDir);

@@ -118,7 +118,7 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     const listing = JSON.parse(list.body);
     expect(listing.records).toHaveLength(14);
     expect(listing.records.every((r: { tool: string | null }) => r.tool === null)).toBe(true);
-    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false, atLeast: false });
+    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false, atLeast: false, basis: null });
     expect(listing.page).toMatchObject({ limit: 25, nextCursor: null, prevCursor: null });
 
     const unknown = await api(`/api/v1/records?tenant=${TENANT}&colour=red`);
@@ -169,7 +169,8 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     await page.waitForSelector('[data-testid="records-table"]');
     const chip = page.locator('[data-testid="facet-status"] a', { hasText: "in_progress" });
     expect(await chip.locator("span").allTextContents()).toEqual(["in_progress", "500+"]);
-    expect(await chip.getAttribute("title")).toBe("at least 500; counting stops at 500 to stay fast");
+    expect(await chip.getAttribute("title")).toBe("at least 500; counting stopped there to stay fast");
+    expect(await chip.getAttribute("data-count-kind")).toBe("lower-bound");
     expect(await page.textContent('[data-testid="facet-status"]')).toMatch(/lower bound/);
     expect(await rowKeys(page)).toHaveLength(25);
     await screenshot(page, "records-capped");
