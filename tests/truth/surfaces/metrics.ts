@@ -130,7 +130,8 @@ export async function metricsPage(ctx: PageContext, window: "1h" | "24h" | "48h"
         ctx.page.locator(`[data-testid="${id}"]`).evaluate((t) => {
           const headers = [...t.querySelectorAll("thead th")].map((th) => (th.textContent ?? "").trim().toLowerCase());
           return [...t.querySelectorAll("tbody tr")].map((tr) => {
-            const cells = [...tr.querySelectorAll("td")].map((td) => (td.textContent ?? "").trim());
+            // A cell spanning several columns ("not recorded" over the event columns) stands in each of them.
+            const cells = [...tr.querySelectorAll<HTMLTableCellElement>("td")].flatMap((td) => Array<string>(td.colSpan || 1).fill((td.textContent ?? "").trim()));
             return { id: tr.getAttribute("data-row") ?? cells[0] ?? "", cells: Object.fromEntries(headers.map((h, i) => [h, cells[i]])) };
           });
         });
