@@ -3,7 +3,7 @@ import type { ToolEvidence } from "@/lib/annotations/annotation-types";
 /** The table's figures for one tool over the window; stuck counts claims of any age. */
 export function EvidenceFigures({ evidence }: { evidence: ToolEvidence }) {
   const items: [string, number, string][] = [
-    ["records", evidence.records, "rows created in the window"],
+    ["records", evidence.records, "claims made in the window, released ones included"],
     ["replays", evidence.replays, "repeats answered from the stored response"],
     ["rejections", evidence.rejections, "repeats told the first call is still in flight"],
     ["outcome unknown", evidence.outcomeUnknown, "processor timeouts reported by the writer"],

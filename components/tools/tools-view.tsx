@@ -23,6 +23,9 @@ export function ToolsView({ audit, canConfigure, canReview }: Props) {
               {w}
             </Link>
           ))}
+          <span className="ml-1 text-slate-500" data-testid="evidence-window" title="Every figure counts from exactly this instant, not from the start of its hour">
+            {audit.since.slice(0, 19).replace("T", " ")} – {audit.generatedAt.slice(11, 19)} UTC
+          </span>
         </nav>
         <VerdictSummary summary={audit.summary} />
         <div className="ml-auto flex items-center gap-2">

@@ -26,11 +26,16 @@ export type ListedTool = { name: string; title?: string; annotations?: Record<st
 export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
 export type AuditWindow = keyof typeof AUDIT_WINDOWS;
 
-/** What the table says about one tool name over the window (tenant-limited for limited actors). */
+/**
+ * What the table says about one tool name over the window [since, now) — exactly, from `since`
+ * (tenant-limited for limited actors).
+ */
 export type ToolEvidence = {
-  /** Rows created in the window. */
+  /** Claims made in the window: rows created in it, and claims an operator released since (their audit snapshot). */
   records: number;
+  /** Completions in the window, at their completion time (updated_at; a writer that leaves it NULL: its claim's time). */
   completed: number;
+  /** Claims made in the window that are in_progress now. */
   inProgress: number;
   /** Events in the window, by kind. */
   replays: number;
@@ -40,7 +45,7 @@ export type ToolEvidence = {
   stuck: number;
   /** Rows still in_progress whose writer reported "outcome unknown" in the window. */
   unresolvedOutcomeUnknown: number;
-  /** Newest row for this tool at any age (ISO), null when the table holds none. */
+  /** Newest row for this tool created before now, at any age (ISO), null when the table holds none. */
   lastSeen: string | null;
 };
 

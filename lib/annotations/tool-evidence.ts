@@ -5,17 +5,18 @@ import type { Db } from "@/lib/db/prisma";
 import { tenantList } from "@/lib/records/tenant-scope";
 import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
-import { HOUR_MS, floorTo } from "@/lib/metrics/metrics-window";
+import { HOUR_MS } from "@/lib/metrics/metrics-window";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { NO_FIGURES, addFigures, type SourceFigures } from "@/lib/metrics/source-counts";
 import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
 
 /**
- * The table's evidence per tool name over [since, now], limited to the actor's tenants.
- * Claims, completions and events of the window come from the metrics rollup for closed hours
- * (whole hours from the one holding `since`, counted by the metrics rules: a completion in the
- * hour it happened), minute slices and the last minute or two live (metrics/window-figures.ts); the rest are grouped
+ * The table's evidence per tool name over [since, now), limited to the actor's tenants.
+ * Claims, completions and events of the window are counted by the metrics rules (a completion at
+ * its completion time) from exactly `since`: the partial hour holding `since` from the base tables,
+ * closed hours from the metrics rollup, minute slices and the last minute or two live
+ * (metrics/window-figures.ts); the rest are grouped
  * queries on small index ranges, whatever the number of tools: claims of the window still in
  * flight and stuck claims (the partial not-completed index), rows still in_progress after an
  * outcome_unknown event, and each tool's newest row (one index probe per tool).
@@ -46,7 +47,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
   const open = await db.$queryRaw<{ tool: string; count: number }[]>`
     SELECT tool, count(*)::int AS count
       FROM idempotency
-     WHERE status = 'in_progress' AND tool IS NOT NULL AND created_at >= ${since} AND created_at <= ${now}
+     WHERE status = 'in_progress' AND tool IS NOT NULL AND created_at >= ${since} AND created_at < ${now}
        AND (${tenants}::text[] IS NULL OR tenant = ANY(${tenants}::text[]))
      GROUP BY tool`;
   for (const o of open) of(o.tool).inProgress = o.count;
@@ -71,7 +72,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
   const lastSeen = await db.$queryRaw<{ tool: string; last_seen: Date | null }[]>`
     SELECT t.name AS tool,
            (SELECT max(created_at) FROM idempotency i
-             WHERE i.tool = t.name AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))) AS last_seen
+             WHERE i.tool = t.name AND i.created_at < ${now} AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))) AS last_seen
       FROM unnest(${names}::text[]) AS t(name)`;
   for (const l of lastSeen) {
     if (l.last_seen) of(l.tool).lastSeen = l.last_seen.toISOString();
@@ -82,7 +83,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
 async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
   await rollUpSettled(db, now);
-  const { counts } = await windowFigures(db, { from: floorTo(since, HOUR_MS), to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null }, { latency: false });
+  const { counts } = await windowFigures(db, { from: since, to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null }, { latency: false });
   const totals = new Map<string, SourceFigures>();
   for (const row of counts) {
     if (row.tool === "") continue;
@@ -94,7 +95,7 @@ async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: 
 }
 
 /**
- * Claims still in_progress with an outcome_unknown event in [since, now], per tool. Counted per
+ * Claims still in_progress with an outcome_unknown event in [since, now), per tool. Counted per
  * known tool with FILTER in one aggregate: a GROUP BY sorted every match (9,600 at 10 M rows);
  * a claim of a tool not in the list (older than the window, of a server not listed) sends the
  * rare case to the GROUP BY.
@@ -102,7 +103,7 @@ async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: 
 async function unresolvedOutcomes(db: Db, tenants: string[] | null, since: Date, now: Date, tools: string[]): Promise<Map<string, number>> {
   const matches = Prisma.sql`
     FROM idempotency i
-   WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at <= ${now})
+   WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at < ${now})
      AND i.status = 'in_progress' AND i.tool IS NOT NULL
      AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))`;
   const perTool = tools.map((tool) => Prisma.sql`count(*) FILTER (WHERE i.tool = ${tool})::int`);

@@ -5,7 +5,10 @@ import type { StoredHistograms } from "./rollup-tables";
 import { LATENCY_KINDS, addFigures, rollupScope, sourceCounts, sourceLatency, type CountRow, type LatencyKind, type SourceScope } from "./source-counts";
 
 export type FiguresRange = {
-  /** Start of the first step; aligned to stepMs. */
+  /**
+   * Start of the range (inclusive). Steps are aligned to stepMs: when `from` is not, the first
+   * step is the partial one from `from` to its end (a "last 24 h" that starts mid-hour).
+   */
   from: Date;
   /** Exclusive end: the request's instant. */
   to: Date;
@@ -22,6 +25,8 @@ export type FiguresSource = {
   sliceMinutes: number;
   /** Where counting from the base tables started (ISO); null when nothing was. */
   countedLiveFrom: string | null;
+  /** The partial first step, counted from the base tables: [from, its step's end) (ISO); null when `from` is aligned. */
+  countedLiveHead: { from: string; to: string } | null;
 };
 
 /**
@@ -45,8 +50,39 @@ export type FiguresOptions = {
  * 3. the rest — normally the last minute or so — counted from the base tables.
  * A step the hourly rollup covers is never also taken from slices or the base tables (a hole in the
  * hourly rollup leaves later rolled hours in the range of 2 and 3: their rows are dropped).
+ * A `from` inside a step (the tools audit's "last 24 h" from now − 24 h) makes that first step
+ * partial: it is counted from the base tables over [from, its end), so nothing before `from` counts.
  */
 export async function windowFigures(db: Db, range: FiguresRange, scope: SourceScope, options: FiguresOptions = {}): Promise<WindowFigures> {
+  const { stepMs } = range;
+  const headEnd = new Date(Math.min(range.to.getTime(), floorTo(range.from, stepMs).getTime() + stepMs));
+  if (range.from.getTime() % stepMs === 0 || headEnd <= range.from) return alignedFigures(db, range, scope, options);
+  // A partial first step: its rolled-up hour or slices would count the rows before `from` too,
+  // so it is counted from the base tables — at most one step's rows; the rest as usual.
+  const withLatency = options.latency ?? true;
+  const head = { from: range.from, to: headEnd, stepMs };
+  const [headCounts, headLatency, rest] = await Promise.all([
+    sourceCounts(db, head, scope),
+    withLatency ? sourceLatency(db, head, scope) : [],
+    headEnd < range.to ? alignedFigures(db, { from: headEnd, to: range.to, stepMs }, scope, options) : null,
+  ]);
+  const latency = new Map((rest?.latency ?? []).map((l) => [`${l.tenant}\u0000${l.tool}`, l]));
+  for (const r of headLatency) {
+    const key = `${r.tenant}\u0000${r.tool}`;
+    let total = latency.get(key);
+    if (!total) latency.set(key, (total = { tenant: r.tenant, tool: r.tool, histogram: new Map() }));
+    addToHistogram(total.histogram, r.bucket, r.completions);
+  }
+  const source = rest?.source ?? { rolledUpSteps: 0, liveSteps: 0, sliceMinutes: 0, countedLiveFrom: null, countedLiveHead: null };
+  return {
+    counts: [...headCounts, ...(rest?.counts ?? [])],
+    latency: [...latency.values()],
+    source: { ...source, liveSteps: source.liveSteps + 1, countedLiveHead: { from: head.from.toISOString(), to: head.to.toISOString() } },
+  };
+}
+
+/** windowFigures of a range whose `from` is aligned to its step. */
+async function alignedFigures(db: Db, range: FiguresRange, scope: SourceScope, options: FiguresOptions): Promise<WindowFigures> {
   const withLatency = options.latency ?? true;
   const { from, to, stepMs } = range;
   // As windowSteps: the step starting at `to` counts (empty) when `to` falls on a boundary.
@@ -88,6 +124,7 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
       liveSteps: steps.filter((s) => !rolledHours.has(s)).length,
       sliceMinutes: openStart && sliceEnd ? Math.round((sliceEnd.getTime() - openStart.getTime()) / MINUTE_MS) : 0,
       countedLiveFrom: sliceEnd && sliceEnd < to ? sliceEnd.toISOString() : null,
+      countedLiveHead: null,
     },
   };
 }

@@ -58,6 +58,9 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     const receipt = page.locator('tr[data-tool="send_receipt_email"] [data-hint="idempotentHint"]');
     expect(await receipt.getAttribute("data-declared")).toBe("absent");
     expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
+    // The page names the evidence window to the second: 24 h back from the request, not from an hour's start.
+    const [, start, end] = /^(\S+ \S+) – (\S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ?? [];
+    expect(new Date(Date.parse(`${start?.replace(" ", "T")}Z`) + 24 * 3_600_000).toISOString().slice(11, 19)).toBe(end);
 
   });
 
@@ -94,6 +97,7 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     copyFileSync(await screenshot(page, "tools"), "docs/screenshots/tools.png");
     const phone = await signInAsAdmin(390);
     await expect.poll(() => phone.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
+    await phone.waitForSelector('[data-testid="evidence-window"]', { state: "visible" });
     copyFileSync(await screenshot(phone, "tools-mobile"), "docs/screenshots/mobile/tools.png");
   });
 
