@@ -70,8 +70,8 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
   for (const r of headLatency) {
     const key = `${r.tenant}\u0000${r.tool}`;
     let total = latency.get(key);
-    if (!total) latency.set(key, (total = { tenant: r.tenant, tool: r.tool, histogram: new Map() }));
-    addToHistogram(total.histogram, r.bucket, r.completions);
+    if (!total) latency.set(key, (total = { tenant: r.tenant, tool: r.tool, histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() } }));
+    addToHistogram(total.histograms[r.kind], r.bucket, r.completions);
   }
   const source = rest?.source ?? { rolledUpSteps: 0, liveSteps: 0, sliceMinutes: 0, countedLiveFrom: null, countedLiveHead: null };
   return {
