@@ -5,7 +5,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, type Redaction } from "@/lib/records/redact";
 import { tenantList } from "@/lib/records/tenant-scope";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
@@ -147,7 +147,7 @@ function prefixPattern(text: string): string {
  * are not theirs either). Every reader gets before/after/evidence redacted with the configured
  * JSONPaths, as they get stored responses: a receipt in the evidence is payment data too.
  */
-export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: string[] }): Promise<AuditPage> {
+export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: Redaction | readonly string[] }): Promise<AuditPage> {
   const conditions: Prisma.Sql[] = [];
   const tenants = tenantList(actor);
   if (tenants) conditions.push(Prisma.sql`a.tenant = ANY(${tenants}::text[])`);
@@ -179,7 +179,7 @@ export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options
   };
 }
 
-function toView(row: AuditRow, redactPaths: string[]): AuditEntryView {
+function toView(row: AuditRow, redactPaths: Redaction | readonly string[]): AuditEntryView {
   const redactedPaths = new Set<string>();
   const shown = (part: "before" | "after" | "evidence", value: unknown) => {
     if (value === null) return value;

@@ -12,6 +12,7 @@ import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { appendLiveTraffic, benchKey } from "./load-bench-data";
+import { redactionOf } from "@/lib/records/redact";
 
 /** An HTTP request to the console's API, relative to its base URL. */
 export type ApiRequest = { method: "GET" | "POST"; path: string; body?: unknown };
@@ -93,7 +94,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: "ref lookup",
       targets: { sqlP95Ms: 2, apiP95Ms: 50 },
       inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
-      console: (db, text) => lookUpRefs(db, actor, text, { redact: config.redact }),
+      console: (db, text) => lookUpRefs(db, actor, text, { redact: redactionOf(config) }),
       api: (text) => ({ method: "GET", path: `/api/v1/lookup?q=${encodeURIComponent(text)}` }),
     },
     {

@@ -42,6 +42,8 @@ export const configSchema = z
     tools: z.record(name, toolSchema).default({}),
     mcpServers: z.array(mcpServerSchema).default([]),
     redact: z.array(redactPath).default([...DEFAULT_REDACT_PATHS]),
+    // Masks by value under any key, on by default: e-mail addresses and card numbers (Luhn).
+    redactValues: z.strictObject({ email: z.boolean().default(true), cardNumbers: z.boolean().default(true) }).default({ email: true, cardNumbers: true }),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
   })
   .superRefine((config, ctx) => {

@@ -5,7 +5,7 @@ import type { Db } from "@/lib/db/prisma";
 import type { RecordsCursor } from "@/lib/records/list-cursor";
 import { describeFilter, formatInstant, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
 import { fetchRecordRows, recordsConditions, toListItem, type RecordRow } from "@/lib/records/list-records";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/records/redact";
 
 /** An export stops here; the trailing line (CSV) or `truncated` field (JSON) says so. */
 export const EXPORT_MAX_ROWS = 100_000;
@@ -35,7 +35,7 @@ export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, confi
   const maxRows = options.maxRows ?? EXPORT_MAX_ROWS;
   const batchSize = Math.min(options.batchSize ?? BATCH_SIZE, maxRows);
   const conditions = recordsConditions(actor, filter, config, now);
-  const redactPaths = config.redact;
+  const redactPaths = redactionOf(config);
   const encoder = new TextEncoder();
   const format = options.format;
 
@@ -55,7 +55,7 @@ export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, confi
       try {
         if (!started) {
           started = true;
-          controller.enqueue(encoder.encode(format === "csv" ? csvLine(CSV_COLUMNS) : jsonHead(filter, now, maxRows, redactPaths.length > 0)));
+          controller.enqueue(encoder.encode(format === "csv" ? csvLine(CSV_COLUMNS) : jsonHead(filter, now, maxRows, redactPaths.paths.length > 0 || redactPaths.values.email || redactPaths.values.cardNumbers)));
         }
         const take = Math.min(batchSize, maxRows - written);
         // One extra row tells a stop at the bound apart from the natural end.

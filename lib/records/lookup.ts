@@ -1,3 +1,4 @@
+import type { Redaction } from "@/lib/records/redact";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
@@ -71,7 +72,7 @@ export type LookupResult =
  * COLLATE "C" (under a language collation it would read the whole table). A full key is an
  * exact match: the record it names, not another that merely shares its first 12 characters.
  */
-export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { redact: string[] }): Promise<LookupResult> {
+export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { redact: Redaction | readonly string[] }): Promise<LookupResult> {
   const extracted = extractRefs(text);
   if (!extracted.ok) return { kind: "invalid", message: extracted.message };
   const { keys, refs, truncated } = extracted;
@@ -117,7 +118,7 @@ export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { 
 }
 
 /** Each token's trace: its fate (released, trimmed, never seen) and what events and the audit log hold. */
-export async function traceRefs(db: Db, actor: Actor, tokens: readonly string[], options: { redact: string[] }): Promise<RefTrace[]> {
+export async function traceRefs(db: Db, actor: Actor, tokens: readonly string[], options: { redact: Redaction | readonly string[] }): Promise<RefTrace[]> {
   if (tokens.length === 0) return [];
   const [fates, traces] = await Promise.all([traceFates(db, actor, tokens, options), Promise.all(tokens.map((token) => traceRef(db, actor, token)))]);
   return traces.map((trace) => ({ ...trace, ...(fates.get(trace.ref) ?? { fate: "never_seen", released: [], trimmed: [] }) }));

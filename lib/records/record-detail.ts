@@ -6,7 +6,7 @@ import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/records/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { tenantScope } from "@/lib/records/tenant-scope";
 import { describeProcessor } from "@/lib/resolve/check-processor";
@@ -112,7 +112,7 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
     db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
   ]);
 
-  const mask = (value: unknown) => redactJson(value, config.redact);
+  const mask = (value: unknown) => redactJson(value, redactionOf(config));
   const response = mask(row.response);
   const ref = refOf(row.key);
   const thresholdMs = stuckAfterMs(config, row.tool);

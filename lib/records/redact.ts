@@ -2,13 +2,36 @@ import { JSONPath } from "jsonpath-plus";
 
 export const REDACTED = "[redacted]";
 
+/** Which values are masked wherever they stand, whatever their field is called. */
+export type ValueMasks = { email: boolean; cardNumbers: boolean };
+export const DEFAULT_VALUE_MASKS: ValueMasks = { email: true, cardNumbers: true };
+
+/** What is masked: the configured JSONPaths, and values that look like personal data under any key. */
+export type Redaction = { paths: readonly string[]; values: ValueMasks };
+
+/** The redaction a configuration asks for (`redact` paths, `redactValues` masks). */
+export function redactionOf(config: { redact: readonly string[]; redactValues?: ValueMasks }): Redaction {
+  return { paths: config.redact, values: config.redactValues ?? DEFAULT_VALUE_MASKS };
+}
+
 /**
- * Masks every value matched by the configured JSONPaths (`$..card`, `$.customer.email`).
- * Returns a copy; the input is never changed. Script expressions are disabled (eval: false):
- * the paths come from a config file, but nothing in it should ever run code.
+ * Masks every value matched by the configured JSONPaths (`$..card`, `$.customer.email`), then, by
+ * value, e-mail addresses and card numbers (13–19 digits, spaces or dashes allowed, passing Luhn)
+ * inside any string or number under any key: path masks alone cannot know every writer's field
+ * names (`"to": "user_24@globex.example"`). Returns a copy; the input is never changed. Script
+ * expressions are disabled (eval: false): the paths come from a config file, but nothing in it
+ * should ever run code. A bare string array is paths with the default value masks.
  */
-export function redactJson(value: unknown, paths: string[]): { value: unknown; redactedPaths: string[] } {
-  if (value === null || typeof value !== "object" || paths.length === 0) return { value, redactedPaths: [] };
+export function redactJson(value: unknown, redaction: Redaction | readonly string[]): { value: unknown; redactedPaths: string[] } {
+  const { paths, values } = Array.isArray(redaction) ? { paths: redaction as readonly string[], values: DEFAULT_VALUE_MASKS } : (redaction as Redaction);
+  const masksValues = values.email || values.cardNumbers;
+  if (value === null || value === undefined) return { value, redactedPaths: [] };
+  if (typeof value !== "object") {
+    if (!masksValues) return { value, redactedPaths: [] };
+    const masked = maskScalar(value, values);
+    return masked === value ? { value, redactedPaths: [] } : { value: masked, redactedPaths: ["$"] };
+  }
+  if (paths.length === 0 && !masksValues) return { value, redactedPaths: [] };
   const copy = structuredClone(value) as object;
   const redactedPaths = new Set<string>();
   for (const path of paths) {
@@ -24,7 +47,56 @@ export function redactJson(value: unknown, paths: string[]): { value: unknown; r
       }
     }
   }
+  if (masksValues) maskValuesIn(copy as Record<string | number, unknown>, "$", values, redactedPaths);
   return { value: copy, redactedPaths: [...redactedPaths].sort() };
+}
+
+// Local part and domain of an address as people write them (not every RFC 5322 form: a quoted local part is not personal data's usual shape).
+const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
+// 13–19 digits, optionally grouped by single spaces or dashes, not inside a longer run of digits.
+const CARD_CANDIDATE = /(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])/g;
+
+function maskValuesIn(node: Record<string | number, unknown>, path: string, values: ValueMasks, redactedPaths: Set<string>): void {
+  for (const key of Object.keys(node)) {
+    const child = node[key];
+    const childPath = Array.isArray(node) ? `${path}[${key}]` : `${path}['${key}']`;
+    if (child !== null && typeof child === "object") {
+      maskValuesIn(child as Record<string | number, unknown>, childPath, values, redactedPaths);
+    } else if (child !== REDACTED) {
+      const masked = maskScalar(child, values);
+      if (masked !== child) {
+        node[key] = masked;
+        redactedPaths.add(childPath);
+      }
+    }
+  }
+}
+
+/** The scalar with each e-mail address and card number in it replaced by [redacted]; the same value when none. */
+function maskScalar(value: unknown, values: ValueMasks): unknown {
+  if (typeof value === "number") {
+    return values.cardNumbers && Number.isSafeInteger(value) && isCardNumber(String(Math.abs(value))) ? REDACTED : value;
+  }
+  if (typeof value !== "string") return value;
+  let text = value;
+  if (values.email) text = text.replace(EMAIL, REDACTED);
+  if (values.cardNumbers) text = text.replace(CARD_CANDIDATE, (candidate) => (isCardNumber(candidate.replace(/[ -]/g, "")) ? REDACTED : candidate));
+  return text === value ? value : text;
+}
+
+/** 13–19 digits whose Luhn checksum holds (ISO/IEC 7812 primary account numbers). */
+export function isCardNumber(digits: string): boolean {
+  if (!/^\d{13,19}$/.test(digits)) return false;
+  let sum = 0;
+  for (let i = 0; i < digits.length; i++) {
+    let d = digits.charCodeAt(digits.length - 1 - i) - 48;
+    if (i % 2 === 1) {
+      d *= 2;
+      if (d > 9) d -= 9;
+    }
+    sum += d;
+  }
+  return sum % 10 === 0;
 }
 
 // Nobody sees the configured paths by default, whatever their role: operators and admins may

@@ -1,6 +1,6 @@
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, type Redaction } from "@/lib/records/redact";
 import { tenantList, tenantScope } from "@/lib/records/tenant-scope";
 import { findTrimmedRefs, TRIMMED_REF_HORIZON_DAYS } from "@/lib/retention/trimmed-refs";
 
@@ -55,7 +55,7 @@ export type RefFates = { fate: RefFate; released: ReleasedRef[]; trimmed: Trimme
  * log on audit_log_key_at_idx: key is COLLATE "C", so the ref's prefix range `key >= ref AND
  * key < ref || 'g'` is an index range however large the log; trims from the packed trimmed refs.
  */
-export async function traceFates(db: Db, actor: Actor, tokens: readonly string[], options: { redact: string[] }): Promise<Map<string, RefFates>> {
+export async function traceFates(db: Db, actor: Actor, tokens: readonly string[], options: { redact: Redaction | readonly string[] }): Promise<Map<string, RefFates>> {
   const scope = tenantScope(actor);
   const [releases, trims] = await Promise.all([
     Promise.all(

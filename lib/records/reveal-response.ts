@@ -6,7 +6,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { tenantScope } from "@/lib/records/tenant-scope";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/records/redact";
 
 export const revealInputSchema = z.strictObject({
   reason: z.string().trim().min(3, "say why you need the unmasked response (at least 3 characters)").max(500),
@@ -27,7 +27,7 @@ export async function revealResponse(db: Db, config: IdemConfig, actor: Actor, k
   return db.$transaction(async (tx) => {
     const row = await tx.idempotency.findFirst({ where: { key, ...tenantScope(actor) }, select: { key: true, tenant: true, response: true } });
     if (!row) return { ok: false, status: 404, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
-    const revealedPaths = redactJson(row.response, config.redact).redactedPaths;
+    const revealedPaths = redactJson(row.response, redactionOf(config)).redactedPaths;
     const audit = await writeAudit(tx, actor, { action: "record.reveal", key: row.key, tenant: row.tenant, reason: input.reason, evidence: { revealedPaths } });
     return { ok: true, key: row.key, ref: refOf(row.key), response: row.response, revealedPaths, auditId: audit.id.toString() } as const;
   });

@@ -3,7 +3,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { findVisibleRecord } from "@/lib/records/record-detail";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/records/redact";
 import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck } from "./processor-check";
 
@@ -27,8 +27,8 @@ export async function checkRecord(db: Db, config: IdemConfig, actor: Actor, key:
   const row = await findVisibleRecord(db, actor, key);
   if (!row) return null;
   const check = await checkProcessor(config, { key: row.key, tool: row.tool });
-  const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, config.redact);
-  const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, config.redact);
+  const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, redactionOf(config));
+  const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, redactionOf(config));
   const redactedPaths = [...new Set([...(receipt?.redactedPaths ?? []), ...(body?.redactedPaths ?? [])])].sort();
   const shown = {
     ...check,

@@ -21,3 +21,47 @@ describe("redactJson", () => {
     expect(() => redactJson({ a: [{ b: 1 }] }, ["$.a[?(@.b == 1)]"])).toThrow();
   });
 });
+
+describe("redactJson by value: e-mail addresses and card numbers under any key", () => {
+  it("masks an address under a field no path names, inside text too, and reports where", () => {
+    const { value, redactedPaths } = redactJson({ to: "user_24@globex.example", note: "sent to Ann <ann.lee+shop@mail.example.co.uk> at 10:02", id: "msg_1" }, []);
+    expect(value).toEqual({ to: REDACTED, note: `sent to Ann <${REDACTED}> at 10:02`, id: "msg_1" });
+    expect(redactedPaths).toEqual(["$['note']", "$['to']"]);
+  });
+
+  it.each([
+    ["Visa, plain", "4242424242424242"],
+    ["Visa, spaced", "4242 4242 4242 4242"],
+    ["Amex, dashed", "3782-822463-10005"],
+    ["19 digits", "6304000000000000000"],
+    ["13 digits", "4222222222222"],
+  ])("masks a Luhn-valid PAN under an odd name: %s", (_label, pan) => {
+    const { value } = redactJson({ meta: { pmt_ref_x: pan, memo: `paid with ${pan} today` } }, []);
+    expect(value).toEqual({ meta: { pmt_ref_x: REDACTED, memo: `paid with ${REDACTED} today` } });
+  });
+
+  it("masks a PAN stored as a JSON number", () => {
+    expect(redactJson({ n: 4242424242424242 }, []).value).toEqual({ n: REDACTED });
+  });
+
+  it.each([
+    ["fails Luhn", "4242424242424241"],
+    ["12 digits", "424242424242"],
+    ["20 digits", "42424242424242424242"],
+    ["an epoch in ms", "1796119175071"],
+    ["a hex key", "3f9a1c2b7d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4"],
+    ["a phone-ish run", "+1 415 555 0100"],
+  ])("leaves what is not a card number: %s", (_label, text) => {
+    expect(redactJson({ x: text }, [])).toEqual({ value: { x: text }, redactedPaths: [] });
+  });
+
+  it("can be turned off per kind", () => {
+    const doc = { to: "a@b.example", pan: "4242424242424242" };
+    expect(redactJson(doc, { paths: [], values: { email: false, cardNumbers: true } }).value).toEqual({ to: "a@b.example", pan: REDACTED });
+    expect(redactJson(doc, { paths: [], values: { email: false, cardNumbers: false } }).value).toEqual(doc);
+  });
+
+  it("masks a bare string value too", () => {
+    expect(redactJson("to a@b.example", [])).toEqual({ value: `to ${REDACTED}`, redactedPaths: ["$"] });
+  });
+});

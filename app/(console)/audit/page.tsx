@@ -10,6 +10,7 @@ import { auditFilterValues, auditQueryString, listAudit, listAuditActions, parse
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
+import { redactionOf } from "@/lib/records/redact";
 
 export const metadata = { title: "Audit" };
 
@@ -35,7 +36,7 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
   const db = getDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
-  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: getConfig().redact }), listAuditActions(db, actor)]);
+  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: redactionOf(getConfig()) }), listAuditActions(db, actor)]);
   const values = auditFilterValues(query);
   return (
     <AuditView

@@ -11,6 +11,7 @@ import { getDb } from "@/lib/db/client";
 import { traceRefs } from "@/lib/records/lookup";
 import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
 import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
+import { redactionOf } from "@/lib/records/redact";
 
 export const dynamic = "force-dynamic";
 
@@ -33,7 +34,7 @@ export default async function RecordPage({ params }: Props) {
   if (!detail) {
     // Gone from the table: say what the audit log holds about it (within the reader's tenants).
     // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
-    const [trace] = await traceRefs(getDb(), actor, [param.key], { redact: getConfig().redact });
+    const [trace] = await traceRefs(getDb(), actor, [param.key], { redact: redactionOf(getConfig()) });
     if (!trace || trace.fate === "never_seen") notFound();
     return (
       <>
