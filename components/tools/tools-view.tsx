@@ -9,10 +9,10 @@ import { VerdictSummary } from "./verdict-summary";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
 
-type Props = { audit: ToolsAudit; canConfigure: boolean; canReview: boolean };
+type Props = { audit: ToolsAudit; canRefresh: boolean; canConfigure: boolean; canReview: boolean };
 
 /** The tools page below its header: window and exports, servers, the per-tool audit, admin forms. */
-export function ToolsView({ audit, canConfigure, canReview }: Props) {
+export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props) {
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-white p-3">
@@ -35,7 +35,7 @@ export function ToolsView({ audit, canConfigure, canReview }: Props) {
               {format === "md" ? "Markdown" : "JSON"}
             </a>
           ))}
-          <RefreshButton />
+          {canRefresh ? <RefreshButton /> : <span className="text-xs text-slate-600">An operator can refresh the listings.</span>}
         </div>
       </div>
 

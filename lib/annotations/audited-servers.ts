@@ -1,4 +1,5 @@
 import type { IdemConfig } from "@/lib/config/schema";
+import { displayUrl } from "@/lib/security/outbound-policy";
 
 /**
  * A server whose tools the console audits. stdio servers exist only with origin "config":
@@ -31,7 +32,8 @@ export function summarizeServer(server: AuditedServer): ServerSummary {
     name: server.name,
     origin: server.origin,
     transport: server.transport,
-    target: server.transport === "http" ? server.url : [server.command, ...server.args].join(" "),
+    // Stored whole, shown without credentials or query values (a token in ?api_key= is a secret).
+    target: server.transport === "http" ? displayUrl(server.url) : [server.command, ...server.args].join(" "),
     headerNames: server.transport === "http" ? Object.keys(server.headers).sort() : [],
   };
 }

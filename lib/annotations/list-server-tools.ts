@@ -1,9 +1,10 @@
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
-import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ListedTool } from "./annotation-types";
+import { checkOutboundUrl, OutboundRefusedError, policyFetch, type OutboundPolicy } from "@/lib/security/outbound-policy";
 import type { AuditedServer } from "./audited-servers";
 
 const CLIENT_INFO = { name: "idem-console-annotation-audit", version: "0.1.0" };
@@ -21,7 +22,13 @@ export type ServerListing =
  * costs at most `timeoutMs`; any failure becomes a reason, never an exception, so the other
  * servers still audit.
  */
-export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT_LIST_TIMEOUT_MS): Promise<ServerListing> {
+export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT_LIST_TIMEOUT_MS, policy: OutboundPolicy = { allow: [] }): Promise<ServerListing> {
+  // An admin-added URL goes through the outbound policy (checked now, and again at connect time);
+  // the configuration file's servers are the operator's word.
+  if (server.origin === "ui") {
+    const check = await checkOutboundUrl(server.url, policy);
+    if (!check.ok) return { server: server.name, ok: false, reason: `refused by the outbound policy: ${check.reason}` };
+  }
   const deadline = Date.now() + timeoutMs;
   const signal = AbortSignal.timeout(timeoutMs);
   const options = () => ({ signal, timeout: Math.max(1, deadline - Date.now()) });
@@ -29,7 +36,7 @@ export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT
   const client = new Client(CLIENT_INFO);
   let stage = server.transport === "stdio" ? "start" : "connect to";
   try {
-    const transport = createTransport(server, stderr);
+    const transport = createTransport(server, stderr, policy);
     await client.connect(transport, options());
     stage = "list the tools of";
     const tools: ListedTool[] = [];
@@ -50,9 +57,11 @@ export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT
   }
 }
 
-function createTransport(server: AuditedServer, stderr: string[]): Transport {
+function createTransport(server: AuditedServer, stderr: string[], policy: OutboundPolicy): Transport {
   if (server.transport === "http") {
-    return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
+    const fetch = server.origin === "ui" ? policyFetch(policy) : undefined;
+    const { url, headers } = withBasicAuth(server.url, server.headers);
+    return new StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(fetch ? { fetch } : {}) });
   }
   // stdio servers come only from idem.config.json (DESIGN §5): AuditedServer of this kind is built nowhere else.
   const transport = new StdioClientTransport({
@@ -69,9 +78,33 @@ function createTransport(server: AuditedServer, stderr: string[]): Transport {
   return transport;
 }
 
+/**
+ * fetch refuses a URL with credentials in it (`http://user:pass@host/`): they become the Basic
+ * Authorization header such a URL means, unless the server's headers already name one.
+ */
+function withBasicAuth(urlText: string, headers: Record<string, string>): { url: URL; headers: Record<string, string> } {
+  const url = new URL(urlText);
+  if (!url.username && !url.password) return { url, headers };
+  const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
+  url.username = "";
+  url.password = "";
+  const named = Object.keys(headers).some((h) => h.toLowerCase() === "authorization");
+  return { url, headers: named ? headers : { ...headers, Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } };
+}
+
+/**
+ * A failure in the console's own words: a status code, a timeout, a refusal, a TLS or network
+ * error code — never what the target answered (an HTTP body of a URL someone named could be
+ * anything: a metadata document, a database's banner). A stdio command's last stderr lines are
+ * kept: that command comes from the configuration file.
+ */
 function describeListingError(error: unknown, timeoutMs: number, stderr: string[]): string {
   const said = stderr.join("").trim().split("\n").slice(-3).join(" ").slice(0, 300);
   const tail = said ? ` (its stderr: ${said})` : "";
+  const refused = causeOf(error, (e): e is OutboundRefusedError => e instanceof OutboundRefusedError || (e as { code?: unknown }).code === "EOUTBOUND");
+  if (refused) return (refused as Error).message;
+  const http = causeOf(error, (e): e is StreamableHTTPError => e instanceof StreamableHTTPError);
+  if (http && typeof http.code === "number") return `the server answered HTTP ${http.code}, not an MCP response${tail}`;
   if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
   if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
   const code = errorCode(error);
@@ -79,8 +112,19 @@ function describeListingError(error: unknown, timeoutMs: number, stderr: string[
   if (code === "ENOTFOUND") return `host not found${tail}`;
   if (code === "ENOENT") return `command not found (ENOENT)${tail}`;
   if (typeof code === "string") return `network error (${code})${tail}`;
-  const message = deepestMessage(error);
-  return `${message.replace(/\s+/g, " ").slice(0, 300)}${tail}`;
+  if (said) return `the command failed${tail}`;
+  const name = error instanceof Error && error.name !== "Error" ? ` (${error.name})` : "";
+  return `the server's answer was not a valid MCP response${name}`;
+}
+
+/** The error itself or the first of its causes that matches. */
+function causeOf<T>(error: unknown, match: (e: unknown) => e is T): T | undefined {
+  let current: unknown = error;
+  for (let depth = 0; depth < 6 && current; depth++) {
+    if (match(current)) return current;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
 }
 
 /** fetch wraps the socket error (and the SDK may wrap fetch's): the errno code is a few causes down. */
@@ -91,15 +135,4 @@ function errorCode(error: unknown): unknown {
     current = current.cause as typeof current;
   }
   return undefined;
-}
-
-/** "fetch failed" says nothing; the innermost cause ("bad port", "getaddrinfo …") usually does. */
-function deepestMessage(error: unknown): string {
-  const messages: string[] = [];
-  let current = error as { message?: unknown; cause?: unknown } | undefined;
-  for (let depth = 0; depth < 5 && current; depth++) {
-    if (typeof current.message === "string" && current.message) messages.push(current.message);
-    current = current.cause as typeof current;
-  }
-  return messages.length > 1 ? `${messages[0]} (${messages.at(-1)})` : (messages[0] ?? String(error));
 }

@@ -15,13 +15,15 @@ export type RefreshOutcome = { listings: ServerListing[]; auditId: string };
  * the rest by at most its timeout) and stores each listing — or its failure — as a snapshot,
  * all with one audit row in one transaction.
  *
- * Permission: tools:read. A refresh contacts only servers the configuration file or an admin
- * named, and changes nothing but the history of what they said — like asking a processor
- * (records:check-processor), which every role may do. It is still audited.
+ * Permission: tools:refresh (operators). A refresh contacts only servers the configuration file or
+ * an admin named and changes nothing but the history of what they said, but it makes outbound
+ * calls on the caller's word, so a viewer may not start one. Servers an admin added are connected
+ * to through the outbound policy (lib/security/outbound-policy.ts). Audited.
  */
 export async function refreshListings(db: Db, config: IdemConfig, actor: Actor, options: { timeoutMs?: number } = {}): Promise<RefreshOutcome> {
   const servers = await loadAuditedServers(db, config);
-  const listings = await Promise.all(servers.map((server) => listServerTools(server, options.timeoutMs)));
+  const policy = { allow: config.outbound.allow };
+  const listings = await Promise.all(servers.map((server) => listServerTools(server, options.timeoutMs, policy)));
   const auditId = await db.$transaction(async (tx) => {
     for (const listing of listings) {
       await insertSnapshot(tx, listing.ok ? { server: listing.server, source: "live", takenBy: actor.name, tools: listing.tools } : { server: listing.server, source: "live", takenBy: actor.name, error: listing.reason });

@@ -5,6 +5,7 @@ import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { checkOutboundUrl, displayUrl } from "@/lib/security/outbound-policy";
 import { configServers, summarizeServer, type AuditedServer } from "./audited-servers";
 
 /** The servers the console audits: the file's (http and stdio), then those admins added (http only). */
@@ -42,7 +43,7 @@ export const addServerSchema = z
   });
 export type AddServerInput = z.output<typeof addServerSchema>;
 
-export type AddServerOutcome = { ok: true; server: ReturnType<typeof summarizeServer> } | { ok: false; status: 403 | 409; code: string; message: string };
+export type AddServerOutcome = { ok: true; server: ReturnType<typeof summarizeServer> } | { ok: false; status: 403 | 409 | 422; code: string; message: string };
 
 /**
  * Adds an HTTP server an admin named in the UI, with its audit row in the same transaction. The
@@ -54,12 +55,16 @@ export async function addHttpServer(db: Db, config: IdemConfig, actor: Actor, in
     return { ok: false, status: 409, code: "name_taken", message: `${input.name} is already a server in idem.config.json; pick another name.` };
   }
   const url = input.url ?? "";
+  const check = await checkOutboundUrl(url, { allow: config.outbound.allow });
+  if (!check.ok) {
+    return { ok: false, status: 422, code: "outbound_refused", message: `The console may not connect to ${displayUrl(url)}: ${check.reason}. An operator can allow a host or range in idem.config.json (outbound.allow).` };
+  }
   const server: AuditedServer = { name: input.name, origin: "ui", transport: "http", url, headers: input.headers };
   return db.$transaction(async (tx) => {
     const existing = await tx.mcpServer.findUnique({ where: { name: input.name }, select: { name: true } });
     if (existing) return { ok: false as const, status: 409 as const, code: "name_taken", message: `A server named ${input.name} was already added.` };
     await tx.mcpServer.create({ data: { name: input.name, url, headers: input.headers, createdBy: actor.name } });
-    await writeAudit(tx, actor, { action: "tools.server.add", after: { name: input.name, transport: "http", url, headerNames: Object.keys(input.headers).sort() } });
+    await writeAudit(tx, actor, { action: "tools.server.add", after: { name: input.name, transport: "http", url: displayUrl(url), headerNames: Object.keys(input.headers).sort() } });
     return { ok: true as const, server: summarizeServer(server) };
   });
 }

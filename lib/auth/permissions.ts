@@ -21,6 +21,8 @@ export const PERMISSIONS = {
   "metrics:read": EVERYONE,
   "keys:explain": EVERYONE,
   "tools:read": EVERYONE,
+  // A refresh connects to every listed server: it makes outbound calls, so operators start it.
+  "tools:refresh": OPERATORS,
   "tools:configure": ADMINS,
   "annotations:review": ADMINS,
   "audit:read": EVERYONE,

@@ -1,3 +1,4 @@
+import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
@@ -12,6 +13,10 @@ const redactPath = z
   .string()
   .startsWith("$", "expected a JSONPath starting with $")
   .refine((path) => !/[?(]/.test(path), "filter and script expressions ([?(…)], (…)) are not supported in redaction paths: name the fields, e.g. $..card");
+const outboundAllowEntry = z
+  .string()
+  .min(1)
+  .refine((entry) => !entry.includes("/") || ipaddr.isValidCIDR(entry), "expected a host name, an IP address or a CIDR range such as 10.1.0.0/16");
 const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
 
@@ -45,6 +50,8 @@ export const configSchema = z
     // Masks by value under any key, on by default: e-mail addresses and card numbers (Luhn).
     redactValues: z.strictObject({ email: z.boolean().default(true), cardNumbers: z.boolean().default(true) }).default({ email: true, cardNumbers: true }),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
+    // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
+    outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

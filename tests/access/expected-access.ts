@@ -74,8 +74,8 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "GET /api/v1/audit":                     [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/tools/audit":               [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/tools/audit/export":        [401,       200,     200,     200,     200,     200,     200,     200,     200],
-  // Re-listing the MCP servers' tools changes no record: every role (see lib/annotations/refresh-listings.ts).
-  "POST /api/v1/tools/refresh":            [401,       200,     200,     200,     200,     200,     200,     200,     200],
+  // Re-listing the MCP servers' tools makes outbound calls: operators and admins.
+  "POST /api/v1/tools/refresh":            [401,       403,     200,     200,     403,     403,     200,     200,     403],
   // Resolving claims, one, in bulk, or by the reconciler: operators and admins.
   "POST /api/v1/records/[key]/resolve":    [401,       403,     404,     404,     403,     403,     404,     404,     403],
   // Revealing a masked response (audited): operators and admins.

@@ -54,6 +54,41 @@ export const MALFORMED_ESCAPES: readonly (readonly [label: string, escape: strin
   ["beyond U+10FFFF", "%F4%90%80%80"],
 ];
 
+/** Every spelling of an address a probe tried, as an admin would type it into "add server". */
+export const REFUSED_URLS: readonly (readonly [label: string, url: string])[] = [
+  ["metadata, dotted", "http://169.254.169.254/latest/meta-data/"],
+  ["metadata, decimal", "http://2852039166/"],
+  ["metadata, hex", "http://0xa9fea9fe/"],
+  ["metadata, octal", "http://0251.0376.0251.0376/"],
+  ["metadata, dotted hex", "http://0xa9.0xfe.0xa9.0xfe/"],
+  ["metadata, IPv4-mapped IPv6", "http://[::ffff:169.254.169.254]/"],
+  ["metadata, IPv4-mapped IPv6 hex", "http://[::ffff:a9fe:a9fe]/"],
+  ["metadata by name", "http://metadata.google.internal/computeMetadata/v1/"],
+  ["metadata by name, trailing dot", "http://metadata.google.internal./"],
+  ["AWS IPv6 metadata", "http://[fd00:ec2::254]/"],
+  ["loopback", "http://127.0.0.1:5432/"],
+  ["loopback, other", "http://127.1.2.3/"],
+  ["loopback, decimal", "http://2130706433/"],
+  ["loopback, short", "http://127.1/"],
+  ["IPv6 loopback", "http://[::1]:3000/"],
+  ["IPv6 loopback, long", "http://[0:0:0:0:0:0:0:1]/"],
+  ["unspecified", "http://0.0.0.0:3000/"],
+  ["unspecified, short", "http://0/"],
+  ["IPv6 unspecified", "http://[::]/"],
+  ["private 10/8", "http://10.0.0.5/"],
+  ["private 172.16/12", "http://172.20.1.1/"],
+  ["private 192.168/16", "http://192.168.1.1/"],
+  ["CGNAT", "http://100.64.0.1/"],
+  ["IPv6 link-local", "http://[fe80::1]/"],
+  ["IPv6 unique-local", "http://[fc00::1]/"],
+  ["NAT64 of loopback", "http://[64:ff9b::7f00:1]/"],
+  ["6to4 of private", "http://[2002:c0a8:0101::1]/"],
+  ["broadcast", "http://255.255.255.255/"],
+  ["multicast", "http://224.0.0.1/"],
+  ["localhost by name", "http://localhost:5432/"],
+  ["non-http scheme", "file:///etc/passwd"],
+];
+
 /** Bodies that are not the JSON a route expects, as raw text (lone surrogates as JSON escapes). */
 export const BAD_JSON_TEXTS: readonly (readonly [label: string, text: string])[] = [
   ["no body", ""],

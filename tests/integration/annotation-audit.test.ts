@@ -50,6 +50,8 @@ describe("the annotation audit against the demo shop's MCP server", () => {
     config = parseConfig(
       JSON.stringify({
         tools: world.config.tools,
+        // The silent server an admin adds below listens on loopback.
+        outbound: { allow: ["127.0.0.1"] },
         mcpServers: [
           { name: SHOP, transport: "http", url: world.mcp.url },
           { name: DOWN, transport: "http", url: downUrl },
@@ -226,7 +228,7 @@ describe("the /api/v1/tools routes", () => {
     process.env.DATABASE_URL = inject("databaseUrl");
     const dir = mkdtempSync(path.join(tmpdir(), "idem-tools-api-"));
     process.env.IDEM_CONFIG = path.join(dir, "idem.config.json");
-    writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ mcpServers: [] }));
+    writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ mcpServers: [], outbound: { allow: ["127.0.0.1"] } }));
     const { createToken } = await import("@/lib/auth/tokens");
     const system: Actor = { kind: "system", id: "t", name: `tools-api-${suffix}`, displayName: "t", role: "admin", tenants: [] };
     for (const role of ["viewer", "admin"] as const) tokens[role] = (await createToken(db, system, { name: `tools-api-${role}-${suffix}`, role, tenants: [TENANT] })).token;

@@ -15,7 +15,7 @@ process.env.DATABASE_URL = inject("databaseUrl");
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-bad-input-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
 // A processor that answers nothing: no request of this sweep may get as far as asking one.
-writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:1", timeout: "1s" } } }, redact: ["$..card"] }));
+writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:1", timeout: "1s" } } }, redact: ["$..card"], outbound: { allow: ["127.0.0.1"] } }));
 
 const route = routeHandler;
 type Handler = RouteHandler;

@@ -16,7 +16,7 @@ process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-mutation-audit-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
-writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } } }));
+writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } }, outbound: { allow: ["127.0.0.1"] } }));
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `maud-${run}`;

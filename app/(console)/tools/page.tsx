@@ -30,5 +30,5 @@ async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParam
   const raw = (await searchParams).window;
   const window = parseAuditWindow(typeof raw === "string" ? raw : undefined) ?? "24h";
   const audit = await buildToolsAudit(getDb(), getConfig(), actor, window);
-  return <ToolsView audit={audit} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
+  return <ToolsView audit={audit} canRefresh={can(actor.role, "tools:refresh")} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
 }

@@ -6,9 +6,9 @@ import { getDb } from "@/lib/db/client";
 /**
  * POST /api/v1/tools/refresh → {listings: [{server, ok, tools|reason}], auditId}. Lists every
  * configured and added server now and stores each answer (or failure) as a snapshot; one audit
- * row. tools:read suffices: see refreshListings for why.
+ * row. Operators and admins (tools:refresh): it makes outbound calls.
  */
-export const POST = apiRoute("tools:read", async ({ actor }) => {
+export const POST = apiRoute("tools:refresh", async ({ actor }) => {
   const { listings, auditId } = await refreshListings(getDb(), getConfig(), actor);
   return Response.json({
     auditId,
