@@ -4,6 +4,7 @@ import { sessionCookie } from "@/lib/auth/session-cookie";
 import { sessionPolicy } from "@/lib/auth/session-policy";
 import { buildProviders } from "@/lib/auth/sign-in-providers";
 import { findUserByEmail } from "@/lib/auth/users";
+import { accountOf, recordSignInFailure } from "@/lib/auth/sign-in-throttle";
 import { getDb } from "@/lib/db/client";
 
 /**
@@ -17,12 +18,33 @@ export const authOptions: NextAuthOptions = {
   session: { strategy: "jwt", maxAge: Math.ceil(sessionPolicy().maxAgeMs / 1000) },
   cookies: sessionCookie(process.env.NEXTAUTH_URL),
   pages: { signIn: "/sign-in", error: "/sign-in" },
+  // A callback next-auth refuses (a tampered state, a bad code) reaches only its logger: audited here.
+  logger: {
+    error(code, metadata) {
+      console.error("[next-auth]", code);
+      if (/^(OAUTH_|SIGNIN_OAUTH_|CALLBACK_OAUTH)/.test(code)) {
+        const provider = (metadata as { providerId?: string } | undefined)?.providerId ?? "oauth";
+        void recordSignInFailure(getDb(), { provider, account: "(unknown)", client: "provider", reason: code, counted: false }).catch(() => {});
+      }
+    },
+    warn() {},
+    debug() {},
+  },
   secret: process.env.NEXTAUTH_SECRET,
   callbacks: {
-    async signIn({ user }) {
-      if (!user.email) return "/sign-in?error=NoEmail";
+    async signIn({ user, account }) {
+      const provider = account?.provider ?? "unknown";
+      // Password sign-ins audit their own failures (lib/auth/password-sign-in.ts); an identity from
+      // OIDC or GitHub that the console's user list refuses is audited here.
+      if (!user.email) {
+        await recordSignInFailure(getDb(), { provider, account: accountOf(String(user.id ?? "")), client: "provider", reason: "the provider gave no e-mail", counted: false });
+        return "/sign-in?error=NoEmail";
+      }
       const consoleUser = await findUserByEmail(getDb(), user.email);
-      if (!consoleUser || consoleUser.disabledAt) return "/sign-in?error=NotAllowed";
+      if (!consoleUser || consoleUser.disabledAt) {
+        await recordSignInFailure(getDb(), { provider, account: accountOf(user.email), client: "provider", reason: consoleUser ? "account disabled" : "not a console user", counted: false });
+        return "/sign-in?error=NotAllowed";
+      }
       await getDb().consoleUser.update({ where: { id: consoleUser.id }, data: { lastSignInAt: new Date() } });
       return true;
     },

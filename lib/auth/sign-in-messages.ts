@@ -1,5 +1,6 @@
 const MESSAGES: Record<string, string> = {
   CredentialsSignin: "Wrong email or password.",
+  Throttled: "Too many failed sign-ins for this account or from this address. Wait 15 minutes, then try again.",
   NotAllowed: "This account has no access to Idem Console, or it was disabled. Ask an admin to add you.",
   NoEmail: "Your identity provider did not share an email address, so the console cannot find your account.",
   SessionRequired: "Sign in to continue.",

@@ -2,8 +2,7 @@ import type { Provider } from "next-auth/providers/index";
 import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { isDemoMode } from "@/lib/auth/demo-mode";
-import { findUserByEmail } from "@/lib/auth/users";
-import { verifyPassword } from "@/lib/auth/passwords";
+import { clientAddressOf, passwordSignIn } from "@/lib/auth/password-sign-in";
 import { getDb } from "@/lib/db/client";
 import { oidcSettings } from "@/lib/auth/sign-in-options";
 
@@ -37,13 +36,16 @@ export function buildProviders(): Provider[] {
         id: "demo",
         name: "Demo account",
         credentials: { email: { label: "Email", type: "email" }, password: { label: "Password", type: "password" } },
-        async authorize(credentials) {
+        async authorize(credentials, request) {
           const email = credentials?.email?.slice(0, 320) ?? "";
           const password = credentials?.password?.slice(0, 200) ?? "";
-          const user = await findUserByEmail(getDb(), email);
-          if (!user?.passwordHash || user.disabledAt) return null;
-          if (!(await verifyPassword(password, user.passwordHash))) return null;
-          return { id: user.id, email: user.email, name: user.name };
+          // Throttled, audited, and as slow for an unknown e-mail as for a wrong password.
+          const outcome = await passwordSignIn(getDb(), { email, password, client: clientAddressOf(request?.headers) });
+          if (!outcome.ok) {
+            if (outcome.reason === "throttled") throw new Error("Throttled");
+            return null;
+          }
+          return { id: outcome.user.id, email: outcome.user.email, name: outcome.user.name };
         },
       }),
     );

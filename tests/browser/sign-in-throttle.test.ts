@@ -1,0 +1,46 @@
+import { randomBytes } from "node:crypto";
+import { describe, expect, inject, it } from "vitest";
+import { SIGN_IN_THROTTLE } from "@/lib/auth/sign-in-throttle";
+import { saveUser } from "@/lib/auth/users";
+import { useTestDb } from "../helpers/db";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const admin = { kind: "system" as const, id: "t", name: "throttle-http", displayName: "throttle-http", role: "admin" as const, tenants: [] };
+
+/** One password sign-in through next-auth's own credentials callback, as the sign-in form posts it. */
+async function signIn(email: string, password: string): Promise<{ ok: boolean; error: string | null }> {
+  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
+  const cookie = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: baseUrl },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: "/", json: "true" }),
+  });
+  const location = response.headers.get("location") ?? ((await response.json().catch(() => ({}))) as { url?: string }).url ?? "";
+  const error = new URL(location, baseUrl).searchParams.get("error");
+  return { ok: error === null && (response.headers.getSetCookie?.() ?? []).some((c) => c.includes("session-token")), error };
+}
+
+// The finding: 50 wrong passwords in a row, each answered at once, then the right one worked, and no
+// audit row. Now the account locks after ten and every failure is in the audit log.
+describe("password sign-in over HTTP: throttled and audited", () => {
+  const db = useTestDb();
+
+  it("locks an account after ten wrong passwords, the right one included, and audits each", async () => {
+    const email = `throttled-${run}@throttle.test`;
+    await saveUser(db, admin, { email, role: "viewer", password: "the-right-one" });
+    expect((await signIn(email, "the-right-one")).ok).toBe(true);
+    for (let i = 0; i < SIGN_IN_THROTTLE.refuseAccountAt; i++) expect((await signIn(email, `wrong-${i}`)).error).toBe("CredentialsSignin");
+    expect(await signIn(email, "the-right-one")).toEqual({ ok: false, error: "Throttled" });
+    const audited = await db.auditLog.findMany({ where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: email } }, select: { reason: true } });
+    expect(audited.map((a) => a.reason?.split(":")[0])).toEqual([...Array<string>(SIGN_IN_THROTTLE.refuseAccountAt).fill("wrong password"), "throttled"]);
+    // The page names the wait.
+    const page = await fetch(`${baseUrl}/sign-in?error=Throttled`);
+    expect(await page.text()).toContain("Too many failed sign-ins");
+    // Another test's rows of this address must not lock the other tests' demo sign-ins.
+    await db.signInFailure.deleteMany({ where: { account: email } });
+  }, 120_000);
+});
