@@ -34,7 +34,7 @@ export function AuditEntryRow({ entry, now }: { entry: AuditEntryView; now: stri
         </td>
         <td className="px-3 py-2" data-column="record">
           {entry.key === null ? (
-            <span className="text-slate-400">—</span>
+            <span className="text-slate-500">—</span>
           ) : entry.recordExists ? (
             <Link href={`/records/${entry.key}`} title={entry.key} className="font-mono text-xs text-slate-900 underline underline-offset-2 hover:text-slate-600">
               {entry.ref}
@@ -42,13 +42,13 @@ export function AuditEntryRow({ entry, now }: { entry: AuditEntryView; now: stri
           ) : (
             // Released or trimmed: there is no record page any more, only the key to search for.
             <span className="whitespace-nowrap font-mono text-xs text-slate-500" title={`${entry.key} — the record no longer exists`}>
-              {entry.ref}… <span className="font-sans italic text-slate-400">gone</span>
+              {entry.ref}… <span className="font-sans italic text-slate-500">gone</span>
             </span>
           )}
         </td>
-        <td className="whitespace-nowrap px-3 py-2 text-slate-600" data-column="tenant">{entry.tenant ?? <span className="text-slate-400">—</span>}</td>
+        <td className="whitespace-nowrap px-3 py-2 text-slate-600" data-column="tenant">{entry.tenant ?? <span className="text-slate-500">—</span>}</td>
         <td className="px-3 py-2" data-column="reason">
-          <span className="line-clamp-2 max-w-md text-slate-700" title={entry.reason ?? undefined}>{entry.reason ?? <span className="text-slate-400">—</span>}</span>
+          <span className="line-clamp-2 max-w-md text-slate-700" title={entry.reason ?? undefined}>{entry.reason ?? <span className="text-slate-500">—</span>}</span>
         </td>
         <td className="px-3 py-2 text-right" data-column="detail">
           {hasDetail ? (
@@ -66,7 +66,7 @@ export function AuditEntryRow({ entry, now }: { entry: AuditEntryView; now: stri
               {(["before", "after", "evidence"] as const).map((part) => (
                 <section key={part} className="min-w-0">
                   <h3 className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{part}</h3>
-                  {entry[part] === null ? <p className="text-xs text-slate-400">none</p> : <JsonView value={entry[part]} label={`${part} of audit entry ${entry.id}`} />}
+                  {entry[part] === null ? <p className="text-xs text-slate-500">none</p> : <JsonView value={entry[part]} label={`${part} of audit entry ${entry.id}`} />}
                 </section>
               ))}
             </div>

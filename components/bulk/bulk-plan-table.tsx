@@ -49,11 +49,11 @@ export function BulkPlanTable({ rows, results, now }: { rows: PlannedRow[]; resu
                     {row.ref}
                   </Link>
                 </td>
-                <td className="whitespace-nowrap px-3 py-2">{row.tenant ?? <span className="text-slate-400">—</span>}</td>
-                <td className="px-3 py-2 font-mono text-xs">{row.tool ?? <span className="italic text-slate-400">unrecorded</span>}</td>
+                <td className="whitespace-nowrap px-3 py-2">{row.tenant ?? <span className="text-slate-500">—</span>}</td>
+                <td className="px-3 py-2 font-mono text-xs">{row.tool ?? <span className="italic text-slate-500">unrecorded</span>}</td>
                 <td className="whitespace-nowrap px-3 py-2 tabular-nums">{row.ageMs === null ? "—" : formatAge(new Date(now.getTime() - row.ageMs), now)}</td>
                 <td className="max-w-md px-3 py-2">
-                  {row.outcome ? <span className={`${badge} ${OUTCOME_STYLE[row.outcome]}`}>{OUTCOME_LABEL[row.outcome]}</span> : <span className="text-xs text-slate-400">not asked</span>}
+                  {row.outcome ? <span className={`${badge} ${OUTCOME_STYLE[row.outcome]}`}>{OUTCOME_LABEL[row.outcome]}</span> : <span className="text-xs text-slate-500">not asked</span>}
                   <div className="mt-0.5 text-xs text-slate-600">{row.reason}</div>
                 </td>
                 <td className={`whitespace-nowrap px-3 py-2 font-medium ${PROPOSED[row.proposed].style}`} data-testid="proposed-action">
@@ -68,9 +68,9 @@ export function BulkPlanTable({ rows, results, now }: { rows: PlannedRow[]; resu
                       <div className="mt-0.5 text-xs text-slate-600">{result.message}</div>
                     </>
                   ) : row.proposed === "leave" ? (
-                    <span className="text-xs text-slate-400">not applied</span>
+                    <span className="text-xs text-slate-500">not applied</span>
                   ) : (
-                    <span className="text-xs text-slate-400">pending</span>
+                    <span className="text-xs text-slate-500">pending</span>
                   )}
                 </td>
               </tr>

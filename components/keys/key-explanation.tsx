@@ -149,7 +149,7 @@ function DiffRow({ name, window }: { name: string; window: ByteWindow | null }) 
       <td className="whitespace-pre py-1 pr-3">
         <mark className="bg-rose-100 text-rose-900">{window.from.slice(0, 1)}</mark>
         {window.from.slice(1)}
-        {window.from === "" ? <span className="italic text-slate-400">(end)</span> : null}
+        {window.from === "" ? <span className="italic text-slate-500">(end)</span> : null}
       </td>
       <td className="py-1 text-slate-600">{window.hex || "—"}</td>
     </tr>

@@ -71,10 +71,10 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
             <tbody className="divide-y divide-slate-100">
               {result.matches.map((match) => (
                 <tr key={match.key} data-testid="lookup-match">
-                  <td className="px-4 py-2 font-mono" title={match.key}>{match.ref}<span className="text-slate-400">{match.key.slice(12, 18)}…</span></td>
+                  <td className="px-4 py-2 font-mono" title={match.key}>{match.ref}<span className="text-slate-500">{match.key.slice(12, 18)}…</span></td>
                   <td className="px-4 py-2">{match.tenant}</td>
-                  <td className="px-4 py-2 font-mono">{match.tool ?? <span className="italic text-slate-400">unrecorded</span>}</td>
-                  <td className="px-4 py-2">{match.subject ?? <span className="italic text-slate-400">unrecorded</span>}</td>
+                  <td className="px-4 py-2 font-mono">{match.tool ?? <span className="italic text-slate-500">unrecorded</span>}</td>
+                  <td className="px-4 py-2">{match.subject ?? <span className="italic text-slate-500">unrecorded</span>}</td>
                   <td className="px-4 py-2"><StatusBadge status={match.status} /></td>
                   <td className="px-4 py-2"><TimeStamp iso={match.createdAt} now={now} /></td>
                   <td className="px-4 py-2 text-right">

@@ -36,7 +36,7 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
           <TimeStamp iso={entry.at} now={now} /> <span className="text-xs text-slate-500">({utcText(entry.at)})</span>
         </dd>
         <Term>Reason</Term>
-        <dd data-testid="released-reason">{entry.reason ? <q>{entry.reason}</q> : <span className="italic text-slate-400">none given</span>}</dd>
+        <dd data-testid="released-reason">{entry.reason ? <q>{entry.reason}</q> : <span className="italic text-slate-500">none given</span>}</dd>
         {entry.forced ? (
           <>
             <Term>Evidence</Term>
@@ -44,7 +44,7 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
           </>
         ) : null}
         <Term>Tenant</Term>
-        <dd>{entry.tenant ?? <span className="italic text-slate-400">unrecorded</span>}</dd>
+        <dd>{entry.tenant ?? <span className="italic text-slate-500">unrecorded</span>}</dd>
         <Term>Key</Term>
         <dd className="break-all font-mono text-xs leading-5">{entry.key}</dd>
         <Term>Audit entry</Term>
@@ -56,7 +56,7 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
       </dl>
       <h3 className="mt-4 text-sm font-semibold text-slate-800">The row as it was released</h3>
       <div className="mt-1">
-        {entry.snapshot === null ? <p className="text-xs text-slate-400">The audit entry holds no snapshot.</p> : <JsonView value={entry.snapshot} label={`snapshot in audit entry ${entry.auditId}`} />}
+        {entry.snapshot === null ? <p className="text-xs text-slate-500">The audit entry holds no snapshot.</p> : <JsonView value={entry.snapshot} label={`snapshot in audit entry ${entry.auditId}`} />}
       </div>
       {entry.redactedPaths.length > 0 ? <p className="mt-1 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}.</p> : null}
     </article>

@@ -29,7 +29,7 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
           return (
             <div key={item.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid={`headline-${item.id}`}>
               <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{item.label}</dt>
-              <dd className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-400 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}>
+              <dd className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-500 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}>
                 {item.value}
                 {"sample" in item && item.sample ? " " : null}
                 {"sample" in item && item.sample ? (

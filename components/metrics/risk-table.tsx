@@ -12,7 +12,7 @@ const th = `${thBase} text-right`;
 const td = "px-2 py-1.5 text-right align-top tabular-nums whitespace-nowrap";
 
 function Missing({ text }: { text: string }) {
-  return <span className="italic text-slate-400" data-missing="true">{text}</span>;
+  return <span className="italic text-slate-500" data-missing="true">{text}</span>;
 }
 
 function cell(value: string) {
@@ -51,7 +51,7 @@ function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean })
     <span className="mt-0.5 flex flex-wrap items-center gap-x-1.5 gap-y-0.5 font-sans text-[11px] text-slate-500">
       <span className="whitespace-nowrap" title={facts.listedBy.length > 0 ? `idempotentHint as listed by ${facts.listedBy.join(", ")}` : "no server's tools/list names this tool"}>
         idempotentHint:{" "}
-        <span className={facts.declaredIdempotentHint === null ? "italic text-slate-400" : "font-mono text-slate-700"} data-testid="declared-hint">
+        <span className={facts.declaredIdempotentHint === null ? "italic text-slate-500" : "font-mono text-slate-700"} data-testid="declared-hint">
           {hint}
         </span>
       </span>

@@ -9,7 +9,8 @@ const REDACTED = "[redacted]";
  */
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
-    <pre aria-label={label} className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800" data-testid="json-view">
+    // Focusable: a keyboard user must be able to scroll a long line into view.
+    <pre aria-label={label} tabIndex={0} className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800" data-testid="json-view">
       {render(value, 0)}
     </pre>
   );

@@ -185,5 +185,5 @@ function Field({ label, wide, children }: { label: string; wide?: boolean; child
 }
 
 function Unrecorded({ what = "unrecorded" }: { what?: string }) {
-  return <span className="italic text-slate-400">{what}</span>;
+  return <span className="italic text-slate-500">{what}</span>;
 }

@@ -76,7 +76,7 @@ function FacetRow({
           </Link>
         );
       })}
-      {facet.entries.length > 0 && facet.note ? <span className="text-slate-400">({facet.note})</span> : null}
+      {facet.entries.length > 0 && facet.note ? <span className="text-slate-500">({facet.note})</span> : null}
     </div>
   );
 }

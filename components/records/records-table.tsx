@@ -18,7 +18,7 @@ const column = createColumnHelper<typeof features, RecordListItem>();
 export const RECORD_COLUMN_IDS = ["ref", "tenant", "subject", "tool", "status", "age", "updated"] as const;
 
 function unrecorded(label = "unrecorded") {
-  return <span className="italic text-slate-400">{label}</span>;
+  return <span className="italic text-slate-500">{label}</span>;
 }
 
 export function RecordsTable({ records, now }: { records: RecordListItem[]; now: string }) {
@@ -66,7 +66,7 @@ export function RecordsTable({ records, now }: { records: RecordListItem[]; now:
           header: "Updated",
           cell: (info) => {
             const updated = info.getValue();
-            return updated === null ? <span className="text-slate-400">—</span> : <RecordTime at={updated} now={now} />;
+            return updated === null ? <span className="text-slate-500">—</span> : <RecordTime at={updated} now={now} />;
           },
         }),
       ]),

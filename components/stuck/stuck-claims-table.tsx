@@ -102,8 +102,8 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props)
                   </span>
                 </td>
                 <td className="px-3 py-2">{claim.tenant}</td>
-                <td className="px-3 py-2">{claim.subject ?? <span className="italic text-slate-400">unrecorded</span>}</td>
-                <td className="px-3 py-2 font-mono text-xs">{claim.tool ?? <span className="font-sans italic text-slate-400">unrecorded</span>}</td>
+                <td className="px-3 py-2">{claim.subject ?? <span className="italic text-slate-500">unrecorded</span>}</td>
+                <td className="px-3 py-2 font-mono text-xs">{claim.tool ?? <span className="font-sans italic text-slate-500">unrecorded</span>}</td>
                 <td className="px-3 py-2 font-medium text-red-800">
                   <RecordTime at={claim.createdAt} now={now} suffix="" />
                 </td>

@@ -23,7 +23,7 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
               >
                 <div className="flex items-baseline justify-between gap-2">
                   <span className={`truncate font-mono text-sm ${entry.tool === null ? "italic text-slate-500" : ""}`}>{entry.tool ?? "unrecorded"}</span>
-                  <span className={`text-2xl font-semibold tabular-nums ${entry.count > 0 ? "text-red-700" : "text-slate-400"}`} data-testid="stuck-tool-count">
+                  <span className={`text-2xl font-semibold tabular-nums ${entry.count > 0 ? "text-red-700" : "text-slate-500"}`} data-testid="stuck-tool-count">
                     {entry.count.toLocaleString("en")}
                   </span>
                 </div>

@@ -14,10 +14,10 @@ export function AnnotationCells({ declared, effective }: { declared: DeclaredAnn
         return (
           <div key={hint} className="contents">
             <dt className="text-slate-500">{SHORT[hint]}</dt>
-            <dd className={value === undefined ? "text-slate-400" : "font-medium text-slate-900"} data-hint={hint} data-declared={value === undefined ? "absent" : String(value)}>
+            <dd className={value === undefined ? "text-slate-500" : "font-medium text-slate-900"} data-hint={hint} data-declared={value === undefined ? "absent" : String(value)}>
               {value === undefined ? "—" : String(value)}
             </dd>
-            <dd className={applied === null ? "text-slate-400" : value === undefined ? "text-slate-500 italic" : "text-slate-800"} title={applied === null ? "does not apply: the tool is read-only" : value === undefined ? "the spec's default" : "as declared"}>
+            <dd className={applied === null ? "text-slate-500" : value === undefined ? "text-slate-500 italic" : "text-slate-800"} title={applied === null ? "does not apply: the tool is read-only" : value === undefined ? "the spec's default" : "as declared"}>
               {applied === null ? "n/a" : String(applied)}
             </dd>
           </div>

@@ -30,7 +30,7 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
           <option key={name} value={name} />
         ))}
       </datalist>
-      <input name="file" type="file" accept="application/json,.json" className="block text-xs" />
+      <input name="file" type="file" accept="application/json,.json" aria-label="tools/list result file (JSON)" className="block text-xs" />
       <textarea name="listing" rows={3} placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}' className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
       <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-xs font-medium hover:bg-slate-100">Upload</button>
       {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}

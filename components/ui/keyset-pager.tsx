@@ -21,7 +21,7 @@ type Props = {
 
 const item = "rounded-md border px-3 py-1.5 text-sm";
 const enabled = `${item} border-slate-300 bg-white text-slate-800 hover:bg-slate-100`;
-const disabled = `${item} border-slate-200 bg-slate-50 text-slate-400`;
+const disabled = `${item} border-slate-200 bg-slate-50 text-slate-500`;
 
 function PagerLink({ href, rel, children }: { href: string | null; rel?: "next" | "prev"; children: string }) {
   return href ? (

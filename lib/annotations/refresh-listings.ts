@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -8,7 +9,7 @@ import { listServerTools, type ServerListing } from "./list-server-tools";
 import { loadAuditedServers } from "./server-store";
 import { insertSnapshot } from "./snapshot-store";
 
-export type RefreshOutcome = { listings: ServerListing[]; auditId: string };
+export type RefreshOutcome = { ok: true; listings: ServerListing[]; auditId: string } | { ok: false; code: "forbidden"; message: string };
 
 /**
  * Re-lists every server at once (each bounded by its own deadline, so one dead server delays
@@ -21,6 +22,8 @@ export type RefreshOutcome = { listings: ServerListing[]; auditId: string };
  * to through the outbound policy (lib/security/outbound-policy.ts). Audited.
  */
 export async function refreshListings(db: Db, config: IdemConfig, actor: Actor, options: { timeoutMs?: number } = {}): Promise<RefreshOutcome> {
+  // Checked here too, not only by the route: every caller of a refresh goes through this.
+  if (!can(actor.role, "tools:refresh")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not refresh the listings: it connects to every server; ask an operator.` };
   const servers = await loadAuditedServers(db, config);
   const policy = { allow: config.outbound.allow };
   const listings = await Promise.all(servers.map((server) => listServerTools(server, options.timeoutMs, policy)));
@@ -34,7 +37,7 @@ export async function refreshListings(db: Db, config: IdemConfig, actor: Actor, 
     });
     return String(audit.id);
   });
-  return { listings, auditId };
+  return { ok: true, listings, auditId };
 }
 
 /** Stores an admin's uploaded tools/list result as a snapshot of `server`, with its audit row. */

@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createHash } from "node:crypto";
@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { freePort } from "../helpers/free-port";
-import { startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
+import { embeddedDatabaseUrl, startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
 
 const ROWS = 120;
 const REQUESTS = 300;
@@ -23,7 +23,7 @@ describe("the console on the embedded database under 300 concurrent API requests
 
   beforeAll(async () => {
     consoleProcess = await startConsoleProcess({ port: await freePort(), env: { DATABASE_URL: undefined, IDEM_DATA_DIR: dataDir, IDEM_EMBEDDED_PORT: "0", IDEM_DEMO_HISTORY_HOURS: "0" } });
-    const { url } = JSON.parse(readFileSync(path.join(dataDir, "embedded.json"), "utf8")) as { url: string };
+    const url = embeddedDatabaseUrl(dataDir);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     try {

@@ -1,13 +1,13 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { embeddedDatabaseUrl, startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
 import { freePort } from "../helpers/free-port";
+import { signInAs } from "../helpers/sign-in";
 
 // What a new user sees after `npm ci && npm run demo`: the demo's 48 h of history on the embedded
 // database, and the records page's status and tool chips. Each figure is checked against a count
@@ -18,57 +18,32 @@ type Chip = { value: string; text: string; kind: string; title: string };
 
 describe.skipIf(browserMissing)("records facets on the demo, in Chromium", () => {
   let browser: Browser;
-  let child: ChildProcess;
+  let consoleProcess: ConsoleProcess | undefined;
   let baseUrl: string;
   let databaseUrl: string;
   let dataDir: string;
-  let output = "";
 
   beforeAll(async () => {
     dataDir = mkdtempSync(path.join(tmpdir(), "idem-demo-facets-"));
-    const port = await freePort();
-    baseUrl = `http://localhost:${port}`;
-    const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-    child = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", "demo", "--port", String(port)], {
-      env: {
-        ...process.env,
-        DATABASE_URL: "", // the embedded database, as on a fresh clone
-        IDEM_DATA_DIR: dataDir,
-        IDEM_EMBEDDED_PORT: String(await freePort()),
-        IDEM_DEMO_HISTORY_HOURS: "",
-        NEXTAUTH_URL: baseUrl,
-        NEXTAUTH_SECRET: "test-secret-for-the-demo-facets",
-      },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
-    child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-    child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
     // 48 h of history through the shop's MCP server: minutes on two busy cores.
-    for (;;) {
-      if (child.exitCode !== null) throw new Error(`the demo exited (${child.exitCode}) before it was ready:\n${output}`);
-      if (await fetch(`${baseUrl}/api/health`).then((r) => r.ok, () => false)) break;
-      await new Promise((r) => setTimeout(r, 1_000));
-    }
-    databaseUrl = (JSON.parse(readFileSync(path.join(dataDir, "embedded.json"), "utf8")) as { url: string }).url;
+    consoleProcess = await startConsoleProcess({
+      port: await freePort(),
+      deadlineMs: 1_150_000,
+      env: { DATABASE_URL: "", IDEM_DATA_DIR: dataDir, IDEM_EMBEDDED_PORT: "0", IDEM_DEMO_HISTORY_HOURS: "", NEXTAUTH_SECRET: "test-secret-for-the-demo-facets" },
+    });
+    baseUrl = consoleProcess.baseUrl;
+    databaseUrl = embeddedDatabaseUrl(dataDir);
     browser = await launchChromium();
   }, 1_200_000);
 
   afterAll(async () => {
     await browser?.close();
-    if (child && child.exitCode === null) {
-      child.kill("SIGINT");
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
-    }
+    await consoleProcess?.stop();
     if (dataDir) rmSync(dataDir, { recursive: true, force: true });
   }, 60_000);
 
   async function signIn(page: Page, email: string, to: string) {
-    await page.goto(`${baseUrl}${to}`);
-    await page.waitForURL(/\/sign-in\?callbackUrl=/);
-    await page.fill('input[name="email"]', email);
-    await page.fill('input[name="password"]', DEMO_PASSWORD);
-    await page.click('button[type="submit"]');
-    await page.waitForURL((url) => !url.pathname.startsWith("/sign-in"));
+    await signInAs(page, email, to, baseUrl);
     await page.waitForSelector('[data-testid="facets"]');
   }
 

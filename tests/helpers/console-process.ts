@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import path from "node:path";
 
 export type ConsoleProcess = { baseUrl: string; port: number; output(): string; stop(): Promise<void> };
@@ -39,4 +40,9 @@ export async function startConsoleProcess(options: { port: number; env: Record<s
     await new Promise((r) => setTimeout(r, 500));
   }
   return { baseUrl, port: options.port, output: () => output, stop };
+}
+
+/** The URL of the embedded database a console started without DATABASE_URL serves from `dataDir`. */
+export function embeddedDatabaseUrl(dataDir: string): string {
+  return (JSON.parse(readFileSync(path.join(dataDir, "embedded.json"), "utf8")) as { url: string }).url;
 }

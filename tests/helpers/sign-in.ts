@@ -6,8 +6,7 @@ import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
  * Opens `path` as an anonymous visitor, is sent to the sign-in page, signs in with a demo
  * account's password and lands back on `path` (the callbackUrl), as a person would.
  */
-export async function signInAs(page: Page, email: string, path = "/"): Promise<Page> {
-  const baseUrl = inject("baseUrl");
+export async function signInAs(page: Page, email: string, path = "/", baseUrl = inject("baseUrl")): Promise<Page> {
   await page.goto(`${baseUrl}${path}`);
   await page.waitForURL(/\/sign-in\?callbackUrl=/);
   await page.fill('input[name="email"]', email);

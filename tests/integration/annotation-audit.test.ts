@@ -28,6 +28,7 @@ const SILENT = `silent-${suffix}`;
 // Limited to this file's tenant: evidence from other test files' rows must not leak in (and is the tenant rule under test).
 const admin: Actor = { kind: "user", id: "u-admin", name: `admin-${suffix}@annot.test`, displayName: "Admin", role: "admin", tenants: [TENANT] };
 const viewer: Actor = { ...admin, id: "u-viewer", name: `viewer-${suffix}@annot.test`, role: "viewer" };
+const operator: Actor = { ...admin, id: "u-operator", name: `operator-${suffix}@annot.test`, role: "operator" };
 
 describe("the annotation audit against the demo shop's MCP server", () => {
   const db = useTestDb();
@@ -87,7 +88,13 @@ describe("the annotation audit against the demo shop's MCP server", () => {
   let audit: ToolsAudit;
   it("refresh lists every server at once; failures are per server with the reason; one audit row", async () => {
     const started = Date.now();
-    const outcome = await refreshListings(db, config, viewer, { timeoutMs: 2500 });
+    // A viewer may not start one (it connects out): refused inside the action, nothing written.
+    const auditsBefore = await db.auditLog.count({ where: { action: "tools.refresh" } });
+    expect(await refreshListings(db, config, viewer, { timeoutMs: 2500 })).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await db.auditLog.count({ where: { action: "tools.refresh" } })).toBe(auditsBefore);
+    const refreshed = await refreshListings(db, config, operator, { timeoutMs: 2500 });
+    if (!refreshed.ok) throw new Error(refreshed.message);
+    const outcome = refreshed;
     expect(Date.now() - started).toBeLessThan(8_000);
     const byServer = Object.fromEntries(outcome.listings.map((l) => [l.server, l]));
     expect(byServer[SHOP]).toMatchObject({ ok: true, pages: 1 });
@@ -96,7 +103,7 @@ describe("the annotation audit against the demo shop's MCP server", () => {
     expect(byServer[SILENT]).toMatchObject({ ok: false, reason: expect.stringMatching(/no answer within 3 s/) });
     const auditRows = await db.auditLog.findMany({ where: { id: BigInt(outcome.auditId) } });
     expect(auditRows).toHaveLength(1);
-    expect(auditRows[0]).toMatchObject({ action: "tools.refresh", actor: viewer.name });
+    expect(auditRows[0]).toMatchObject({ action: "tools.refresh", actor: operator.name });
 
     audit = await buildToolsAudit(db, config, admin, "24h");
     expect(serverStatus(audit, SHOP)).toMatchObject({ status: "ok", toolCount: 6, transport: "http" });

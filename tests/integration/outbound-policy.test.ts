@@ -32,6 +32,11 @@ describe("the outbound policy on servers an admin adds", () => {
   });
   afterAll(() => new Promise((resolve) => target.close(resolve)));
 
+  const refresh = async (config: ReturnType<typeof parseConfig>) => {
+    const outcome = await refreshListings(db, config, admin, { timeoutMs: 3_000 });
+    if (!outcome.ok) throw new Error(outcome.message);
+    return outcome;
+  };
   const add = (name: string, url: string, allow: string[] = []) => addHttpServer(db, parseConfig(JSON.stringify({ outbound: { allow } })), admin, addServerSchema.parse({ name, url }));
 
   it("refuses every non-public spelling, stores nothing and audits nothing", async () => {
@@ -49,7 +54,7 @@ describe("the outbound policy on servers an admin adds", () => {
   it("lets an allowed host through; a refresh under a policy that no longer allows it connects to nothing", async () => {
     const name = `allowed-${run}`;
     expect(await add(name, `http://127.0.0.1:${port}/mcp`, ["127.0.0.1"])).toMatchObject({ ok: true });
-    const { listings } = await refreshListings(db, parseConfig("{}"), admin, { timeoutMs: 3_000 });
+    const { listings } = await refresh(parseConfig("{}"));
     expect(listings.find((l) => l.server === name)).toMatchObject({ ok: false, reason: expect.stringMatching(/^refused by the outbound policy: 127\.0\.0\.1 is a loopback address/) });
     expect(requests).toBe(0);
   });
@@ -60,7 +65,7 @@ describe("the outbound policy on servers an admin adds", () => {
     const added = await add(name, url, ["127.0.0.1"]);
     expect(added).toMatchObject({ ok: true, server: { target: `http://127.0.0.1:${port}/mcp?api_key=…` } });
     const config = parseConfig(JSON.stringify({ outbound: { allow: ["127.0.0.1"] } }));
-    const { listings } = await refreshListings(db, config, admin, { timeoutMs: 3_000 });
+    const { listings } = await refresh(config);
     expect(requests).toBeGreaterThan(0);
     const reason = listings.find((l) => l.server === name);
     expect(reason).toMatchObject({ ok: false, reason: expect.stringMatching(/HTTP 404/) });

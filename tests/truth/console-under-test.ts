@@ -1,7 +1,7 @@
-import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { embeddedDatabaseUrl, startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
 import { freePort } from "../helpers/free-port";
 
 export type ConsoleUnderTest = {
@@ -23,53 +23,30 @@ export type ConsoleUnderTest = {
  */
 export async function startConsole(options: { databaseUrl?: string; historyHours: number }): Promise<ConsoleUnderTest> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "idem-truth-"));
-  const port = await freePort();
-  const baseUrl = `http://localhost:${port}`;
-  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-  const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", "demo", "--port", String(port)], {
-    env: {
-      ...process.env,
-      DATABASE_URL: options.databaseUrl ?? "",
-      IDEM_DATA_DIR: dataDir,
-      IDEM_EMBEDDED_PORT: "0", // any free port: never another run's embedded database
-      IDEM_DEMO_HISTORY_HOURS: String(options.historyHours),
-      NEXTAUTH_URL: baseUrl,
-      NEXTAUTH_SECRET: "truth-test-secret",
-    },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let output = "";
-  child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
-  child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
+  let started: ConsoleProcess;
+  try {
+    started = await startConsoleProcess({
+      port: await freePort(),
+      deadlineMs: 300_000,
+      env: {
+        DATABASE_URL: options.databaseUrl ?? "",
+        IDEM_DATA_DIR: dataDir,
+        IDEM_EMBEDDED_PORT: "0", // any free port: never another run's embedded database
+        IDEM_DEMO_HISTORY_HOURS: String(options.historyHours),
+        NEXTAUTH_SECRET: "truth-test-secret",
+      },
+    });
+  } catch (error) {
+    rmSync(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  const { baseUrl, output } = started;
   const stop = async () => {
-    if (child.exitCode === null) {
-      child.kill("SIGTERM"); // the launcher stops next start, the demo world and the embedded database
-      await new Promise((r) => (child.exitCode !== null ? r(null) : child.once("exit", r)));
-    }
+    await started.stop(); // the launcher stops next start, the demo world and the embedded database
     rmSync(dataDir, { recursive: true, force: true });
   };
-
-  const deadline = Date.now() + 300_000;
-  for (;;) {
-    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before it was ready:\n${output}`);
-    try {
-      if ((await fetch(`${baseUrl}/api/health`)).ok) break;
-    } catch {
-      // not listening yet
-    }
-    if (Date.now() > deadline) {
-      await stop();
-      throw new Error(`the console did not come up in time:\n${output}`);
-    }
-    await new Promise((r) => setTimeout(r, 500));
-  }
-  const databaseUrl = options.databaseUrl ?? embeddedUrl(dataDir);
+  const databaseUrl = options.databaseUrl ?? embeddedDatabaseUrl(dataDir);
   const configFile = path.join(dataDir, "demo.idem.config.json");
-  if (!existsSync(configFile)) throw new Error(`the demo launcher wrote no ${configFile}:\n${output}`);
-  return { baseUrl, databaseUrl, dataDir, configFile, output: () => output, stop };
-}
-
-function embeddedUrl(dataDir: string): string {
-  const record = JSON.parse(readFileSync(path.join(dataDir, "embedded.json"), "utf8")) as { url: string };
-  return record.url;
+  if (!existsSync(configFile)) throw new Error(`the demo launcher wrote no ${configFile}:\n${output()}`);
+  return { baseUrl, databaseUrl, dataDir, configFile, output, stop };
 }

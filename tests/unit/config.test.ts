@@ -49,6 +49,11 @@ describe("idem.config.json", () => {
     [JSON.stringify({ mcpServers: [{ name: "a", transport: "http", url: "http://x" }, { name: "a", transport: "http", url: "http://y" }] }), /mcpServers\.1\.name: duplicate/],
     [JSON.stringify({ redact: ["card"] }), /redact\.0: expected a JSONPath/],
     [JSON.stringify({ tool: {} }), /Unrecognized key/],
+    [JSON.stringify({ outbound: { allow: ["10.0.0.0/40"] } }), /outbound\.allow\.0: expected a host name, an IP address or a CIDR range/],
+    [JSON.stringify({ outbound: { allow: [""] } }), /outbound\.allow\.0/],
+    [JSON.stringify({ outbound: { deny: [] } }), /Unrecognized key/],
+    [JSON.stringify({ redactValues: { email: "yes" } }), /redactValues\.email: .*boolean/],
+    [JSON.stringify({ redactValues: { phone: true } }), /Unrecognized key/],
   ])("rejects %s with a message naming the field", (text, message) => {
     expect(() => parseConfig(text)).toThrow(message);
   });

@@ -1,4 +1,5 @@
 import { apiRoute } from "@/lib/api/api-route";
+import { jsonError } from "@/lib/api/json-error";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
@@ -9,7 +10,9 @@ import { getDb } from "@/lib/db/client";
  * row. Operators and admins (tools:refresh): it makes outbound calls.
  */
 export const POST = apiRoute("tools:refresh", async ({ actor }) => {
-  const { listings, auditId } = await refreshListings(getDb(), getConfig(), actor);
+  const outcome = await refreshListings(getDb(), getConfig(), actor);
+  if (!outcome.ok) return jsonError(403, outcome.code, outcome.message);
+  const { listings, auditId } = outcome;
   return Response.json({
     auditId,
     listings: listings.map((l) => (l.ok ? { server: l.server, ok: true, pages: l.pages, tools: l.tools.length } : l)),
