@@ -1,4 +1,5 @@
 import { NextResponse, type NextRequest } from "next/server";
+import { env } from "@/lib/config/environment";
 import { isMalformedPath } from "@/lib/security/malformed-path";
 import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/lib/security/security-headers";
 
@@ -12,8 +13,6 @@ const UNGATED = /^\/(?:sign-in|forbidden|api\/auth|api\/health|_malformed-path$)
 
 /** No route lives here, so a rewrite to it renders the not-found page with its 404. */
 const MALFORMED_PAGE = "/_malformed-path";
-
-const DEVELOPMENT = process.env.NODE_ENV === "development";
 
 export function proxy(request: NextRequest) {
   const { pathname } = request.nextUrl;
@@ -31,7 +30,7 @@ export function proxy(request: NextRequest) {
 
   // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
   const nonce = newNonce();
-  const policy = pageContentSecurityPolicy(nonce, { development: DEVELOPMENT });
+  const policy = pageContentSecurityPolicy(nonce, { development: env().NODE_ENV === "development" });
   const requestHeaders = new Headers(request.headers);
   requestHeaders.set("content-security-policy", policy);
   requestHeaders.set("x-nonce", nonce);

@@ -1,3 +1,5 @@
+import { env, parseEnvironment } from "@/lib/config/environment";
+
 /**
  * Browser-session mutations must carry an Origin header naming this site. Next.js lets a
  * request with no Origin through (it only warns), and route handlers get no check at all.
@@ -8,11 +10,12 @@
  * X-Forwarded-Proto/-Host itself, IDEM_TRUST_PROXY=1 also accepts the origin those headers name.
  * Without NEXTAUTH_URL (the launcher always sets one) the request's own URL stands in.
  */
-export function isSameOrigin(request: Request, env: Readonly<Record<string, string | undefined>> = process.env): boolean {
+export function isSameOrigin(request: Request, variables?: Readonly<Record<string, string | undefined>>): boolean {
+  const { NEXTAUTH_URL, IDEM_TRUST_PROXY } = variables ? parseEnvironment(variables) : env();
   const origin = originOf(request.headers.get("origin"));
   if (!origin) return false;
-  if (origin === (originOf(env.NEXTAUTH_URL) ?? originOf(request.url))) return true;
-  return env.IDEM_TRUST_PROXY === "1" && origin === forwardedOrigin(request);
+  if (origin === (originOf(NEXTAUTH_URL) ?? originOf(request.url))) return true;
+  return IDEM_TRUST_PROXY && origin === forwardedOrigin(request);
 }
 
 /** scheme://host[:port] of a URL, normalised (default ports dropped, host lower-cased); null when not http(s). */

@@ -5,6 +5,7 @@ import { sessionPolicy } from "@/lib/auth/session-policy";
 import { buildProviders } from "@/lib/auth/sign-in-providers";
 import { findUserByEmail } from "@/lib/auth/users";
 import { accountOf, recordSignInFailure } from "@/lib/auth/sign-in-throttle";
+import { env } from "@/lib/config/environment";
 import { getDb } from "@/lib/db/client";
 
 /**
@@ -16,7 +17,7 @@ export const authOptions: NextAuthOptions = {
   // The signed cookie lives as long as the absolute limit; the console_session row it names
   // decides on every request (idle timeout, sign-out, disabled user).
   session: { strategy: "jwt", maxAge: Math.ceil(sessionPolicy().maxAgeMs / 1000) },
-  cookies: sessionCookie(process.env.NEXTAUTH_URL),
+  cookies: sessionCookie(env().NEXTAUTH_URL),
   pages: { signIn: "/sign-in", error: "/sign-in" },
   // A callback next-auth refuses (a tampered state, a bad code) reaches only its logger: audited here.
   logger: {
@@ -30,7 +31,7 @@ export const authOptions: NextAuthOptions = {
     warn() {},
     debug() {},
   },
-  secret: process.env.NEXTAUTH_SECRET,
+  secret: env().NEXTAUTH_SECRET,
   callbacks: {
     async signIn({ user, account }) {
       const provider = account?.provider ?? "unknown";

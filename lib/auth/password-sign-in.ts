@@ -3,6 +3,7 @@ import type { Db } from "@/lib/db/prisma";
 import { hashPassword, verifyPassword } from "@/lib/auth/passwords";
 import { accountOf, clearAccountFailures, recordSignInFailure, throttleState } from "@/lib/auth/sign-in-throttle";
 import { findUserByEmail } from "@/lib/auth/users";
+import { env } from "@/lib/config/environment";
 
 export type PasswordSignIn = { ok: true; user: { id: string; email: string; name: string | null } } | { ok: false; reason: "refused" | "throttled"; retryAt?: Date };
 
@@ -50,6 +51,6 @@ export function clientAddressOf(headers: Record<string, string | string[] | unde
   const raw = headers instanceof Headers ? headers.get("x-forwarded-for") : headers?.["x-forwarded-for"];
   const value = Array.isArray(raw) ? raw.join(",") : (raw ?? "");
   const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
-  const chosen = process.env.IDEM_TRUST_PROXY === "1" ? entries.at(-1) : entries[0];
+  const chosen = env().IDEM_TRUST_PROXY ? entries.at(-1) : entries[0];
   return (chosen ?? "unknown").slice(0, 100);
 }

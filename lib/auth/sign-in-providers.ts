@@ -3,8 +3,9 @@ import CredentialsProvider from "next-auth/providers/credentials";
 import GitHubProvider from "next-auth/providers/github";
 import { isDemoMode } from "@/lib/auth/demo-mode";
 import { clientAddressOf, passwordSignIn } from "@/lib/auth/password-sign-in";
+import { env } from "@/lib/config/environment";
 import { getDb } from "@/lib/db/client";
-import { oidcSettings } from "@/lib/auth/sign-in-options";
+import { githubSettings, oidcSettings } from "@/lib/auth/sign-in-options";
 
 export function buildProviders(): Provider[] {
   const providers: Provider[] = [];
@@ -12,7 +13,7 @@ export function buildProviders(): Provider[] {
   if (oidc) {
     providers.push({
       id: "oidc",
-      name: process.env.OIDC_NAME || "Single sign-on",
+      name: env().OIDC_NAME ?? "Single sign-on",
       type: "oauth",
       wellKnown: `${oidc.issuer.replace(/\/$/, "")}/.well-known/openid-configuration`,
       clientId: oidc.clientId,
@@ -27,9 +28,8 @@ export function buildProviders(): Provider[] {
       }),
     });
   }
-  if (process.env.GITHUB_ID && process.env.GITHUB_SECRET) {
-    providers.push(GitHubProvider({ clientId: process.env.GITHUB_ID, clientSecret: process.env.GITHUB_SECRET }));
-  }
+  const github = githubSettings();
+  if (github) providers.push(GitHubProvider(github));
   if (isDemoMode()) {
     providers.push(
       CredentialsProvider({

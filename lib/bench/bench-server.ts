@@ -12,6 +12,8 @@ import { saveUser } from "@/lib/auth/users";
 import { cliActor } from "@/lib/cli/cli-actor";
 import { ensureProductionBuild, nextBin } from "@/lib/cli/next-build";
 import { createPrismaClient } from "@/lib/db/prisma";
+import { githubSettings, oidcSettings } from "@/lib/auth/sign-in-options";
+import { childEnvironment } from "@/lib/config/environment";
 
 export type BenchServer = {
   baseUrl: string;
@@ -52,7 +54,7 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [nextBin(), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: { ...process.env, ...signInMethod(), DATABASE_URL: databaseUrl, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: secret, IDEM_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", IDEM_DEMO: "" },
+    env: childEnvironment({ ...signInMethod(), DATABASE_URL: databaseUrl, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: secret, IDEM_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", IDEM_DEMO: "" }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -92,8 +94,7 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
 
 /** The server refuses to start without a sign-in method; the bench signs in by minting the session itself, so a placeholder does. */
 function signInMethod(): Record<string, string> {
-  const env = process.env;
-  if ((env.OIDC_ISSUER && env.OIDC_CLIENT_ID && env.OIDC_CLIENT_SECRET) || (env.GITHUB_ID && env.GITHUB_SECRET)) return {};
+  if (oidcSettings() || githubSettings()) return {};
   return { GITHUB_ID: "idem-bench", GITHUB_SECRET: "idem-bench-never-used" };
 }
 

@@ -14,6 +14,7 @@ import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
+import { childEnvironment, env } from "@/lib/config/environment";
 
 export type ConsoleServerOptions = { port: number; host: string; demo: boolean; rebuild?: boolean };
 
@@ -60,20 +61,19 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
 }
 
 async function startNext(options: ConsoleServerOptions, databaseUrl: string, configFile?: string): Promise<number> {
-  const publicUrl = process.env.NEXTAUTH_URL ?? `http://localhost:${options.port}`;
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
+  const publicUrl = env().NEXTAUTH_URL ?? `http://localhost:${options.port}`;
+  const childEnv = childEnvironment({
     DATABASE_URL: databaseUrl,
     NEXTAUTH_URL: publicUrl,
-    NEXTAUTH_SECRET: process.env.NEXTAUTH_SECRET ?? localSecret(),
+    NEXTAUTH_SECRET: env().NEXTAUTH_SECRET ?? localSecret(),
     NEXT_TELEMETRY_DISABLED: "1",
-  };
-  if (configFile) env.IDEM_CONFIG = configFile;
+  });
+  if (configFile) childEnv.IDEM_CONFIG = configFile;
   if (options.demo) {
-    env.IDEM_DEMO = "1";
-    env.IDEM_DEMO_ALLOW_PRODUCTION = "1"; // `idem demo` is the explicit request
+    childEnv.IDEM_DEMO = "1";
+    childEnv.IDEM_DEMO_ALLOW_PRODUCTION = "1"; // `idem demo` is the explicit request
   }
-  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(options.port), "-H", options.host], { env, stdio: "inherit" });
+  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(options.port), "-H", options.host], { env: childEnv, stdio: "inherit" });
   const stop = () => child.kill("SIGTERM");
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);

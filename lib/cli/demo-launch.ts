@@ -8,6 +8,7 @@ import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
 import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
 import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
+import { env } from "@/lib/config/environment";
 
 /** DESIGN §5's example config names these ports; any free port serves when one is taken. */
 const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
@@ -60,9 +61,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
 
 // IDEM_DEMO_HISTORY_HOURS: how much history a first start writes (0: none, for tests that bring their own rows).
 function historyHours(): number {
-  const raw = process.env.IDEM_DEMO_HISTORY_HOURS;
-  const hours = raw === undefined || raw === "" ? DEFAULT_HISTORY_HOURS : Number(raw);
-  return Number.isFinite(hours) && hours >= 0 ? hours : DEFAULT_HISTORY_HOURS;
+  return env().IDEM_DEMO_HISTORY_HOURS ?? DEFAULT_HISTORY_HOURS;
 }
 
 async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: string, hours: number): Promise<void> {

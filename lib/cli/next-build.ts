@@ -1,6 +1,7 @@
 import { spawn } from "node:child_process";
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { childEnvironment, env } from "@/lib/config/environment";
 import { UserError } from "@/lib/errors/user-error";
 
 const SOURCES = ["app", "components", "lib", "generated/prisma", "types", "proxy.ts", "instrumentation.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
@@ -16,7 +17,7 @@ export function nextBin(): string {
  * Asynchronous, so the demo can drive its history while the build runs.
  */
 export async function ensureProductionBuild(options: { force?: boolean; quietStdout?: boolean } = {}): Promise<void> {
-  const distDir = path.resolve(process.env.IDEM_NEXT_DIST_DIR || ".next");
+  const distDir = path.resolve(env().IDEM_NEXT_DIST_DIR ?? ".next");
   const marker = path.join(distDir, COMPLETE_MARKER);
   const builtAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
   if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
@@ -26,7 +27,7 @@ export async function ensureProductionBuild(options: { force?: boolean; quietStd
   const startedAt = Date.now();
   const child = spawn(process.execPath, [nextBin(), "build"], {
     stdio: options.quietStdout ? ["ignore", 2, 2] : "inherit",
-    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1" },
+    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: "1" }),
   });
   // Ctrl-C or a SIGTERM during the build stops the build too, rather than orphaning it.
   const stop = () => child.kill("SIGTERM");

@@ -1,3 +1,4 @@
+import { debugRequested } from "@/lib/config/environment";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -11,7 +12,7 @@ export function runCommand<A extends unknown[]>(body: (...args: A) => Promise<nu
       const code = await body(...args);
       process.exitCode = code ?? 0;
     } catch (error) {
-      if (process.env.IDEM_DEBUG === "1") console.error(error);
+      if (debugRequested()) console.error(error);
       if (error instanceof UserError) {
         console.error(`idem: ${error.message}`);
         process.exitCode = error.exitCode;

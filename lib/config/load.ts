@@ -1,12 +1,13 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
 import type { z } from "zod";
+import { env } from "@/lib/config/environment";
 import { configSchema, type IdemConfig } from "@/lib/config/schema";
 import { UserError } from "@/lib/errors/user-error";
 
 export function configPath(): string {
   // turbopackIgnore: read at run time, not traced into the build.
-  return path.resolve(/* turbopackIgnore: true */ process.cwd(), process.env.IDEM_CONFIG ?? "idem.config.json");
+  return path.resolve(/* turbopackIgnore: true */ process.cwd(), env().IDEM_CONFIG ?? "idem.config.json");
 }
 
 /**
@@ -19,7 +20,7 @@ export function loadConfig(file = configPath()): IdemConfig {
   try {
     text = readFileSync(file, "utf8");
   } catch (error) {
-    const explicit = process.env.IDEM_CONFIG !== undefined;
+    const explicit = env().IDEM_CONFIG !== undefined;
     if ((error as { code?: string }).code === "ENOENT" && !explicit) return configSchema.parse({});
     throw new UserError(`${file}: cannot read the configuration file (${(error as Error).message}).`);
   }

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/environment";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { startEmbeddedDatabase } from "@/lib/db/embedded";
 import { findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
@@ -10,8 +11,8 @@ export type DatabaseConnection = { url: string; source: DatabaseSource; release(
  * joining the process already serving it or serving it ourselves until release().
  */
 export async function openDatabaseConnection(): Promise<DatabaseConnection> {
-  const fromEnv = process.env.DATABASE_URL;
-  if (fromEnv !== undefined && fromEnv.trim() !== "") {
+  const fromEnv = env().DATABASE_URL;
+  if (fromEnv !== undefined) {
     return { url: parseDatabaseUrl(fromEnv).toString(), source: "env", release: async () => {} };
   }
   const running = findRunningEmbeddedDatabase();
@@ -25,6 +26,6 @@ export async function openDatabaseConnection(): Promise<DatabaseConnection> {
  * so the console itself can serve as a least-privilege role; otherwise the serving connection's.
  */
 export function ownerUrl(connection: DatabaseConnection, explicit?: string): string {
-  const url = explicit ?? process.env.DATABASE_MIGRATE_URL;
+  const url = explicit ?? env().DATABASE_MIGRATE_URL;
   return url !== undefined && url.trim() !== "" ? parseDatabaseUrl(url).toString() : connection.url;
 }

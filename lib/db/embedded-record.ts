@@ -1,12 +1,13 @@
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
+import { env } from "@/lib/config/environment";
 
 /** Where the process serving the embedded database says it is: `<dataDir>/embedded.json`. */
 export type EmbeddedServerRecord = { pid: number; url: string; port: number; startedAt: string };
 
 export function embeddedDataDir(): string {
   // turbopackIgnore: a runtime path, not a file the build should trace.
-  return path.resolve(/* turbopackIgnore: true */ process.cwd(), process.env.IDEM_DATA_DIR ?? ".data");
+  return path.resolve(/* turbopackIgnore: true */ process.cwd(), env().IDEM_DATA_DIR ?? ".data");
 }
 
 function recordPath(dataDir: string): string {

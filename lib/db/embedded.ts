@@ -3,6 +3,7 @@ import path from "node:path";
 import { startPeriodicAnalyze } from "@/lib/db/analyze-tables";
 import { UserError } from "@/lib/errors/user-error";
 import { serveEmbedded } from "@/lib/db/embedded-socket-server";
+import { env } from "@/lib/config/environment";
 import {
   embeddedDataDir,
   findRunningEmbeddedDatabase,
@@ -46,7 +47,7 @@ export async function startEmbeddedDatabase(
     mkdirSync(dataDir, { recursive: true });
     pglite = await PGlite.create(path.join(dataDir, "pglite"));
   }
-  const wanted = options.port ?? Number(process.env.IDEM_EMBEDDED_PORT ?? DEFAULT_PORT);
+  const wanted = options.port ?? env().IDEM_EMBEDDED_PORT ?? DEFAULT_PORT;
   const listen = (port: number) => serveEmbedded(pglite, { host: "127.0.0.1", port, maxConnections: MAX_CONNECTIONS });
   const server = await listen(wanted).catch(async (error: unknown) => {
     if ((error as { code?: string }).code !== "EADDRINUSE") throw error;

@@ -1,3 +1,4 @@
+import { env } from "@/lib/config/environment";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
 
@@ -6,7 +7,7 @@ import { findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
  * database the launcher (`npm start`, `npm run demo`) is serving.
  */
 export function resolveExistingDatabaseUrl(): string | null {
-  const fromEnv = process.env.DATABASE_URL;
-  if (fromEnv !== undefined && fromEnv.trim() !== "") return parseDatabaseUrl(fromEnv).toString();
+  const fromEnv = env().DATABASE_URL;
+  if (fromEnv !== undefined) return parseDatabaseUrl(fromEnv).toString();
   return findRunningEmbeddedDatabase();
 }

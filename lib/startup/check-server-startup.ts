@@ -1,6 +1,6 @@
 import { assertDemoModeAllowed } from "@/lib/auth/demo-mode";
-import { sessionPolicyProblem } from "@/lib/auth/session-policy";
 import { configuredSignInOptions } from "@/lib/auth/sign-in-options";
+import { env } from "@/lib/config/environment";
 import { loadConfig } from "@/lib/config/load";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { UserError } from "@/lib/errors/user-error";
@@ -8,16 +8,15 @@ import { UserError } from "@/lib/errors/user-error";
 /** Everything the server needs before its first request; returns the first problem, or null. */
 export function checkServerStartup(): string | null {
   try {
+    env(); // every variable checked first: a bad one is named, never taken as its default
     assertDemoModeAllowed();
     loadConfig();
     if (!resolveExistingDatabaseUrl()) {
       return "no database: set DATABASE_URL, or start with `npm start` / `npm run demo`, which serve the embedded database.";
     }
-    if (!process.env.NEXTAUTH_SECRET) {
+    if (!env().NEXTAUTH_SECRET) {
       return "NEXTAUTH_SECRET is not set. Generate one with `openssl rand -base64 32` (npm start and npm run demo make one under .data/).";
     }
-    const sessionProblem = sessionPolicyProblem();
-    if (sessionProblem) return sessionProblem;
     if (configuredSignInOptions().length === 0) {
       return "no sign-in method: set OIDC_ISSUER, OIDC_CLIENT_ID and OIDC_CLIENT_SECRET, or GITHUB_ID and GITHUB_SECRET (or IDEM_DEMO=1 for a demo).";
     }

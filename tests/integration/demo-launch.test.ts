@@ -9,6 +9,7 @@ import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { resetEnvironment } from "@/lib/config/environment";
 
 const admin: Actor = { kind: "user", id: "demo-launch", name: "demo-launch@test", displayName: "demo launch test", role: "admin", tenants: [] };
 
@@ -26,6 +27,7 @@ describe("the demo launcher", () => {
     database = await createTestDatabase();
     process.env.IDEM_DEMO_HISTORY_HOURS = "1";
     process.env.IDEM_DATA_DIR = mkdtempSync(path.join(tmpdir(), "idem-demo-launch-"));
+    resetEnvironment();
     // As on the embedded database (no autovacuum): the statistics after the history are the launcher's own ANALYZE.
     const setup = new pg.Client({ connectionString: database.url });
     await setup.connect();

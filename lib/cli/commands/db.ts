@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { grantConsoleRole } from "@/lib/db/console-role";
+import { namedVariable } from "@/lib/config/environment";
 import { ownerUrl } from "@/lib/db/connection";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
@@ -18,7 +19,7 @@ export function registerDb(program: Command): void {
       runCommand(async (options: { role: string; passwordEnv?: string; ownerUrl?: string; json?: boolean }) => {
         let password: string | undefined;
         if (options.passwordEnv !== undefined) {
-          password = process.env[options.passwordEnv];
+          password = namedVariable(options.passwordEnv);
           if (!password) throw new UserError(`--password-env: ${options.passwordEnv} is not set or empty`);
         }
         const report = await withConnection(async (connection) => {
