@@ -21,7 +21,7 @@ function render(value: unknown, depth: number): ReactNode {
   const close = "  ".repeat(depth);
   if (value === null || value === undefined) return <span className="text-slate-500">null</span>;
   if (typeof value === "string") {
-    if (value === REDACTED) return <span className="rounded bg-amber-100 px-1 text-amber-800" title="masked for your role (DESIGN §7)">{REDACTED}</span>;
+    if (value === REDACTED) return <span className="rounded bg-amber-100 px-1 text-amber-800" title="masked for every role">{REDACTED}</span>;
     return <span className="text-emerald-700">{JSON.stringify(value)}</span>;
   }
   if (typeof value === "number" || typeof value === "bigint") return <span className="text-sky-700">{String(value)}</span>;

@@ -63,7 +63,7 @@ function createTransport(server: AuditedServer, stderr: string[], policy: Outbou
     const { url, headers } = withBasicAuth(server.url, server.headers);
     return new StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(fetch ? { fetch } : {}) });
   }
-  // stdio servers come only from idem.config.json (DESIGN §5): AuditedServer of this kind is built nowhere else.
+  // stdio servers come only from idem.config.json (docs/architecture.md#tool-servers-and-configuration): AuditedServer of this kind is built nowhere else.
   const transport = new StdioClientTransport({
     command: server.command,
     args: server.args,

@@ -48,7 +48,7 @@ export type AuditEntryView = {
   before: unknown;
   after: unknown;
   evidence: unknown;
-  /** JSONPaths masked in before/after/evidence (DESIGN §7; masked for every role). */
+  /** JSONPaths masked in before/after/evidence (masked for every role: docs/architecture.md#roles-and-permissions). */
   redactedPaths: string[];
 };
 

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import { actorLabel } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import type { Prisma } from "@/generated/prisma/client";
 

@@ -1,3 +1,4 @@
+import "server-only";
 import type { NextAuthOptions } from "next-auth";
 import { endSession, startSession } from "@/lib/auth/console-sessions";
 import { sessionCookie } from "@/lib/auth/session-cookie";

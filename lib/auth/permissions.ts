@@ -5,7 +5,7 @@ const OPERATORS = ["operator", "admin"] as const;
 const ADMINS = ["admin"] as const;
 
 /**
- * The one permission table (DESIGN §6): every action the console can take and the roles that
+ * The one permission table (docs/architecture.md#roles-and-permissions): every action the console can take and the roles that
  * may take it. Pages, route handlers, server actions and the CLI all ask `can()` about it.
  */
 export const PERMISSIONS = {

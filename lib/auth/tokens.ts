@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Actor } from "@/lib/auth/actor";
 import type { Role } from "@/lib/auth/roles";

@@ -1,3 +1,4 @@
+import "server-only";
 import pg from "pg";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
 import type { Actor } from "@/lib/auth/actor";

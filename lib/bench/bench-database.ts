@@ -1,3 +1,4 @@
+import "server-only";
 import pg from "pg";
 import { env } from "@/lib/config/environment";
 import { parseDatabaseUrl } from "@/lib/db/database-url";

@@ -1,3 +1,4 @@
+import "server-only";
 import pg from "pg";
 import { createPrismaClientOnPool, type Db } from "@/lib/db/prisma";
 

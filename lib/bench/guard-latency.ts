@@ -17,7 +17,7 @@ const RECEIPT = JSON.stringify({ id: "ch_bench", status: "succeeded", amount_cen
 
 /**
  * Claim-to-complete latency with a side effect that costs nothing, so only the table's cost is
- * measured: the reference text's two statements against the guard, one caller at a time, on
+ * measured: the reference writer's statements against the guard, one caller at a time, on
  * one connection each, alternating so both see the same machine state.
  */
 export async function measureGuardLatency(url: string, iterations: number, onProgress?: (done: number) => void): Promise<GuardLatencyReport> {

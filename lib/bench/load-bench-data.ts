@@ -1,3 +1,4 @@
+import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
 import type { ProgressBar } from "@/lib/cli/progress";

@@ -1,3 +1,4 @@
+import "server-only";
 import os from "node:os";
 import pg from "pg";
 import type { Actor } from "@/lib/auth/actor";

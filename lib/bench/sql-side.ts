@@ -1,3 +1,4 @@
+import "server-only";
 import { performance } from "node:perf_hooks";
 import type pg from "pg";
 import type { Db } from "@/lib/db/prisma";

@@ -1,3 +1,4 @@
+import "server-only";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
@@ -10,7 +11,7 @@ import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/g
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 import { env } from "@/lib/config/environment";
 
-/** DESIGN §5's example config names these ports; any free port serves when one is taken. */
+/** The demo world's usual ports (idem.config.example.json names them); any free port serves when one is taken. */
 const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
 
 export type RunningDemo = { world: DemoWorld; configFile: string; stop(): Promise<void> };

@@ -1,3 +1,4 @@
+import "server-only";
 import { openDatabaseConnection, type DatabaseConnection } from "@/lib/db/connection";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { describeDatabaseError } from "@/lib/db/describe-error";

@@ -2,7 +2,7 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
-/** Masked when the config names none (DESIGN §7): card data, contact details, addresses. */
+/** Masked when the config names none (docs/architecture.md#roles-and-permissions): card data, contact details, addresses. */
 export const DEFAULT_REDACT_PATHS = ["$..card", "$..card_number", "$..email", "$..phone", "$..address", "$..shipping_address", "$..billing_address"] as const;
 
 // A CR or LF in a header value would let the file smuggle headers into processor requests.

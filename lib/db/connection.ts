@@ -1,3 +1,4 @@
+import "server-only";
 import { env } from "@/lib/config/environment";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { startEmbeddedDatabase } from "@/lib/db/embedded";

@@ -1,3 +1,4 @@
+import "server-only";
 import { createServer, type Server, type Socket } from "node:net";
 import type { PGlite } from "@electric-sql/pglite";
 import { ProtocolUnitQueue } from "@/lib/db/protocol-unit-queue";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import type { Role } from "@/lib/auth/roles";

@@ -18,7 +18,7 @@ export type DemoWorldOptions = {
   processorTimeoutMs?: number;
 };
 
-/** The idem.config.json that points the console at this world (DESIGN §5). */
+/** The idem.config.json that points the console at this world (docs/architecture.md#the-demo-world). */
 export type DemoConsoleConfig = {
   tools: Record<string, { stuckAfter: string; processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string } }>;
   mcpServers: { name: string; transport: "http"; url: string }[];
@@ -50,7 +50,7 @@ export function demoConsoleConfig(urls: { processor: string; mcp: string }): Dem
 }
 
 /**
- * The demo world of DESIGN §8, in this process: the payment processor, the carrier and the
+ * The demo world (docs/architecture.md#the-demo-world), in this process: the payment processor, the carrier and the
  * shop's MCP server writing through the idempotency guard into the given database.
  */
 export async function startDemoWorld(options: DemoWorldOptions): Promise<DemoWorld> {

@@ -1,5 +1,5 @@
 /**
- * The canonical form the reference writers hash: Python's
+ * The canonical form the reference writer hashes (docs/architecture.md#keys-and-buckets): Python's
  * `json.dumps(json.loads(text), sort_keys=True, separators=(",", ":"))`, reproduced byte for byte.
  *
  * It parses the text itself because JSON.parse forgets what Python remembers: `1.0` is a float

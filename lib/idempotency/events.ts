@@ -1,6 +1,6 @@
 import type { Queryable } from "./queryable";
 
-/** What writers following the full protocol append beside the table (DESIGN §3). */
+/** What writers following the full protocol append beside the table (docs/architecture.md#columns). */
 export const EVENT_KINDS = ["replay_served", "in_flight_rejected", "outcome_unknown"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 

@@ -19,7 +19,7 @@ export type GuardConfig = {
   scheme?: KeyScheme;
   /** A real business key (an order id) to use instead of the time bucket, when the domain has one. */
   businessKey?: (args: unknown) => string | undefined;
-  /** Append replay/in-flight/unknown events (DESIGN §3). Default true. */
+  /** Append replay/in-flight/unknown events (docs/architecture.md#columns). Default true. */
   recordEvents?: boolean;
   /** Called when the claim statement lost a race and needed its second look-up (for tests and metrics). */
   onRace?: () => void;

@@ -1,4 +1,4 @@
-/** The caller-facing sentences, in the reference text's shape: the ref, what not to do, what to call. */
+/** The caller-facing sentences, always in three parts: the ref, what not to do, what to call. */
 export function inFlightMessage(noun: string, ref: string, statusTool: string): string {
   return `${noun} with these exact details is already in progress (ref ${ref}). Do not submit it again; call ${statusTool} with this ref.`;
 }

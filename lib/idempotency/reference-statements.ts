@@ -1,5 +1,5 @@
 /**
- * The reference text's own writer statements, verbatim (whitespace included). The console's
+ * The reference writer's statements (docs/architecture.md#the-reference-writer), verbatim (whitespace included). The console's
  * table must keep running them unchanged; tests and the guard benchmark use these exact strings.
  */
 export const REFERENCE_CLAIM = `INSERT INTO idempotency (key, tenant, status, created_at)

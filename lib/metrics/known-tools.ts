@@ -1,3 +1,4 @@
+import "server-only";
 import { declaredHints } from "@/lib/annotations/effective-annotations";
 import type { ListedTool } from "@/lib/annotations/annotation-types";
 import type { IdemConfig } from "@/lib/config/schema";

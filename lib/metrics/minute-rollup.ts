@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { MINUTE_MS, floorTo } from "./metrics-window";
 import { lastClosedHour } from "./rollup";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { rollUpClosedMinutes, type MinuteRollupResult } from "./minute-rollup";
 import { rollUpClosedHours, type RollupResult } from "./rollup";

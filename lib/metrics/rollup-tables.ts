@@ -1,3 +1,4 @@
+import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { StoredHistogram } from "./latency-histogram";
 import { NO_FIGURES, type CountRow, type LatencyKind, type LatencyRow } from "./source-counts";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
 import { insertRolledFigures } from "./rollup-tables";

@@ -1,3 +1,4 @@
+import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import { latencyBucketSql } from "./latency-histogram";
 
@@ -15,7 +16,7 @@ import { latencyBucketSql } from "./latency-histogram";
  * - completed: a completion, in the step of its updated_at — so a claim made at 10:50 and
  *   completed at 12:10 counts as an execution at 10:00 and a completion at 12:00, and a closed
  *   hour never has to be reopened. Writers that complete without setting updated_at (the reference
- *   text's plain UPDATE) give no completion time: those are counted at their claim's step, if
+ *   writer's plain UPDATE, docs/architecture.md#the-reference-writer) give no completion time: those are counted at their claim's step, if
  *   completed by the time that step is rolled up, and add nothing to the latency histogram.
  * - replays served, in-flight rejections, outcome unknown: the writer's events, by `at`.
  * - resolved by operator / by reconciler: audit rows record.complete, record.release and

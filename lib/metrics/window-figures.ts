@@ -1,3 +1,4 @@
+import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Redaction } from "@/lib/records/redact";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
@@ -35,7 +36,7 @@ export function toRecordSummary(row: { key: string; tenant: string; subject: str
 
 /** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
 const MAX_MATCHES_PER_REF = 20;
-/** The nightly trim's window (reference text): rows older than this are gone. */
+/** The nightly trim's window (docs/architecture.md#retention): rows older than this are gone. */
 export const RETENTION_HOURS = 48;
 
 /**

@@ -1,3 +1,4 @@
+import "server-only";
 import type { AuditEntryView } from "@/lib/audit/list-audit";
 import type { Actor } from "@/lib/auth/actor";
 import { formatDuration } from "@/lib/config/duration";
@@ -101,7 +102,7 @@ const EVENT_TITLES: Record<string, string> = {
 
 /**
  * Everything the record page shows, for one key the actor may see (null otherwise). Responses
- * and audit snapshots are redacted (DESIGN §7) for every role; revealing is a separate, audited act.
+ * and audit snapshots are redacted for every role (docs/architecture.md#roles-and-permissions); revealing is a separate, audited act.
  */
 export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, key: string, now: Date): Promise<RecordDetail | null> {
   const row = await findVisibleRecord(db, actor, key);

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { redactJson, type Redaction } from "@/lib/records/redact";

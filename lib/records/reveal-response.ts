@@ -1,3 +1,4 @@
+import "server-only";
 import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -14,7 +15,7 @@ export type RecordCheck = {
   /** The row's status when it was read, so a later action can tell whether it changed since. */
   status: string;
   check: ProcessorCheck;
-  /** JSONPaths masked in the receipt and evidence for this actor (DESIGN §7). */
+  /** JSONPaths masked in the receipt and evidence for this actor (docs/architecture.md#roles-and-permissions). */
   redactedPaths: string[];
 };
 

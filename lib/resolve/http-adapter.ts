@@ -8,7 +8,7 @@ export type HttpProcessor = Extract<NonNullable<IdemConfig["tools"][string]["pro
 const MAX_BODY_BYTES = 256 * 1024;
 
 /**
- * `GET {baseUrl}/references/{key}` (DESIGN §4): 200 `{status: "succeeded"|"failed"|"pending", receipt}`
+ * `GET {baseUrl}/references/{key}` (docs/architecture.md#states): 200 `{status: "succeeded"|"failed"|"pending", receipt}`
  * or 404. Anything else — 5xx, a timeout, a refused connection, an answer that is not the
  * processor's JSON — is unknown: the console changes nothing on an answer it cannot read.
  */

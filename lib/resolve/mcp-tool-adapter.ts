@@ -110,7 +110,7 @@ function createTransport(server: McpServerConfig): Transport {
   if (server.transport === "http") {
     return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
   }
-  // stdio servers come only from the configuration file (DESIGN §5): never from a request.
+  // stdio servers come only from the configuration file (docs/architecture.md#tool-servers-and-configuration): never from a request.
   return new StdioClientTransport({ command: server.command, args: server.args, env: { ...getDefaultEnvironment(), ...server.env }, stderr: "ignore" });
 }
 

@@ -1,5 +1,5 @@
 /**
- * What asking a processor "what happened to reference R?" produced (DESIGN §4). The outcome is
+ * What asking a processor "what happened to reference R?" produced (docs/architecture.md#states). The outcome is
  * what an operator may act on; the evidence is what was asked and answered, kept raw so a person
  * (and the audit log, once Complete/Release use it) can see why the console concluded what it did.
  */

@@ -1,3 +1,4 @@
+import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
@@ -85,8 +86,8 @@ type CandidateRow = { key: string; tenant: string; tool: string | null; created_
 type LockedRow = CandidateRow & { version: string | null };
 
 /**
- * Sweeps stuck claims against their processors (DESIGN §4, the reference text's "reconciliation
- * job"). Candidates are chosen first; then `concurrency` workers each loop: in ONE transaction,
+ * Sweeps stuck claims against their processors (docs/architecture.md#states: the
+ * reconciliation job). Candidates are chosen first; then `concurrency` workers each loop: in ONE transaction,
  * lock the next candidate still in_progress with `FOR UPDATE SKIP LOCKED`, ask the processor,
  * and complete (taken, with the receipt) or release (not taken) it with its audit row, or leave
  * it (unknown). Holding the row lock across the processor call is the point: a second

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
@@ -99,7 +100,7 @@ export async function applyResolution(
     after = row ? toSnapshot(row) : null;
   } else {
     // Release deletes: a writer that finds any row treats it as taken, so a "released" status
-    // would block the retry forever (DESIGN §3). The audit row keeps the snapshot.
+    // would block the retry forever (docs/architecture.md#states). The audit row keeps the snapshot.
     await tx.$executeRawUnsafe(`DELETE FROM idempotency WHERE key = $1 AND status = 'in_progress'`, input.key);
   }
   const snapshot = toSnapshot(before);

@@ -1,3 +1,4 @@
+import "server-only";
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
@@ -71,7 +72,7 @@ type Position = { at: string; id: string } | null;
 type SnapshotRow = { key: string; tenant: string; subject: string | null; tool: string | null; status: string; response: unknown; created_at: Date; updated_at: Date | null };
 
 /**
- * Retention (DESIGN §3, §7): a batched delete of idempotency rows created before the cutoff —
+ * Retention (docs/architecture.md#retention): a batched delete of idempotency rows created before the cutoff —
  * never a partition drop, which would break `ON CONFLICT (key)` — and of writer events older
  * than the cutoff. in_progress rows are claims without an outcome: they are kept and reported
  * unless `includeUnresolved`, and then each deleted one is named in the audit log.

@@ -1,3 +1,4 @@
+import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 

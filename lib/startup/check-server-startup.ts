@@ -1,3 +1,4 @@
+import "server-only";
 import { assertDemoModeAllowed } from "@/lib/auth/demo-mode";
 import { configuredSignInOptions } from "@/lib/auth/sign-in-options";
 import { env } from "@/lib/config/environment";

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { claimOrRead } from "@/lib/idempotency/claim";
+import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
 
 // The claim and the look-up of a prior row share one statement. Its look-up reads the
 // statement's snapshot, so a row committed while the INSERT waited on it is invisible there.
@@ -19,8 +20,8 @@ describe("claimOrRead under a concurrent writer", () => {
       await writer.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'in_progress')`, [k]);
       let races = 0;
       const pending = claimOrRead(pool, { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() }, () => (races += 1));
-      // Let the claim reach the conflicting INSERT and block on the open transaction.
-      await new Promise((r) => setTimeout(r, 300));
+      // The claim's INSERT has reached the conflicting row and blocks on the open transaction.
+      await waitForLockWaiters(pool, await backendPid(writer));
       await writer.query("COMMIT");
       expect(await pending).toEqual({ claimed: false, status: "in_progress", response: null });
       expect(races).toBe(1);
@@ -36,7 +37,7 @@ describe("claimOrRead under a concurrent writer", () => {
       await writer.query("BEGIN");
       await writer.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'in_progress')`, [k]);
       const pending = claimOrRead(pool, { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() });
-      await new Promise((r) => setTimeout(r, 300));
+      await waitForLockWaiters(pool, await backendPid(writer));
       await writer.query("ROLLBACK");
       expect(await pending).toEqual({ claimed: true });
     } finally {

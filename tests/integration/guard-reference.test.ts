@@ -5,9 +5,9 @@ import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { withIdempotency, type GuardedCall } from "@/lib/idempotency/guard";
 import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
 
-// The reference text's own test: a processor stub that sleeps 2 s and counts invocations is
+// The protocol's own test: a processor stub that sleeps 2 s and counts invocations is
 // the whole harness, and the counter is the assertion. The stub is a real HTTP server.
-describe("withIdempotency, as the reference text tests it", () => {
+describe("withIdempotency, against a slow processor that counts", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 6 });
   let processor: DemoUpstream;
 

@@ -38,7 +38,7 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
   }
   const call = (tenant: string, amount: number) => ({ tenant, subject: "user_1", argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_71" }) });
 
-  it("the reference text's in-flight message leads to its record, whose detail says what a repeat caller gets now", async () => {
+  it("the guard's in-flight message leads to its record, whose detail says what a repeat caller gets now", async () => {
     // A minute into a 15-minute bucket 20–35 minutes ago: the repeat 30 s later derives the same key.
     const claimedAt = new Date(Math.floor((Date.now() - 20 * 60_000) / 900_000) * 900_000 + 60_000);
     const first = await chargeCard(claimedAt, "timeout")(call(ACME, 1_001));

@@ -64,7 +64,7 @@ function generate(fromHour: number, toHour: number): { rows: Row[]; events: { ke
           let status = "completed";
           let updatedAt: Date | null = new Date(createdAt.getTime() + (LATENCIES_MS[Math.floor(rand() * LATENCIES_MS.length)] ?? 1));
           if (r < 0.12) [status, updatedAt] = ["in_progress", null];
-          else if (r < 0.2) updatedAt = null; // the reference text's UPDATE without updated_at
+          else if (r < 0.2) updatedAt = null; // the reference writer's UPDATE, without updated_at
           const row = { key: keyOf(), tenant, tool, status, createdAt, updatedAt };
           rows.push(row);
           if (tool !== null && RECORDING_TOOLS.includes(tool)) {

@@ -60,7 +60,7 @@ describe("migrate", () => {
     expect(indexes.find((i) => i.indexname === "idempotency_not_completed_created_at_idx")?.indexdef).toContain("WHERE (status <> 'completed'::text)");
   });
 
-  it("adopts a table the reference text's writers created: optional columns added, key collated \"C\"", async () => {
+  it("adopts a table the reference writers created: optional columns added, key collated \"C\"", async () => {
     const { url } = await freshDatabase();
     await query(url, `CREATE TABLE idempotency (key text COLLATE "POSIX" PRIMARY KEY, tenant text NOT NULL, status text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now())`);
     await query(url, `INSERT INTO idempotency (key, tenant, status) VALUES ('k1', 't', 'completed')`);

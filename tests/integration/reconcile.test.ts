@@ -13,6 +13,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { reconcile, type ReconcileOptions, type ReconcileResult } from "@/lib/resolve/reconcile";
 import { useTestDb } from "../helpers/db";
+import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
 import { freePort } from "../helpers/free-port";
 import { runCli } from "../helpers/run-cli";
 
@@ -237,7 +238,7 @@ describe("reconcile: stuck claims against the demo processor", () => {
       await holder.query("BEGIN");
       await holder.query("SELECT key FROM idempotency WHERE key = $1 FOR UPDATE", [held]);
       const running = reconcile(db, config, options(t));
-      await new Promise((r) => setTimeout(r, 400));
+      await waitForLockWaiters(pool, await backendPid(holder)); // past SKIP LOCKED, the reconciler now waits on the held row
       await holder.query("COMMIT");
       const result = await running;
 

@@ -6,12 +6,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
 import { REFERENCE_CLAIM, REFERENCE_COMPLETE, REFERENCE_LOOK_UP } from "@/lib/idempotency/reference-statements";
 
-// The reference text's own statements, verbatim (see the module), against the migrated table.
+// The reference writer's statements, verbatim (see the module and docs/architecture.md#the-reference-writer), against the migrated table.
 const CLAIM = REFERENCE_CLAIM;
 const LOOK_UP = REFERENCE_LOOK_UP;
 const COMPLETE = REFERENCE_COMPLETE;
 
-describe("the reference text's writer statements", () => {
+describe("the reference writer's statements", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 8 });
   afterAll(() => pool.end());
 

@@ -9,6 +9,7 @@ import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { REFERENCE_COMPLETE } from "@/lib/idempotency/reference-statements";
 import { resolveRecord, type ResolveInput } from "@/lib/resolve/resolve-record";
 import { useTestDb } from "../helpers/db";
+import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
 
 const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `u-${role}`, name: `${role}@resolve.test`, displayName: role, role, tenants });
 const operator = actor("operator");
@@ -121,11 +122,11 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
     const key = await stuckClaim({ taken: true });
     const writer = await pool.connect();
     try {
-      // The writer's own completion (the reference text's UPDATE), still uncommitted: it holds the row.
+      // The writer's own completion (the reference writer's UPDATE), still uncommitted: it holds the row.
       await writer.query("BEGIN");
       await writer.query(REFERENCE_COMPLETE, [key, JSON.stringify({ from: "writer", receipt: "ch_writer" })]);
       const resolving = resolveRecord(db, config, operator, key, input("complete"));
-      await new Promise((r) => setTimeout(r, 500)); // the resolve has checked and now waits on the row lock
+      await waitForLockWaiters(pool, await backendPid(writer)); // the resolve has checked and now waits on the row lock
       await writer.query("COMMIT");
       expect(await resolving).toMatchObject({ ok: false, status: 409, code: "conflict", current: { status: "completed" } });
     } finally {

@@ -5,7 +5,7 @@ import { CanonicalJsonError, canonicalPythonJson, MAX_DEPTH, pythonFloatRepr } f
 // Expected values below were produced by Python 3.11's
 // json.dumps(json.loads(text), sort_keys=True, separators=(",", ":")) and written in by hand.
 const CASES: [string, string, string][] = [
-  ["the reference text's example", '{"card": "c_71", "amount_cents": 24000}', '{"amount_cents":24000,"card":"c_71"}'],
+  ["a charge's arguments", '{"card": "c_71", "amount_cents": 24000}', '{"amount_cents":24000,"card":"c_71"}'],
   ["a float stays a float", '{"b": 1.0, "a": 1}', '{"a":1,"b":1.0}'],
   [
     "float spellings and Python's repr thresholds",

@@ -3,7 +3,7 @@ import { parseDuration } from "@/lib/config/duration";
 import { parseConfig } from "@/lib/config/load";
 import { redactJson } from "@/lib/records/redact";
 
-const DESIGN_EXAMPLE = {
+const EXAMPLE_CONFIG = {
   tools: {
     charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:4010", headers: {} } },
     create_shipment: { stuckAfter: "10m", processor: { type: "mcp-tool", server: "shop", tool: "get_shipment_status" } },
@@ -16,8 +16,8 @@ const DESIGN_EXAMPLE = {
 };
 
 describe("idem.config.json", () => {
-  it("accepts DESIGN.md's example and turns durations into milliseconds", () => {
-    const config = parseConfig(JSON.stringify(DESIGN_EXAMPLE));
+  it("accepts the example configuration and turns durations into milliseconds", () => {
+    const config = parseConfig(JSON.stringify(EXAMPLE_CONFIG));
     expect(config.tools.charge_card?.stuckAfter).toBe(300_000);
     expect(config.tools.create_shipment?.stuckAfter).toBe(600_000);
     expect(config.defaultStuckAfter).toBe(300_000);

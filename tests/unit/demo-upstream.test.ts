@@ -171,7 +171,7 @@ describe("fault injection", () => {
     expect(lookup.body.status).toBe("succeeded");
     expect(upstream.stats()).toMatchObject({ sideEffects: 1, timeoutsInjected: 1 });
 
-    // The retry the reference text is about: same reference, same charge, nothing charged twice.
+    // The retry the table exists for: same reference, same charge, nothing charged twice.
     const retry = await send(upstream, "/charges", charge("ref-timeout"));
     expect(retry.body).toEqual((lookup.body as { receipt: unknown }).receipt);
     expect(upstream.stats()).toMatchObject({ sideEffects: 1, duplicatesPrevented: 1 });

@@ -7,7 +7,7 @@ const at = new Date("2026-03-01T12:00:00Z"); // unix 1772366400 = 900 × 1969296
 const base: KeyInput = { tenant: "acme", subject: "user_42", tool: "charge_card", argumentsJson: '{"amount_cents": 24000, "card": "c_71"}', at };
 
 describe("deriveKey", () => {
-  it("gives the reference text's two orderings one key", () => {
+  it("gives two orderings of one object one key", () => {
     const a = deriveKey(base);
     const b = deriveKey({ ...base, argumentsJson: '{"card": "c_71", "amount_cents": 24000}' });
     expect(b.key).toBe(a.key);

@@ -11,12 +11,12 @@ function found(text: string) {
 }
 
 describe("extractRefs: whatever support pastes", () => {
-  it("finds the ref in the reference text's in-flight message", () => {
+  it("finds the ref in the guard's in-flight message", () => {
     const message = "A charge with these exact details is already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with this ref.";
     expect(found(message)).toEqual({ keys: [], refs: ["3f9a1c2b7d4e"] });
   });
 
-  it("finds the ref in the reference text's timeout message", () => {
+  it("finds the ref in the guard's timeout message", () => {
     const message =
       "The processor did not answer within 30 s. The charge may or may not have been taken; ref 0a1b2c3d4e5f is recorded. Call get_charge_status with this ref before doing anything else. Do not retry this call.";
     expect(found(message)).toEqual({ keys: [], refs: ["0a1b2c3d4e5f"] });
@@ -76,7 +76,7 @@ describe("extractRefs: whatever support pastes", () => {
 describe("key explainer input and byte diff", () => {
   const now = new Date("2026-03-01T12:00:00Z");
 
-  it("the reference text's two orderings canonicalise to the same bytes", () => {
+  it("two orderings of one object canonicalise to the same bytes", () => {
     const parsed = parseExplainParams({ tenant: "t", tool: "charge_card", args: '{"amount_cents": 24000, "card": "c_71"}' }, now);
     expect(parsed.ok).toBe(true);
     expect(diffCanonical('{"amount_cents":24000,"card":"c_71"}', '{"amount_cents":24000,"card":"c_71"}')).toMatchObject({ equal: true, offset: null });

@@ -11,7 +11,7 @@ describe("the permission table", () => {
     }
   });
 
-  it("matches DESIGN §6", () => {
+  it("matches docs/architecture.md#roles-and-permissions", () => {
     expect(can("viewer", "records:read")).toBe(true);
     expect(can("viewer", "records:check-processor")).toBe(true);
     expect(can("viewer", "records:resolve")).toBe(false);

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Command } from "commander";
 import { wholeNumberOption } from "@/lib/cli/options";
 import { measureGuardLatency, type GuardLatencyReport } from "@/lib/bench/guard-latency";
@@ -5,12 +6,12 @@ import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { migrate } from "@/lib/db/migrate";
 
-const REFERENCE_TEXT_CLAIM_MS = 1.8; // "one indexed insert, measured at 1.8 ms median" (same-region Postgres)
+const REFERENCE_TEXT_CLAIM_MS = 1.8; // what writers budget for the claim, same-region Postgres (docs/architecture.md#the-reference-writer)
 
 export function registerBenchGuard(program: Command): void {
   program
     .command("bench-guard")
-    .description("claim-to-complete latency of the guard beside the reference text's two statements (rows under tenant 'bench', removed after)")
+    .description("claim-to-complete latency of the guard beside the reference writer's statements (rows under tenant 'bench', removed after)")
     .option("--iterations <n>", "calls of each kind", wholeNumberOption(10, 1_000_000), 2000)
     .option("--json", "print the report as JSON")
     .action(
@@ -33,10 +34,10 @@ function printReport(r: GuardLatencyReport): void {
     console.log(`${name.padEnd(44)} ${s.p50Ms.toFixed(3).padStart(8)} ${s.p95Ms.toFixed(3).padStart(8)} ${String(trips).padStart(6)}`);
   console.log(`${r.iterations} calls of each kind, one connection, no side-effect cost\n`);
   console.log(`${"path".padEnd(44)} ${"p50 ms".padStart(8)} ${"p95 ms".padStart(8)} ${"trips".padStart(6)}`);
-  row("reference text: claim (INSERT … ON CONFLICT)", r.referenceTextMs.claimOnly, 1);
-  row("reference text: claim → complete", r.referenceTextMs.fresh, r.roundTrips.referenceText.fresh);
+  row("reference writer: claim (INSERT … ON CONFLICT)", r.referenceTextMs.claimOnly, 1);
+  row("reference writer: claim → complete", r.referenceTextMs.fresh, r.roundTrips.referenceText.fresh);
   row("guard: claim → complete", r.guardMs.fresh, r.roundTrips.guard.fresh);
-  row("reference text: repeat (INSERT, then SELECT)", r.referenceTextMs.repeat, r.roundTrips.referenceText.repeat);
+  row("reference writer: repeat (INSERT, then SELECT)", r.referenceTextMs.repeat, r.roundTrips.referenceText.repeat);
   row("guard: repeat (claim-or-read, replay event)", r.guardMs.repeat, r.roundTrips.guard.repeat);
-  console.log(`\nthe reference text quotes ${REFERENCE_TEXT_CLAIM_MS} ms median for its claim against Postgres in the same region; here: ${r.textClaimMedianMs.toFixed(3)} ms on local PostgreSQL`);
+  console.log(`\nwriters budget ${REFERENCE_TEXT_CLAIM_MS} ms median for the claim against Postgres in the same region; here: ${r.textClaimMedianMs.toFixed(3)} ms on local PostgreSQL`);
 }

@@ -1,3 +1,4 @@
+import "server-only";
 import type { Command } from "commander";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";

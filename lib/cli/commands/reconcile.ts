@@ -1,3 +1,4 @@
+import "server-only";
 import type { Command } from "commander";
 import { parseDurationOption, parseNameOption, wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/cli/progress";

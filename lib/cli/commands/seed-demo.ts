@@ -1,3 +1,4 @@
+import "server-only";
 import { InvalidArgumentError, type Command } from "commander";
 import pg from "pg";
 import { createProgressBar } from "@/lib/cli/progress";

@@ -14,7 +14,7 @@ const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true };
 
 /**
- * The annotations each tool publishes, some honest and some not (DESIGN §8):
+ * The annotations each tool publishes, some honest and some not (docs/architecture.md#the-demo-world):
  * - charge_card, refund_charge: idempotentHint, and the guard makes it true;
  * - create_shipment: the same hint, with nothing behind it (no key, no reference);
  * - send_receipt_email: keyed by charge id, but claims nothing (no annotations at all);

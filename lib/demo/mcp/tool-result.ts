@@ -28,7 +28,7 @@ function isRefusal(response: unknown): boolean {
   return (response as { status?: unknown } | null)?.status === "failed";
 }
 
-/** The guard's verdict as the caller sees it: the response, or its message (reference text shape). */
+/** The guard's verdict as the caller sees it: the response, or its message (lib/idempotency/messages.ts). */
 export function guardToolResult(result: GuardResult<unknown>): CallToolResult {
   switch (result.outcome) {
     case "executed":

@@ -6,7 +6,8 @@ import type { HistoryWorkerMessage, HistoryWorkerRequest } from "./history-worke
 import type { Progress } from "./run-plan";
 
 const WORKER_ENTRY = fileURLToPath(new URL("./history-worker.ts", import.meta.url));
-// The worker is TypeScript: load it through tsx whether the parent runs under tsx or vitest.
+// The worker is TypeScript: load it through tsx whether the parent runs under tsx or vitest, with the
+// react-server condition as the CLI has, so a `server-only` module it reaches loads (empty) outside Next.
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
 
 /**
@@ -40,7 +41,7 @@ export async function runHistoryInWorkers(
 
 function runWorker(request: HistoryWorkerRequest, children: ChildProcess[], onDone: (done: number) => void): Promise<HistoryCounts> {
   return new Promise((resolve, reject) => {
-    const child = fork(WORKER_ENTRY, [], { execArgv: ["--import", TSX_LOADER], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(WORKER_ENTRY, [], { execArgv: ["--conditions=react-server", "--import", TSX_LOADER], stdio: ["ignore", "inherit", "inherit", "ipc"] });
     children.push(child);
     let settled = false;
     const settle = (fn: () => void) => {

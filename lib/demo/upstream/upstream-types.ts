@@ -23,7 +23,7 @@ export interface DemoUpstreamOptions extends Partial<FaultSettings> {
 
 export interface UpstreamStats {
   requests: { total: number; byRoute: Record<string, number> };
-  /** Charges, refunds or shipments actually created: the count the reference text asserts on. */
+  /** Charges, refunds or shipments actually created: the count the guard's tests assert on (a repeat must not add one). */
   sideEffects: number;
   sideEffectsByReference: Record<string, number>;
   /** Side effects performed for requests that carried no reference (each one a potential duplicate). */

@@ -13,7 +13,7 @@ export const chargeCardInput = {
 };
 
 /**
- * The reference text's charge_card: the key is claimed before the processor is called and is
+ * The guarded charge_card (docs/architecture.md#the-table-contract): the key is claimed before the processor is called and is
  * passed to it as the processor's own reference; a decline is a definite outcome and is stored.
  */
 export async function chargeCard(deps: ToolDeps, caller: DemoCaller, args: { card: string; amount_cents: number }): Promise<CallToolResult> {

@@ -12,7 +12,7 @@ export const createShipmentInput = {
 };
 
 /**
- * The reference text's counter-example, kept on purpose: annotated idempotentHint: true, but it
+ * A counter-example, kept on purpose: annotated idempotentHint: true, but it
  * derives no key, claims nothing and POSTs to the carrier without a reference, so every repeat
  * is a new shipment. The flag leads the code here; the console's annotation audit should say so.
  */
