@@ -54,6 +54,7 @@ describe("the server refuses to start with a bad setup", () => {
     [{ NEXTAUTH_SECRET: "" }, /NEXTAUTH_SECRET is not set/],
     [{ IDEM_DEMO: undefined }, /no sign-in method/],
     [{ IDEM_SESSION_IDLE: "half an hour" }, /IDEM_SESSION_IDLE="half an hour" is not a duration like "30m"/],
+    [{ IDEM_TRUST_PROXY: "yes" }, /IDEM_TRUST_PROXY="yes" must be 1 or 0/],
   ])("%j", async (env, message) => {
     const { code, output } = await startNext(env);
     expect(code).toBe(1);

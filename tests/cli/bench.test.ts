@@ -50,7 +50,7 @@ describe("idem bench at 20,000 rows", () => {
     expect(report.planProblems).toEqual([]);
   });
 
-  it("reports the guard's round trips beside the text's, and the records page's weight", () => {
+  it("reports the guard's round trips beside the reference writer's, and the records page's weight", () => {
     expect(report.guard.roundTrips.guard.fresh).toBeLessThanOrEqual(report.guard.roundTrips.referenceText.fresh);
     expect(report.guard.textClaimMedianMs).toBeGreaterThan(0);
     expect(report.page.javascriptKb.gzip).toBeGreaterThan(10);

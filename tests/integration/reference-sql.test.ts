@@ -53,8 +53,8 @@ describe("the reference writer's statements", () => {
 });
 
 describe("the verbatim statements themselves", () => {
-  it("are the published writer's, character for character", () => {
-    // The handler as published, kept in the repository: nothing the tests run reads outside it.
+  it("are the reference writer's, character for character", () => {
+    // The Python handler kept in the repository (tests/fixtures/reference-writer.py).
     const text = readFileSync(path.resolve(import.meta.dirname, "../fixtures/reference-writer.py"), "utf8");
     expect(text).toContain(`"""${REFERENCE_CLAIM}"""`);
     expect(text).toContain(`"${REFERENCE_LOOK_UP}"`);

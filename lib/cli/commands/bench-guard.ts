@@ -6,7 +6,7 @@ import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { migrate } from "@/lib/db/migrate";
 
-const REFERENCE_TEXT_CLAIM_MS = 1.8; // what writers budget for the claim, same-region Postgres (docs/architecture.md#the-reference-writer)
+const REFERENCE_TEXT_CLAIM_MS = 1.8; // the reference writer's claim against same-region Postgres, median (docs/architecture.md#the-reference-writer)
 
 export function registerBenchGuard(program: Command): void {
   program
@@ -39,5 +39,5 @@ function printReport(r: GuardLatencyReport): void {
   row("guard: claim → complete", r.guardMs.fresh, r.roundTrips.guard.fresh);
   row("reference writer: repeat (INSERT, then SELECT)", r.referenceTextMs.repeat, r.roundTrips.referenceText.repeat);
   row("guard: repeat (claim-or-read, replay event)", r.guardMs.repeat, r.roundTrips.guard.repeat);
-  console.log(`\nwriters budget ${REFERENCE_TEXT_CLAIM_MS} ms median for the claim against Postgres in the same region; here: ${r.textClaimMedianMs.toFixed(3)} ms on local PostgreSQL`);
+  console.log(`\nthe reference writer's claim takes ${REFERENCE_TEXT_CLAIM_MS} ms median against Postgres in the same region; here: ${r.textClaimMedianMs.toFixed(3)} ms on local PostgreSQL`);
 }
