@@ -1,4 +1,5 @@
 import type { Actor } from "@/lib/auth/actor";
+import type { ErrorCode } from "@/lib/errors/error-codes";
 import { actorLabel } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 
@@ -9,7 +10,7 @@ export type DeniedRequest = {
   tokenPrefix?: string | null;
   /** 401 refused credential, 403 role or cross-site origin. */
   status: 401 | 403;
-  code: string;
+  code: ErrorCode;
   message: string;
   method: string;
   path: string;
