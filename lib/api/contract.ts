@@ -28,6 +28,21 @@ export type ResponseSpec = {
 };
 
 /**
+ * A request to the route and the status it must get: the contract test
+ * (tests/integration/api-contract.test.ts) sends each and checks the answer against the
+ * contract. `{key}` in any string stands for a stuck claim the processor says was taken.
+ */
+export type RouteExample = {
+  name: string;
+  params?: Record<string, string>;
+  query?: readonly (readonly [string, string])[];
+  body?: unknown;
+  /** Sent as is (not JSON-encoded): a raw upload, or broken JSON. */
+  rawBody?: string;
+  status: number;
+};
+
+/**
  * One /api/v1 route, declared once: who may call it, what it reads, what it answers. The wrapper
  * (lib/api/contract-route.ts) enforces it, lib/api/openapi.ts documents it and
  * tests/integration/api-contract.test.ts checks every answer against it.
@@ -49,6 +64,8 @@ export type RouteContract = {
   responses: Partial<Record<SuccessStatus, ResponseSpec>>;
   /** The codes this route itself may answer, beyond those every route may (COMMON_ERRORS). */
   errors: readonly ErrorCode[];
+  /** At least one request it answers with success, and the refusals worth showing. */
+  examples: readonly RouteExample[];
 };
 
 /** What any authenticated route may answer: no or bad credentials, a role, the Origin rule, an outage. */

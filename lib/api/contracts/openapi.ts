@@ -14,4 +14,5 @@ export const openapiContract = defineContract({
   action: "records:read",
   responses: { 200: { description: "The OpenAPI document.", schema: z.looseObject({ openapi: z.literal("3.1.0"), paths: z.record(z.string(), z.unknown()) }) } },
   errors: [],
+  examples: [{ name: "the document", status: 200 }],
 });

@@ -20,6 +20,7 @@ export const meContract = defineContract({
     },
   },
   errors: [],
+  examples: [{ name: "who am I", status: 200 }],
 });
 
 export const auditListContract = defineContract({
@@ -57,6 +58,7 @@ export const auditListContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
+  examples: [{ name: "a page", query: [["limit", "25"]], status: 200 }, { name: "a bad limit", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
 });
 
 export const metricsContract = defineContract({
@@ -84,6 +86,7 @@ export const metricsContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
+  examples: [{ name: "the last hour", query: [["window", "1h"]], status: 200 }, { name: "a window it does not have", query: [["window", "2h"]], status: 400 }],
 });
 
 const plannedRow = z.object({
@@ -121,6 +124,7 @@ export const bulkPlanContract = defineContract({
     },
   },
   errors: [...BODY_ERRORS, "unknown_tenant"],
+  examples: [{ name: "a plan of one claim", body: { keys: ["{key}"] }, status: 200 }, { name: "neither keys nor a filter", body: {}, status: 400 }, { name: "a tenant nobody has", body: { filter: { tenant: "nobody-has-this" } }, status: 404 }],
 });
 
 export const bulkApplyContract = defineContract({
@@ -152,6 +156,7 @@ export const bulkApplyContract = defineContract({
     },
   },
   errors: [...BODY_ERRORS],
+  examples: [{ name: "apply one row", body: { reason: "contract test", rows: [{ key: "{key}", action: "complete", expectedUpdatedAt: null }] }, status: 200 }, { name: "no reason", body: { rows: [] }, status: 400 }],
 });
 
 export const reconcileContract = defineContract({
@@ -177,5 +182,6 @@ export const reconcileContract = defineContract({
     },
   },
   errors: [...BODY_ERRORS, "unknown_tenant"],
+  examples: [{ name: "a dry sweep", body: { filter: {}, dryRun: true }, status: 200 }, { name: "keys with a tenant", body: { filter: { keys: ["{key}"], tenant: "t" }, dryRun: true }, status: 400 }, { name: "broken JSON", rawBody: "{", status: 400 }],
 });
 

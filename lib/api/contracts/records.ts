@@ -35,6 +35,7 @@ export const listRecordsContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
+  examples: [{ name: "a page of 25", query: [["limit", "25"]], status: 200 }, { name: "a page size it does not have", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
 });
 
 export const exportRecordsContract = defineContract({
@@ -48,6 +49,7 @@ export const exportRecordsContract = defineContract({
     200: { description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.", schema: z.unknown(), contentTypes: ["text/csv"] },
   },
   errors: ["unknown_tenant"],
+  examples: [{ name: "as JSON", query: [["format", "json"]], status: 200 }, { name: "as CSV", query: [["format", "csv"]], status: 200 }, { name: "a cursor", query: [["format", "json"], ["cursor", "x"]], status: 400 }],
 });
 
 export const recordDetailContract = defineContract({
@@ -75,6 +77,7 @@ export const recordDetailContract = defineContract({
     },
   },
   errors: ["bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "the record", params: { key: "{key}" }, status: 200 }, { name: "a bare ref", params: { key: "0123456789ab" }, status: 400 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
 });
 
 export const checkRecordContract = defineContract({
@@ -88,6 +91,7 @@ export const checkRecordContract = defineContract({
     200: { description: "The processor's answer.", schema: z.object({ key: z.string(), ref: z.string(), tool: nullableString, status: z.string(), check: processorCheck, redactedPaths: z.array(z.string()) }) },
   },
   errors: ["bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "ask the processor", params: { key: "{key}" }, status: 200 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
 });
 
 export const resolveRecordContract = defineContract({
@@ -107,6 +111,7 @@ export const resolveRecordContract = defineContract({
     },
   },
   errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found", "conflict", "outcome_unknown", "outcome_mismatch"],
+  examples: [{ name: "complete a taken claim", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 200 }, { name: "resolve it again", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 409 }, { name: "an unknown action", params: { key: "{key}" }, body: { action: "undo", reason: "contract test", expectedUpdatedAt: null }, status: 400 }],
 });
 
 export const revealRecordContract = defineContract({
@@ -121,6 +126,7 @@ export const revealRecordContract = defineContract({
     200: { description: "The unmasked response.", schema: z.object({ key: z.string(), ref: z.string(), response: z.unknown(), revealedPaths: z.array(z.string()), auditId: z.string() }) },
   },
   errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "reveal with a reason", params: { key: "{key}" }, body: { reason: "contract test" }, status: 200 }, { name: "no reason", params: { key: "{key}" }, body: {}, status: 400 }],
 });
 
 export const lookupContract = defineContract({
@@ -148,6 +154,7 @@ export const lookupContract = defineContract({
     },
   },
   errors: ["text_too_long", "no_ref"],
+  examples: [{ name: "a pasted key", query: [["q", "failed: {key}"]], status: 200 }, { name: "no ref in the text", query: [["q", "my card was charged twice"]], status: 400 }, { name: "q twice", query: [["q", "a"], ["q", "b"]], status: 400 }],
 });
 
 const EXPLAIN_PARAMS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
@@ -174,4 +181,5 @@ export const explainKeyContract = defineContract({
     },
   },
   errors: [],
+  examples: [{ name: "a charge", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", '{"amount_cents":100}'], ["at", "2026-01-01T00:00:00Z"]], status: 200 }, { name: "args not JSON", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", "{"]], status: 400 }],
 });

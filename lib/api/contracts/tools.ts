@@ -12,7 +12,7 @@ const toolsAudit = z.object({
   generatedAt: instant,
   since: instant,
   servers: z.array(z.looseObject({})),
-  tools: z.array(z.looseObject({ server: z.string(), name: z.string(), verdict: z.string() })),
+  tools: z.array(z.looseObject({ server: z.string().nullable().describe("null: a tool the table records that no listed server declares."), name: z.string(), verdict: z.string() })),
   summary: z.array(z.looseObject({})),
 });
 
@@ -25,6 +25,7 @@ export const toolsAuditContract = defineContract({
   query: strictQuery({ window: windowParam }, { hint: "the tools audit takes window" }),
   responses: { 200: { description: "The audit.", schema: toolsAudit } },
   errors: ["bad_window"],
+  examples: [{ name: "the last day", query: [["window", "24h"]], status: 200 }, { name: "a window it does not have", query: [["window", "1y"]], status: 400 }],
 });
 
 export const toolsAuditExportContract = defineContract({
@@ -36,6 +37,7 @@ export const toolsAuditExportContract = defineContract({
   query: strictQuery({ format: z.string().describe("md (the default) or json."), window: windowParam }, { hint: "the export takes format, window" }),
   responses: { 200: { description: "The file (content-disposition: attachment); with format=json, the audit as JSON.", schema: toolsAudit, contentTypes: ["text/markdown"] } },
   errors: ["bad_format", "bad_window"],
+  examples: [{ name: "as JSON", query: [["format", "json"]], status: 200 }, { name: "as Markdown", query: [["format", "md"], ["window", "7d"]], status: 200 }, { name: "as PDF", query: [["format", "pdf"]], status: 400 }],
 });
 
 export const toolsRefreshContract = defineContract({
@@ -54,6 +56,7 @@ export const toolsRefreshContract = defineContract({
     },
   },
   errors: [],
+  examples: [{ name: "refresh", status: 200 }],
 });
 
 export const toolsReviewContract = defineContract({
@@ -65,6 +68,7 @@ export const toolsReviewContract = defineContract({
   body: reviewInputSchema,
   responses: { 201: { description: "Recorded.", schema: z.object({ reviewId: z.string(), auditId: z.string() }) } },
   errors: [...BODY_ERRORS],
+  examples: [{ name: "a review", body: { server: "contract-shop", tool: "set_flag", reason: "it sets a value; repeating it changes nothing" }, status: 201 }, { name: "a short reason", body: { server: "contract-shop", tool: "set_flag", reason: "short" }, status: 400 }],
 });
 
 export const toolsAddServerContract = defineContract({
@@ -76,6 +80,7 @@ export const toolsAddServerContract = defineContract({
   body: addServerSchema,
   responses: { 201: { description: "Added.", schema: z.object({ server: z.looseObject({ name: z.string() }) }) } },
   errors: [...BODY_ERRORS, "name_taken", "outbound_refused"],
+  examples: [{ name: "an HTTP server", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 201 }, { name: "the same name again", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 409 }, { name: "a stdio server", body: { name: "contract-stdio", transport: "stdio", command: "sh" }, status: 400 }],
 });
 
 export const toolsUploadContract = defineContract({
@@ -88,4 +93,5 @@ export const toolsUploadContract = defineContract({
   rawBody: { description: "The tools/list result, or the JSON-RPC response that carries it (at most 2 MiB).", schema: z.looseObject({}) },
   responses: { 201: { description: "Stored.", schema: z.object({ snapshotId: z.string(), auditId: z.string(), tools: z.number() }) } },
   errors: ["bad_server", "bad_listing", "too_large"],
+  examples: [{ name: "a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}', status: 201 }, { name: "no server", rawBody: "{}", status: 400 }, { name: "not a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":"x"}', status: 400 }],
 });
