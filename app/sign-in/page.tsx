@@ -3,8 +3,7 @@ import { SignInForm } from "@/components/auth/sign-in-form";
 import { DEMO_PASSWORD, isDemoMode } from "@/lib/auth/demo-mode";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { configuredSignInOptions } from "@/lib/auth/sign-in-options";
-import { listPasswordAccounts } from "@/lib/auth/users";
-import { getDb } from "@/lib/db/client";
+import { listDemoAccounts } from "@/lib/pages/console-page-data";
 import { safeCallbackUrl, signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
 export const metadata = { title: "Sign in" };
@@ -13,7 +12,7 @@ export default async function SignInPage({ searchParams }: { searchParams: Promi
   const params = await searchParams;
   const callbackUrl = safeCallbackUrl(params.callbackUrl);
   if (await getSessionActor()) redirect(callbackUrl);
-  const demoAccounts = isDemoMode() ? await listPasswordAccounts(getDb()) : [];
+  const demoAccounts = isDemoMode() ? await listDemoAccounts() : [];
   return (
     <div className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm">

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
+import { isReasonLongEnough } from "@/lib/resolve/resolve-rules";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
 
 export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
@@ -132,7 +133,7 @@ function PlanSummary({ plan, results }: { plan: BulkPlan; results: Map<string, B
 
 function ApplyForm({ plan, reason, setReason, onApply }: { plan: BulkPlan; reason: string; setReason: (value: string) => void; onApply: () => void }) {
   const actionable = plan.totals.complete + plan.totals.release;
-  const reasonOk = reason.trim().length >= 3;
+  const reasonOk = isReasonLongEnough(reason);
   return (
     <div className="mb-3 flex flex-wrap items-end gap-3">
       <label className="flex min-w-72 flex-1 flex-col gap-0.5 text-xs font-medium text-slate-600">

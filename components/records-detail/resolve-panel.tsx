@@ -4,10 +4,10 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
+import { FORCE_RELEASE_CONFIRMATION, isReasonLongEnough } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 
 /** Typed by an admin to release a claim without "not taken" evidence (the API wants the same words). */
-const FORCE_RELEASE_WORDS = "force release";
 
 export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
 
@@ -46,7 +46,7 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
 
   const outcome = check?.check.outcome ?? null;
   const actionable = status === "in_progress" && isStuck && permissions.resolve;
-  const reasonOk = reason.trim().length >= 3;
+  const reasonOk = isReasonLongEnough(reason);
   const busy = result.kind === "sending";
 
   async function send(action: "complete" | "release", force = false) {
@@ -126,13 +126,13 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
             <div className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900" data-testid="force-release">
               <p className="mb-2 text-xs">
                 Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the processor did take it, the customer is charged twice.
-                Type <span className="font-mono font-semibold">{FORCE_RELEASE_WORDS}</span> to confirm.
+                Type <span className="font-mono font-semibold">{FORCE_RELEASE_CONFIRMATION}</span> to confirm.
               </p>
               <div className="flex flex-wrap items-center gap-2">
                 <input value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-label="Type force release to confirm" className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm" />
                 <button
                   type="button"
-                  disabled={confirm !== FORCE_RELEASE_WORDS || !reasonOk || busy}
+                  disabled={confirm !== FORCE_RELEASE_CONFIRMATION || !reasonOk || busy}
                   onClick={() => void send("release", true)}
                   className="rounded-md bg-red-700 px-3 py-1.5 text-sm text-white hover:bg-red-600 disabled:opacity-40"
                 >

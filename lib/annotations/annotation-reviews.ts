@@ -4,6 +4,7 @@ import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { actorLabel, writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 import type { AnnotationReviewNote } from "./annotation-types";
 
 export const NATURALLY_IDEMPOTENT = "naturally_idempotent";
@@ -21,8 +22,8 @@ export type ReviewInput = z.output<typeof reviewInputSchema>;
  * Records that a tool is naturally idempotent (a set, not an append), with one audit row in the
  * same transaction. Checks the role itself: callers other than the route may forget to.
  */
-export async function recordNaturallyIdempotentReview(db: Db, actor: Actor, input: ReviewInput): Promise<{ ok: true; reviewId: string; auditId: string } | { ok: false; status: 403; message: string }> {
-  if (!can(actor.role, "annotations:review")) return { ok: false, status: 403, message: `Your role (${actor.role}) may not review annotations.` };
+export async function recordNaturallyIdempotentReview(db: Db, actor: Actor, input: ReviewInput): Promise<{ ok: true; reviewId: string; auditId: string } | DomainFailure<"forbidden">> {
+  if (!can(actor.role, "annotations:review")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not review annotations.` };
   return db.$transaction(async (tx) => {
     const review = await tx.annotationReview.create({
       select: { id: true },

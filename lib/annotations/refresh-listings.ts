@@ -1,4 +1,5 @@
 import "server-only";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
@@ -9,7 +10,7 @@ import { listServerTools, type ServerListing } from "./list-server-tools";
 import { loadAuditedServers } from "./server-store";
 import { insertSnapshot } from "./snapshot-store";
 
-export type RefreshOutcome = { ok: true; listings: ServerListing[]; auditId: string } | { ok: false; code: "forbidden"; message: string };
+export type RefreshOutcome = { ok: true; listings: ServerListing[]; auditId: string } | DomainFailure<"forbidden">;
 
 /**
  * Re-lists every server at once (each bounded by its own deadline, so one dead server delays

@@ -5,6 +5,7 @@ import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 import { checkOutboundUrl, displayUrl } from "@/lib/security/outbound-policy";
 import { configServers, summarizeServer, type AuditedServer } from "./audited-servers";
 
@@ -43,26 +44,26 @@ export const addServerSchema = z
   });
 export type AddServerInput = z.output<typeof addServerSchema>;
 
-export type AddServerOutcome = { ok: true; server: ReturnType<typeof summarizeServer> } | { ok: false; status: 403 | 409 | 422; code: string; message: string };
+export type AddServerOutcome = { ok: true; server: ReturnType<typeof summarizeServer> } | DomainFailure<"forbidden" | "name_taken" | "outbound_refused">;
 
 /**
  * Adds an HTTP server an admin named in the UI, with its audit row in the same transaction. The
  * audit row and the answer carry header names only: header values are credentials.
  */
 export async function addHttpServer(db: Db, config: IdemConfig, actor: Actor, input: AddServerInput): Promise<AddServerOutcome> {
-  if (!can(actor.role, "tools:configure")) return { ok: false, status: 403, code: "forbidden", message: `Your role (${actor.role}) may not add MCP servers.` };
+  if (!can(actor.role, "tools:configure")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not add MCP servers.` };
   if (config.mcpServers.some((s) => s.name === input.name)) {
-    return { ok: false, status: 409, code: "name_taken", message: `${input.name} is already a server in idem.config.json; pick another name.` };
+    return { ok: false, code: "name_taken", message: `${input.name} is already a server in idem.config.json; pick another name.` };
   }
   const url = input.url ?? "";
   const check = await checkOutboundUrl(url, { allow: config.outbound.allow });
   if (!check.ok) {
-    return { ok: false, status: 422, code: "outbound_refused", message: `The console may not connect to ${displayUrl(url)}: ${check.reason}. An operator can allow a host or range in idem.config.json (outbound.allow).` };
+    return { ok: false, code: "outbound_refused", message: `The console may not connect to ${displayUrl(url)}: ${check.reason}. An operator can allow a host or range in idem.config.json (outbound.allow).` };
   }
   const server: AuditedServer = { name: input.name, origin: "ui", transport: "http", url, headers: input.headers };
   return db.$transaction(async (tx) => {
     const existing = await tx.mcpServer.findUnique({ where: { name: input.name }, select: { name: true } });
-    if (existing) return { ok: false as const, status: 409 as const, code: "name_taken", message: `A server named ${input.name} was already added.` };
+    if (existing) return { ok: false as const, code: "name_taken" as const, message: `A server named ${input.name} was already added.` };
     await tx.mcpServer.create({ data: { name: input.name, url, headers: input.headers, createdBy: actor.name } });
     await writeAudit(tx, actor, { action: "tools.server.add", after: { name: input.name, transport: "http", url: displayUrl(url), headerNames: Object.keys(input.headers).sort() } });
     return { ok: true as const, server: summarizeServer(server) };

@@ -1,5 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/auth/actor";
+import type { ErrorCode } from "@/lib/errors/error-codes";
 import { actorLabel } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 
@@ -10,7 +11,7 @@ export type DeniedRequest = {
   tokenPrefix?: string | null;
   /** 401 refused credential, 403 role or cross-site origin. */
   status: 401 | 403;
-  code: string;
+  code: ErrorCode;
   message: string;
   method: string;
   path: string;

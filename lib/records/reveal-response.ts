@@ -8,14 +8,16 @@ import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { tenantScope } from "@/lib/records/tenant-scope";
 import { redactJson, redactionOf } from "@/lib/records/redact";
+import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 
 export const revealInputSchema = z.strictObject({
-  reason: z.string().trim().min(3, "say why you need the unmasked response (at least 3 characters)").max(500),
+  reason: z.string().trim().min(REASON_MIN_LENGTH, `say why you need the unmasked response (at least ${REASON_MIN_LENGTH} characters)`).max(500),
 });
 
 export type RevealResult =
   | { ok: true; key: string; ref: string; response: unknown; revealedPaths: string[]; auditId: string }
-  | { ok: false; status: 403 | 404; code: string; message: string };
+  | DomainFailure<"forbidden" | "not_found">;
 
 /**
  * Shows one record's stored response without masking, to operators and admins, with a reason.
@@ -24,10 +26,10 @@ export type RevealResult =
  * never their values.
  */
 export async function revealResponse(db: Db, config: IdemConfig, actor: Actor, key: string, input: z.output<typeof revealInputSchema>): Promise<RevealResult> {
-  if (!can(actor.role, "records:reveal")) return { ok: false, status: 403, code: "forbidden", message: `Your role (${actor.role}) may not reveal masked data.` };
+  if (!can(actor.role, "records:reveal")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not reveal masked data.` };
   return db.$transaction(async (tx) => {
     const row = await tx.idempotency.findFirst({ where: { key, ...tenantScope(actor) }, select: { key: true, tenant: true, response: true } });
-    if (!row) return { ok: false, status: 404, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
+    if (!row) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
     const revealedPaths = redactJson(row.response, redactionOf(config)).redactedPaths;
     const audit = await writeAudit(tx, actor, { action: "record.reveal", key: row.key, tenant: row.tenant, reason: input.reason, evidence: { revealedPaths } });
     return { ok: true, key: row.key, ref: refOf(row.key), response: row.response, revealedPaths, auditId: audit.id.toString() } as const;

@@ -2,10 +2,11 @@ import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 import { unstorableTextReason } from "@/lib/text/storable-text";
 
 /** A tenant named in a URL or an API filter that the caller cannot be answered about. */
-export type UnknownTenant = { ok: false; code: "unknown_tenant"; tenant: string; message: string };
+export type UnknownTenant = DomainFailure<"unknown_tenant"> & { tenant: string };
 export type TenantFilterCheck = { ok: true } | UnknownTenant;
 
 /**

@@ -1,4 +1,5 @@
 import "server-only";
+import { REASON_MIN_LENGTH } from "./resolve-rules";
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
@@ -38,7 +39,7 @@ export const bulkPlanInputSchema = z.union([
 export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
 
 export const bulkApplyInputSchema = z.strictObject({
-  reason: z.string().trim().min(3, "say why, in a few words").max(1000),
+  reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
   rows: z
     .array(
       z.strictObject({

@@ -8,12 +8,14 @@ import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck } from "./processor-check";
 import { applyResolution, decideResolution, type RowSnapshot } from "./resolution";
 import { ROW_VERSION } from "./row-version";
+import { FORCE_RELEASE_CONFIRMATION, REASON_MIN_LENGTH } from "./resolve-rules";
+import type { DomainFailure } from "@/lib/errors/error-codes";
 
-export const FORCE_RELEASE_CONFIRMATION = "force release";
+export { FORCE_RELEASE_CONFIRMATION };
 
 export const resolveInputSchema = z.strictObject({
   action: z.enum(["complete", "release"]),
-  reason: z.string().trim().min(3, "say why, in a few words").max(1000),
+  reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
   expectedUpdatedAt: z.string().regex(ROW_VERSION, "expected the record's version (updated_at with microseconds, e.g. 2026-11-29T10:00:00.123456Z) or null").nullable(),
   force: z.boolean().optional(),
   confirm: z.string().optional(),
@@ -22,7 +24,7 @@ export type ResolveInput = z.infer<typeof resolveInputSchema>;
 
 export type ResolveOutcome =
   | { ok: true; action: "complete" | "release"; forced: boolean; before: RowSnapshot; after: RowSnapshot | null; check: ProcessorCheck; auditId: string }
-  | { ok: false; status: 400 | 403 | 404 | 409 | 422; code: string; message: string; current?: RowSnapshot | null; check?: ProcessorCheck };
+  | DomainFailure<"bad_request" | "not_found" | "conflict" | "forbidden" | "outcome_unknown" | "outcome_mismatch", { current?: RowSnapshot | null; check?: ProcessorCheck }>;
 
 /**
  * Complete or release one stuck claim: the console asks the processor itself (evidence is never
@@ -31,21 +33,20 @@ export type ResolveOutcome =
  */
 export async function resolveRecord(db: Db, config: IdemConfig, actor: Actor, key: string, input: ResolveInput): Promise<ResolveOutcome> {
   if (input.force && input.confirm !== FORCE_RELEASE_CONFIRMATION) {
-    return { ok: false, status: 400, code: "bad_request", message: `A forced release must be confirmed by typing "${FORCE_RELEASE_CONFIRMATION}".` };
+    return { ok: false, code: "bad_request", message: `A forced release must be confirmed by typing "${FORCE_RELEASE_CONFIRMATION}".` };
   }
   if (input.force && input.action !== "release") {
-    return { ok: false, status: 400, code: "bad_request", message: "Only a release can be forced; a completion needs the processor's receipt." };
+    return { ok: false, code: "bad_request", message: "Only a release can be forced; a completion needs the processor's receipt." };
   }
   const row = await findVisibleRecord(db, actor, key);
-  if (!row) return { ok: false, status: 404, code: "not_found", message: "No such record (or not one of your tenants)." };
+  if (!row) return { ok: false, code: "not_found", message: "No such record (or not one of your tenants)." };
   if (row.status !== "in_progress") {
-    return { ok: false, status: 409, code: "conflict", message: `The record is ${row.status}, not in_progress: nothing to resolve.` };
+    return { ok: false, code: "conflict", message: `The record is ${row.status}, not in_progress: nothing to resolve.` };
   }
   const check = await checkProcessor(config, { key: row.key, tool: row.tool });
   const decision = decideResolution(actor, input.action, check, input.force ?? false);
   if (!decision.ok) {
-    const status = decision.code === "forbidden" ? 403 : decision.code === "outcome_unknown" ? 409 : 422;
-    return { ok: false, status, code: decision.code, message: decision.message, check };
+    return { ok: false, code: decision.code, message: decision.message, details: { check } };
   }
   const applied = await db.$transaction((tx) =>
     applyResolution(tx, actor, { key: row.key, expectedVersion: input.expectedUpdatedAt, decision, reason: input.reason, check }),
@@ -53,11 +54,9 @@ export async function resolveRecord(db: Db, config: IdemConfig, actor: Actor, ke
   if (!applied.ok) {
     return {
       ok: false,
-      status: 409,
       code: "conflict",
       message: "Someone else changed this record since you looked (a writer, another operator or the reconciler). Nothing was overwritten.",
-      current: applied.current,
-      check,
+      details: { current: applied.current, check },
     };
   }
   return { ok: true, action: decision.action, forced: decision.forced, before: applied.before, after: applied.after, check, auditId: applied.auditId.toString() };

@@ -97,6 +97,7 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
           b.role === roleOf(identity) && b.kind === (identity.endsWith("token") ? "token" : "user") && (identity.startsWith("acme") ? b.tenants.join() === "acme" : b.tenants.length === 0),
         )(a),
     },
+    "GET /api/v1/openapi.json": { path: "/api/v1/openapi.json", ran: json("openapi: 3.1.0", (b) => b.openapi === "3.1.0") },
     // A tenant nobody uses is answered by the route's own tenant check, after the role check.
     "GET /api/v1/records": { path: `/api/v1/records?tenant=${noSuchTenant}`, ran: errorCode("unknown_tenant") },
     "GET /api/v1/records/[key]": { path: `/api/v1/records/${missingKey}`, ran: errorCode("not_found") },

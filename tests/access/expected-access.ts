@@ -64,6 +64,7 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
 
   // The JSON API. Reading, looking up, asking the processor, exporting: every role.
   "GET /api/v1/me":                        [401,       200,     200,     200,     200,     200,     200,     200,     200],
+  "GET /api/v1/openapi.json":              [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/records":                   [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/records/[key]":             [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/records/export":            [401,       404,     404,     404,     404,     404,     404,     404,     404],

@@ -14,6 +14,7 @@ const ROUTE_MODULES = {
   audit: () => import("@/app/api/v1/audit/route"),
   metrics: () => import("@/app/api/v1/metrics/route"),
   me: () => import("@/app/api/v1/me/route"),
+  "openapi.json": () => import("@/app/api/v1/openapi.json/route"),
   "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),
   "bulk/apply": () => import("@/app/api/v1/bulk/apply/route"),
   reconcile: () => import("@/app/api/v1/reconcile/route"),

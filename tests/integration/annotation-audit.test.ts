@@ -173,7 +173,7 @@ describe("the annotation audit against the demo shop's MCP server", () => {
 
   it("an admin review is audited exactly once and the verdict shows who and why", async () => {
     const before = await db.auditLog.count({ where: { action: "annotation.review", actor: admin.name } });
-    expect(await recordNaturallyIdempotentReview(db, viewer, { server: SHOP, tool: "create_shipment", reason: "the carrier dedupes by order id" })).toMatchObject({ ok: false, status: 403 });
+    expect(await recordNaturallyIdempotentReview(db, viewer, { server: SHOP, tool: "create_shipment", reason: "the carrier dedupes by order id" })).toMatchObject({ ok: false, code: "forbidden" });
     const outcome = await recordNaturallyIdempotentReview(db, admin, { server: SHOP, tool: "create_shipment", reason: "the carrier dedupes by order id itself" });
     expect(outcome.ok).toBe(true);
     const rows = await db.auditLog.findMany({ where: { action: "annotation.review", actor: admin.name } });
@@ -192,8 +192,8 @@ describe("the annotation audit against the demo shop's MCP server", () => {
       expect(parsed.success).toBe(false);
       expect(parsed.error?.issues.map((i) => i.message).join(" ")).toMatch(/stdio server runs a command on the console's host.*only in idem\.config\.json/);
     }
-    expect(await addHttpServer(db, config, viewer, addServerSchema.parse({ name: `v-${suffix}`, url: "http://127.0.0.1:9/mcp" }))).toMatchObject({ ok: false, status: 403 });
-    expect(await addHttpServer(db, config, admin, addServerSchema.parse({ name: SHOP, url: "http://127.0.0.1:9/mcp" }))).toMatchObject({ ok: false, status: 409 });
+    expect(await addHttpServer(db, config, viewer, addServerSchema.parse({ name: `v-${suffix}`, url: "http://127.0.0.1:9/mcp" }))).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await addHttpServer(db, config, admin, addServerSchema.parse({ name: SHOP, url: "http://127.0.0.1:9/mcp" }))).toMatchObject({ ok: false, code: "name_taken" });
     expect(await db.mcpServer.count({ where: { name: { in: [`v-${suffix}`, SHOP] } } })).toBe(0);
     // The one add that succeeded (beforeAll) wrote one audit row, with header names and no values; the refusals wrote none.
     const adds = await db.auditLog.findMany({ where: { action: "tools.server.add", actor: admin.name } });

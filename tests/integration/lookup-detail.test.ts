@@ -80,8 +80,8 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(forOperator.response).toEqual(forViewer.response);
 
     const auditCount = () => db.auditLog.count({ where: { key: executed.key } });
-    expect(await revealResponse(db, config, viewer, executed.key, { reason: "curious" })).toMatchObject({ ok: false, status: 403 });
-    expect(await revealResponse(db, config, actor("operator", [GLOBEX]), executed.key, { reason: "ticket 1" })).toMatchObject({ ok: false, status: 404 });
+    expect(await revealResponse(db, config, viewer, executed.key, { reason: "curious" })).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await revealResponse(db, config, actor("operator", [GLOBEX]), executed.key, { reason: "ticket 1" })).toMatchObject({ ok: false, code: "not_found" });
     expect(await auditCount()).toBe(1);
     const revealed = await revealResponse(db, config, operator, executed.key, { reason: "ticket 4411: which card?" });
     expect(revealed).toMatchObject({ ok: true, response: { card: "c_71", customer: { email: "ann@example.com" } }, revealedPaths: ["$['card']", "$['customer']['email']"] });

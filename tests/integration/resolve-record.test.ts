@@ -78,11 +78,11 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
 
   it("refuses what the evidence does not allow, changing nothing", async () => {
     const taken = await stuckClaim({ taken: true });
-    expect(await resolveRecord(db, config, operator, taken, input("release"))).toMatchObject({ ok: false, status: 422, code: "outcome_mismatch" });
+    expect(await resolveRecord(db, config, operator, taken, input("release"))).toMatchObject({ ok: false, code: "outcome_mismatch" });
     const notTaken = await stuckClaim({ taken: false });
-    expect(await resolveRecord(db, config, operator, notTaken, input("complete"))).toMatchObject({ ok: false, status: 422, code: "outcome_mismatch" });
+    expect(await resolveRecord(db, config, operator, notTaken, input("complete"))).toMatchObject({ ok: false, code: "outcome_mismatch" });
     const unreachable = await stuckClaim({ taken: false, tool: "dead_tool" });
-    expect(await resolveRecord(db, config, operator, unreachable, input("release"))).toMatchObject({ ok: false, status: 409, code: "outcome_unknown" });
+    expect(await resolveRecord(db, config, operator, unreachable, input("release"))).toMatchObject({ ok: false, code: "outcome_unknown" });
     for (const key of [taken, notTaken, unreachable]) {
       expect((await row(key))?.status).toBe("in_progress");
       expect(await auditRows(key)).toHaveLength(0);
@@ -91,8 +91,8 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
 
   it("a forced release needs an admin and the typed confirmation", async () => {
     const key = await stuckClaim({ taken: false, tool: "dead_tool" });
-    expect(await resolveRecord(db, config, operator, key, input("release", { force: true, confirm: "force release" }))).toMatchObject({ ok: false, status: 403 });
-    expect(await resolveRecord(db, config, admin, key, input("release", { force: true }))).toMatchObject({ ok: false, status: 400 });
+    expect(await resolveRecord(db, config, operator, key, input("release", { force: true, confirm: "force release" }))).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await resolveRecord(db, config, admin, key, input("release", { force: true }))).toMatchObject({ ok: false, code: "bad_request" });
     expect(await auditRows(key)).toHaveLength(0);
     const forced = await resolveRecord(db, config, admin, key, input("release", { force: true, confirm: "force release" }));
     expect(forced).toMatchObject({ ok: true, forced: true });
@@ -102,8 +102,8 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
 
   it("viewers may not resolve; another tenant's record does not exist for a tenant-limited operator", async () => {
     const key = await stuckClaim({ taken: true });
-    expect(await resolveRecord(db, config, actor("viewer"), key, input("complete"))).toMatchObject({ ok: false, status: 403 });
-    expect(await resolveRecord(db, config, actor("operator", ["someone-else"]), key, input("complete"))).toMatchObject({ ok: false, status: 404 });
+    expect(await resolveRecord(db, config, actor("viewer"), key, input("complete"))).toMatchObject({ ok: false, code: "forbidden" });
+    expect(await resolveRecord(db, config, actor("operator", ["someone-else"]), key, input("complete"))).toMatchObject({ ok: false, code: "not_found" });
     expect((await row(key))?.status).toBe("in_progress");
   });
 
@@ -111,9 +111,9 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
     const key = await stuckClaim({ taken: true });
     await pool.query(`UPDATE idempotency SET updated_at = now() WHERE key = $1`, [key]); // someone touched it after we looked
     const result = await resolveRecord(db, config, operator, key, input("complete", { expectedUpdatedAt: null }));
-    expect(result).toMatchObject({ ok: false, status: 409, code: "conflict", current: { key, status: "in_progress" } });
+    expect(result).toMatchObject({ ok: false, code: "conflict", details: { current: { key, status: "in_progress" } } });
     if (result.ok) throw new Error("unreachable");
-    const version = result.current?.version ?? null;
+    const version = result.details?.current?.version ?? null;
     expect(version).toMatch(/\.\d{6}Z$/);
     expect(await resolveRecord(db, config, operator, key, input("complete", { expectedUpdatedAt: version }))).toMatchObject({ ok: true });
   });
@@ -128,7 +128,7 @@ describe("resolveRecord: compare-and-set against the processor's answer", () => 
       const resolving = resolveRecord(db, config, operator, key, input("complete"));
       await waitForLockWaiters(pool, await backendPid(writer)); // the resolve has checked and now waits on the row lock
       await writer.query("COMMIT");
-      expect(await resolving).toMatchObject({ ok: false, status: 409, code: "conflict", current: { status: "completed" } });
+      expect(await resolving).toMatchObject({ ok: false, code: "conflict", details: { current: { status: "completed" } } });
     } finally {
       writer.release();
     }

@@ -6,11 +6,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { auditFilterValues, auditQueryString, listAudit, listAuditActions, parseAuditQuery } from "@/lib/audit/list-audit";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
-import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { redactionOf } from "@/lib/records/redact";
+import { auditFilterValues, auditQueryString, parseAuditQuery } from "@/lib/audit/list-audit";
+import { loadAuditPageData } from "@/lib/pages/console-page-data";
 
 export const metadata = { title: "Audit" };
 
@@ -33,10 +30,9 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
   const parsed = parseAuditQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/audit", label: "Show the newest entries" }} testId="audit-query-problems" />;
   const query = parsed.value;
-  const db = getDb();
-  const tenant = await checkTenantFilter(db, actor, query.tenant);
-  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
-  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: redactionOf(getConfig()) }), listAuditActions(db, actor)]);
+  const data = await loadAuditPageData(actor, query);
+  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
+  const { page, actions } = data;
   const values = auditFilterValues(query);
   return (
     <AuditView

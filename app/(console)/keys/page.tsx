@@ -2,8 +2,8 @@ import { ExplainForm, type ExplainFormValues } from "@/components/keys/explain-f
 import { KeyExplanationView } from "@/components/keys/key-explanation";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getDb } from "@/lib/db/client";
-import { explainKey, parseExplainParams, type FieldError } from "@/lib/records/explain-key";
+import { explainKeyForPage } from "@/lib/pages/console-page-data";
+import { parseExplainParams, type FieldError } from "@/lib/records/explain-key";
 
 export const metadata = { title: "Keys" };
 export const dynamic = "force-dynamic";
@@ -28,7 +28,7 @@ export default async function KeysPage({ searchParams }: Props) {
     const parsed = parseExplainParams(values, new Date());
     if (!parsed.ok) errors = parsed.errors;
     else {
-      const result = await explainKey(getDb(), actor, parsed.input);
+      const result = await explainKeyForPage(actor, parsed.input);
       if (result.ok) explanation = result.explanation;
       else errors = result.errors;
     }

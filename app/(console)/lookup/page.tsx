@@ -3,10 +3,7 @@ import { LookupForm } from "@/components/lookup/lookup-form";
 import { LookupResults } from "@/components/lookup/lookup-results";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
-import { lookUpRefs } from "@/lib/records/lookup";
-import { redactionOf } from "@/lib/records/redact";
+import { lookUpForPage } from "@/lib/pages/record-page-data";
 
 export const metadata = { title: "Lookup" };
 export const dynamic = "force-dynamic";
@@ -18,7 +15,7 @@ export default async function LookupPage({ searchParams }: Props) {
   const text = (Array.isArray(q) ? q[0] : q) ?? "";
   const actor = await requirePageActor("records:lookup", text ? `/lookup?q=${encodeURIComponent(text.slice(0, 2_000))}` : "/lookup");
   const now = new Date();
-  const result = text.trim() ? await lookUpRefs(getDb(), actor, text, { redact: redactionOf(getConfig()) }) : null;
+  const result = text.trim() ? await lookUpForPage(actor, text) : null;
   // One record: straight to it, the answer support came for.
   if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0]) redirect(`/records/${result.matches[0].key}`);
   return (

@@ -6,11 +6,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
 import { parseMetricsQuery } from "@/lib/metrics/metrics-params";
-import { getMetrics } from "@/lib/metrics/query-metrics";
-import { checkTenantFilter } from "@/lib/records/tenant-filter";
+import { loadMetricsPageData } from "@/lib/pages/console-page-data";
 
 export const metadata = { title: "Metrics" };
 
@@ -38,9 +35,7 @@ async function MetricsSection({ actor, searchParams }: { actor: Actor; searchPar
       </ul>
     );
   }
-  const tenant = await checkTenantFilter(getDb(), actor, parsed.value.tenant);
-  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/metrics", params, tenants: actor.tenants }} />;
-  const config = getConfig();
-  const report = await getMetrics(getDb(), config, actor, parsed.value, new Date());
-  return <MetricsView report={report} configuredTools={Object.keys(config.tools)} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
+  const data = await loadMetricsPageData(actor, parsed.value);
+  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/metrics", params, tenants: actor.tenants }} />;
+  return <MetricsView report={data.report} configuredTools={data.configuredTools} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

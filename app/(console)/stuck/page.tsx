@@ -8,10 +8,8 @@ import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
-import { loadStuckClaims, parseStuckQuery } from "@/lib/records/stuck-claims";
-import { checkTenantFilter } from "@/lib/records/tenant-filter";
+import { loadStuckPageData } from "@/lib/pages/records-page-data";
+import { parseStuckQuery } from "@/lib/records/stuck-claims";
 
 export const metadata = { title: "Stuck" };
 
@@ -34,8 +32,7 @@ async function StuckSection({ actor, searchParams }: { actor: Actor; searchParam
   const params = await searchParams;
   const parsed = parseStuckQuery(params);
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
-  const tenant = await checkTenantFilter(getDb(), actor, parsed.value.tenant);
-  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/stuck", params, tenants: actor.tenants }} />;
-  const data = await loadStuckClaims(getDb(), actor, parsed.value, getConfig(), new Date());
-  return <StuckView data={data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
+  const loaded = await loadStuckPageData(actor, parsed.value);
+  if (!loaded.ok) return <UnknownTenantNotice message={loaded.message} link={{ path: "/stuck", params, tenants: actor.tenants }} />;
+  return <StuckView data={loaded.data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
 }

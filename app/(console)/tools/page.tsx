@@ -2,12 +2,11 @@ import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
 import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit";
+import { parseAuditWindow } from "@/lib/annotations/build-audit";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { loadToolsPageData } from "@/lib/pages/console-page-data";
 
 export const metadata = { title: "Tools" };
 
@@ -29,6 +28,6 @@ export default async function ToolsPage({ searchParams }: { searchParams: Promis
 async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const raw = (await searchParams).window;
   const window = parseAuditWindow(typeof raw === "string" ? raw : undefined) ?? "24h";
-  const audit = await buildToolsAudit(getDb(), getConfig(), actor, window);
+  const audit = await loadToolsPageData(actor, window);
   return <ToolsView audit={audit} canRefresh={can(actor.role, "tools:refresh")} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
 }

@@ -7,12 +7,9 @@ import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { loadRecordsPageData } from "@/lib/pages/records-page-data";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
-import { loadRecordsListing } from "@/lib/records/records-listing";
-import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
 export const metadata = { title: "Records" };
 
@@ -32,15 +29,14 @@ async function RecordsSection({ actor, searchParams }: { actor: Actor; searchPar
   const params = await searchParams;
   const parsed = parseRecordsQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
-  const tenant = await checkTenantFilter(getDb(), actor, parsed.value.tenant);
-  if (!tenant.ok) return <UnknownTenantNotice message={tenant.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
-  const config = getConfig();
-  const listing = await loadRecordsListing(getDb(), actor, parsed.value, config, new Date());
+  const data = await loadRecordsPageData(actor, parsed.value);
+  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
+  const { listing, configuredTools } = data;
   return (
     <RecordsView
       query={parsed.value}
       listing={listing}
-      configuredTools={Object.keys(config.tools)}
+      configuredTools={configuredTools}
       tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
       exportMaxRows={EXPORT_MAX_ROWS}
     />

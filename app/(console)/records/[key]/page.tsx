@@ -6,12 +6,8 @@ import { ResolvePanel } from "@/components/records-detail/resolve-panel";
 import { PageHeader } from "@/components/ui/page-header";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
-import { traceRefs } from "@/lib/records/lookup";
-import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
-import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
-import { redactionOf } from "@/lib/records/redact";
+import { loadRecordPageData } from "@/lib/pages/record-page-data";
+import { parseKeyParam } from "@/lib/records/record-detail";
 
 export const dynamic = "force-dynamic";
 
@@ -30,12 +26,12 @@ export default async function RecordPage({ params }: Props) {
   if (param.kind === "ref") redirect(`/lookup?q=${param.ref}`);
   if (param.kind === "invalid") notFound();
   const now = new Date();
-  const detail = await getRecordDetail(getDb(), getConfig(), actor, param.key, now);
-  if (!detail) {
+  const data = await loadRecordPageData(actor, param.key, now);
+  // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
+  if (data.kind === "absent") notFound();
+  if (data.kind === "gone") {
     // Gone from the table: say what the audit log holds about it (within the reader's tenants).
-    // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
-    const [trace] = await traceRefs(getDb(), actor, [param.key], { redact: redactionOf(getConfig()) });
-    if (!trace || trace.fate === "never_seen") notFound();
+    const trace = data.trace;
     return (
       <>
         <PageHeader title="Record" description="This key is no longer in the idempotency table; the audit log says what happened to it." />
@@ -47,8 +43,7 @@ export default async function RecordPage({ params }: Props) {
   }
   // Operators get the resolve panel (viewers never see its buttons; the API refuses them anyway),
   // with the row's exact version for the compare-and-set.
-  const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
-  const version = mayResolve ? ((await readVisibleClaims(getDb(), actor, [param.key])).get(param.key)?.version ?? null) : null;
+  const { detail, mayResolve, version } = data;
   return (
     <>
       <PageHeader title="Record" description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says." />

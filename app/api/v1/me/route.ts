@@ -1,6 +1,4 @@
-import { apiRoute } from "@/lib/api/api-route";
+import { contractRoute, reply } from "@/lib/api/contract-route";
+import { meContract } from "@/lib/api/contracts/operations";
 
-/** Who the caller is, as the console sees them: useful to check a token. */
-export const GET = apiRoute("records:read", async ({ actor }) =>
-  Response.json({ kind: actor.kind, name: actor.name, role: actor.role, tenants: actor.tenants }),
-);
+export const GET = contractRoute(meContract, async ({ actor }) => reply({ kind: actor.kind, name: actor.name, role: actor.role, tenants: actor.tenants }));

@@ -1,15 +1,11 @@
-import { apiRoute } from "@/lib/api/api-route";
-import { recordKeyFromPath } from "@/lib/api/record-key-param";
-import { jsonError } from "@/lib/api/json-error";
+import { contractRoute, reply } from "@/lib/api/contract-route";
+import { recordDetailContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
-import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
+import { getRecordDetail } from "@/lib/records/record-detail";
 
-/** GET /api/v1/records/{key} → the record, its timeline and audit entries; 404 when absent or another tenant's. */
-export const GET = apiRoute<{ key: string }>("records:read", async ({ actor, params }) => {
-  const param = recordKeyFromPath(params.key);
-  if (!param.ok) return param.response;
-  const detail = await getRecordDetail(getDb(), getConfig(), actor, param.key, new Date());
-  if (!detail) return jsonError(404, "not_found", "No record with this key in the tenants you can see.");
-  return Response.json(detail);
+/** 404 when absent or another tenant's: the same answer, so existence is not data. */
+export const GET = contractRoute(recordDetailContract, async ({ db, actor, params }) => {
+  const detail = await getRecordDetail(db, getConfig(), actor, params.key, new Date());
+  if (!detail) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." };
+  return reply(detail);
 });

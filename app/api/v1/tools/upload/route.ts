@@ -1,24 +1,19 @@
-import { z } from "zod";
-import { apiRoute } from "@/lib/api/api-route";
-import { jsonError } from "@/lib/api/json-error";
+import { contractRoute, reply } from "@/lib/api/contract-route";
+import { toolsUploadContract } from "@/lib/api/contracts/tools";
 import { parseToolsListing, MAX_LISTING_BYTES } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
-import { getDb } from "@/lib/db/client";
 
-const serverName = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/);
+const SERVER_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
-/**
- * POST /api/v1/tools/upload?server=<name> with the tools/list result (or its JSON-RPC response)
- * as the JSON body → 201 {snapshotId, auditId, tools}. Admins only. Bad JSON or the wrong shape
- * is a 400 saying what is wrong.
- */
-export const POST = apiRoute("tools:configure", async ({ request, actor }) => {
-  const server = serverName.safeParse(new URL(request.url).searchParams.get("server"));
-  if (!server.success) return jsonError(400, "bad_server", "?server= must name the server this listing belongs to (letters, digits, _ . : -).");
+/** The body is read here, not by the wrapper: a listing may be bigger than a request body (2 MiB). */
+export const POST = contractRoute(toolsUploadContract, async ({ request, db, actor, query }) => {
+  if (query.server === undefined || !SERVER_NAME.test(query.server)) {
+    return { ok: false, code: "bad_server", message: "?server= must name the server this listing belongs to (letters, digits, _ . : -)." };
+  }
   const text = await request.text();
-  if (text.length > MAX_LISTING_BYTES) return jsonError(413, "too_large", `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.`);
+  if (text.length > MAX_LISTING_BYTES) return { ok: false, code: "too_large", message: `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.` };
   const parsed = parseToolsListing(text);
-  if (!parsed.ok) return jsonError(400, "bad_listing", parsed.message);
-  const stored = await recordUploadedListing(getDb(), actor, server.data, parsed.tools);
-  return Response.json({ ...stored, tools: parsed.tools.length }, { status: 201 });
+  if (!parsed.ok) return { ok: false, code: "bad_listing", message: parsed.message };
+  const stored = await recordUploadedListing(db, actor, query.server, parsed.tools);
+  return reply({ ...stored, tools: parsed.tools.length }, 201);
 });

@@ -1,0 +1,78 @@
+import type { z } from "zod";
+import type { Action } from "@/lib/auth/permissions";
+import type { DomainFailure, ErrorCode } from "@/lib/errors/error-codes";
+import type { ParseResult } from "@/lib/api/strict-params";
+
+/** The query of a route: its parameters (documented, one string each) and the strict parser that reads them. */
+export type QuerySpec<T> = {
+  /** One string schema per parameter, for the OpenAPI document; optional ones may be left out. */
+  params: z.ZodObject;
+  /** Refuses unknown and repeated parameters with the messages of lib/api/strict-params.ts. */
+  parse: (params: URLSearchParams) => ParseResult<T> | DomainFailure;
+};
+
+/** The path parameters of a route: documented, and read with their own refusals (a ref is not a key). */
+export type PathSpec<T> = {
+  params: z.ZodObject;
+  parse: (raw: Record<string, string>) => { ok: true; value: T } | DomainFailure;
+};
+
+export type SuccessStatus = 200 | 201;
+
+export type ResponseSpec = {
+  description: string;
+  /** The JSON body; for a file download, the schema of the JSON variant or none. */
+  schema?: z.ZodType;
+  /** Other media types the route may answer with (downloads). */
+  contentTypes?: readonly string[];
+};
+
+/**
+ * A request to the route and the status it must get: the contract test
+ * (tests/integration/api-contract.test.ts) sends each and checks the answer against the
+ * contract. `{key}` in any string stands for a stuck claim the processor says was taken.
+ */
+export type RouteExample = {
+  name: string;
+  params?: Record<string, string>;
+  query?: readonly (readonly [string, string])[];
+  body?: unknown;
+  /** Sent as is (not JSON-encoded): a raw upload, or broken JSON. */
+  rawBody?: string;
+  status: number;
+};
+
+/**
+ * One /api/v1 route, declared once: who may call it, what it reads, what it answers. The wrapper
+ * (lib/api/contract-route.ts) enforces it, lib/api/openapi.ts documents it and
+ * tests/integration/api-contract.test.ts checks every answer against it.
+ */
+export type RouteContract = {
+  method: "GET" | "POST";
+  /** The OpenAPI path: `/api/v1/records/{key}`. */
+  path: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  action: Action;
+  path_params?: PathSpec<unknown>;
+  query?: QuerySpec<unknown>;
+  /** A JSON body, read and validated by the wrapper (lib/api/json-body.ts). */
+  body?: z.ZodType;
+  /** A body the handler reads itself (an uploaded file), documented here. */
+  rawBody?: { description: string; schema: z.ZodType };
+  responses: Partial<Record<SuccessStatus, ResponseSpec>>;
+  /** The codes this route itself may answer, beyond those every route may (COMMON_ERRORS). */
+  errors: readonly ErrorCode[];
+  /** At least one request it answers with success, and the refusals worth showing. */
+  examples: readonly RouteExample[];
+};
+
+/** What any authenticated route may answer: no or bad credentials, a role, the Origin rule, an outage. */
+export const COMMON_ERRORS = ["unauthenticated", "forbidden", "cross_origin", "bad_request", "unavailable", "database_unavailable", "internal"] as const satisfies readonly ErrorCode[];
+/** What every route with a JSON body may answer besides its own refusals. */
+export const BODY_ERRORS = ["bad_json", "bad_text", "too_large"] as const satisfies readonly ErrorCode[];
+
+export function defineContract<const C extends RouteContract>(contract: C): C {
+  return contract;
+}

@@ -1,0 +1,187 @@
+import { z } from "zod";
+import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
+import { domainQuery } from "@/lib/api/strict-query";
+import { AUDIT_PARAMS, parseAuditQuery } from "@/lib/audit/list-audit";
+import { METRICS_PARAMS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
+import { bulkApplyInputSchema, bulkPlanInputSchema } from "@/lib/resolve/bulk-plan";
+import { reconcileInputSchema } from "@/lib/resolve/reconcile-input";
+import { instant, nullableString, processorOutcome } from "./shared-schemas";
+
+export const meContract = defineContract({
+  method: "GET",
+  path: "/api/v1/me",
+  tag: "session",
+  summary: "Who the caller is, as the console sees them: useful to check a token.",
+  action: "records:read",
+  responses: {
+    200: {
+      description: "The caller.",
+      schema: z.object({ kind: z.enum(["user", "token", "system"]), name: z.string(), role: z.enum(["viewer", "operator", "admin"]), tenants: z.array(z.string()) }),
+    },
+  },
+  errors: [],
+  examples: [{ name: "who am I", status: 200 }],
+});
+
+export const auditListContract = defineContract({
+  method: "GET",
+  path: "/api/v1/audit",
+  tag: "audit",
+  summary: "One page of the audit log, newest first.",
+  action: "audit:read",
+  query: domainQuery(AUDIT_PARAMS, (params) => parseAuditQuery(params, { unknownParams: "reject" })),
+  responses: {
+    200: {
+      description: "The entries; before, after and evidence masked.",
+      schema: z.object({
+        entries: z.array(
+          z.object({
+            id: z.string(),
+            at: instant,
+            actor: z.string(),
+            actorRole: z.string(),
+            action: z.string(),
+            key: nullableString,
+            ref: nullableString,
+            recordExists: z.boolean(),
+            tenant: nullableString,
+            reason: nullableString,
+            before: z.unknown(),
+            after: z.unknown(),
+            evidence: z.unknown(),
+            redactedPaths: z.array(z.string()),
+          }),
+        ),
+        nextCursor: nullableString,
+        generatedAt: instant,
+      }),
+    },
+  },
+  errors: ["unknown_tenant"],
+  examples: [{ name: "a page", query: [["limit", "25"]], status: 200 }, { name: "a bad limit", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
+});
+
+export const metricsContract = defineContract({
+  method: "GET",
+  path: "/api/v1/metrics",
+  tag: "metrics",
+  summary: "Duplicate-suppression figures, per tool and tenant, and their series.",
+  action: "metrics:read",
+  query: domainQuery(METRICS_PARAMS, (params) => parseMetricsQuery(params, { unknownParams: "reject" })),
+  responses: {
+    200: {
+      description: "The figures of the window.",
+      schema: z.object({
+        window: z.enum(["1h", "24h", "48h"]),
+        from: instant,
+        to: instant,
+        stepMs: z.number(),
+        filter: z.object({ tool: nullableString, tenant: nullableString }),
+        overall: z.looseObject({}),
+        tools: z.array(z.looseObject({})),
+        tenants: z.array(z.looseObject({})),
+        series: z.array(z.looseObject({})),
+        source: z.looseObject({ hoursRolledUpNow: z.number(), minutesRolledUpNow: z.number() }),
+      }),
+    },
+  },
+  errors: ["unknown_tenant"],
+  examples: [{ name: "the last hour", query: [["window", "1h"]], status: 200 }, { name: "a window it does not have", query: [["window", "2h"]], status: 400 }],
+});
+
+const plannedRow = z.object({
+  key: z.string(),
+  ref: z.string(),
+  tenant: nullableString,
+  tool: nullableString,
+  createdAt: instant.nullable(),
+  ageMs: z.number().nullable(),
+  status: nullableString,
+  expectedUpdatedAt: nullableString,
+  outcome: processorOutcome.nullable(),
+  reason: z.string(),
+  proposed: z.enum(["complete", "release", "leave"]),
+  checkMs: z.number().nullable(),
+});
+
+export const bulkPlanContract = defineContract({
+  method: "POST",
+  path: "/api/v1/bulk/plan",
+  tag: "resolve",
+  summary: "A dry-run plan: per claim the processor's outcome and the proposed action. Changes nothing.",
+  action: "records:resolve",
+  body: bulkPlanInputSchema,
+  responses: {
+    200: {
+      description: "The plan.",
+      schema: z.object({
+        plannedAt: instant,
+        scope: z.string(),
+        rows: z.array(plannedRow),
+        totals: z.object({ complete: z.number(), release: z.number(), leave: z.number() }),
+        truncated: z.boolean(),
+      }),
+    },
+  },
+  errors: [...BODY_ERRORS, "unknown_tenant"],
+  examples: [{ name: "a plan of one claim", body: { keys: ["{key}"] }, status: 200 }, { name: "neither keys nor a filter", body: {}, status: 400 }, { name: "a tenant nobody has", body: { filter: { tenant: "nobody-has-this" } }, status: 404 }],
+});
+
+export const bulkApplyContract = defineContract({
+  method: "POST",
+  path: "/api/v1/bulk/apply",
+  tag: "resolve",
+  summary: "Applies a plan (at most 50 rows a request): each row's fate in its own result; 200 whenever the request was sound.",
+  action: "records:resolve",
+  body: bulkApplyInputSchema,
+  responses: {
+    200: {
+      description: "Each row's result, and the totals.",
+      schema: z.object({
+        appliedAt: instant,
+        results: z.array(
+          z.object({
+            key: z.string(),
+            ref: z.string(),
+            action: z.enum(["complete", "release"]),
+            result: z.enum(["ok", "conflict", "changed_outcome", "error"]),
+            message: z.string(),
+            outcome: processorOutcome.nullable(),
+            auditId: z.string().optional(),
+            current: z.object({ status: z.string(), version: nullableString }).nullable().optional(),
+          }).loose(),
+        ),
+        totals: z.object({ ok: z.number(), conflict: z.number(), changed_outcome: z.number(), error: z.number() }),
+      }),
+    },
+  },
+  errors: [...BODY_ERRORS],
+  examples: [{ name: "apply one row", body: { reason: "contract test", rows: [{ key: "{key}", action: "complete", expectedUpdatedAt: null }] }, status: 200 }, { name: "no reason", body: { rows: [] }, status: 400 }],
+});
+
+export const reconcileContract = defineContract({
+  method: "POST",
+  path: "/api/v1/reconcile",
+  tag: "resolve",
+  summary: "The reconciler: a sweep of stuck claims (oldest first, at most 500), or exactly the named keys, each resolved only if stuck.",
+  action: "reconcile:run",
+  body: reconcileInputSchema,
+  responses: {
+    200: {
+      description: "Per row the processor's outcome and what was (or, dry, would be) done.",
+      schema: z.object({
+        dryRun: z.boolean(),
+        startedAt: instant,
+        durationMs: z.number(),
+        criteria: z.object({ olderThanMs: z.number().nullable(), olderThan: z.string(), tool: nullableString, tenant: nullableString, limit: z.number(), concurrency: z.number() }),
+        candidates: z.number(),
+        rows: z.array(z.looseObject({ key: z.string(), ref: z.string(), outcome: processorOutcome, action: z.enum(["completed", "released", "left", "conflict"]), reason: z.string() })),
+        totals: z.looseObject({ skipped: z.number(), errors: z.number() }),
+        unresolved: z.number(),
+      }),
+    },
+  },
+  errors: [...BODY_ERRORS, "unknown_tenant"],
+  examples: [{ name: "a dry sweep", body: { filter: {}, dryRun: true }, status: 200 }, { name: "keys with a tenant", body: { filter: { keys: ["{key}"], tenant: "t" }, dryRun: true }, status: 400 }, { name: "broken JSON", rawBody: "{", status: 400 }],
+});
+

@@ -1,0 +1,185 @@
+import { z } from "zod";
+import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
+import { recordKeyPath } from "@/lib/api/record-key-param";
+import { domainQuery, strictQuery } from "@/lib/api/strict-query";
+import { revealInputSchema } from "@/lib/records/reveal-response";
+import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
+import { resolveInputSchema } from "@/lib/resolve/resolve-record";
+import { instant, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
+
+const facet = z.looseObject({});
+
+export const listRecordsContract = defineContract({
+  method: "GET",
+  path: "/api/v1/records",
+  tag: "records",
+  summary: "One page of records, newest first, with facet counts.",
+  action: "records:read",
+  query: domainQuery(LIST_PARAMS, (params) => parseRecordsQuery(params, { unknownParams: "reject" })),
+  responses: {
+    200: {
+      description: "The page, its filter, the links to its neighbours and the facet counts.",
+      schema: z.object({
+        filter: z.object({ tenant: nullableString, tool: nullableString, status: nullableString, stuck: z.boolean(), from: instant.nullable(), to: instant.nullable() }),
+        records: z.array(recordSummary.extend({ stuck: z.boolean(), stuckAfterMs: z.number() })),
+        page: z.object({
+          limit: z.number().int(),
+          dir: z.enum(["next", "prev"]),
+          nextCursor: nullableString,
+          prevCursor: nullableString,
+          links: z.object({ first: z.string(), next: nullableString, prev: nullableString }),
+        }),
+        facets: z.object({ status: facet, tool: facet }),
+        generatedAt: instant,
+      }),
+    },
+  },
+  errors: ["unknown_tenant"],
+  examples: [{ name: "a page of 25", query: [["limit", "25"]], status: 200 }, { name: "a page size it does not have", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
+});
+
+export const exportRecordsContract = defineContract({
+  method: "GET",
+  path: "/api/v1/records/export",
+  tag: "records",
+  summary: "The list's matching records as a streamed, bounded CSV or JSON download.",
+  action: "records:export",
+  query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery),
+  responses: {
+    200: { description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.", schema: z.unknown(), contentTypes: ["text/csv"] },
+  },
+  errors: ["unknown_tenant"],
+  examples: [{ name: "as JSON", query: [["format", "json"]], status: 200 }, { name: "as CSV", query: [["format", "csv"]], status: 200 }, { name: "a cursor", query: [["format", "json"], ["cursor", "x"]], status: 400 }],
+});
+
+export const recordDetailContract = defineContract({
+  method: "GET",
+  path: "/api/v1/records/{key}",
+  tag: "records",
+  summary: "The record, its timeline and audit entries.",
+  action: "records:read",
+  path_params: recordKeyPath,
+  responses: {
+    200: {
+      description: "The record as its page shows it; the response masked.",
+      schema: z.object({
+        record: recordSummary,
+        ageMs: z.number(),
+        stuck: z.object({ isStuck: z.boolean(), thresholdMs: z.number(), threshold: z.string(), source: z.string() }),
+        response: z.object({ value: z.unknown(), present: z.boolean(), redacted: z.boolean(), redactedPaths: z.array(z.string()) }),
+        repeatCaller: z.looseObject({}),
+        timeline: z.array(z.looseObject({})),
+        eventCounts: z.record(z.string(), z.number()).nullable(),
+        eventsTruncated: z.boolean(),
+        audit: z.array(z.looseObject({})),
+        processor: nullableString,
+      }),
+    },
+  },
+  errors: ["bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "the record", params: { key: "{key}" }, status: 200 }, { name: "a bare ref", params: { key: "0123456789ab" }, status: 400 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
+});
+
+export const checkRecordContract = defineContract({
+  method: "POST",
+  path: "/api/v1/records/{key}/check",
+  tag: "records",
+  summary: "What the processor says happened to this key. Read-only; a POST because it calls another system.",
+  action: "records:check-processor",
+  path_params: recordKeyPath,
+  responses: {
+    200: { description: "The processor's answer.", schema: z.object({ key: z.string(), ref: z.string(), tool: nullableString, status: z.string(), check: processorCheck, redactedPaths: z.array(z.string()) }) },
+  },
+  errors: ["bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "ask the processor", params: { key: "{key}" }, status: 200 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
+});
+
+export const resolveRecordContract = defineContract({
+  method: "POST",
+  path: "/api/v1/records/{key}/resolve",
+  tag: "records",
+  summary: "Complete or release one stuck claim, on the processor's answer (asked by the console itself).",
+  description:
+    "409 conflict carries `current` when the row changed since `expectedUpdatedAt` (nothing overwritten); 409 outcome_unknown and 422 outcome_mismatch carry `check`. Releasing without \"not taken\" evidence needs an admin and `force` with `confirm`.",
+  action: "records:resolve",
+  path_params: recordKeyPath,
+  body: resolveInputSchema,
+  responses: {
+    200: {
+      description: "Resolved, with its audit row.",
+      schema: z.object({ action: z.enum(["complete", "release"]), forced: z.boolean(), before: rowSnapshot, after: rowSnapshot.nullable(), check: processorCheck, auditId: z.string() }),
+    },
+  },
+  errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found", "conflict", "outcome_unknown", "outcome_mismatch"],
+  examples: [{ name: "complete a taken claim", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 200 }, { name: "resolve it again", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 409 }, { name: "an unknown action", params: { key: "{key}" }, body: { action: "undo", reason: "contract test", expectedUpdatedAt: null }, status: 400 }],
+});
+
+export const revealRecordContract = defineContract({
+  method: "POST",
+  path: "/api/v1/records/{key}/reveal",
+  tag: "records",
+  summary: "The stored response unmasked, with a reason, written to the audit log as record.reveal.",
+  action: "records:reveal",
+  path_params: recordKeyPath,
+  body: revealInputSchema,
+  responses: {
+    200: { description: "The unmasked response.", schema: z.object({ key: z.string(), ref: z.string(), response: z.unknown(), revealedPaths: z.array(z.string()), auditId: z.string() }) },
+  },
+  errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found"],
+  examples: [{ name: "reveal with a reason", params: { key: "{key}" }, body: { reason: "contract test" }, status: 200 }, { name: "no reason", params: { key: "{key}" }, body: {}, status: 400 }],
+});
+
+export const lookupContract = defineContract({
+  method: "GET",
+  path: "/api/v1/lookup",
+  tag: "records",
+  summary: "The records that the refs and keys in a pasted text name, within your tenants.",
+  action: "records:lookup",
+  query: strictQuery(
+    { q: z.string().describe("The text to search for refs: an error message, a ref or a key.") },
+    { hint: "the lookup takes q", required: { q: "required — the text to search for refs (an error message, a ref or a key)" } },
+  ),
+  responses: {
+    200: {
+      description: "What matched, and for what did not, any trace left in events or the audit log.",
+      schema: z.object({
+        keys: z.array(z.string()),
+        refs: z.array(z.string()),
+        truncated: z.boolean(),
+        matches: z.array(recordSummary),
+        moreMatches: z.boolean(),
+        misses: z.array(z.looseObject({ ref: z.string() })),
+        whyMissing: z.array(z.string()),
+      }),
+    },
+  },
+  errors: ["text_too_long", "no_ref"],
+  examples: [{ name: "a pasted key", query: [["q", "failed: {key}"]], status: 200 }, { name: "no ref in the text", query: [["q", "my card was charged twice"]], status: 400 }, { name: "q twice", query: [["q", "a"], ["q", "b"]], status: 400 }],
+});
+
+const EXPLAIN_PARAMS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
+
+export const explainKeyContract = defineContract({
+  method: "GET",
+  path: "/api/v1/keys/explain",
+  tag: "keys",
+  summary: "How a key is derived: canonical form, material, bucket, key and ref; the neighbouring buckets' records (your tenants only).",
+  action: "keys:explain",
+  query: strictQuery(Object.fromEntries(EXPLAIN_PARAMS.map((name) => [name, z.string()])) as Record<(typeof EXPLAIN_PARAMS)[number], z.ZodString>, {
+    hint: `the explainer takes ${EXPLAIN_PARAMS.join(", ")}`,
+  }),
+  responses: {
+    200: {
+      description: "The explanation.",
+      schema: z.object({
+        input: z.looseObject({ tenant: z.string(), tool: z.string(), at: instant }),
+        derived: z.looseObject({ key: z.string(), ref: z.string() }),
+        buckets: z.array(z.looseObject({})),
+        comparison: z.looseObject({}).nullable(),
+        recordsError: z.object({ code: z.literal("unknown_tenant"), message: z.string() }).nullable(),
+      }),
+    },
+  },
+  errors: [],
+  examples: [{ name: "a charge", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", '{"amount_cents":100}'], ["at", "2026-01-01T00:00:00Z"]], status: 200 }, { name: "args not JSON", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", "{"]], status: 400 }],
+});

@@ -1,0 +1,45 @@
+import { z } from "zod";
+import type { QuerySpec } from "@/lib/api/contract";
+import { parseStrictParams, type ParamProblem, type ParseResult } from "@/lib/api/strict-params";
+
+type FieldShape = Record<string, z.ZodType>;
+type Values<S extends FieldShape> = { [K in keyof S]?: z.output<S[K]> };
+
+export type StrictQueryOptions<S extends FieldShape> = {
+  /** Ends the unknown-parameter message: what the endpoint takes. */
+  hint: string;
+  /** Parameters that must be given, each with the message that says what to put there. */
+  required?: { [K in keyof S]?: string };
+  trim?: boolean;
+};
+
+/**
+ * A query of plain fields, each parsed by its own schema: unknown and repeated parameters are
+ * refused (lib/api/strict-params.ts), a missing required one is named with its message.
+ */
+export function strictQuery<const S extends FieldShape>(fields: S, options: StrictQueryOptions<S>): QuerySpec<Values<S>> {
+  const names = Object.keys(fields) as (keyof S & string)[];
+  const documented = Object.fromEntries(names.map((name) => [name, options.required?.[name] ? z.string() : z.string().optional()]));
+  return {
+    params: z.object(documented),
+    parse(input): ParseResult<Values<S>> {
+      const { values, problems } = parseStrictParams(input, fields, names, { unknownParams: "reject", unknownHint: options.hint, trim: options.trim });
+      const missing: ParamProblem[] = Object.entries(options.required ?? {})
+        .filter(([name]) => !input.has(name))
+        .map(([name, message]) => ({ param: name, message: `${name}: ${message as string}` }));
+      const all = [...problems, ...missing];
+      return all.length > 0 ? { ok: false, problems: all } : { ok: true, value: values as Values<S> };
+    },
+  };
+}
+
+/** A query the domain parses itself (its cross-field rules), documented by its parameter names. */
+export function domainQuery<T>(names: readonly string[], parse: QuerySpec<T>["parse"], described: Record<string, string> = {}): QuerySpec<T> {
+  return {
+    params: z.object(Object.fromEntries(names.map((name) => [name, described[name] ? z.string().describe(described[name]).optional() : z.string().optional()]))),
+    parse,
+  };
+}
+
+/** The query of a route that takes none: any parameter is refused, so a typo is never ignored. */
+export const noQuery: QuerySpec<Record<string, never>> = strictQuery({}, { hint: "this endpoint takes no query parameters" }) as QuerySpec<Record<string, never>>;

@@ -1,0 +1,55 @@
+import "server-only";
+import { buildToolsAudit, type ToolsAudit } from "@/lib/annotations/build-audit";
+import type { AuditWindow } from "@/lib/annotations/annotation-types";
+import type { Actor } from "@/lib/auth/actor";
+import { can } from "@/lib/auth/permissions";
+import { listPasswordAccounts } from "@/lib/auth/users";
+import { listAudit, listAuditActions, type AuditPage, type AuditQuery } from "@/lib/audit/list-audit";
+import { getConfig } from "@/lib/config/load";
+import { getDb } from "@/lib/db/client";
+import type { MetricsQuery } from "@/lib/metrics/metrics-params";
+import type { MetricsReport } from "@/lib/metrics/metrics-report";
+import { getMetrics } from "@/lib/metrics/query-metrics";
+import { explainKey, type ExplainInput, type ExplainResult } from "@/lib/records/explain-key";
+import { getOverviewCounts } from "@/lib/records/overview-counts";
+import { redactionOf } from "@/lib/records/redact";
+import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
+
+// What the other console pages show, read for them: pages get data here, never from lib/db.
+
+export async function loadOverviewPageData(actor: Actor, now: Date) {
+  const config = getConfig();
+  const [counts, metrics] = await Promise.all([
+    getOverviewCounts(getDb(), actor, config, now),
+    can(actor.role, "metrics:read") ? getMetrics(getDb(), config, actor, { window: "24h", tool: null, tenant: null }, now) : Promise.resolve(null),
+  ]);
+  return { counts, metrics };
+}
+
+export async function loadMetricsPageData(actor: Actor, query: MetricsQuery): Promise<UnknownTenant | { ok: true; report: MetricsReport; configuredTools: string[] }> {
+  const tenant = await checkTenantFilter(getDb(), actor, query.tenant);
+  if (!tenant.ok) return tenant;
+  const config = getConfig();
+  return { ok: true, report: await getMetrics(getDb(), config, actor, query, new Date()), configuredTools: Object.keys(config.tools) };
+}
+
+export async function loadAuditPageData(actor: Actor, query: AuditQuery): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[] }> {
+  const db = getDb();
+  const tenant = await checkTenantFilter(db, actor, query.tenant);
+  if (!tenant.ok) return tenant;
+  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: redactionOf(getConfig()) }), listAuditActions(db, actor)]);
+  return { ok: true, page, actions };
+}
+
+export function loadToolsPageData(actor: Actor, window: AuditWindow): Promise<ToolsAudit> {
+  return buildToolsAudit(getDb(), getConfig(), actor, window);
+}
+
+export function explainKeyForPage(actor: Actor, input: ExplainInput): Promise<ExplainResult> {
+  return explainKey(getDb(), actor, input);
+}
+
+/** The demo's accounts, shown on the sign-in page in demo mode only. */
+export function listDemoAccounts() {
+  return listPasswordAccounts(getDb());
+}
