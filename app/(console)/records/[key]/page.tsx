@@ -10,8 +10,8 @@ import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { traceRefs } from "@/lib/records/lookup";
 import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
-import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
 import { redactionOf } from "@/lib/records/redact";
+import { readRowVersion } from "@/lib/records/visible-records";
 
 export const dynamic = "force-dynamic";
 
@@ -48,7 +48,7 @@ export default async function RecordPage({ params }: Props) {
   // Operators get the resolve panel (viewers never see its buttons; the API refuses them anyway),
   // with the row's exact version for the compare-and-set.
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
-  const version = mayResolve ? ((await readVisibleClaims(getDb(), actor, [param.key])).get(param.key)?.version ?? null) : null;
+  const version = mayResolve ? await readRowVersion(getDb(), actor, param.key) : null;
   return (
     <>
       <PageHeader title="Record" description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says." />
