@@ -21,7 +21,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
         <Labelled name="tool" label="Tool" error={errors.tool}>
           <input id="tool" name="tool" defaultValue={values.tool} required maxLength={100} className={`${INPUT} font-mono`} placeholder="charge_card" />
         </Labelled>
-        <Labelled name="at" label="Time of the call" hint="ISO 8601, UTC if no zone; empty: now" error={errors.at}>
+        <Labelled name="at" label="Time of the call" hint="ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now" error={errors.at}>
           <input id="at" name="at" defaultValue={values.at} className={`${INPUT} font-mono`} placeholder="2026-03-01T12:00:00Z" />
         </Labelled>
         <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>

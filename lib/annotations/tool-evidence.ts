@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { actorTenantScope, type TenantScope } from "@/lib/records/tenant-scope";
 import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS } from "@/lib/metrics/metrics-window";
@@ -23,7 +23,7 @@ import { NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
  * Rows whose writer did not record the tool cannot be attributed to a tool and are left out.
  */
 export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig, options: { since: Date; now: Date; tools: string[] }): Promise<Map<string, ToolEvidence>> {
-  const tenants = tenantList(actor);
+  const scope = actorTenantScope(actor);
   const { since, now } = options;
   const evidence = new Map<string, ToolEvidence>();
   const of = (tool: string) => {
@@ -34,7 +34,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
 
   // Rows and events in the window: closed hours from the metrics rollup, then minute slices, the last minute or so live —
   // never a GROUP BY over a day of the base table (1.2 s at 1 M rows, see docs/bench.md).
-  for (const [tool, counts] of await windowCounts(db, tenants, since, now)) {
+  for (const [tool, counts] of await windowCounts(db, scope, since, now)) {
     Object.assign(of(tool), {
       records: counts.executions,
       completed: counts.completed,
@@ -48,14 +48,14 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
     SELECT tool, count(*)::int AS count
       FROM idempotency
      WHERE status = 'in_progress' AND tool IS NOT NULL AND created_at >= ${since} AND created_at < ${now}
-       AND (${tenants}::text[] IS NULL OR tenant = ANY(${tenants}::text[]))
+       ${scope.and()}
      GROUP BY tool`;
   for (const o of open) of(o.tool).inProgress = o.count;
 
   // Rows still in flight with an outcome_unknown event in the window: the window's outcome_unknown
   // events (their own partial index, read index-only) joined to the open claims (the covering partial
   // index) — not every open claim probing its events (157 ms at 30,000 open claims, docs/bench.md).
-  for (const [tool, count] of await unresolvedOutcomes(db, tenants, since, now, [...new Set([...options.tools, ...evidence.keys()])])) {
+  for (const [tool, count] of await unresolvedOutcomes(db, scope, since, now, [...new Set([...options.tools, ...evidence.keys()])])) {
     of(tool).unresolvedOutcomeUnknown = count;
   }
 
@@ -64,7 +64,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
     SELECT tool, count(*)::int AS count
       FROM idempotency
      WHERE ${stuckCondition(config, now)} AND tool IS NOT NULL
-       AND (${tenants}::text[] IS NULL OR tenant = ANY(${tenants}::text[]))
+       ${scope.and()}
      GROUP BY tool`;
   for (const s of stuck) of(s.tool).stuck = s.count;
 
@@ -72,7 +72,7 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
   const lastSeen = await db.$queryRaw<{ tool: string; last_seen: Date | null }[]>`
     SELECT t.name AS tool,
            (SELECT max(created_at) FROM idempotency i
-             WHERE i.tool = t.name AND i.created_at < ${now} AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))) AS last_seen
+             WHERE i.tool = t.name AND i.created_at < ${now} ${scope.and(Prisma.sql`i.tenant`)}) AS last_seen
       FROM unnest(${names}::text[]) AS t(name)`;
   for (const l of lastSeen) {
     if (l.last_seen) of(l.tool).lastSeen = l.last_seen.toISOString();
@@ -81,9 +81,9 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
 }
 
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
-async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
+async function windowCounts(db: Db, scope: TenantScope, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
   await rollUpSettled(db, now);
-  const { counts } = await windowFigures(db, { from: since, to: now, stepMs: HOUR_MS }, { tenants, tenant: null, tool: null }, { latency: false });
+  const { counts } = await windowFigures(db, { from: since, to: now, stepMs: HOUR_MS }, { tenants: scope.tenants, tenant: null, tool: null }, { latency: false });
   const totals = new Map<string, SourceFigures>();
   for (const row of counts) {
     if (row.tool === "") continue;
@@ -100,12 +100,12 @@ async function windowCounts(db: Db, tenants: string[] | null, since: Date, now: 
  * a claim of a tool not in the list (older than the window, of a server not listed) sends the
  * rare case to the GROUP BY.
  */
-async function unresolvedOutcomes(db: Db, tenants: string[] | null, since: Date, now: Date, tools: string[]): Promise<Map<string, number>> {
+async function unresolvedOutcomes(db: Db, scope: TenantScope, since: Date, now: Date, tools: string[]): Promise<Map<string, number>> {
   const matches = Prisma.sql`
     FROM idempotency i
    WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at < ${now})
      AND i.status = 'in_progress' AND i.tool IS NOT NULL
-     AND (${tenants}::text[] IS NULL OR i.tenant = ANY(${tenants}::text[]))`;
+     ${scope.and(Prisma.sql`i.tenant`)}`;
   const perTool = tools.map((tool) => Prisma.sql`count(*) FILTER (WHERE i.tool = ${tool})::int`);
   const [row] = await db.$queryRaw<{ counts: number[]; others: number }[]>`
     SELECT ARRAY[${perTool.length > 0 ? Prisma.join(perTool) : Prisma.sql`0`}]::int[] AS counts,

@@ -3,10 +3,12 @@ import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
+import { exactTimeSql, parseExactTime } from "@/lib/format/exact-time";
 import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
 import { redactJson, type Redaction } from "@/lib/records/redact";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { decodeBase64Url, encodeBase64Url } from "@/lib/text/base64url";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
@@ -104,17 +106,17 @@ export function parseAuditQuery(input: RawParams, options: { unknownParams: Unkn
   };
 }
 
-const CURSOR_AT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+const MAX_CURSOR_LENGTH = 100;
 
 export function encodeAuditCursor(cursor: AuditCursor): string {
-  return Buffer.from(`${cursor.at}|${cursor.id}`, "utf8").toString("base64url");
+  return encodeBase64Url(`${cursor.at}|${cursor.id}`);
 }
 
 export function decodeAuditCursor(token: string): AuditCursor | null {
-  if (!/^[A-Za-z0-9_-]{1,100}$/.test(token)) return null;
-  const [at, id, ...rest] = Buffer.from(token, "base64url").toString("utf8").split("|");
-  if (rest.length > 0 || !at || !id || !CURSOR_AT.test(at) || !/^\d{1,19}$/.test(id) || Number.isNaN(Date.parse(at))) return null;
-  return { at, id };
+  const [at, id, ...rest] = decodeBase64Url(token, MAX_CURSOR_LENGTH)?.split("|") ?? [];
+  const exactAt = at === undefined ? null : parseExactTime(at);
+  if (rest.length > 0 || exactAt === null || !id || !/^\d{1,19}$/.test(id)) return null;
+  return { at: exactAt, id };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -148,9 +150,7 @@ function prefixPattern(text: string): string {
  * JSONPaths, as they get stored responses: a receipt in the evidence is payment data too.
  */
 export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: Redaction | readonly string[] }): Promise<AuditPage> {
-  const conditions: Prisma.Sql[] = [];
-  const tenants = tenantList(actor);
-  if (tenants) conditions.push(Prisma.sql`a.tenant = ANY(${tenants}::text[])`);
+  const conditions: Prisma.Sql[] = [...actorTenantScope(actor).conditions(Prisma.sql`a.tenant`)];
   // Prefix on the start of the label, so `system:` finds every job and `omar@` one person.
   if (query.actor !== null) conditions.push(Prisma.sql`a.actor LIKE ${prefixPattern(query.actor)}`);
   if (query.action !== null) conditions.push(Prisma.sql`a.action = ${query.action}`);
@@ -165,7 +165,7 @@ export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options
   }
   const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
   const rows = await db.$queryRaw<AuditRow[]>`
-    SELECT a.id, a.at, to_char(a.at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at_exact,
+    SELECT a.id, a.at, ${Prisma.raw(exactTimeSql("a.at"))} AS at_exact,
            a.actor, a.actor_role, a.action, a.key, a.tenant, a.reason, a.before, a.after, a.evidence,
            (a.key IS NOT NULL AND EXISTS (SELECT 1 FROM idempotency i WHERE i.key = a.key)) AS record_exists
     FROM audit_log a ${where}
@@ -211,9 +211,7 @@ function toView(row: AuditRow, redactPaths: Redaction | readonly string[]): Audi
 
 /** Actions that occur in the entries the reader may see, for the filter's suggestions. */
 export async function listAuditActions(db: Db, actor: Actor): Promise<string[]> {
-  const tenants = tenantList(actor);
-  const where = tenants ? Prisma.sql`WHERE tenant = ANY(${tenants}::text[])` : Prisma.empty;
-  const rows = await db.$queryRaw<{ action: string }[]>`SELECT DISTINCT action FROM audit_log ${where} ORDER BY action LIMIT 200`;
+  const rows = await db.$queryRaw<{ action: string }[]>`SELECT DISTINCT action FROM audit_log ${actorTenantScope(actor).whereClause()} ORDER BY action LIMIT 200`;
   return rows.map((r) => r.action);
 }
 

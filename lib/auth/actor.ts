@@ -12,7 +12,3 @@ export type Actor = {
   /** Tenants this actor may see; empty means every tenant. */
   tenants: string[];
 };
-
-export function canSeeTenant(actor: Actor, tenant: string): boolean {
-  return actor.tenants.length === 0 || actor.tenants.includes(tenant);
-}

@@ -4,6 +4,7 @@ import { buildToolsAudit } from "@/lib/annotations/build-audit";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { exactTimeSql } from "@/lib/format/exact-time";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { DEFAULT_PAGE_SIZE, EMPTY_FILTER, type RecordsQuery } from "@/lib/records/list-filters";
@@ -61,7 +62,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
     cursors = [];
     for (let j = 0; j < 5; j += 1) {
       const { rows: at } = await client.query<{ created_at_exact: string; key: string }>(
-        `SELECT to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact, key
+        `SELECT ${exactTimeSql("created_at")} AS created_at_exact, key
          FROM idempotency ORDER BY created_at DESC, key DESC OFFSET $1 LIMIT 1`,
         [depth + j * 997],
       );

@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { stuckCondition } from "@/lib/records/list-records";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
 import { loadKnownTools } from "./known-tools";
@@ -37,7 +37,7 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
   const rollup = options.rollUp === false ? null : await rollUpSettled(db, now);
   const bounds = windowBounds(query.window, now);
   const scope: SourceScope = {
-    tenants: tenantList(actor),
+    tenants: actorTenantScope(actor).tenants,
     tenant: query.tenant,
     tool: query.tool === UNRECORDED_TOOL ? "" : query.tool,
   };

@@ -1,5 +1,6 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
+import { tenantScopeOf } from "@/lib/records/tenant-scope";
 import { latencyBucketSql } from "./latency-histogram";
 
 /**
@@ -90,8 +91,7 @@ function stepSql(column: Prisma.Sql, stepMs: number): Prisma.Sql {
 
 /** The actor's tenants and the tenant / tool filters on the given columns (the one place this rule is written). */
 export function scopeSql(tenant: Prisma.Sql, tool: Prisma.Sql, scope: SourceScope): Prisma.Sql {
-  const parts: Prisma.Sql[] = [];
-  if (scope.tenants !== null) parts.push(Prisma.sql`${tenant} = ANY(${scope.tenants}::text[])`);
+  const parts: Prisma.Sql[] = [...tenantScopeOf(scope.tenants).conditions(tenant)];
   if (scope.tenant !== null) parts.push(Prisma.sql`${tenant} = ${scope.tenant}`);
   if (scope.tool !== null) parts.push(Prisma.sql`${tool} = ${scope.tool}`);
   return parts.length > 0 ? Prisma.sql`AND ${Prisma.join(parts, " AND ")}` : Prisma.empty;
@@ -194,7 +194,7 @@ const RESOLUTION_MS = "(extract(epoch FROM (at - (before->>'createdAt')::timesta
 const CONSOLE_COMPLETION_SLACK = "1 hour";
 /**
  * The updated_at a console completion set: the snapshot's `version` (updated_at to the microsecond,
- * lib/resolve/row-version.ts); `updatedAt` went through a JavaScript Date and lost the microseconds.
+ * lib/records/visible-records.ts); `updatedAt` went through a JavaScript Date and lost the microseconds.
  */
 const CONSOLE_COMPLETED_AT = Prisma.sql`COALESCE((after->>'version')::timestamptz, (after->>'updatedAt')::timestamptz)`;
 

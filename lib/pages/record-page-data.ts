@@ -6,7 +6,7 @@ import { getDb } from "@/lib/db/client";
 import { traceRefs, type LookupResult, lookUpRefs, type RefTrace } from "@/lib/records/lookup";
 import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail";
 import { redactionOf } from "@/lib/records/redact";
-import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
+import { readRowVersion } from "@/lib/records/visible-records";
 
 export type RecordPageData =
   | { kind: "record"; detail: RecordDetail; mayResolve: boolean; version: string | null }
@@ -26,7 +26,7 @@ export async function loadRecordPageData(actor: Actor, key: string, now: Date): 
     return !trace || trace.fate === "never_seen" ? { kind: "absent" } : { kind: "gone", trace };
   }
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
-  const version = mayResolve ? ((await readVisibleClaims(db, actor, [key])).get(key)?.version ?? null) : null;
+  const version = mayResolve ? await readRowVersion(db, actor, key) : null;
   return { kind: "record", detail, mayResolve, version };
 }
 

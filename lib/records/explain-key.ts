@@ -2,13 +2,14 @@ import "server-only";
 import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
 import { parseDuration } from "@/lib/config/duration";
+import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import type { Db } from "@/lib/db/prisma";
 import { canonicalPythonJson, CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
 import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type DerivedKey, type KeyInput, type KeyScheme } from "@/lib/idempotency/derive-key";
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { tenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 
 export const MAX_WINDOW_SECONDS = 366 * 24 * 3600;
 
@@ -49,7 +50,7 @@ const explainParamsSchema = z.object({
       if (value === undefined || value.trim() === "") return null;
       const at = parseAt(value);
       if (!at) {
-        ctx.addIssue({ code: "custom", message: "at: expected an ISO 8601 time like 2026-03-01T12:00:00Z (no zone means UTC) or unix seconds" });
+        ctx.addIssue({ code: "custom", message: `at: expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused` });
         return z.NEVER;
       }
       return at;
@@ -110,15 +111,9 @@ function jsonProblem(text: string): string | null {
   }
 }
 
-/** Unix seconds, or ISO 8601; a time without a zone (what a datetime-local field sends) is UTC. */
+/** The explained time: lib/format/instant.ts with unix seconds (a time without a zone is refused). */
 export function parseAt(value: string): Date | null {
-  const t = value.trim();
-  if (/^-?\d{1,12}(\.\d+)?$/.test(t)) return new Date(Number(t) * 1000);
-  const iso = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?(Z|[+-]\d{2}:\d{2})?$/.exec(t);
-  if (!iso) return null;
-  const withZone = iso[4] ? t : iso[1] ? `${t}Z` : `${t}T00:00:00Z`;
-  const at = new Date(withZone);
-  return Number.isNaN(at.getTime()) ? null : at;
+  return parseInstant(value.trim(), { unixSeconds: true });
 }
 
 function parseWindow(value: string): number | null {
@@ -199,7 +194,7 @@ export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Pro
   // in each bucket would read as a fact, so the records are withheld with the tenant message.
   const tenantCheck = await checkTenantFilter(db, actor, input.tenant);
   const rows = tenantCheck.ok
-    ? await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...tenantScope(actor) }, select: RECORD_SUMMARY_SELECT })
+    ? await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...actorTenantScope(actor).where }, select: RECORD_SUMMARY_SELECT })
     : null;
   const buckets = neighbours.map((n) => ({
     ...n,

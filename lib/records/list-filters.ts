@@ -1,6 +1,7 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
 import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -56,38 +57,16 @@ export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: n
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
 
-const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,6})?)?(Z|[+-]\d{2}:\d{2})$/;
-
-/**
- * An instant in ISO 8601: `2026-11-29` (UTC midnight) or a date-time with a zone
- * (`2026-11-29T14:05Z`, `…+01:00`). A date-time without a zone is refused rather than
- * guessed: the server's zone and the reader's differ.
- */
-export function parseInstant(value: string): Date | null {
-  const dateOnly = DATE_ONLY.exec(value);
-  const dateTime = dateOnly ? null : DATE_TIME.exec(value);
-  const parts = dateOnly ?? dateTime;
-  if (!parts) return null;
-  const [, y, mo, d] = parts;
-  const date = new Date(dateOnly ? `${value}T00:00:00Z` : value);
-  if (Number.isNaN(date.getTime())) return null;
-  // Date rolls 2026-02-30 over to March 2; a calendar date must exist as written.
-  const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (calendar.getUTCFullYear() !== Number(y) || calendar.getUTCMonth() !== Number(mo) - 1 || calendar.getUTCDate() !== Number(d)) return null;
-  return date;
-}
-
 /** The URL form of an instant: ISO UTC, without a zero millisecond part. */
 export function formatInstant(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
 
-/** An instant parameter (parseInstant), refused with an example of each accepted form. */
+/** An instant parameter (lib/format/instant.ts: a time without a zone is refused), with an example of each accepted form. */
 export const instantSchema = z.string().transform((value, ctx) => {
   const date = parseInstant(value);
   if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected an ISO 8601 date (2026-11-29) or date-time with a zone (2026-11-29T14:05:00Z), got ${quoteInput(value)}` });
+    ctx.addIssue({ code: "custom", message: `expected ${expectedInstant()}, got ${quoteInput(value)}` });
     return z.NEVER;
   }
   return date;

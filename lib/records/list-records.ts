@@ -3,11 +3,12 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { exactTimeSql } from "@/lib/format/exact-time";
 import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import type { RecordSummary } from "@/lib/records/lookup";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 
 /**
  * One row of the records list: the record summary look-ups show (no response: it may hold
@@ -41,9 +42,7 @@ export type RecordRow = {
  * tenants simply do not exist for a tenant-limited actor, whatever the filter says.
  */
 export function recordsConditions(actor: Actor, filter: RecordsFilter, config: IdemConfig, now: Date): Prisma.Sql[] {
-  const conditions: Prisma.Sql[] = [];
-  const tenants = tenantList(actor);
-  if (tenants) conditions.push(Prisma.sql`tenant = ANY(${tenants}::text[])`);
+  const conditions: Prisma.Sql[] = [...actorTenantScope(actor).conditions()];
   if (filter.tenant !== null) conditions.push(Prisma.sql`tenant = ${filter.tenant}`);
   if (filter.tool === UNRECORDED_TOOL) conditions.push(Prisma.sql`tool IS NULL`);
   else if (filter.tool !== null) conditions.push(Prisma.sql`tool = ${filter.tool}`);
@@ -106,7 +105,7 @@ export async function fetchRecordRows(
   const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
   return db.$queryRaw<RecordRow[]>`
     SELECT key, tenant, subject, tool, status, created_at, updated_at,
-           to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS created_at_exact ${response}
+           ${Prisma.raw(exactTimeSql("created_at"))} AS created_at_exact ${response}
     FROM idempotency ${where} ${order} LIMIT ${take}`;
 }
 

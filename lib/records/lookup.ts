@@ -5,7 +5,8 @@ import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { extractRefs } from "@/lib/records/extract-refs";
 import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
-import { tenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { RETENTION_MS } from "@/lib/retention/retention-window";
 
 /** One record as lists and look-ups show it: no response (it may hold personal data). */
 export type RecordSummary = {
@@ -36,8 +37,6 @@ export function toRecordSummary(row: { key: string; tenant: string; subject: str
 
 /** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
 const MAX_MATCHES_PER_REF = 20;
-/** The nightly trim's window (docs/architecture.md#retention): rows older than this are gone. */
-export const RETENTION_HOURS = 48;
 
 /**
  * What the visible tables still remember about a ref (or key) that matched no row, within the
@@ -83,7 +82,7 @@ export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { 
       message: "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
     };
   }
-  const scope = tenantScope(actor);
+  const scope = actorTenantScope(actor).where;
   const refsOfKeys = new Set(keys.map(refOf));
   const bareRefs = refs.filter((ref) => !refsOfKeys.has(ref));
 
@@ -127,7 +126,7 @@ export async function traceRefs(db: Db, actor: Actor, tokens: readonly string[],
 
 /** Events and audit rows outlive the rows they describe (trim, release): they say a ref once existed. */
 async function traceRef(db: Db, actor: Actor, token: string): Promise<Omit<RefTrace, keyof RefFates>> {
-  const scope = tenantScope(actor);
+  const scope = actorTenantScope(actor).where;
   const range = token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` };
   const [events, audit] = await Promise.all([
     db.idempotencyEvent.aggregate({ where: { key: range, ...scope }, _count: { _all: true }, _min: { at: true }, _max: { at: true } }),
@@ -161,14 +160,15 @@ async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise
   }
   const unseen = misses.filter((m) => m.fate === "never_seen");
   if (unseen.length === 0) return reasons;
-  const oldest = await db.idempotency.findFirst({ where: tenantScope(actor), orderBy: { createdAt: "asc" }, select: { createdAt: true } });
-  const within = actor.tenants.length > 0 ? " in your tenants" : "";
+  const scope = actorTenantScope(actor);
+  const oldest = await db.idempotency.findFirst({ where: scope.where, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  const within = scope.tenants !== null ? " in your tenants" : "";
   reasons.push(`Never seen: ${unseen.map((m) => m.ref).join(", ")} — no row, no release and no trim in the last ${TRIM_RECORD_DAYS} days${within}.`);
   reasons.push("It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.");
   reasons.push(
-    `It was trimmed more than ${TRIM_RECORD_DAYS} days ago: rows are kept about ${RETENTION_HOURS} h and trims are remembered ${TRIM_RECORD_DAYS} days${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
+    `It was trimmed more than ${TRIM_RECORD_DAYS} days ago: rows are kept about ${RETENTION_MS / 3_600_000} h and trims are remembered ${TRIM_RECORD_DAYS} days${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
   );
-  if (actor.tenants.length > 0) reasons.push(`It belongs to a tenant you cannot see: you see ${actor.tenants.join(", ")} only.`);
+  if (scope.tenants !== null) reasons.push(`It belongs to a tenant you cannot see: you see ${scope.tenants.join(", ")} only.`);
   return reasons;
 }
 

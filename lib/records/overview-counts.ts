@@ -6,6 +6,7 @@ import type { Db } from "@/lib/db/prisma";
 import { estimateRows } from "@/lib/records/facet-counts";
 import { stuckCondition } from "@/lib/records/list-records";
 import { readTableStatistics, wholeTableEstimate } from "@/lib/records/planner-statistics";
+import { actorTenantScope, type TenantScope } from "@/lib/records/tenant-scope";
 
 export type OverviewCounts = {
   /** For a large table with fresh statistics, the planner's estimate (count(*) takes seconds at 10 M rows). */
@@ -22,12 +23,12 @@ export type OverviewCounts = {
 
 /** Headline figures for the overview page, limited to the tenants the actor may see. */
 export async function getOverviewCounts(db: Db, actor: Actor, config: IdemConfig, now: Date): Promise<OverviewCounts> {
-  const scoped = actor.tenants.length > 0;
-  const tenantFilter = scoped ? { tenant: { in: actor.tenants } } : {};
+  const scope = actorTenantScope(actor);
+  const tenantFilter = scope.where;
   const [records, inProgress, stuck, oldest, newest] = await Promise.all([
-    scoped ? db.idempotency.count({ where: tenantFilter }).then((value) => ({ value, estimate: false, atLeast: false })) : countRows(db),
+    scope.tenants !== null ? db.idempotency.count({ where: tenantFilter }).then((value) => ({ value, estimate: false, atLeast: false })) : countRows(db),
     db.idempotency.count({ where: { ...tenantFilter, status: "in_progress" } }),
-    countStuck(db, actor, config, now),
+    countStuck(db, scope, config, now),
     db.idempotency.findFirst({ where: { ...tenantFilter, status: "in_progress" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
     db.idempotency.findFirst({ where: tenantFilter, orderBy: { createdAt: "desc" }, select: { createdAt: true } }),
   ]);
@@ -61,8 +62,7 @@ async function countRows(db: Db): Promise<{ value: number; estimate: boolean; at
 }
 
 /** The partial `status <> 'completed'` index serves it: only claims without an outcome are read. */
-async function countStuck(db: Db, actor: Actor, config: IdemConfig, now: Date): Promise<number> {
-  const tenants = actor.tenants.length > 0 ? Prisma.sql`AND tenant = ANY(${actor.tenants}::text[])` : Prisma.empty;
-  const [row] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idempotency WHERE ${stuckCondition(config, now)} ${tenants}`;
+async function countStuck(db: Db, scope: TenantScope, config: IdemConfig, now: Date): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idempotency WHERE ${stuckCondition(config, now)} ${scope.and()}`;
   return Number(row?.n ?? 0);
 }

@@ -9,7 +9,7 @@ import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/records/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
-import { tenantScope } from "@/lib/records/tenant-scope";
+import { findVisibleRecord } from "@/lib/records/visible-records";
 import { describeProcessor } from "@/lib/resolve/check-processor";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
@@ -31,11 +31,6 @@ export function parseKeyParam(raw: string): KeyParam {
   if (HEX_KEY.test(text)) return { kind: "key", key: text.toLowerCase() };
   if (!KEY_TEXT.test(text)) return { kind: "invalid", message: "A key is 64 hexadecimal characters (at most 255 printable characters for other writers)." };
   return { kind: "key", key: text };
-}
-
-/** The row, if it exists and the actor may see its tenant; otherwise null, never "forbidden". */
-export async function findVisibleRecord(db: Db, actor: Actor, key: string) {
-  return db.idempotency.findFirst({ where: { key, ...tenantScope(actor) } });
 }
 
 export type StatusToolName = { name: string; source: "config" | "convention" } | null;

@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import { redactJson, type Redaction } from "@/lib/records/redact";
-import { tenantList, tenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 import { findTrimmedRefs, TRIMMED_REF_HORIZON_DAYS } from "@/lib/retention/trimmed-refs";
 
 /** The audit actions that delete a claim: an operator's, a bulk apply's or the reconciler's release. */
@@ -57,19 +57,19 @@ export type RefFates = { fate: RefFate; released: ReleasedRef[]; trimmed: Trimme
  * key < ref || 'g'` is an index range however large the log; trims from the packed trimmed refs.
  */
 export async function traceFates(db: Db, actor: Actor, tokens: readonly string[], options: { redact: Redaction | readonly string[] }): Promise<Map<string, RefFates>> {
-  const scope = tenantScope(actor);
+  const scope = actorTenantScope(actor);
   const [releases, trims] = await Promise.all([
     Promise.all(
       tokens.map((token) =>
         db.auditLog.findMany({
-          where: { key: token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` }, action: { in: [...RELEASE_ACTIONS] }, ...scope },
+          where: { key: token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` }, action: { in: [...RELEASE_ACTIONS] }, ...scope.where },
           orderBy: [{ at: "desc" }, { id: "desc" }],
           take: MAX_RELEASES_PER_REF,
           select: { id: true, at: true, actor: true, actorRole: true, action: true, key: true, tenant: true, reason: true, before: true },
         }),
       ),
     ),
-    findTrimmedRefs(db, tenantList(actor), tokens.map((t) => t.slice(0, 12))),
+    findTrimmedRefs(db, scope, tokens.map((t) => t.slice(0, 12))),
   ]);
   const runs = trims.length > 0 ? await db.auditLog.findMany({ where: { id: { in: [...new Set(trims.map((t) => t.auditId))] } }, select: { id: true, at: true, actor: true, action: true, evidence: true } }) : [];
   const runById = new Map(runs.map((r) => [r.id, r]));
@@ -109,7 +109,7 @@ export async function traceFates(db: Db, actor: Actor, tokens: readonly string[]
             cutoff: typeof evidence.cutoff === "string" ? evidence.cutoff : null,
             olderThan: typeof evidence.olderThan === "string" ? evidence.olderThan : null,
             matchedOn: "ref",
-            auditVisible: actor.tenants.length === 0,
+            auditVisible: scope.tenants === null,
           },
         ];
       });

@@ -6,7 +6,7 @@ import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
-import { tenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 import { redactJson, redactionOf } from "@/lib/records/redact";
 import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
 import type { DomainFailure } from "@/lib/errors/error-codes";
@@ -28,7 +28,7 @@ export type RevealResult =
 export async function revealResponse(db: Db, config: IdemConfig, actor: Actor, key: string, input: z.output<typeof revealInputSchema>): Promise<RevealResult> {
   if (!can(actor.role, "records:reveal")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not reveal masked data.` };
   return db.$transaction(async (tx) => {
-    const row = await tx.idempotency.findFirst({ where: { key, ...tenantScope(actor) }, select: { key: true, tenant: true, response: true } });
+    const row = await tx.idempotency.findFirst({ where: { key, ...actorTenantScope(actor).where }, select: { key: true, tenant: true, response: true } });
     if (!row) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
     const revealedPaths = redactJson(row.response, redactionOf(config)).redactedPaths;
     const audit = await writeAudit(tx, actor, { action: "record.reveal", key: row.key, tenant: row.tenant, reason: input.reason, evidence: { revealedPaths } });

@@ -3,6 +3,7 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/auth/actor";
 import type { Db } from "@/lib/db/prisma";
 import type { DomainFailure } from "@/lib/errors/error-codes";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 import { unstorableTextReason } from "@/lib/text/storable-text";
 
 /** A tenant named in a URL or an API filter that the caller cannot be answered about. */
@@ -37,7 +38,8 @@ function printable(tenant: string): string {
  */
 export async function checkTenantFilter(db: Db, actor: Actor, tenant: string | null): Promise<TenantFilterCheck> {
   if (tenant === null) return { ok: true };
-  if (actor.tenants.length > 0) return actor.tenants.includes(tenant) ? { ok: true } : unknownTenant(tenant);
+  const { tenants } = actorTenantScope(actor);
+  if (tenants !== null) return tenants.includes(tenant) ? { ok: true } : unknownTenant(tenant);
   // Text PostgreSQL cannot store (a NUL) names no stored tenant, and would fail the query.
   if (unstorableTextReason(tenant) !== null) return unknownTenant(tenant);
   const [row] = await db.$queryRaw<{ known: boolean }[]>(tenantTraceQuery(tenant));

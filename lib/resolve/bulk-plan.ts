@@ -1,7 +1,8 @@
 import "server-only";
-import { REASON_MIN_LENGTH } from "./resolve-rules";
+import pLimit from "p-limit";
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
+import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -9,12 +10,11 @@ import { refOf } from "@/lib/idempotency/derive-key";
 import { recordsConditions, whereClause } from "@/lib/records/list-records";
 import { isStuck } from "@/lib/records/stuck-threshold";
 import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { CLAIM_COLUMNS, isRowVersion, readVisibleClaims, type VisibleClaim } from "@/lib/records/visible-records";
 import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck, ProcessorOutcome } from "./processor-check";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
 import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
-import { ROW_VERSION, ROW_VERSION_SQL } from "./row-version";
 
 /** A plan asks the processor once per row: bounded so one click cannot fire thousands of requests. */
 export const BULK_PLAN_MAX_ROWS = 500;
@@ -45,7 +45,7 @@ export const bulkApplyInputSchema = z.strictObject({
       z.strictObject({
         key: claimKeyField,
         action: z.enum(["complete", "release"]),
-        expectedUpdatedAt: z.string().regex(ROW_VERSION, "expected the version the plan saw (updated_at with microseconds) or null").nullable(),
+        expectedUpdatedAt: z.string().refine(isRowVersion, "expected the version the plan saw (updated_at with microseconds) or null").nullable(),
       }),
     )
     .min(1, "no rows to apply")
@@ -103,20 +103,6 @@ export type BulkRowResult = {
 
 export type BulkApplyResult = { appliedAt: string; results: BulkRowResult[]; totals: Record<BulkRowResult["result"], number> };
 
-/** A claim as the plan and apply read it: with its exact version, limited to the actor's tenants. */
-export type VisibleClaim = { key: string; tenant: string; tool: string | null; status: string; created_at: Date; version: string | null };
-
-const CLAIM_COLUMNS = Prisma.raw(`key, tenant, tool, status, created_at, ${ROW_VERSION_SQL} AS version`);
-
-/** The named rows the actor may see, with their versions; absent and other tenants' rows are simply missing. */
-export async function readVisibleClaims(db: Db, actor: Actor, keys: string[]): Promise<Map<string, VisibleClaim>> {
-  if (keys.length === 0) return new Map();
-  const tenants = tenantList(actor);
-  const scope = tenants ? Prisma.sql`AND tenant = ANY(${tenants}::text[])` : Prisma.empty;
-  const rows = await db.$queryRaw<VisibleClaim[]>`SELECT ${CLAIM_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${scope}`;
-  return new Map(rows.map((row) => [row.key, row]));
-}
-
 /**
  * A dry run over selected claims or every stuck claim matching a filter: asks each row's
  * processor (bounded concurrency) and proposes what `decideResolution` would allow — complete
@@ -145,7 +131,7 @@ export async function planBulkResolution(db: Db, config: IdemConfig, actor: Acto
     scope = `every stuck claim${words.length > 0 ? ` of ${words.join(", ")}` : ""}${truncated ? ` (the oldest ${BULK_PLAN_MAX_ROWS})` : ""}`;
   }
 
-  const rows = await mapWithConcurrency(candidates, BULK_CHECK_CONCURRENCY, (candidate) => planRow(config, actor, candidate, now));
+  const rows = await pLimit(BULK_CHECK_CONCURRENCY).map(candidates, (candidate) => planRow(config, actor, candidate, now));
   const totals: Record<ProposedAction, number> = { complete: 0, release: 0, leave: 0 };
   for (const row of rows) totals[row.proposed] += 1;
   return { plannedAt: now.toISOString(), scope, rows, totals, truncated };
@@ -192,7 +178,7 @@ const REASON_PREFIX: Record<BulkOrigin, string> = { bulk: "bulk: ", reconciler: 
 export async function applyBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkApplyInput, now = new Date(), origin: BulkOrigin = "bulk"): Promise<BulkApplyResult> {
   const planned = dedupeByKey(input.rows);
   const claims = await readVisibleClaims(db, actor, planned.map((row) => row.key));
-  const results = await mapWithConcurrency(planned, BULK_CHECK_CONCURRENCY, async (row): Promise<BulkRowResult> => {
+  const results = await pLimit(BULK_CHECK_CONCURRENCY).map(planned, async (row): Promise<BulkRowResult> => {
     const base = { key: row.key, ref: refOf(row.key), action: row.action };
     try {
       return { ...base, ...(await applyRow(db, config, actor, row, claims.get(row.key), `${REASON_PREFIX[origin]}${input.reason}`, now)) };
@@ -260,20 +246,6 @@ async function applyRow(
 function dedupeByKey<T extends { key: string }>(rows: T[]): T[] {
   const seen = new Set<string>();
   return rows.filter((row) => (seen.has(row.key) ? false : (seen.add(row.key), true)));
-}
-
-/** Runs `fn` over `items` with at most `limit` in flight; results keep the input order. */
-async function mapWithConcurrency<T, R>(items: T[], limit: number, fn: (item: T) => Promise<R>): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await fn(items[index] as T);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
-  return results;
 }
 
 function errorMessage(error: unknown): string {

@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
-import { findVisibleRecord } from "@/lib/records/record-detail";
+import { findVisibleRecord } from "@/lib/records/visible-records";
 import { redactJson, redactionOf } from "@/lib/records/redact";
 import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck } from "./processor-check";

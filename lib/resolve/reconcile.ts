@@ -1,15 +1,16 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
+import pLimit from "p-limit";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { stuckCondition } from "@/lib/records/list-records";
-import { tenantList } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/records/tenant-scope";
 import { checkProcessor } from "./check-processor";
 import { DEFAULT_PROCESSOR_TIMEOUT_MS, type ProcessorCheck, type ProcessorOutcome } from "./processor-check";
 import { applyResolution, decideResolution } from "./resolution";
-import { ROW_VERSION_SQL } from "./row-version";
+import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
 
 /**
  * The reconciler's identity in the audit log. writeAudit labels system actors `system:<name>`,
@@ -87,7 +88,7 @@ type LockedRow = CandidateRow & { version: string | null };
 
 /**
  * Sweeps stuck claims against their processors (docs/architecture.md#states: the
- * reconciliation job). Candidates are chosen first; then `concurrency` workers each loop: in ONE transaction,
+ * reconciliation job). Candidates are chosen first; then, `concurrency` at a time, each turn: in ONE transaction,
  * lock the next candidate still in_progress with `FOR UPDATE SKIP LOCKED`, ask the processor,
  * and complete (taken, with the receipt) or release (not taken) it with its audit row, or leave
  * it (unknown). Holding the row lock across the processor call is the point: a second
@@ -130,50 +131,59 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
     options.onRow?.(row, rows.length, candidates.length);
   };
 
-  const worker = async () => {
+  // One turn per candidate, `workers` at a time: a turn acts on whichever pending row comes
+  // next (or finds none left), so as many turns as candidates are always enough.
+  const turn = async () => {
+    if (options.dryRun) {
+      const next = takeNext(pending, byKey);
+      if (next) record(await planRow(config, actor, next, now));
+      return;
+    }
     for (;;) {
-      if (options.dryRun) {
-        const next = takeNext(pending, byKey);
-        if (!next) return;
-        record(await planRow(config, actor, next, now));
-        continue;
-      }
       let taken: LockedRow | undefined;
       try {
         const result = await reconcileNextRow(db, config, actor, pending, now, (row) => (taken = row));
-        if (result === null) return;
-        if (result !== ALREADY_TAKEN) record(result);
+        if (result === ALREADY_TAKEN) continue;
+        if (result !== null) record(result);
+        return;
       } catch (error) {
         // The transaction failed (its timeout, a lost connection): it rolled back, so the row is
         // as it was. Report it and go on; a database that is gone fails the next row too.
         errors += 1;
         if (!taken) throw error;
         record({ ...describeRow(taken, now), outcome: "unknown", action: "left", reason: `not resolved: ${errorMessage(error)}`, checkMs: 0 });
+        return;
       }
     }
   };
   const workers = Math.max(1, Math.min(options.concurrency, candidates.length || 1));
-  await Promise.all(Array.from({ length: workers }, worker));
+  const roundOne = pLimit(workers);
+  await roundOne.map(candidates, turn).catch((error: unknown) => {
+    roundOne.clearQueue();
+    throw error;
+  });
 
   if (!options.dryRun) {
     const stragglers = await stillInProgress(db, candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key));
-    const straggler = async () => {
-      for (let key = stragglers.shift(); key !== undefined; key = stragglers.shift()) {
-        let taken: LockedRow | undefined;
-        try {
-          const result = await reconcileHeldRow(db, config, actor, key, now, (row) => (taken = row));
-          if (result !== null) record(result);
-        } catch (error) {
-          errors += 1;
-          const candidate = byKey.get(key);
-          const row = taken ?? candidate;
-          if (!row) throw error;
-          const reason = taken ? `not resolved: ${errorMessage(error)}` : `held by another session throughout; not resolved: ${errorMessage(error)}`;
-          record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
-        }
+    const straggler = async (key: string) => {
+      let taken: LockedRow | undefined;
+      try {
+        const result = await reconcileHeldRow(db, config, actor, key, now, (row) => (taken = row));
+        if (result !== null) record(result);
+      } catch (error) {
+        errors += 1;
+        const candidate = byKey.get(key);
+        const row = taken ?? candidate;
+        if (!row) throw error;
+        const reason = taken ? `not resolved: ${errorMessage(error)}` : `held by another session throughout; not resolved: ${errorMessage(error)}`;
+        record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
       }
     };
-    await Promise.all(Array.from({ length: Math.max(1, Math.min(workers, stragglers.length)) }, straggler));
+    const roundTwo = pLimit(workers);
+    await roundTwo.map(stragglers, straggler).catch((error: unknown) => {
+      roundTwo.clearQueue();
+      throw error;
+    });
   }
 
   // Workers finish in completion order; report oldest claim first, as they were selected.
@@ -207,8 +217,7 @@ async function selectCandidates(db: Db, config: IdemConfig, actor: Actor, option
       ? stuckCondition(config, now)
       : Prisma.sql`status = 'in_progress' AND created_at < ${new Date(now.getTime() - options.olderThanMs)}::timestamptz`,
   ];
-  const tenants = tenantList(actor);
-  if (tenants) conditions.push(Prisma.sql`tenant = ANY(${tenants}::text[])`);
+  conditions.push(...actorTenantScope(actor).conditions());
   if (options.tenant !== null) conditions.push(Prisma.sql`tenant = ${options.tenant}`);
   if (options.tool !== null) conditions.push(Prisma.sql`tool = ${options.tool}`);
   return db.$queryRaw<CandidateRow[]>`

@@ -4,7 +4,7 @@ import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Prisma } from "@/generated/prisma/client";
 import type { ProcessorCheck } from "./processor-check";
-import { ROW_VERSION_SQL } from "./row-version";
+import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
 
 export type ResolveAction = "complete" | "release";
 

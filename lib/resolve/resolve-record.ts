@@ -3,11 +3,10 @@ import { z } from "zod";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { findVisibleRecord } from "@/lib/records/record-detail";
+import { findVisibleRecord, isRowVersion } from "@/lib/records/visible-records";
 import { checkProcessor } from "./check-processor";
 import type { ProcessorCheck } from "./processor-check";
 import { applyResolution, decideResolution, type RowSnapshot } from "./resolution";
-import { ROW_VERSION } from "./row-version";
 import { FORCE_RELEASE_CONFIRMATION, REASON_MIN_LENGTH } from "./resolve-rules";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
@@ -16,7 +15,7 @@ export { FORCE_RELEASE_CONFIRMATION };
 export const resolveInputSchema = z.strictObject({
   action: z.enum(["complete", "release"]),
   reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
-  expectedUpdatedAt: z.string().regex(ROW_VERSION, "expected the record's version (updated_at with microseconds, e.g. 2026-11-29T10:00:00.123456Z) or null").nullable(),
+  expectedUpdatedAt: z.string().refine(isRowVersion, "expected the record's version (updated_at with microseconds, e.g. 2026-11-29T10:00:00.123456Z) or null").nullable(),
   force: z.boolean().optional(),
   confirm: z.string().optional(),
 });

@@ -5,10 +5,10 @@ import type { Actor } from "@/lib/auth/actor";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";
+import { exactTimeSql } from "@/lib/format/exact-time";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { pruneTrimmedRefs, recordTrimmedRefs } from "./trimmed-refs";
 
-export const DEFAULT_TRIM_OLDER_THAN_MS = 48 * 3_600_000;
 export const DEFAULT_TRIM_BATCH = 10_000;
 /**
  * Unresolved claims are deleted in smaller batches than the rest: each batch's audit row lists
@@ -196,7 +196,7 @@ async function deleteRowBatch(
   const status = kind === "records" ? Prisma.sql`status <> 'in_progress'` : Prisma.sql`status = 'in_progress'`;
   const after = position ? Prisma.sql`AND (created_at, key) > (${position.at}::timestamptz, ${position.id})` : Prisma.empty;
   const locked = await tx.$queryRaw<{ key: string; at: string }[]>`
-    SELECT key, to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM idempotency
+    SELECT key, ${Prisma.raw(exactTimeSql("created_at"))} AS at FROM idempotency
     WHERE created_at < ${audit.cutoff}::timestamptz AND ${status} ${after}
     ORDER BY created_at, key LIMIT ${size}
     FOR UPDATE SKIP LOCKED`;
@@ -241,7 +241,7 @@ async function deleteRowBatch(
 async function deleteEventBatch(tx: Prisma.TransactionClient, audit: AuditContext, position: Position, size: number): Promise<{ deleted: number; position: Position; more: boolean }> {
   const after = position ? Prisma.sql`AND (at, id) > (${position.at}::timestamptz, ${position.id}::bigint)` : Prisma.empty;
   const chosen = await tx.$queryRaw<{ id: bigint; at: string; kind: string }[]>`
-    SELECT id, kind, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS at FROM idempotency_event
+    SELECT id, kind, ${Prisma.raw(exactTimeSql("at"))} AS at FROM idempotency_event
     WHERE at < ${audit.cutoff}::timestamptz ${after}
     ORDER BY at, id LIMIT ${size}`;
   const first = chosen[0];

@@ -1,6 +1,7 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
+import type { TenantScope } from "@/lib/records/tenant-scope";
 
 /**
  * An exact, compact record of the refs each retention batch deleted (table trimmed_ref_chunk).
@@ -88,11 +89,11 @@ export async function pruneTrimmedRefs(db: Db | Prisma.TransactionClient): Promi
 export type TrimmedRefMatch = { ref: string; tenant: string; auditId: bigint; trimmedAt: Date };
 
 /**
- * Which of these refs a retention batch deleted, in the given tenants (null: every tenant):
+ * Which of these refs a retention batch deleted, within the tenant scope:
  * for each ref, one index probe per split the chunks may use, then a binary search of each
  * chunk found. Exact: a match is a deleted row's ref, never a hash collision.
  */
-export async function findTrimmedRefs(db: Db, tenants: string[] | null, refs: readonly string[]): Promise<TrimmedRefMatch[]> {
+export async function findTrimmedRefs(db: Db, scope: TenantScope, refs: readonly string[]): Promise<TrimmedRefMatch[]> {
   const wanted = [...new Set(refs.map((r) => r.toLowerCase()).filter((r) => /^[0-9a-f]{12}$/.test(r)))];
   if (wanted.length === 0) return [];
   const probes = new Map<string, { bits: number; bucket: number }>();
@@ -107,7 +108,7 @@ export async function findTrimmedRefs(db: Db, tenants: string[] | null, refs: re
     SELECT c.audit_id, c.tenant, c.bucket_bits, c.bucket, c.refs, c.trimmed_at
       FROM unnest(${list.map((p) => p.bits)}::int2[], ${list.map((p) => p.bucket)}::int2[]) AS p(bits, bucket)
       JOIN trimmed_ref_chunk c ON c.bucket_bits = p.bits AND c.bucket = p.bucket
-     WHERE (${tenants}::text[] IS NULL OR c.tenant = ANY(${tenants}::text[]))
+     ${scope.whereClause(Prisma.sql`c.tenant`)}
      ORDER BY c.trimmed_at DESC, c.id DESC`;
   const matches: TrimmedRefMatch[] = [];
   for (const chunk of chunks) {

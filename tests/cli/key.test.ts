@@ -46,7 +46,7 @@ describe.concurrent("npm run idem -- key", () => {
   it.each([
     [["--args", "{amount: 1}"], /--args: not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)/],
     [["--args", "{}", "--window", "0"], /--window.*expected a positive whole number of seconds/],
-    [["--args", "{}", "--at", "yesterday"], /--at.*expected unix seconds or an ISO 8601 time/],
+    [["--args", "{}", "--at", "yesterday"], /--at.*expected an ISO 8601 date .*, or unix seconds; a time without a zone is refused/],
     [["--args", "{}", "--scheme", "yaml"], /--scheme.*expected python-json or jcs/],
     [["--args", "{}", "--business-key", ""], /businessKey: must not be empty/],
     [[], /required option '--args/],

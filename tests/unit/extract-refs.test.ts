@@ -102,12 +102,20 @@ describe("key explainer input and byte diff", () => {
     expect(parsed.errors.find((e) => e.field === "window")?.message).toMatch(/^window: expected whole seconds/);
   });
 
-  it("reads windows as seconds or durations, and times with or without a zone (UTC)", () => {
-    const parsed = parseExplainParams({ tenant: "t", tool: "x", args: "{}", window: "15m", at: "2026-03-01T12:00" }, now);
+  it("reads windows as seconds or durations, and times with a zone or as unix seconds", () => {
+    const parsed = parseExplainParams({ tenant: "t", tool: "x", args: "{}", window: "15m", at: "2026-03-01T12:00Z" }, now);
     expect(parsed.ok && parsed.input.windowSeconds).toBe(900);
     expect(parsed.ok && parsed.input.at.toISOString()).toBe("2026-03-01T12:00:00.000Z");
     expect(parseAt("1772366400")?.toISOString()).toBe("2026-03-01T12:00:00.000Z");
     expect(parseAt("2026-03-01T12:00:00+01:00")?.toISOString()).toBe("2026-03-01T11:00:00.000Z");
     expect(parseAt("March 3")).toBeNull();
+  });
+
+  it("refuses a time without a zone, saying so, rather than guessing one", () => {
+    const parsed = parseExplainParams({ tenant: "t", tool: "x", args: "{}", at: "2026-03-01T12:00" }, now);
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.errors.find((e) => e.field === "at")?.message).toMatch(/^at: expected .*with a zone.*; a time without a zone is refused$/);
+    expect(parseAt("2026-03-01T12:00")).toBeNull();
   });
 });

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { UserError } from "@/lib/errors/user-error";
+import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
 import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type KeyScheme } from "@/lib/idempotency/derive-key";
 
@@ -57,11 +58,9 @@ export function registerKey(program: Command): void {
 }
 
 export function parseAtOption(value: string): Date {
-  const text = value.trim();
-  // Unix seconds, or ISO 8601 with a zone: a bare "12:00" would be read in this machine's zone,
-  // and Date.parse alone would take "March 3" and guess a year. A date alone is UTC midnight.
-  const at = /^-?\d+(\.\d+)?$/.test(text) ? new Date(Number(text) * 1000) : ISO_WITH_ZONE.test(text) ? new Date(text) : null;
-  if (at === null || Number.isNaN(at.getTime())) throw new InvalidArgumentError("expected unix seconds or an ISO 8601 time with a zone, like 2026-03-01T12:00:00Z.");
+  // The console's one instant rule (lib/format/instant.ts): a bare "12:00" is refused, not read in this machine's zone.
+  const at = parseInstant(value.trim(), { unixSeconds: true });
+  if (at === null) throw new InvalidArgumentError(`expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused.`);
   return at;
 }
 
@@ -76,5 +75,3 @@ export function parseSchemeOption(value: string): KeyScheme {
   if (scheme === undefined) throw new InvalidArgumentError("expected python-json or jcs.");
   return scheme;
 }
-
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2}))?$/;

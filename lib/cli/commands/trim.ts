@@ -5,7 +5,8 @@ import { createProgressBar } from "@/lib/cli/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { formatDuration } from "@/lib/config/duration";
-import { DEFAULT_TRIM_BATCH, DEFAULT_TRIM_OLDER_THAN_MS, trim, type TrimPhase, type TrimResult } from "@/lib/retention/trim";
+import { RETENTION_MS } from "@/lib/retention/retention-window";
+import { DEFAULT_TRIM_BATCH, trim, type TrimPhase, type TrimResult } from "@/lib/retention/trim";
 
 const MAX_BATCH = 100_000;
 const PHASE_LABEL: Record<TrimPhase, string> = { records: "trim rows", unresolved: "trim unresolved", events: "trim events" };
@@ -16,7 +17,7 @@ export function registerTrim(program: Command): void {
   program
     .command("trim")
     .description("retention: delete idempotency rows and writer events older than a cutoff, in batches; in_progress claims are kept and reported")
-    .option("--older-than <duration>", "trim what was created before now minus this", parseDurationOption, DEFAULT_TRIM_OLDER_THAN_MS)
+    .option("--older-than <duration>", "trim what was created before now minus this", parseDurationOption, RETENTION_MS)
     .option("--batch <n>", "rows per batch (one transaction and one audit row each)", wholeNumberOption(1, MAX_BATCH), DEFAULT_TRIM_BATCH)
     .option("--dry-run", "count what would be deleted; delete nothing")
     .option("--include-unresolved", "also delete in_progress claims older than the cutoff (each one named in the audit log)")

@@ -1,5 +1,6 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_META } from "@/lib/demo/mcp/demo-caller";
+import pLimit from "p-limit";
 import { sleep } from "@/lib/demo/upstream/sleep";
 import { countCall, type HistoryCounts } from "@/lib/demo/traffic/history-counts";
 import type { PlannedCall, Scenario, ScenarioContext } from "@/lib/demo/traffic/plan-types";
@@ -53,19 +54,14 @@ export async function runPlan(
   options: { concurrency: number; counts: HistoryCounts; onProgress?: (progress: Progress) => void },
 ): Promise<void> {
   const total = scenarios.reduce((n, s) => n + s.steps.reduce((m, step) => m + step.length, 0), 0);
-  let next = 0;
   let done = 0;
-  const worker = async () => {
-    for (;;) {
-      const scenario = scenarios[next++];
-      if (!scenario) return;
-      const context: ScenarioContext = {};
-      for (const step of scenario.steps) {
-        await Promise.all(step.map((call) => runCall(client, call, context, options.counts)));
-        done += step.length;
-        options.onProgress?.({ done, total });
-      }
+  // p-limit starts queued scenarios in the order given: start order.
+  await pLimit(Math.max(1, options.concurrency)).map(scenarios, async (scenario) => {
+    const context: ScenarioContext = {};
+    for (const step of scenario.steps) {
+      await Promise.all(step.map((call) => runCall(client, call, context, options.counts)));
+      done += step.length;
+      options.onProgress?.({ done, total });
     }
-  };
-  await Promise.all(Array.from({ length: Math.max(1, options.concurrency) }, worker));
+  });
 }
