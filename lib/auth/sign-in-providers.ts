@@ -4,6 +4,7 @@ import GitHubProvider from "next-auth/providers/github";
 import { isDemoMode } from "@/lib/auth/demo-mode";
 import { clientAddressOf, passwordSignIn } from "@/lib/auth/password-sign-in";
 import { getDb } from "@/lib/db/client";
+import { oidcProfile } from "@/lib/auth/oidc-profile";
 import { oidcSettings } from "@/lib/auth/sign-in-options";
 
 export function buildProviders(): Provider[] {
@@ -19,6 +20,7 @@ export function buildProviders(): Provider[] {
       clientSecret: oidc.clientSecret,
       authorization: { params: { scope: "openid email profile" } },
       idToken: true,
+      userinfo: { request: oidcProfile },
       checks: ["pkce", "state"],
       profile: (profile: { sub: string; email?: string; name?: string }) => ({
         id: profile.sub,
