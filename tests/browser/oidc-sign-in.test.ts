@@ -143,6 +143,11 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
     const genuineCallback = issuer.tamperWithNextCallbackState();
     await toProviderLogin(page, "/records");
     await logInAtProvider(page, LISTED.email);
+    // The console asked with a state and a PKCE challenge of its own (a client that sends no state
+    // would be refused here only by the accident of an unexpected one).
+    const asked = issuer.lastAuthorizationRequest();
+    expect(asked?.get("state") ?? "(no state)").toMatch(/^[\w-]{20,}$/);
+    expect(asked?.get("code_challenge_method")).toBe("S256");
     await page.waitForURL((url) => url.pathname === "/sign-in" && url.searchParams.get("error") === "OAuthCallback");
     expect(await page.textContent('[data-testid="sign-in-error"]')).toBe("The identity provider's answer could not be verified. Try again.");
     expect((await me(page)).status).toBe(401);

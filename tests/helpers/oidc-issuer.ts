@@ -12,6 +12,8 @@ export type OidcIssuer = {
   clientSecret: string;
   /** How many times the token endpoint handed out tokens (a code exchanged). */
   codesExchanged(): number;
+  /** The query of the latest authorization request the console sent a browser to. */
+  lastAuthorizationRequest(): URLSearchParams | undefined;
   /**
    * Changes `state` in the next redirect back to the console, as an attacker between the two would,
    * and resolves with the redirect URL the provider meant to send (the genuine one).
@@ -64,8 +66,10 @@ export async function startOidcIssuer(options: { redirectUri: string; people: Oi
   });
   let exchanged = 0;
   provider.on("grant.success", () => (exchanged += 1));
+  let authorizationRequest: URLSearchParams | undefined;
   let tamper: ((genuine: URL) => void) | undefined;
   provider.use(async (ctx, next) => {
+    if (ctx.method === "GET" && ctx.path === "/auth") authorizationRequest = new URLSearchParams(ctx.querystring);
     await next();
     const location = ctx.response.get("location") ?? "";
     if (!tamper || !location.startsWith(`${options.redirectUri}?`)) return;
@@ -87,6 +91,7 @@ export async function startOidcIssuer(options: { redirectUri: string; people: Oi
     clientId,
     clientSecret,
     codesExchanged: () => exchanged,
+    lastAuthorizationRequest: () => authorizationRequest,
     tamperWithNextCallbackState: () => new Promise<URL>((resolve) => (tamper = resolve)),
     stop: () =>
       new Promise<void>((resolve) => {
