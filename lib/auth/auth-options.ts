@@ -42,6 +42,10 @@ export const authOptions: NextAuthOptions = {
         await recordSignInFailure(getDb(), { provider, account: accountOf(String(user.id ?? "")), client: "provider", reason: "the provider gave no e-mail", counted: false });
         return "/sign-in?error=NoEmail";
       }
+      if ((user as { emailUnverified?: boolean }).emailUnverified) {
+        await recordSignInFailure(getDb(), { provider, account: accountOf(user.email), client: "provider", reason: "e-mail not verified by the provider", counted: false });
+        return "/sign-in?error=NotAllowed";
+      }
       const consoleUser = await findUserByEmail(getDb(), user.email);
       if (!consoleUser || consoleUser.disabledAt) {
         await recordSignInFailure(getDb(), { provider, account: accountOf(user.email), client: "provider", reason: consoleUser ? "account disabled" : "not a console user", counted: false });

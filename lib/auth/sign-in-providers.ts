@@ -6,6 +6,7 @@ import { isDemoMode } from "@/lib/auth/demo-mode";
 import { clientAddressOf, passwordSignIn } from "@/lib/auth/password-sign-in";
 import { env } from "@/lib/config/environment";
 import { getDb } from "@/lib/db/client";
+import { oidcProfile } from "@/lib/auth/oidc-profile";
 import { githubSettings, oidcSettings } from "@/lib/auth/sign-in-options";
 
 export function buildProviders(): Provider[] {
@@ -21,10 +22,13 @@ export function buildProviders(): Provider[] {
       clientSecret: oidc.clientSecret,
       authorization: { params: { scope: "openid email profile" } },
       idToken: true,
+      userinfo: { request: oidcProfile },
       checks: ["pkce", "state"],
-      profile: (profile: { sub: string; email?: string; name?: string }) => ({
+      profile: (profile: { sub: string; email?: string; email_verified?: boolean; name?: string }) => ({
         id: profile.sub,
         email: profile.email ?? null,
+        // A provider that says it has not verified the address may be letting anyone claim it.
+        emailUnverified: profile.email_verified === false,
         name: profile.name ?? profile.email ?? profile.sub,
       }),
     });

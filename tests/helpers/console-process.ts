@@ -8,13 +8,15 @@ export type ConsoleProcess = { baseUrl: string; port: number; output(): string; 
  * Starts the console the way `npm run demo` does (the real launcher, a production build, `next start`)
  * on `port`, with `env` over this process's, and waits until /api/health answers. stop() ends the
  * launcher, which stops what it started (the server, the demo world, an embedded database).
+ * `command: "serve"` starts it as production does instead: no demo mode, no demo accounts, on 127.0.0.1.
  */
-export async function startConsoleProcess(options: { port: number; env: Record<string, string | undefined>; deadlineMs?: number }): Promise<ConsoleProcess> {
+export async function startConsoleProcess(options: { port: number; env: Record<string, string | undefined>; deadlineMs?: number; command?: "demo" | "serve" }): Promise<ConsoleProcess> {
   const baseUrl = `http://localhost:${options.port}`;
   const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
   const env: Record<string, string | undefined> = { ...process.env, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: "test-secret-for-the-browser-run", ...options.env };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
-  const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", "demo", "--port", String(options.port)], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const command = options.command === "serve" ? ["serve", "--host", "127.0.0.1"] : ["demo"];
+  const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", ...command, "--port", String(options.port)], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
