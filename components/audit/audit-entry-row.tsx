@@ -5,6 +5,7 @@ import { useState } from "react";
 import { RecordTime } from "@/components/records/record-time";
 import { JsonView } from "@/components/records-detail/json-view";
 import type { AuditEntryView } from "@/lib/audit/list-audit";
+import { Button } from "@/components/ui/button";
 
 const COLUMNS = 8;
 
@@ -52,9 +53,9 @@ export function AuditEntryRow({ entry, now }: { entry: AuditEntryView; now: stri
         </td>
         <td className="px-3 py-2 text-right" data-column="detail">
           {hasDetail ? (
-            <button type="button" onClick={() => setOpen(!open)} aria-expanded={open} className="whitespace-nowrap rounded-md border border-slate-300 px-2 py-0.5 text-xs text-slate-700 hover:bg-slate-100">
+            <Button variant="secondary" size="xs" onClick={() => setOpen(!open)} aria-expanded={open}>
               {open ? "Hide" : "Details"}
-            </button>
+            </Button>
           ) : null}
         </td>
       </tr>

@@ -1,5 +1,7 @@
 /** The filter values as they appear in the URL ("" for none). */
 export type AuditFilterValues = { actor: string; action: string; key: string; tenant: string; from: string; to: string; limit: string };
+import { Button } from "@/components/ui/button";
+import { buttonClass } from "@/components/ui/button";
 
 type Props = {
   values: AuditFilterValues;
@@ -59,11 +61,11 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         <input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className={`${field} w-36`} />
       </label>
       <input type="hidden" name="limit" value={values.limit} />
-      <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+      <Button variant="primary" size="md" type="submit">
         Apply
-      </button>
+      </Button>
       {active ? (
-        <a href={`/audit?limit=${values.limit}`} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100">
+        <a href={`/audit?limit=${values.limit}`} className={buttonClass({ variant: "secondary", className: "font-normal" })}>
           Clear filters
         </a>
       ) : null}

@@ -1,6 +1,6 @@
 import Link from "next/link";
 import type { LookupResult } from "@/lib/records/lookup";
-import { StatusBadge } from "@/components/records-detail/status-badge";
+import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp } from "@/components/records-detail/time-stamp";
 import { RefFateCard } from "./ref-fate-card";
 
@@ -75,7 +75,7 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
                   <td className="px-4 py-2">{match.tenant}</td>
                   <td className="px-4 py-2 font-mono">{match.tool ?? <span className="italic text-slate-500">unrecorded</span>}</td>
                   <td className="px-4 py-2">{match.subject ?? <span className="italic text-slate-500">unrecorded</span>}</td>
-                  <td className="px-4 py-2"><StatusBadge status={match.status} /></td>
+                  <td className="px-4 py-2"><StatusBadge status={match.status} wording="stored" /></td>
                   <td className="px-4 py-2"><TimeStamp iso={match.createdAt} now={now} /></td>
                   <td className="px-4 py-2 text-right">
                     <Link href={`/records/${match.key}`} className="text-sm font-medium text-slate-900 underline">Open</Link>

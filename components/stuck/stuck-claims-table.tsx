@@ -7,6 +7,7 @@ import type { RecordListItem } from "@/lib/records/list-records";
 import { BulkPlanPanel, type BulkPlanRequest } from "@/components/bulk/bulk-plan-panel";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
 import { RecordTime } from "@/components/records/record-time";
+import { Button } from "@/components/ui/button";
 
 type Props = {
   claims: RecordListItem[];
@@ -40,24 +41,20 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props)
     <>
       {canPlan ? (
         <div className="mb-3 flex flex-wrap items-center gap-2">
-          <button
-            type="button"
+          <Button variant="primary" size="md"
             disabled={chosen.length === 0}
             onClick={() => setRequest({ keys: chosen })}
-            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700 disabled:opacity-50"
             data-testid="plan-selected"
           >
             Plan for selected ({chosen.length})
-          </button>
-          <button
-            type="button"
+          </Button>
+          <Button variant="secondary" size="md"
             disabled={total === 0}
             onClick={() => setRequest({ filter: { ...filter } })}
-            className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-100 disabled:opacity-50"
             data-testid="plan-all"
           >
             Plan for all matching ({total.toLocaleString("en")}{total > 500 ? ", oldest 500" : ""})
-          </button>
+          </Button>
           <span className="text-xs text-slate-500">A plan is a dry run: it asks each processor and proposes; nothing changes until you apply it.</span>
         </div>
       ) : null}

@@ -6,6 +6,7 @@ import { ServerStatusList } from "./server-status-list";
 import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
 import { VerdictSummary } from "./verdict-summary";
+import { buttonClass } from "@/components/ui/button";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
 
@@ -31,7 +32,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
         <div className="ml-auto flex items-center gap-2">
           <span className="text-xs text-slate-500">Export for a code review</span>
           {(["md", "json"] as const).map((format) => (
-            <a key={format} href={`/api/v1/tools/audit/export?format=${format}&window=${audit.window}`} download className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100">
+            <a key={format} href={`/api/v1/tools/audit/export?format=${format}&window=${audit.window}`} download className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}>
               {format === "md" ? "Markdown" : "JSON"}
             </a>
           ))}
