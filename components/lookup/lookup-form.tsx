@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { extractRefs, MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
+import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 import { Button } from "@/components/ui/button";
 
 /** A URL this long still passes every proxy and Node's header limit. */
@@ -28,7 +29,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
       const found = extractRefs(query);
       if (found.ok) query = [...found.keys, ...found.refs].join(" ") || query.slice(0, 2_000);
     }
-    router.push(`/lookup?q=${encodeURIComponent(query)}`);
+    router.push(serializeLookupParams("/lookup", { q: query }));
   }
 
   return (

@@ -6,17 +6,17 @@ import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { lookUpRefs } from "@/lib/records/lookup";
+import { loadLookupParams, serializeLookupParams } from "@/lib/records/lookup-search-params";
 import { redactionOf } from "@/lib/records/redact";
 
 export const metadata = { title: "Lookup" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<{ q?: string | string[] }> };
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function LookupPage({ searchParams }: Props) {
-  const { q } = await searchParams;
-  const text = (Array.isArray(q) ? q[0] : q) ?? "";
-  const actor = await requirePageActor("records:lookup", text ? `/lookup?q=${encodeURIComponent(text.slice(0, 2_000))}` : "/lookup");
+  const { q: text } = await loadLookupParams(searchParams);
+  const actor = await requirePageActor("records:lookup", serializeLookupParams("/lookup", { q: text ? text.slice(0, 2_000) : null }));
   const now = new Date();
   const result = text.trim() ? await lookUpRefs(getDb(), actor, text, { redact: redactionOf(getConfig()) }) : null;
   // One record: straight to it, the answer support came for.
