@@ -9,6 +9,7 @@ import { requirePageActor } from "@/lib/auth/session-actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { traceRefs } from "@/lib/records/lookup";
+import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 import { getRecordDetail, parseKeyParam } from "@/lib/records/record-detail";
 import { readVisibleClaims } from "@/lib/resolve/bulk-plan";
 import { redactionOf } from "@/lib/records/redact";
@@ -27,7 +28,7 @@ export default async function RecordPage({ params }: Props) {
   const actor = await requirePageActor("records:read", `/records/${raw}`);
   const param = parseKeyParam(raw);
   // A ref typed into the address bar: the lookup handles prefixes and collisions.
-  if (param.kind === "ref") redirect(`/lookup?q=${param.ref}`);
+  if (param.kind === "ref") redirect(serializeLookupParams("/lookup", { q: param.ref }));
   if (param.kind === "invalid") notFound();
   const now = new Date();
   const detail = await getRecordDetail(getDb(), getConfig(), actor, param.key, now);
