@@ -143,7 +143,8 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
       : {}),
   });
 
-  const stack = (wide: string, narrow: string) => (stackBelowMd ? `${narrow} md:${wide}` : "");
+  // Whole class names, never built from parts: Tailwind only generates classes it finds written out.
+  const stack = (classes: string) => (stackBelowMd ? classes : "");
   const columnCount = allColumns.length;
 
   function headerContent(header: Header<DataTableFeatures, Row, unknown>) {
@@ -156,7 +157,7 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
     <div className={twMerge("overflow-x-auto rounded-lg border border-slate-200 bg-white", className)}>
       <table className={twMerge("min-w-full text-sm", stackBelowMd ? "block md:table" : "", tableClassName)} data-testid={testId}>
         {caption ? <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption> : null}
-        <thead className={twMerge(HEAD, stack("table-header-group", "hidden"))}>
+        <thead className={twMerge(HEAD, stack("hidden md:table-header-group"))}>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
               {group.headers.map((header) => {
@@ -178,13 +179,13 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
             </tr>
           ))}
         </thead>
-        <tbody className={twMerge("divide-y divide-slate-100", stack("table-row-group", "block"))}>
+        <tbody className={twMerge("divide-y divide-slate-100", stack("block md:table-row-group"))}>
           {table.getRowModel().rows.map((row) => {
             const attributes = rowAttributes?.(row.original) ?? {};
             const below = detail?.(row.original) ?? null;
             return (
               <Fragment key={row.id}>
-                <tr {...attributes} className={twMerge(stack("table-row", "block py-1"), attributes.className)}>
+                <tr {...attributes} className={twMerge(stack("block py-1 md:table-row"), attributes.className)}>
                   {row.getAllCells().map((cell) => {
                     const colSpan = cell.getColSpan();
                     if (colSpan === 0) return null;
@@ -193,7 +194,7 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
                         key={cell.id}
                         colSpan={colSpan > 1 ? colSpan : undefined}
                         data-column={cell.column.id}
-                        className={twMerge(TD, cell.column.columnDef.meta?.cellClassName, stack("table-cell", "block"))}
+                        className={twMerge(TD, cell.column.columnDef.meta?.cellClassName, stack("block md:table-cell"))}
                       >
                         <table.FlexRender cell={cell} />
                       </td>
