@@ -1,5 +1,7 @@
 "use client";
 
+import { Button } from "@/components/ui/button";
+
 // A failure while rendering a console page: say so plainly, never a stack trace.
 export default function ConsoleError({ error, reset }: { error: Error & { digest?: string }; reset: () => void }) {
   return (
@@ -9,9 +11,9 @@ export default function ConsoleError({ error, reset }: { error: Error & { digest
         The console could not answer, most often because its database is unreachable. Nothing was changed.
       </p>
       {error.digest ? <p className="mt-2 font-mono text-xs text-slate-500">error id {error.digest} (in the server log)</p> : null}
-      <button type="button" onClick={reset} className="mt-4 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+      <Button variant="primary" size="md" className="mt-4" onClick={reset}>
         Try again
-      </button>
+      </Button>
     </div>
   );
 }

@@ -1,5 +1,13 @@
+"use client";
+
+import { useQueryStates } from "nuqs";
+import { useTransition, type FormEvent } from "react";
+import { auditHref, auditSearchParams } from "@/lib/audit/audit-search-params";
+
 /** The filter values as they appear in the URL ("" for none). */
 export type AuditFilterValues = { actor: string; action: string; key: string; tenant: string; from: string; to: string; limit: string };
+import { Button } from "@/components/ui/button";
+import { buttonClass } from "@/components/ui/button";
 
 type Props = {
   values: AuditFilterValues;
@@ -12,14 +20,35 @@ type Props = {
 const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
 const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
+const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;
+
 /**
- * A plain GET form: submitting it navigates to /audit?…, so the filtered view is a URL to share,
- * and it works before (or without) JavaScript. Paging restarts at the newest entry on every submit.
+ * The filters, written to the URL through the audit page's nuqs parsers, so the filtered view is
+ * a URL to share; the server page validates them. Without JavaScript the same form is a plain GET
+ * to /audit. Paging restarts at the newest entry on every submit.
  */
 export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
+  const [pending, startTransition] = useTransition();
+  const [, setParams] = useQueryStates(auditSearchParams, { shallow: false, history: "push", startTransition });
   const active = values.actor || values.action || values.key || values.tenant || values.from || values.to;
+
+  function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const typed = Object.fromEntries(FIELDS.map((name) => [name, String(form.get(name) ?? "").trim() || null]));
+    void setParams({ ...typed, cursor: null });
+  }
+
   return (
-    <form method="get" action="/audit" aria-label="Filter the audit log" data-testid="audit-filter-form" className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3">
+    <form
+      method="get"
+      action="/audit"
+      onSubmit={submit}
+      aria-label="Filter the audit log"
+      aria-busy={pending}
+      data-testid="audit-filter-form"
+      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
+    >
       <label className={label}>
         Actor
         <input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className={`${field} w-36`} />
@@ -59,11 +88,11 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         <input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className={`${field} w-36`} />
       </label>
       <input type="hidden" name="limit" value={values.limit} />
-      <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+      <Button variant="primary" size="md" type="submit">
         Apply
-      </button>
+      </Button>
       {active ? (
-        <a href={`/audit?limit=${values.limit}`} className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100">
+        <a href={auditHref({ limit: values.limit })} className={buttonClass({ variant: "secondary", className: "font-normal" })}>
           Clear filters
         </a>
       ) : null}

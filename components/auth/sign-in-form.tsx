@@ -3,6 +3,7 @@
 import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { Button } from "@/components/ui/button";
 
 type Option = { id: string; name: string; kind: "oauth" | "demo" };
 type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
@@ -42,15 +43,13 @@ export function SignInForm(props: {
       {props.options
         .filter((o) => o.kind === "oauth")
         .map((o) => (
-          <button
+          <Button variant="primary" size="md" className="mb-2 w-full py-2"
             key={o.id}
-            type="button"
             disabled={disabled}
             onClick={() => void signIn(o.id, { callbackUrl: props.callbackUrl })}
-            className="mb-2 w-full rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50"
           >
             Continue with {o.name}
-          </button>
+          </Button>
         ))}
 
       {demo ? (
@@ -64,9 +63,9 @@ export function SignInForm(props: {
               <span className="mb-1 block text-slate-700">Password</span>
               <input name="password" type="password" required autoComplete="current-password" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
             </label>
-            <button type="submit" disabled={disabled} className="rounded-md bg-slate-900 px-3 py-2 text-sm font-medium text-white hover:bg-slate-700 disabled:opacity-50">
+            <Button variant="primary" size="md" className="py-2" type="submit" disabled={disabled}>
               Sign in
-            </button>
+            </Button>
           </form>
           {props.demoAccounts.length > 0 && props.demoPassword ? (
             <div className="mt-5 border-t border-slate-200 pt-4">
@@ -75,20 +74,18 @@ export function SignInForm(props: {
               </p>
               <div className="flex flex-col gap-1.5">
                 {props.demoAccounts.map((account) => (
-                  <button
+                  <Button variant="secondary" size="md" className="justify-between border-slate-200 text-left font-normal"
                     key={account.email}
-                    type="button"
                     disabled={disabled}
                     data-testid={`demo-sign-in-${account.email}`}
                     onClick={() => void signInWithPassword(account.email, props.demoPassword ?? "")}
-                    className="flex items-center justify-between rounded-md border border-slate-200 px-3 py-1.5 text-left text-sm hover:bg-slate-50 disabled:opacity-50"
                   >
                     <span>{account.email}</span>
                     <span className="text-xs text-slate-500">
                       {account.role}
                       {account.tenants.length ? ` · ${account.tenants.join(", ")}` : ""}
                     </span>
-                  </button>
+                  </Button>
                 ))}
               </div>
             </div>

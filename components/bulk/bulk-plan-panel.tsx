@@ -5,6 +5,8 @@ import { useEffect, useState } from "react";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/resolve/resolve-rules";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
 
@@ -23,17 +25,6 @@ type Phase =
   | { kind: "applied"; plan: BulkPlan }
   | { kind: "failed"; message: string };
 
-async function postJson<T>(url: string, body: unknown): Promise<{ ok: true; value: T } | { ok: false; message: string }> {
-  try {
-    const response = await fetch(url, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
-    const json = (await response.json().catch(() => null)) as T | { error?: { message?: string } } | null;
-    if (!response.ok) return { ok: false, message: (json as { error?: { message?: string } } | null)?.error?.message ?? `The console answered ${response.status}.` };
-    return { ok: true, value: json as T };
-  } catch {
-    return { ok: false, message: "The console could not be reached." };
-  }
-}
-
 /** Dry-run plan → reason → apply in batches with a progress bar → results row by row. */
 export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; onClose: () => void }) {
   const router = useRouter();
@@ -44,7 +35,7 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
 
   useEffect(() => {
     let cancelled = false;
-    void postJson<BulkPlan>("/api/v1/bulk/plan", request).then((answer) => {
+    void sendMutation<BulkPlan>("/api/v1/bulk/plan", { json: request }).then((answer) => {
       if (cancelled) return;
       setNow(new Date());
       setPhase(answer.ok ? { kind: "planned", plan: answer.value } : { kind: "failed", message: answer.message });
@@ -60,9 +51,8 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
     setPhase({ kind: "applying", plan, done: 0, total: actionable.length });
     for (let i = 0; i < actionable.length; i += APPLY_BATCH) {
       const batch = actionable.slice(i, i + APPLY_BATCH);
-      const answer = await postJson<BulkApplyResult>("/api/v1/bulk/apply", {
-        reason,
-        rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })),
+      const answer = await sendMutation<BulkApplyResult>("/api/v1/bulk/apply", {
+        json: { reason, rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })) },
       });
       for (const row of batch) {
         const result = answer.ok
@@ -90,9 +80,9 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
                 : null}
           </p>
         </div>
-        <button type="button" onClick={onClose} disabled={phase.kind === "applying"} className="ml-auto text-sm text-slate-600 underline disabled:opacity-50">
+        <Button variant="link" onClick={onClose} disabled={phase.kind === "applying"} className="ml-auto">
           Close
-        </button>
+        </Button>
       </div>
 
       {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
@@ -140,15 +130,9 @@ function ApplyForm({ plan, reason, setReason, onApply }: { plan: BulkPlan; reaso
         Reason (goes into every audit row)
         <input value={reason} onChange={(e) => setReason(e.target.value)} name="bulk-reason" placeholder="e.g. processor timeouts during last night's incident" className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm" />
       </label>
-      <button
-        type="button"
-        onClick={onApply}
-        disabled={actionable === 0 || !reasonOk}
-        className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700 disabled:opacity-50"
-        data-testid="bulk-apply"
-      >
+      <Button variant="primary" onClick={onApply} disabled={actionable === 0 || !reasonOk} data-testid="bulk-apply">
         Apply {actionable} action{actionable === 1 ? "" : "s"}
-      </button>
+      </Button>
       <p className="w-full text-xs text-slate-500">
         {actionable === 0
           ? "Nothing to apply: every row is left as it is."

@@ -1,4 +1,5 @@
 import type { ReactNode } from "react";
+import { Button } from "@/components/ui/button";
 
 export type ExplainFormValues = Partial<Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>>;
 
@@ -42,9 +43,9 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           <textarea id="compare" name="compare" defaultValue={values.compare} rows={4} maxLength={10_000} className={`${INPUT} font-mono`} placeholder='{"card": "c_71", "amount_cents": 24000}' />
         </Labelled>
       </div>
-      <button type="submit" className="mt-3 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+      <Button variant="primary" size="md" className="mt-3" type="submit">
         Explain
-      </button>
+      </Button>
     </form>
   );
 }

@@ -3,7 +3,7 @@ import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { BucketNeighbour, ByteWindow, KeyExplanation } from "@/lib/records/explain-key";
 import { CopyButton } from "@/components/records-detail/copy-button";
-import { StatusBadge } from "@/components/records-detail/status-badge";
+import { StatusBadge } from "@/components/records/status-badge";
 import { utcText } from "@/components/records-detail/time-stamp";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 
@@ -83,7 +83,7 @@ function BucketCard({ bucket }: { bucket: BucketNeighbour }) {
               <Link href={`/records/${record.key}`} className="font-mono font-medium underline">
                 {record.ref}
               </Link>{" "}
-              <StatusBadge status={record.status} />
+              <StatusBadge status={record.status} wording="stored" />
               <div className="text-xs text-slate-600">{describeOffset(bucket.position, record.offsetMs)}</div>
             </li>
           ))}

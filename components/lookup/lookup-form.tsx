@@ -3,6 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useState, type FormEvent } from "react";
 import { extractRefs, MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
+import { serializeLookupParams } from "@/lib/records/lookup-search-params";
+import { Button } from "@/components/ui/button";
 
 /** A URL this long still passes every proxy and Node's header limit. */
 const MAX_QUERY_CHARS = 6_000;
@@ -27,7 +29,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
       const found = extractRefs(query);
       if (found.ok) query = [...found.keys, ...found.refs].join(" ") || query.slice(0, 2_000);
     }
-    router.push(`/lookup?q=${encodeURIComponent(query)}`);
+    router.push(serializeLookupParams("/lookup", { q: query }));
   }
 
   return (
@@ -49,9 +51,9 @@ export function LookupForm({ initialText }: { initialText: string }) {
         className="mt-2 w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm placeholder:text-slate-400 focus:border-slate-500 focus:outline-none"
       />
       <div className="mt-2 flex items-center gap-3">
-        <button type="submit" className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+        <Button variant="primary" size="md" type="submit">
           Look up
-        </button>
+        </Button>
         <span className="text-xs text-slate-500">Quotes, brackets and surrounding words are fine. Ctrl+Enter submits.</span>
       </div>
       {message ? (

@@ -1,7 +1,5 @@
-import Link from "next/link";
 import type { LookupResult } from "@/lib/records/lookup";
-import { StatusBadge } from "@/components/records-detail/status-badge";
-import { TimeStamp } from "@/components/records-detail/time-stamp";
+import { LookupMatchesTable } from "./lookup-matches-table";
 import { RefFateCard } from "./ref-fate-card";
 
 /**
@@ -56,34 +54,7 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
               time of the error tell them apart.
             </p>
           </div>
-          <table className="w-full text-left text-sm">
-            <thead className="bg-slate-50 text-xs uppercase tracking-wide text-slate-500">
-              <tr>
-                <th className="px-4 py-2 font-medium">Ref</th>
-                <th className="px-4 py-2 font-medium">Tenant</th>
-                <th className="px-4 py-2 font-medium">Tool</th>
-                <th className="px-4 py-2 font-medium">Subject</th>
-                <th className="px-4 py-2 font-medium">Status</th>
-                <th className="px-4 py-2 font-medium">Created</th>
-                <th className="px-4 py-2 font-medium" />
-              </tr>
-            </thead>
-            <tbody className="divide-y divide-slate-100">
-              {result.matches.map((match) => (
-                <tr key={match.key} data-testid="lookup-match">
-                  <td className="px-4 py-2 font-mono" title={match.key}>{match.ref}<span className="text-slate-500">{match.key.slice(12, 18)}…</span></td>
-                  <td className="px-4 py-2">{match.tenant}</td>
-                  <td className="px-4 py-2 font-mono">{match.tool ?? <span className="italic text-slate-500">unrecorded</span>}</td>
-                  <td className="px-4 py-2">{match.subject ?? <span className="italic text-slate-500">unrecorded</span>}</td>
-                  <td className="px-4 py-2"><StatusBadge status={match.status} /></td>
-                  <td className="px-4 py-2"><TimeStamp iso={match.createdAt} now={now} /></td>
-                  <td className="px-4 py-2 text-right">
-                    <Link href={`/records/${match.key}`} className="text-sm font-medium text-slate-900 underline">Open</Link>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
+          <LookupMatchesTable matches={result.matches} now={now} />
           {result.moreMatches ? <p className="p-4 text-xs text-slate-500">More records share this ref than are listed; paste the full key to pick one.</p> : null}
         </section>
       )}

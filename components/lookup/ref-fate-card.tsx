@@ -1,6 +1,7 @@
 import Link from "next/link";
 import { JsonView } from "@/components/records-detail/json-view";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { auditHref } from "@/lib/audit/audit-search-params";
 import type { RefTrace } from "@/lib/records/lookup";
 import type { ReleasedRef, TrimmedRef } from "@/lib/records/ref-fate";
 
@@ -49,7 +50,7 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
         <dd className="break-all font-mono text-xs leading-5">{entry.key}</dd>
         <Term>Audit entry</Term>
         <dd>
-          <Link href={`/audit?key=${entry.key}&action=${entry.action}`} className="font-medium text-slate-900 underline underline-offset-2" data-testid="released-audit-link">
+          <Link href={auditHref({ key: entry.key, action: entry.action })} className="font-medium text-slate-900 underline underline-offset-2" data-testid="released-audit-link">
             #{entry.auditId} · {entry.action}
           </Link>
         </dd>
@@ -65,7 +66,7 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
 
 function TrimmedCard({ token, entry, now }: { token: string; entry: TrimmedRef; now: Date }) {
   const at = new Date(entry.at);
-  const auditHref = `/audit?action=${entry.action}&from=${at.toISOString()}&to=${new Date(at.getTime() + 1).toISOString()}`;
+  const trimHref = auditHref({ action: entry.action, from: at.toISOString(), to: new Date(at.getTime() + 1).toISOString() });
   return (
     <article className="rounded-lg border border-slate-300 bg-white p-5" data-testid="ref-trimmed" data-audit-id={entry.auditId}>
       <Heading tone="bg-slate-200 text-slate-800" word="Trimmed" token={token} />
@@ -93,7 +94,7 @@ function TrimmedCard({ token, entry, now }: { token: string; entry: TrimmedRef; 
         <Term>Audit entry</Term>
         <dd>
           {entry.auditVisible ? (
-            <Link href={auditHref} className="font-medium text-slate-900 underline underline-offset-2">
+            <Link href={trimHref} className="font-medium text-slate-900 underline underline-offset-2">
               #{entry.auditId} · {entry.action}
             </Link>
           ) : (

@@ -3,6 +3,7 @@
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { METRICS_WINDOWS, metricsSearchParams, UNRECORDED_TOOL } from "@/lib/metrics/metrics-params";
+import { Button } from "@/components/ui/button";
 
 type Props = {
   /** Tools worth offering: those in the window and the configured ones. */
@@ -29,15 +30,15 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
     <div className="mb-4 flex flex-wrap items-end gap-3" aria-busy={pending}>
       <div role="group" aria-label="Window" className="inline-flex overflow-hidden rounded-md border border-slate-300">
         {METRICS_WINDOWS.map((w) => (
-          <button
+          <Button
             key={w}
-            type="button"
+            variant={params.window === w ? "primary" : "ghost"}
+            className="rounded-none bg-white px-3 py-1 font-normal aria-pressed:bg-slate-900"
             aria-pressed={params.window === w}
             onClick={() => void setParams({ window: w })}
-            className={`px-3 py-1 text-sm ${params.window === w ? "bg-slate-900 text-white" : "bg-white text-slate-700 hover:bg-slate-50"}`}
           >
             {w}
-          </button>
+          </Button>
         ))}
       </div>
       <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
@@ -70,15 +71,15 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
             Tenant
             <input className={field} name="tenant" defaultValue={params.tenant ?? ""} placeholder="every tenant" />
           </label>
-          <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm hover:bg-slate-50">
+          <Button variant="secondary" size="md" className="py-1" type="submit">
             Apply
-          </button>
+          </Button>
         </form>
       )}
       {params.tool !== null || params.tenant !== null ? (
-        <button type="button" className="text-sm text-slate-600 underline" onClick={() => void setParams({ tool: null, tenant: null })}>
+        <Button variant="link" size="md" onClick={() => void setParams({ tool: null, tenant: null })}>
           Clear filters
-        </button>
+        </Button>
       ) : null}
       {pending ? <span className="text-xs text-slate-500">loading…</span> : null}
     </div>

@@ -1,3 +1,7 @@
+"use client";
+
+import { useMemo } from "react";
+import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { MIN_RATE_CALLS, type MetricsFigures } from "@/lib/metrics/metrics-report";
 import { formatCount, formatMs, formatRate, formatRatio, NOT_RECORDED } from "./metric-format";
 
@@ -33,14 +37,14 @@ function RateCell({ row }: { row: RiskRow }) {
 /** How many the console resolved, and below it how long those claims had waited (p50 / p95). */
 function ResolvedCell({ count, p50, p95, testId }: { count: number; p50: number | null; p95: number | null; testId: string }) {
   return (
-    <td className={td} data-testid={testId}>
+    <span data-testid={testId}>
       <span data-part="count">{count.toLocaleString("en")}</span>
       {count > 0 ? (
         <span className="block text-[11px] text-slate-500" data-part="delay" title="claim to resolution, p50 / p95">
           {formatMs(p50)} / {formatMs(p95)}
         </span>
       ) : null}
-    </td>
+    </span>
   );
 }
 
@@ -68,6 +72,88 @@ function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean })
   );
 }
 
+const column = dataColumns<RiskRow>();
+const figure = (title?: string) => ({ headerClassName: th, headerTitle: title, cellClassName: td });
+const unbackedRow = (r: RiskRow) => r.tool !== undefined && !r.tool.seen && r.tool.declaredIdempotentHint === true;
+// The writer records no events: one cell for the four event figures, since none of them exists.
+const eventSpan = ({ row }: { row: { original: RiskRow } }) => (row.original.eventsRecorded ? 1 : 4);
+
+function riskColumns(firstColumn: string) {
+  return column.columns([
+    column.accessor("label", {
+      id: "label",
+      header: firstColumn,
+      // The notes under a tool's name may wrap: the table then fits its container instead of scrolling.
+      meta: { headerClassName: `${thBase} text-left`, cellClassName: "px-2 py-1.5 text-left font-mono text-xs" },
+      cell: ({ row: { original: r } }) => (
+        <>
+          {r.href ? (
+            <a className={`whitespace-nowrap underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`} href={r.href} data-testid="row-label">
+              {r.label}
+            </a>
+          ) : (
+            <span className="whitespace-nowrap" data-testid="row-label">{r.label}</span>
+          )}
+          {r.tool ? <ToolNotes facts={r.tool} unbacked={unbackedRow(r)} /> : null}
+        </>
+      ),
+    }),
+    column.accessor("stuckNow", {
+      id: "stuckNow",
+      header: "Stuck now",
+      meta: figure("in_progress past the tool's threshold, now"),
+      cell: (info) => <span className={info.getValue() > 0 ? "font-semibold text-red-700" : undefined}>{info.getValue().toLocaleString("en")}</span>,
+    }),
+    column.accessor("executions", { id: "executions", header: "Executions", meta: figure("claims"), cell: (info) => formatCount(info.getValue()) }),
+    column.accessor("completed", { id: "completed", header: "Completed", meta: figure("completions by writers and by the console"), cell: (info) => formatCount(info.getValue()) }),
+    column.accessor("outcomeUnknown", {
+      id: "outcomeUnknown",
+      header: "Unknown",
+      meta: figure("outcome unknown: processor timeouts reported to the caller"),
+      spanColumns: eventSpan,
+      cell: ({ row: { original: r } }) =>
+        r.eventsRecorded ? (
+          <span className={(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : undefined}>{cell(formatCount(r.outcomeUnknown))}</span>
+        ) : (
+          <span className="block text-center" title="this writer records no replay, rejection or outcome-unknown events">
+            <Missing text={NOT_RECORDED} />
+          </span>
+        ),
+    }),
+    column.accessor("replaysServed", { id: "replays", header: "Replays", meta: figure(), cell: (info) => cell(formatCount(info.getValue())) }),
+    column.accessor("inFlightRejected", { id: "rejected", header: "Rejected", meta: figure("in-flight rejections: repeats while the first call ran"), cell: (info) => cell(formatCount(info.getValue())) }),
+    column.accessor("suppressionRate", {
+      id: "suppression",
+      header: "Suppression",
+      meta: figure(`(replays + rejections) / (executions + replays + rejections); a rate over fewer than ${MIN_RATE_CALLS} calls shows its count`),
+      cell: ({ row: { original: r } }) => <RateCell row={r} />,
+    }),
+    column.display({
+      id: "writerLatency",
+      header: "Writer p50 / p95",
+      meta: figure("writers' time to complete (the console's completions left out), to within 9%"),
+      cell: ({ row: { original: r } }) => (
+        <span data-testid="writer-latency">
+          {formatMs(r.completeP50Ms)} / {formatMs(r.completeP95Ms)}
+        </span>
+      ),
+    }),
+    column.display({
+      id: "byOperators",
+      header: "By operators",
+      meta: figure("claims operators resolved (single or bulk), and how long they had waited: p50 / p95"),
+      cell: ({ row: { original: r } }) => <ResolvedCell count={r.resolvedByOperator} p50={r.operatorResolveP50Ms} p95={r.operatorResolveP95Ms} testId="resolved-by-operators" />,
+    }),
+    column.display({
+      id: "byReconciler",
+      header: "By reconciler",
+      meta: figure("claims the reconciler resolved, and how long they had waited: p50 / p95"),
+      cell: ({ row: { original: r } }) => <ResolvedCell count={r.resolvedByReconciler} p50={r.reconcilerResolveP50Ms} p95={r.reconcilerResolveP95Ms} testId="resolved-by-reconciler" />,
+    }),
+    column.accessor("sideEffectsPerOperation", { id: "effects", header: "Effects/op", meta: figure("side effects the processor performed per operation (reference)"), cell: (info) => cell(formatRatio(info.getValue())) }),
+  ]);
+}
+
 /**
  * Per tool (or tenant) figures, riskiest first: stuck now + outcome unknown, then volume. Event
  * figures of writers that record no events read "not recorded"; side effects without a processor
@@ -75,80 +161,24 @@ function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean })
  * "never seen", and one that claims idempotentHint without a key is marked.
  */
 export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; caption: string; firstColumn: string }) {
+  const columns = useMemo(() => riskColumns(firstColumn), [firstColumn]);
   if (rows.length === 0) {
     return <p className="rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-500">No claims, events or stuck rows in this window.</p>;
   }
   return (
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="min-w-full text-[13px]" data-testid={`risk-table-${firstColumn}`}>
-        <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption>
-        <thead className="border-b border-slate-200">
-          <tr>
-            <th className={`${thBase} text-left`}>{firstColumn}</th>
-            <th className={th} title="in_progress past the tool's threshold, now">Stuck now</th>
-            <th className={th} title="claims">Executions</th>
-            <th className={th} title="completions by writers and by the console">Completed</th>
-            <th className={th} title="outcome unknown: processor timeouts reported to the caller">Unknown</th>
-            <th className={th}>Replays</th>
-            <th className={th} title="in-flight rejections: repeats while the first call ran">Rejected</th>
-            <th className={th} title={`(replays + rejections) / (executions + replays + rejections); a rate over fewer than ${MIN_RATE_CALLS} calls shows its count`}>Suppression</th>
-            <th className={th} title="writers' time to complete (the console's completions left out), to within 9%">Writer p50 / p95</th>
-            <th className={th} title="claims operators resolved (single or bulk), and how long they had waited: p50 / p95">By operators</th>
-            <th className={th} title="claims the reconciler resolved, and how long they had waited: p50 / p95">By reconciler</th>
-            <th className={th} title="side effects the processor performed per operation (reference)">Effects/op</th>
-          </tr>
-        </thead>
-        <tbody className="divide-y divide-slate-100">
-          {rows.map((r) => {
-            const unbacked = r.tool !== undefined && !r.tool.seen && r.tool.declaredIdempotentHint === true;
-            return (
-              <tr
-                key={r.id}
-                data-row={r.id}
-                data-risk={r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low"}
-                data-seen={r.tool ? String(r.tool.seen) : undefined}
-                className={unbacked ? "bg-amber-50" : undefined}
-              >
-                {/* The notes under a tool's name may wrap: the table then fits its container instead of scrolling. */}
-                <td className="px-2 py-1.5 text-left font-mono text-xs">
-                  {r.href ? (
-                    <a className={`whitespace-nowrap underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`} href={r.href} data-testid="row-label">
-                      {r.label}
-                    </a>
-                  ) : (
-                    <span className="whitespace-nowrap" data-testid="row-label">{r.label}</span>
-                  )}
-                  {r.tool ? <ToolNotes facts={r.tool} unbacked={unbacked} /> : null}
-                </td>
-                <td className={`${td} ${r.stuckNow > 0 ? "font-semibold text-red-700" : ""}`}>{r.stuckNow.toLocaleString("en")}</td>
-                <td className={td}>{formatCount(r.executions)}</td>
-                <td className={td}>{formatCount(r.completed)}</td>
-                {r.eventsRecorded ? (
-                  <>
-                    <td className={`${td} ${(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : ""}`}>{cell(formatCount(r.outcomeUnknown))}</td>
-                    <td className={td}>{cell(formatCount(r.replaysServed))}</td>
-                    <td className={td}>{cell(formatCount(r.inFlightRejected))}</td>
-                    <td className={td}>
-                      <RateCell row={r} />
-                    </td>
-                  </>
-                ) : (
-                  // One cell for the four event figures: the writer records no events, so none of them exists.
-                  <td className="px-2 py-1.5 text-center align-top whitespace-nowrap" colSpan={4} title="this writer records no replay, rejection or outcome-unknown events">
-                    <Missing text={NOT_RECORDED} />
-                  </td>
-                )}
-                <td className={td} data-testid="writer-latency">
-                  {formatMs(r.completeP50Ms)} / {formatMs(r.completeP95Ms)}
-                </td>
-                <ResolvedCell count={r.resolvedByOperator} p50={r.operatorResolveP50Ms} p95={r.operatorResolveP95Ms} testId="resolved-by-operators" />
-                <ResolvedCell count={r.resolvedByReconciler} p50={r.reconcilerResolveP50Ms} p95={r.reconcilerResolveP95Ms} testId="resolved-by-reconciler" />
-                <td className={td}>{cell(formatRatio(r.sideEffectsPerOperation))}</td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      columns={columns}
+      data={rows}
+      getRowId={(r) => r.id}
+      testId={`risk-table-${firstColumn}`}
+      caption={caption}
+      tableClassName="text-[13px]"
+      rowAttributes={(r) => ({
+        "data-row": r.id,
+        "data-risk": r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low",
+        "data-seen": r.tool ? String(r.tool.seen) : undefined,
+        className: unbackedRow(r) ? "bg-amber-50" : undefined,
+      })}
+    />
   );
 }

@@ -4,6 +4,8 @@ import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check";
 import { JsonView } from "@/components/records-detail/json-view";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 const OUTCOME_TEXT: Record<ProcessorOutcome, { label: string; style: string; meaning: string }> = {
   taken: { label: "Taken", style: "border-emerald-300 bg-emerald-50 text-emerald-900", meaning: "The processor performed it. The customer was charged once; do not submit it again." },
@@ -22,31 +24,21 @@ export function AskProcessor({ recordKey, processor, onAnswer }: { recordKey: st
 
   async function ask() {
     setState({ phase: "asking" });
-    try {
-      const response = await fetch(`/api/v1/records/${encodeURIComponent(recordKey)}/check`, { method: "POST" });
-      const body = (await response.json()) as RecordCheck | { error?: { message?: string } };
-      if (!response.ok || !("check" in body)) {
-        setState({ phase: "failed", message: ("error" in body && body.error?.message) || `The console answered ${response.status}.` });
-        return;
-      }
-      setState({ phase: "answered", result: body });
-      onAnswer?.(body);
-    } catch {
-      setState({ phase: "failed", message: "The console could not be reached. Nothing was changed." });
-    }
+    const answer = await sendMutation<RecordCheck>(`/api/v1/records/${encodeURIComponent(recordKey)}/check`, {
+      unreachable: "Nothing was changed.",
+      accept: (value): value is RecordCheck => typeof value === "object" && value !== null && "check" in value,
+    });
+    if (!answer.ok) return setState({ phase: "failed", message: answer.message });
+    setState({ phase: "answered", result: answer.value });
+    onAnswer?.(answer.value);
   }
 
   return (
     <div>
       <div className="flex flex-wrap items-center gap-3">
-        <button
-          type="button"
-          onClick={() => void ask()}
-          disabled={state.phase === "asking"}
-          className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700 disabled:opacity-60"
-        >
+        <Button variant="primary" onClick={() => void ask()} disabled={state.phase === "asking"}>
           {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
-        </button>
+        </Button>
         <span className="text-xs text-slate-500">{processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}</span>
       </div>
       {state.phase === "failed" ? (

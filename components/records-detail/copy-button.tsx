@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 
 /** Copies a key, ref or message; says "copied" for a moment so the click is visibly done. */
 export function CopyButton({ text, label = "Copy" }: { text: string; label?: string }) {
@@ -15,13 +16,14 @@ export function CopyButton({ text, label = "Copy" }: { text: string; label?: str
     }
   }
   return (
-    <button
-      type="button"
+    <Button
+      variant="secondary"
+      size="xs"
+      className="rounded px-1.5 font-normal text-slate-600"
       onClick={() => void copy()}
       aria-label={`${label}: ${text.length > 40 ? `${text.slice(0, 40)}…` : text}`}
-      className="whitespace-nowrap rounded border border-slate-300 px-1.5 py-0.5 text-xs text-slate-600 hover:bg-slate-100"
     >
       {copied ? "Copied" : label}
-    </button>
+    </Button>
   );
 }

@@ -6,7 +6,7 @@ import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { JsonView } from "@/components/records-detail/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
-import { StatusBadge } from "@/components/records-detail/status-badge";
+import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
 
 /**
@@ -22,7 +22,7 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
           <span className="text-xs uppercase tracking-wide text-slate-500">ref</span>
           <span className="font-mono text-2xl font-semibold tracking-tight" data-testid="record-ref">{record.ref}</span>
           <CopyButton text={record.ref} label="Copy ref" />
-          <StatusBadge status={record.status} stuck={stuck.isStuck} />
+          <StatusBadge status={record.status} stuck={stuck.isStuck} wording="stored" testId="record-status" />
         </div>
         <dl className="mt-4 grid grid-cols-1 gap-x-8 gap-y-3 text-sm md:grid-cols-2 xl:grid-cols-3">
           <Field label="Key" wide>

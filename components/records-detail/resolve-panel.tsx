@@ -6,8 +6,8 @@ import type { RecordCheck } from "@/lib/resolve/check-record";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
 import { FORCE_RELEASE_CONFIRMATION, isReasonLongEnough } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
-
-/** Typed by an admin to release a claim without "not taken" evidence (the API wants the same words). */
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
 
@@ -29,8 +29,6 @@ type Result =
   | { kind: "conflict"; message: string; current: RowSnapshot | null | undefined }
   | { kind: "refused"; message: string };
 
-type ErrorBody = { error?: { code?: string; message?: string; current?: RowSnapshot | null } };
-
 /**
  * The operator's panel: ask the processor, then Complete (it says taken: store its receipt) or
  * Release (it says not taken: delete the claim, snapshot in the audit log), with a required
@@ -51,23 +49,17 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
 
   async function send(action: "complete" | "release", force = false) {
     setResult({ kind: "sending", action });
-    try {
-      const response = await fetch(`/api/v1/records/${encodeURIComponent(recordKey)}/resolve`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ action, reason, expectedUpdatedAt: version, ...(force ? { force: true, confirm } : {}) }),
-      });
-      const body = (await response.json().catch(() => ({}))) as ErrorBody;
-      if (response.ok) {
-        setResult({ kind: "done", message: action === "complete" ? "Completed with the processor's receipt." : "Released: the claim is deleted; its snapshot is in the audit log." });
-        router.refresh();
-        return;
-      }
-      const message = body.error?.message ?? `The console answered ${response.status}.`;
-      if (response.status === 409 && body.error?.code === "conflict") setResult({ kind: "conflict", message, current: body.error.current });
-      else setResult({ kind: "refused", message });
-    } catch {
-      setResult({ kind: "refused", message: "The console could not be reached. Nothing was changed." });
+    const answer = await sendMutation(`/api/v1/records/${encodeURIComponent(recordKey)}/resolve`, {
+      json: { action, reason, expectedUpdatedAt: version, ...(force ? { force: true, confirm } : {}) },
+      unreachable: "Nothing was changed.",
+    });
+    if (answer.ok) {
+      setResult({ kind: "done", message: action === "complete" ? "Completed with the processor's receipt." : "Released: the claim is deleted; its snapshot is in the audit log." });
+      router.refresh();
+    } else if (answer.status === 409 && answer.code === "conflict") {
+      setResult({ kind: "conflict", message: answer.message, current: answer.error.current as RowSnapshot | null | undefined });
+    } else {
+      setResult({ kind: "refused", message: answer.message });
     }
   }
 
@@ -99,25 +91,13 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
             />
           </label>
           <div className="mt-3 flex flex-wrap items-center gap-2">
-            <button
-              type="button"
-              disabled={!actionable || outcome !== "taken" || !reasonOk || busy}
-              onClick={() => void send("complete")}
-              className="rounded-md bg-emerald-700 px-3 py-1.5 text-sm text-white hover:bg-emerald-600 disabled:opacity-40"
-              data-testid="resolve-complete"
-            >
+            <Button variant="good" disabled={!actionable || outcome !== "taken" || !reasonOk || busy} onClick={() => void send("complete")} data-testid="resolve-complete">
               {result.kind === "sending" && result.action === "complete" ? "Completing…" : "Complete with receipt"}
-            </button>
+            </Button>
             {permissions.release ? (
-              <button
-                type="button"
-                disabled={!actionable || outcome !== "not_taken" || !reasonOk || busy}
-                onClick={() => void send("release")}
-                className="rounded-md bg-sky-700 px-3 py-1.5 text-sm text-white hover:bg-sky-600 disabled:opacity-40"
-                data-testid="resolve-release"
-              >
+              <Button variant="info" disabled={!actionable || outcome !== "not_taken" || !reasonOk || busy} onClick={() => void send("release")} data-testid="resolve-release">
                 {result.kind === "sending" && result.action === "release" ? "Releasing…" : "Release the claim"}
-              </button>
+              </Button>
             ) : null}
             <span className="text-xs text-slate-500">{disabledWhy ?? (!reasonOk ? "Say why, in a few words." : null)}</span>
           </div>
@@ -130,14 +110,9 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
               </p>
               <div className="flex flex-wrap items-center gap-2">
                 <input value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-label="Type force release to confirm" className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm" />
-                <button
-                  type="button"
-                  disabled={confirm !== FORCE_RELEASE_CONFIRMATION || !reasonOk || busy}
-                  onClick={() => void send("release", true)}
-                  className="rounded-md bg-red-700 px-3 py-1.5 text-sm text-white hover:bg-red-600 disabled:opacity-40"
-                >
+                <Button variant="danger" disabled={confirm !== FORCE_RELEASE_CONFIRMATION || !reasonOk || busy} onClick={() => void send("release", true)}>
                   Force release
-                </button>
+                </Button>
               </div>
             </div>
           ) : null}
@@ -166,9 +141,9 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
                 ? "the record no longer exists (released)"
                 : `status ${result.current.status}, updated ${result.current.updatedAt ?? "never"}`}
           </p>
-          <button type="button" onClick={() => router.refresh()} className="mt-2 rounded-md border border-amber-500 bg-white px-3 py-1 text-sm hover:bg-amber-100">
+          <Button variant="secondary" size="sm" onClick={() => router.refresh()} className="mt-2 border-amber-500 text-sm hover:bg-amber-100">
             Reload the record
-          </button>
+          </Button>
         </div>
       ) : null}
     </div>

@@ -2,6 +2,8 @@
 
 import { useState, type FormEvent } from "react";
 import { JsonView } from "@/components/records-detail/json-view";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 type Revealed = { response: unknown; revealedPaths: string[]; auditId: string };
@@ -19,21 +21,12 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
     event.preventDefault();
     const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
     setState({ phase: "sending" });
-    try {
-      const response = await fetch(`/api/v1/records/${encodeURIComponent(recordKey)}/reveal`, {
-        method: "POST",
-        headers: { "content-type": "application/json" },
-        body: JSON.stringify({ reason }),
-      });
-      const body = (await response.json()) as Revealed | { error?: { message?: string } };
-      if (!response.ok || !("auditId" in body)) {
-        setState({ phase: "asking", error: ("error" in body && body.error?.message) || `The console answered ${response.status}.` });
-        return;
-      }
-      setState({ phase: "revealed", result: body });
-    } catch {
-      setState({ phase: "asking", error: "The console could not be reached. Nothing was revealed." });
-    }
+    const answer = await sendMutation<Revealed>(`/api/v1/records/${encodeURIComponent(recordKey)}/reveal`, {
+      json: { reason },
+      unreachable: "Nothing was revealed.",
+      accept: (value): value is Revealed => typeof value === "object" && value !== null && "auditId" in value,
+    });
+    setState(answer.ok ? { phase: "revealed", result: answer.value } : { phase: "asking", error: answer.message });
   }
 
   if (state.phase === "revealed") {
@@ -54,9 +47,9 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
           Masked: {redactedPaths.join(", ")}.{" "}
           {canReveal ? (
             state.phase === "closed" ? (
-              <button type="button" disabled={!hydrated} onClick={() => setState({ phase: "asking" })} className="underline disabled:opacity-60" data-testid="reveal-open">
+              <Button variant="link" size="xs" disabled={!hydrated} onClick={() => setState({ phase: "asking" })} data-testid="reveal-open">
                 Reveal…
-              </button>
+              </Button>
             ) : (
               <form onSubmit={(e) => void reveal(e)} className="mt-2 flex flex-wrap items-center gap-2">
                 <label className="sr-only" htmlFor="reveal-reason">Why do you need the unmasked response?</label>
@@ -69,9 +62,9 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
                   placeholder="Why? e.g. ticket 4411: customer disputes the card used"
                   className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm text-slate-900"
                 />
-                <button type="submit" disabled={state.phase === "sending"} className="rounded-md bg-slate-900 px-2.5 py-1 text-sm text-white disabled:opacity-60" data-testid="reveal-submit">
+                <Button type="submit" variant="primary" size="md" disabled={state.phase === "sending"} data-testid="reveal-submit">
                   {state.phase === "sending" ? "Revealing…" : "Reveal (audited)"}
-                </button>
+                </Button>
                 {state.phase === "asking" && state.error ? <span role="alert" className="text-red-700">{state.error}</span> : null}
               </form>
             )

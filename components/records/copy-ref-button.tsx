@@ -1,6 +1,7 @@
 "use client";
 
 import { useState } from "react";
+import { Button } from "@/components/ui/button";
 
 /** Copies the 12-hex ref (what a caller pastes into a support ticket). */
 export function CopyRefButton({ text }: { text: string }) {
@@ -16,14 +17,12 @@ export function CopyRefButton({ text }: { text: string }) {
     setTimeout(() => setState("idle"), 1500);
   }
   return (
-    <button
-      type="button"
+    <Button variant="ghost" size="xs" className="px-1 py-0 font-normal text-slate-500 hover:text-slate-900"
       onClick={() => void copy()}
       aria-label={`Copy ref ${text}`}
       title={state === "failed" ? "The browser refused clipboard access" : "Copy ref"}
-      className="rounded px-1 text-xs text-slate-500 hover:bg-slate-100 hover:text-slate-900"
     >
       {state === "copied" ? "copied" : state === "failed" ? "no access" : "copy"}
-    </button>
+    </Button>
   );
 }

@@ -1,4 +1,5 @@
 import { EXPORT_FORMATS } from "@/lib/records/list-filters";
+import { buttonClass } from "@/components/ui/button";
 
 /** Downloads of the current filter (not just this page), streamed by the API and bounded. */
 export function ExportButtons({ filterQuery, maxRows }: { filterQuery: string; maxRows: number }) {
@@ -13,7 +14,7 @@ export function ExportButtons({ filterQuery, maxRows }: { filterQuery: string; m
           key={format}
           href={`/api/v1/records/export${join}format=${format}`}
           download
-          className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100"
+          className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}
         >
           {format.toUpperCase()}
         </a>

@@ -4,6 +4,7 @@ import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { filterFieldClass, filterLabelClass, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
 import { formatInstant, recordsSearchParams } from "@/lib/records/list-filters";
+import { Button } from "@/components/ui/button";
 
 type Props = {
   /** Tool names worth offering: configured tools and those counted for this filter. */
@@ -96,18 +97,16 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
           defaultValue={toInputValue(params.to)}
           className={filterFieldClass}
         />
-        <button type="submit" className="ml-1 rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+        <Button variant="primary" size="md" className="ml-1" type="submit">
           Apply
-        </button>
+        </Button>
       </fieldset>
       {active ? (
-        <button
-          type="button"
+        <Button variant="secondary" size="md"
           onClick={() => apply({ tenant: null, tool: null, status: null, stuck: false, from: null, to: null })}
-          className="rounded-md border border-slate-300 px-3 py-1.5 text-sm text-slate-700 hover:bg-slate-100"
         >
           Clear filters
-        </button>
+        </Button>
       ) : null}
       <span aria-live="polite" className="ml-auto self-center text-xs text-slate-500">
         {pending ? "Loading…" : ""}

@@ -1,30 +1,48 @@
+import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { formatDuration } from "@/lib/config/duration";
 
+const TONES: Record<string, BadgeTone> = { completed: "good", in_progress: "warn" };
+
+type Props = {
+  status: string;
+  stuck?: boolean;
+  /** The tool's threshold, for the title: known on the list and the detail page, not in a lookup. */
+  stuckAfterMs?: number;
+  /**
+   * "state" (lists): a stuck claim reads just "stuck", with a dot. "stored" (a record's own page,
+   * lookups): the status as written, monospace, "· stuck" after it.
+   */
+  wording?: "state" | "stored";
+  testId?: string;
+};
+
+function title(status: string, stuck: boolean, stuckAfterMs: number | undefined): string {
+  const threshold = stuckAfterMs === undefined ? "" : ` (${formatDuration(stuckAfterMs)})`;
+  if (stuck) return `in_progress for longer than this tool's threshold${threshold}: the processor may or may not have acted`;
+  if (status === "completed") return "the writer stored the outcome; a repeat is answered from it";
+  if (status === "in_progress") return `claimed, no outcome yet${stuckAfterMs === undefined ? "" : `; counts as stuck after ${formatDuration(stuckAfterMs)}`}`;
+  return "a status the console does not know; shown as written";
+}
+
 /**
- * completed green, in_progress amber, stuck red (with its threshold in the title); any other
- * status a writer wrote is shown as-is, in grey — never a crash, never hidden.
+ * A record's status: completed green, in_progress amber, stuck red; any other status a writer
+ * wrote is shown as-is, in grey — never a crash, never hidden.
  */
-export function StatusBadge({ status, stuck, stuckAfterMs }: { status: string; stuck: boolean; stuckAfterMs: number }) {
-  const base = "inline-flex items-center gap-1 rounded-full px-2 py-0.5 text-xs font-medium ring-1 ring-inset whitespace-nowrap";
-  if (stuck) {
+export function StatusBadge({ status, stuck = false, stuckAfterMs, wording = "state", testId }: Props) {
+  const tone: BadgeTone = stuck ? "danger" : (TONES[status] ?? "neutral");
+  const known = stuck || status in TONES;
+  const dataStatus = stuck ? "stuck" : known ? status : "other";
+  if (wording === "stored") {
     return (
-      <span className={`${base} bg-red-50 text-red-800 ring-red-200`} title={`in_progress for longer than this tool's threshold (${formatDuration(stuckAfterMs)}): the processor may or may not have acted`} data-status="stuck">
-        <span aria-hidden="true" className="h-1.5 w-1.5 rounded-full bg-red-600" />
-        stuck
-      </span>
-    );
-  }
-  if (status === "completed") return <span className={`${base} bg-emerald-50 text-emerald-800 ring-emerald-200`} data-status="completed">completed</span>;
-  if (status === "in_progress") {
-    return (
-      <span className={`${base} bg-amber-50 text-amber-800 ring-amber-200`} title={`claimed, no outcome yet; counts as stuck after ${formatDuration(stuckAfterMs)}`} data-status="in_progress">
-        in_progress
-      </span>
+      <Badge tone={tone} mono title={title(status, stuck, stuckAfterMs)} data-status={dataStatus} data-testid={testId}>
+        {status}
+        {stuck ? " · stuck" : ""}
+      </Badge>
     );
   }
   return (
-    <span className={`${base} bg-slate-100 text-slate-700 ring-slate-200`} title="a status the console does not know; shown as written" data-status="other">
-      {status}
-    </span>
+    <Badge tone={tone} dot={stuck} title={title(status, stuck, stuckAfterMs)} data-status={dataStatus} data-testid={testId}>
+      {stuck ? "stuck" : status}
+    </Badge>
   );
 }

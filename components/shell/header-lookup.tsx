@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
+import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 
 /** The lookup box in the header; "/" focuses it from anywhere on the page. */
 export function HeaderLookup() {
@@ -27,7 +28,7 @@ export function HeaderLookup() {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const text = input.current?.value.trim() ?? "";
-    if (text) router.push(`/lookup?q=${encodeURIComponent(text.slice(0, 4000))}`);
+    if (text) router.push(serializeLookupParams("/lookup", { q: text.slice(0, 4000) }));
   }
 
   return (

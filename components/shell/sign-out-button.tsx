@@ -1,15 +1,14 @@
 "use client";
 
 import { signOut } from "next-auth/react";
+import { Button } from "@/components/ui/button";
 
 export function SignOutButton() {
   return (
-    <button
-      type="button"
+    <Button variant="secondary" size="md" className="px-2.5 py-1 font-normal"
       onClick={() => void signOut({ callbackUrl: "/sign-in" })}
-      className="rounded-md border border-slate-300 px-2.5 py-1 text-sm text-slate-700 hover:bg-slate-100"
     >
       Sign out
-    </button>
+    </Button>
   );
 }

@@ -4,6 +4,7 @@ import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
 import { stuckSearchParams } from "@/components/stuck/stuck-search-params";
+import { Button } from "@/components/ui/button";
 
 /** Tenant and tool, in the URL through the shared parsers; a change starts again at the newest claim. */
 export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tenantChoices: string[] | null }) {
@@ -24,14 +25,14 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
       <TenantFilterField value={params.tenant} tenantChoices={tenantChoices} onChoose={(tenant) => apply({ tenant })} inputClassName="w-36" />
       <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} testId="stuck-tool-filter" />
       {tenantChoices === null ? (
-        <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-sm hover:bg-slate-100">
+        <Button variant="secondary" size="md" className="py-1" type="submit">
           Apply
-        </button>
+        </Button>
       ) : null}
       {params.tenant !== null || params.tool !== null ? (
-        <button type="button" onClick={() => apply({ tenant: null, tool: null })} className="px-1 py-1 text-sm text-slate-600 underline">
+        <Button variant="link" size="md" className="px-1 py-1" onClick={() => apply({ tenant: null, tool: null })}>
           Clear
-        </button>
+        </Button>
       ) : null}
     </form>
   );

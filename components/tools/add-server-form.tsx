@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { postToApi } from "./post-json";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 /**
  * Admins add an HTTP server (URL and optional headers). No stdio here: a command would run on the
@@ -24,7 +25,7 @@ export function AddServerForm() {
           const at = line.indexOf(":");
           if (at > 0) headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
         }
-        const result = await postToApi("/api/v1/tools/servers", JSON.stringify({ name: form.get("name"), url: form.get("url"), headers }));
+        const result = await sendMutation("/api/v1/tools/servers", { json: { name: form.get("name"), url: form.get("url"), headers } });
         setMessage(result.ok ? { ok: true, text: "Added. Refresh the listings to audit it." } : { ok: false, text: result.message });
         if (result.ok) router.refresh();
       }}
@@ -34,7 +35,9 @@ export function AddServerForm() {
       <input name="url" required type="url" placeholder="https://host/mcp" className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
       <textarea name="headers" rows={2} placeholder="Authorization: Bearer … (one header a line; values are stored, never shown)" className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
       <p className="text-xs text-slate-500">stdio servers run a command on this host: name them in idem.config.json, never here.</p>
-      <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-xs font-medium hover:bg-slate-100">Add server</button>
+      <Button type="submit" variant="secondary" size="sm">
+        Add server
+      </Button>
       {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}
     </form>
   );

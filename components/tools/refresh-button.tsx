@@ -3,7 +3,8 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
-import { postToApi } from "./post-json";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 /** Re-lists every server now (POST /api/v1/tools/refresh), then re-renders the audit from the new snapshots. */
 export function RefreshButton() {
@@ -15,22 +16,23 @@ export function RefreshButton() {
   return (
     <div className="flex items-center gap-2">
       {error ? <span className="text-xs text-red-700" role="alert">{error}</span> : null}
-      <button
-        type="button"
+      <Button
+        variant="primary"
+        size="sm"
+        className="py-1.5"
         disabled={!hydrated || busy || refreshing}
         data-testid="refresh-listings"
-        className="rounded-md bg-slate-900 px-3 py-1.5 text-xs font-medium text-white hover:bg-slate-700 disabled:opacity-60"
         onClick={async () => {
           setBusy(true);
           setError(null);
-          const result = await postToApi("/api/v1/tools/refresh", "{}");
+          const result = await sendMutation("/api/v1/tools/refresh", { json: {} });
           setBusy(false);
           if (!result.ok) setError(result.message);
           else startTransition(() => router.refresh());
         }}
       >
         {busy ? "Listing tools…" : refreshing ? "Updating…" : "Refresh listings"}
-      </button>
+      </Button>
     </div>
   );
 }

@@ -1,3 +1,6 @@
+"use client";
+
+import { DataTable, dataColumns } from "@/components/ui/data-table";
 import type { ToolAuditRow } from "@/lib/annotations/build-audit";
 import { AnnotationCells } from "./annotation-cells";
 import { EvidenceFigures } from "./evidence-figures";
@@ -7,59 +10,66 @@ import { VerdictBadge } from "./verdict-badge";
 /** Verdicts that a "naturally idempotent" review can answer: a claim with nothing in the table behind it. */
 const REVIEWABLE = new Set(["claim_without_key_evidence", "claim_without_recent_evidence", "claim_reviewed_naturally_idempotent"]);
 
+const column = dataColumns<ToolAuditRow>();
+const head = { headerClassName: "normal-case tracking-normal text-slate-600" };
+
+function toolColumns(canReview: boolean) {
+  return column.columns([
+    column.accessor("name", {
+      id: "tool",
+      header: "Tool",
+      meta: head,
+      cell: ({ row: { original: tool } }) => (
+        <>
+          <div className="font-mono font-medium">{tool.name}</div>
+          <div className="text-xs text-slate-500">{tool.server ?? "listed by no server"}</div>
+          {tool.changes.length > 0 ? (
+            <ul className="mt-1 text-xs text-violet-800" data-testid="tool-changes">
+              {tool.changes.map((change) => (
+                <li key={change}>changed: {change}</li>
+              ))}
+            </ul>
+          ) : null}
+        </>
+      ),
+    }),
+    column.display({
+      id: "annotations",
+      header: "Annotations (declared · effective)",
+      meta: { ...head, headerTitle: "hint · declared · effective (with the spec's defaults)", cellClassName: "py-1 md:py-2" },
+      cell: ({ row: { original: tool } }) => (
+        <>
+          <div className="mb-0.5 text-[11px] text-slate-500 md:hidden">hint · declared · effective</div>
+          <AnnotationCells declared={tool.declared} effective={tool.effective} />
+        </>
+      ),
+    }),
+    column.display({ id: "evidence", header: "Evidence", meta: { ...head, cellClassName: "py-1 md:py-2" }, cell: ({ row: { original: tool } }) => <EvidenceFigures evidence={tool.evidence} /> }),
+    column.display({
+      id: "verdict",
+      header: "Verdict",
+      meta: { ...head, cellClassName: "max-w-xl" },
+      cell: ({ row: { original: tool } }) => (
+        <>
+          <VerdictBadge label={tool.verdictLabel} tone={tool.tone} certain={tool.certain} kind={tool.verdict} />
+          <p className="mt-1 text-xs text-slate-700" data-testid="verdict-explanation">{tool.explanation}</p>
+          {tool.fix ? (
+            <p className="mt-1 text-xs text-slate-900">
+              <span className="font-semibold">Fix: </span>
+              {tool.fix}
+            </p>
+          ) : null}
+          {canReview && tool.server !== null && REVIEWABLE.has(tool.verdict) ? <ReviewForm server={tool.server} tool={tool.name} /> : null}
+        </>
+      ),
+    }),
+  ]);
+}
+
 /** One row per tool: declared vs effective hints, the table's evidence, the verdict with its explanation and fix. */
 export function ToolAuditTable({ tools, canReview }: { tools: ToolAuditRow[]; canReview: boolean }) {
   if (tools.length === 0) {
     return <p className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-center text-sm text-slate-600" data-testid="no-tools">No tools listed yet: refresh the listings or upload one.</p>;
   }
-  return (
-    // Below md each tool is a block of its own, verdict included: a phone never scrolls sideways to the verdict.
-    <div className="overflow-x-auto rounded-lg border border-slate-200 bg-white">
-      <table className="block min-w-full text-sm md:table" data-testid="tool-audit-table">
-        <thead className="hidden bg-slate-50 text-left text-xs text-slate-600 md:table-header-group">
-          <tr>
-            <th className="px-3 py-2 font-medium">Tool</th>
-            <th className="px-3 py-2 font-medium" title="hint · declared · effective (with the spec's defaults)">Annotations (declared · effective)</th>
-            <th className="px-3 py-2 font-medium">Evidence</th>
-            <th className="px-3 py-2 font-medium">Verdict</th>
-          </tr>
-        </thead>
-        <tbody className="block divide-y divide-slate-100 align-top md:table-row-group">
-          {tools.map((tool) => (
-            <tr key={`${tool.server ?? ""}/${tool.name}`} data-tool={tool.name} data-verdict={tool.verdict} className="block py-1 md:table-row md:py-0">
-              <td className="block px-3 py-2 md:table-cell">
-                <div className="font-mono font-medium">{tool.name}</div>
-                <div className="text-xs text-slate-500">{tool.server ?? "listed by no server"}</div>
-                {tool.changes.length > 0 ? (
-                  <ul className="mt-1 text-xs text-violet-800" data-testid="tool-changes">
-                    {tool.changes.map((change) => (
-                      <li key={change}>changed: {change}</li>
-                    ))}
-                  </ul>
-                ) : null}
-              </td>
-              <td className="block px-3 py-1 md:table-cell md:py-2">
-                <div className="mb-0.5 text-[11px] text-slate-500 md:hidden">hint · declared · effective</div>
-                <AnnotationCells declared={tool.declared} effective={tool.effective} />
-              </td>
-              <td className="block px-3 py-1 md:table-cell md:py-2">
-                <EvidenceFigures evidence={tool.evidence} />
-              </td>
-              <td className="block max-w-xl px-3 py-2 md:table-cell">
-                <VerdictBadge label={tool.verdictLabel} tone={tool.tone} certain={tool.certain} kind={tool.verdict} />
-                <p className="mt-1 text-xs text-slate-700" data-testid="verdict-explanation">{tool.explanation}</p>
-                {tool.fix ? (
-                  <p className="mt-1 text-xs text-slate-900">
-                    <span className="font-semibold">Fix: </span>
-                    {tool.fix}
-                  </p>
-                ) : null}
-                {canReview && tool.server !== null && REVIEWABLE.has(tool.verdict) ? <ReviewForm server={tool.server} tool={tool.name} /> : null}
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
-  );
+  return <DataTable columns={toolColumns(canReview)} data={tools} getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`} testId="tool-audit-table" stackBelowMd rowAttributes={(tool) => ({ "data-tool": tool.name, "data-verdict": tool.verdict, className: "align-top md:py-0" })} />;
 }

@@ -1,4 +1,6 @@
 import Link from "next/link";
+import { serializeToolsParams, toolsSearchParams } from "@/lib/annotations/tools-search-params";
+import { createSerializer, parseAsStringLiteral } from "nuqs/server";
 import type { ToolsAudit } from "@/lib/annotations/build-audit";
 import { AddServerForm } from "./add-server-form";
 import { RefreshButton } from "./refresh-button";
@@ -6,8 +8,11 @@ import { ServerStatusList } from "./server-status-list";
 import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
 import { VerdictSummary } from "./verdict-summary";
+import { buttonClass } from "@/components/ui/button";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
+// The export takes the page's window parameter, always written out: the API has no default for it.
+const serializeExportParams = createSerializer({ window: toolsSearchParams.window, format: parseAsStringLiteral(["md", "json"] as const) }, { clearOnDefault: false });
 
 type Props = { audit: ToolsAudit; canRefresh: boolean; canConfigure: boolean; canReview: boolean };
 
@@ -19,7 +24,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
         <nav className="flex items-center gap-1 text-xs" aria-label="Evidence window">
           <span className="text-slate-500">Evidence over the last</span>
           {WINDOWS.map((w) => (
-            <Link key={w} href={`/tools?window=${w}`} aria-current={w === audit.window ? "page" : undefined} className={`rounded-md px-2 py-1 font-medium ${w === audit.window ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}>
+            <Link key={w} href={serializeToolsParams("/tools", { window: w })} aria-current={w === audit.window ? "page" : undefined} className={`rounded-md px-2 py-1 font-medium ${w === audit.window ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}>
               {w}
             </Link>
           ))}
@@ -31,7 +36,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
         <div className="ml-auto flex items-center gap-2">
           <span className="text-xs text-slate-500">Export for a code review</span>
           {(["md", "json"] as const).map((format) => (
-            <a key={format} href={`/api/v1/tools/audit/export?format=${format}&window=${audit.window}`} download className="rounded-md border border-slate-300 bg-white px-2.5 py-1 text-xs font-medium text-slate-700 hover:bg-slate-100">
+            <a key={format} href={serializeExportParams("/api/v1/tools/audit/export", { format, window: audit.window })} download className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}>
               {format === "md" ? "Markdown" : "JSON"}
             </a>
           ))}

@@ -2,7 +2,8 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import { postToApi } from "./post-json";
+import { Button } from "@/components/ui/button";
+import { sendMutation } from "@/components/ui/send-mutation";
 
 /** Admins upload a tools/list result (JSON) as a snapshot of a named server. */
 export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
@@ -18,7 +19,7 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
         const file = form.get("file");
         const text = file instanceof File && file.size > 0 ? await file.text() : String(form.get("listing") ?? "");
         const server = encodeURIComponent(String(form.get("server") ?? ""));
-        const result = await postToApi(`/api/v1/tools/upload?server=${server}`, text);
+        const result = await sendMutation(`/api/v1/tools/upload?server=${server}`, { raw: { body: text, contentType: "application/json" } });
         setMessage(result.ok ? { ok: true, text: "Stored as a new snapshot." } : { ok: false, text: result.message });
         if (result.ok) router.refresh();
       }}
@@ -32,7 +33,9 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
       </datalist>
       <input name="file" type="file" accept="application/json,.json" aria-label="tools/list result file (JSON)" className="block text-xs" />
       <textarea name="listing" rows={3} placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}' className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
-      <button type="submit" className="rounded-md border border-slate-300 bg-white px-3 py-1 text-xs font-medium hover:bg-slate-100">Upload</button>
+      <Button type="submit" variant="secondary" size="sm">
+        Upload
+      </Button>
       {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}
     </form>
   );

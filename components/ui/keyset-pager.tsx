@@ -1,5 +1,6 @@
 import Link from "next/link";
 import type { ReactNode } from "react";
+import { buttonClass } from "@/components/ui/button";
 
 type Props = {
   /** The newest page, or null on it. */
@@ -19,9 +20,9 @@ type Props = {
   children?: ReactNode;
 };
 
-const item = "rounded-md border px-3 py-1.5 text-sm";
-const enabled = `${item} border-slate-300 bg-white text-slate-800 hover:bg-slate-100`;
-const disabled = `${item} border-slate-200 bg-slate-50 text-slate-500`;
+const enabled = buttonClass({ variant: "secondary", className: "font-normal" });
+// Not opacity: the words of a disabled step stay readable (slate-500 on slate-50).
+const disabled = buttonClass({ variant: "secondary", className: "font-normal border-slate-200 bg-slate-50 text-slate-500 hover:bg-slate-50" });
 
 function PagerLink({ href, rel, children }: { href: string | null; rel?: "next" | "prev"; children: string }) {
   return href ? (

@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { buttonClass } from "@/components/ui/button";
 
 type Params = Record<string, string | string[] | undefined>;
 
@@ -42,7 +43,7 @@ export function UnknownTenantNotice({ message, detail = "Nothing was counted or 
             {link.tenants.length > 0 ? "Show all my tenants" : "Show every tenant"}
           </Link>
           {link.tenants.map((tenant) => (
-            <Link key={tenant} href={hrefWith(link.path, link.params, tenant)} className="rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm text-slate-800 hover:bg-slate-50">
+            <Link key={tenant} href={hrefWith(link.path, link.params, tenant)} className={buttonClass({ variant: "secondary", className: "font-normal" })}>
               {tenant}
             </Link>
           ))}

@@ -215,17 +215,6 @@ export async function listAuditActions(db: Db, actor: Actor): Promise<string[]> 
   return rows.map((r) => r.action);
 }
 
-/** The URL search string of a query (for links: the pager, "newest"); empty fields are left out. */
-export function auditQueryString(query: Partial<Record<(typeof AUDIT_PARAMS)[number], string | null>>): string {
-  const params = new URLSearchParams();
-  for (const name of AUDIT_PARAMS) {
-    const value = query[name];
-    if (value) params.set(name, value);
-  }
-  const text = params.toString();
-  return text ? `?${text}` : "";
-}
-
 /** A query's filter as URL values, for the form and links. */
 export function auditFilterValues(query: AuditQuery): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
   return {

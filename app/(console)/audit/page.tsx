@@ -6,7 +6,8 @@ import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/auth/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { auditFilterValues, auditQueryString, parseAuditQuery } from "@/lib/audit/list-audit";
+import { auditHref } from "@/lib/audit/audit-search-params";
+import { auditFilterValues, parseAuditQuery } from "@/lib/audit/list-audit";
 import { loadAuditPageData } from "@/lib/pages/console-page-data";
 
 export const metadata = { title: "Audit" };
@@ -41,8 +42,8 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
       actions={actions}
       tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
       links={{
-        newest: `/audit${auditQueryString(values)}`,
-        older: page.nextCursor ? `/audit${auditQueryString({ ...values, cursor: page.nextCursor })}` : null,
+        newest: auditHref(values),
+        older: page.nextCursor ? auditHref({ ...values, cursor: page.nextCursor }) : null,
       }}
       atNewest={query.cursor === null}
       filtered={Boolean(query.actor || query.action || query.key || query.tenant || query.from || query.to)}

@@ -4,16 +4,16 @@ import { LookupResults } from "@/components/lookup/lookup-results";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { lookUpForPage } from "@/lib/pages/record-page-data";
+import { loadLookupParams, serializeLookupParams } from "@/lib/records/lookup-search-params";
 
 export const metadata = { title: "Lookup" };
 export const dynamic = "force-dynamic";
 
-type Props = { searchParams: Promise<{ q?: string | string[] }> };
+type Props = { searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export default async function LookupPage({ searchParams }: Props) {
-  const { q } = await searchParams;
-  const text = (Array.isArray(q) ? q[0] : q) ?? "";
-  const actor = await requirePageActor("records:lookup", text ? `/lookup?q=${encodeURIComponent(text.slice(0, 2_000))}` : "/lookup");
+  const { q: text } = await loadLookupParams(searchParams);
+  const actor = await requirePageActor("records:lookup", serializeLookupParams("/lookup", { q: text ? text.slice(0, 2_000) : null }));
   const now = new Date();
   const result = text.trim() ? await lookUpForPage(actor, text) : null;
   // One record: straight to it, the answer support came for.

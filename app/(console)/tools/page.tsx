@@ -2,7 +2,7 @@ import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
 import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
-import { parseAuditWindow } from "@/lib/annotations/build-audit";
+import { loadToolsParams } from "@/lib/annotations/tools-search-params";
 import type { Actor } from "@/lib/auth/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
@@ -26,8 +26,7 @@ export default async function ToolsPage({ searchParams }: { searchParams: Promis
 }
 
 async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
-  const raw = (await searchParams).window;
-  const window = parseAuditWindow(typeof raw === "string" ? raw : undefined) ?? "24h";
+  const { window } = await loadToolsParams(searchParams);
   const audit = await loadToolsPageData(actor, window);
   return <ToolsView audit={audit} canRefresh={can(actor.role, "tools:refresh")} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
 }

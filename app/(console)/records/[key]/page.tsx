@@ -8,6 +8,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadRecordPageData } from "@/lib/pages/record-page-data";
 import { parseKeyParam } from "@/lib/records/record-detail";
+import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 
 export const dynamic = "force-dynamic";
 
@@ -23,7 +24,7 @@ export default async function RecordPage({ params }: Props) {
   const actor = await requirePageActor("records:read", `/records/${raw}`);
   const param = parseKeyParam(raw);
   // A ref typed into the address bar: the lookup handles prefixes and collisions.
-  if (param.kind === "ref") redirect(`/lookup?q=${param.ref}`);
+  if (param.kind === "ref") redirect(serializeLookupParams("/lookup", { q: param.ref }));
   if (param.kind === "invalid") notFound();
   const now = new Date();
   const data = await loadRecordPageData(actor, param.key, now);

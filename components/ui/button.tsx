@@ -1,0 +1,45 @@
+import type { ButtonHTMLAttributes } from "react";
+import { twMerge } from "tailwind-merge";
+
+/** primary: the page's main action; good / info: the two resolutions (complete, release), in their badge tones. */
+export type ButtonVariant = "primary" | "secondary" | "danger" | "good" | "info" | "ghost" | "link";
+export type ButtonSize = "xs" | "sm" | "md";
+
+const BASE =
+  "inline-flex items-center justify-center gap-1 whitespace-nowrap rounded-md font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-600 focus-visible:ring-offset-1 disabled:cursor-not-allowed disabled:opacity-50";
+
+const VARIANTS: Record<ButtonVariant, string> = {
+  primary: "bg-slate-900 text-white hover:bg-slate-700",
+  secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100",
+  danger: "bg-red-700 text-white hover:bg-red-800",
+  good: "bg-emerald-700 text-white hover:bg-emerald-600",
+  info: "bg-sky-700 text-white hover:bg-sky-600",
+  ghost: "text-slate-700 hover:bg-slate-100",
+  // A link-looking button keeps its text size and needs no padding: it sits inside a sentence or a row.
+  link: "text-slate-700 underline underline-offset-2 hover:text-slate-900",
+};
+
+const SIZES: Record<ButtonSize, string> = {
+  xs: "px-2 py-0.5 text-xs",
+  sm: "px-3 py-1 text-xs",
+  md: "px-3 py-1.5 text-sm",
+};
+
+const LINK_SIZES: Record<ButtonSize, string> = { xs: "text-xs", sm: "text-xs", md: "text-sm" };
+
+/**
+ * The classes of a button of this variant and size, for an element that must be something
+ * else (a Next <Link>, a download <a>) yet look and focus like a button.
+ */
+export function buttonClass({ variant = "secondary", size = "md", className }: { variant?: ButtonVariant; size?: ButtonSize; className?: string } = {}): string {
+  const sizing = variant === "link" ? LINK_SIZES[size] : SIZES[size];
+  // twMerge: a caller's `py-2` replaces the size's `py-1.5` instead of racing it in the stylesheet.
+  return twMerge(BASE, VARIANTS[variant], sizing, className);
+}
+
+export type ButtonProps = ButtonHTMLAttributes<HTMLButtonElement> & { variant?: ButtonVariant; size?: ButtonSize };
+
+/** The console's one button: a variant for what it does, a size for where it sits, a visible focus ring. */
+export function Button({ variant = "secondary", size = "md", className, type = "button", ...props }: ButtonProps) {
+  return <button type={type} className={buttonClass({ variant, size, className })} {...props} />;
+}
