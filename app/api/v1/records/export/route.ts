@@ -2,7 +2,7 @@ import { apiRoute } from "@/lib/api/api-route";
 import { paramProblemsError } from "@/lib/api/strict-params";
 import { unknownTenantError } from "@/lib/api/unknown-tenant";
 import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { getDb, getExportDb } from "@/lib/db/client";
 import { exportRecords } from "@/lib/records/export-records";
 import { parseRecordsExportQuery } from "@/lib/records/list-filters";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -13,7 +13,7 @@ export const GET = apiRoute("records:export", async ({ request, actor }) => {
   if (!parsed.ok) return paramProblemsError(parsed.problems);
   const tenant = await checkTenantFilter(getDb(), actor, parsed.value.filter.tenant);
   if (!tenant.ok) return unknownTenantError(tenant);
-  const file = exportRecords(getDb(), actor, parsed.value.filter, getConfig(), new Date(), { format: parsed.value.format });
+  const file = exportRecords(getExportDb(), actor, parsed.value.filter, getConfig(), new Date(), { format: parsed.value.format });
   return new Response(file.stream, {
     headers: {
       "content-type": file.contentType,
