@@ -5,7 +5,8 @@ type PgLikeError = {
   message?: string;
   errors?: unknown[];
   cause?: unknown;
-  meta?: { driverAdapterError?: { cause?: { kind?: string; code?: string; message?: string } } };
+  kind?: string;
+  meta?: { driverAdapterError?: { cause?: AdapterVerdict } };
 };
 
 // Prisma's raw queries (P2010) carry the driver adapter's verdict as a `kind`; name it like Prisma's own codes.
@@ -100,10 +101,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   return databaseFaultOf(error) === "unavailable";
 }
 
+type AdapterVerdict = { kind?: string; code?: string; message?: string };
+
+function isVerdict(value: unknown): value is AdapterVerdict {
+  return typeof value === "object" && value !== null && typeof (value as AdapterVerdict).kind === "string";
+}
+
 function unwrap(error: unknown): PgLikeError {
   if (error && typeof error === "object") {
     const e = error as PgLikeError;
-    const cause = e.meta?.driverAdapterError?.cause;
+    // Prisma's errors carry the adapter's verdict in meta; a bare DriverAdapterError (from BEGIN or ROLLBACK
+    // of a transaction) carries it as its cause; the verdict itself has a kind.
+    const cause = e.meta?.driverAdapterError?.cause ?? (e.kind ? e : !e.code && isVerdict(e.cause) ? e.cause : undefined);
     if (cause?.kind && ADAPTER_KINDS[cause.kind]) return { ...e, code: ADAPTER_KINDS[cause.kind] };
     // A PostgreSQL error inside Prisma's P2010 (raw query) or a model query: its SQLSTATE says more than P2010.
     if (cause?.kind === "postgres" && cause.code) return { ...e, code: cause.code, message: cause.message ?? e.message };

@@ -50,6 +50,7 @@ describe("DATABASE_URL", () => {
       new Error("Connection terminated unexpectedly"),
       Object.assign(new Error("Connection terminated due to connection timeout"), { cause: new Error("Connection terminated unexpectedly") }),
       new Error("Query read timeout"),
+      Object.assign(new Error("ConnectionClosed"), { name: "DriverAdapterError", cause: { kind: "ConnectionClosed" } }), // a transaction's BEGIN/ROLLBACK
       { code: "57P03", message: "the database system is starting up" },
       { code: "P2010", meta: { driverAdapterError: { cause: { kind: "TooManyConnections" } } } },
     ]) {
