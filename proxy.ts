@@ -1,5 +1,6 @@
 import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/config/environment";
+import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { isMalformedPath } from "@/lib/security/malformed-path";
 import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/lib/security/security-headers";
 
@@ -9,7 +10,7 @@ const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-
 
 // Paths the gate lets through without a session: sign-in, next-auth's own routes, health,
 // forbidden. (They still get the security headers, so the proxy runs on them too.)
-const UNGATED = /^\/(?:sign-in|forbidden|api\/auth|api\/health|_malformed-path$)/;
+const UNGATED = /^\/(?:sign-in|forbidden|database-unavailable$|api\/auth|api\/health|_malformed-path$)/;
 
 /** No route lives here, so a rewrite to it renders the not-found page with its 404. */
 const MALFORMED_PAGE = "/_malformed-path";
@@ -21,7 +22,7 @@ export function proxy(request: NextRequest) {
   if (isApi) {
     const answer = malformed
       ? NextResponse.json({ error: { code: "bad_path", message: "The request path holds a malformed percent escape or bytes that are not UTF-8." } }, { status: 400 })
-      : (gate(request) ?? NextResponse.next());
+      : (gate(request) ?? NextResponse.next({ request: { headers: withoutPagePath(request.headers) } }));
     const response = withHeaders(answer, API_CONTENT_SECURITY_POLICY);
     // API answers hold records and payment responses: no shared or browser cache keeps them.
     response.headers.set("Cache-Control", "no-store");
@@ -31,8 +32,10 @@ export function proxy(request: NextRequest) {
   // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
   const nonce = newNonce();
   const policy = pageContentSecurityPolicy(nonce, { development: env().NODE_ENV === "development" });
-  const requestHeaders = new Headers(request.headers);
+  const requestHeaders = withoutPagePath(request.headers);
   requestHeaders.set("content-security-policy", policy);
+  // A page render that finds the database down sends its reader to the 503 page and back here (lib/db/page-fault.ts).
+  if (request.method === "GET") requestHeaders.set(PAGE_PATH_HEADER, `${pathname}${request.nextUrl.search}`);
   requestHeaders.set("x-nonce", nonce);
   // A path Next.js cannot decode would be a bare 500: it is a page that does not exist.
   if (malformed) return withHeaders(NextResponse.rewrite(new URL(MALFORMED_PAGE, request.url), { request: { headers: requestHeaders } }), policy);
@@ -55,6 +58,13 @@ function gate(request: NextRequest): NextResponse | null {
   const signIn = new URL("/sign-in", request.url);
   signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
   return NextResponse.redirect(signIn);
+}
+
+/** The request's headers less the page-path header, which only this proxy may set. */
+function withoutPagePath(headers: Headers): Headers {
+  const copy = new Headers(headers);
+  copy.delete(PAGE_PATH_HEADER);
+  return copy;
 }
 
 function withHeaders(response: NextResponse, policy: string): NextResponse {

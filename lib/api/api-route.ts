@@ -4,7 +4,8 @@ import { can, type Action } from "@/lib/auth/permissions";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { authenticateToken } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
-import { describeDatabaseError, isDatabaseUnavailable } from "@/lib/db/describe-error";
+import { databaseFaultAnswer } from "@/lib/api/database-fault-answer";
+import { databaseFaultOf, describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
 import { jsonError } from "@/lib/api/json-error";
 import { logDeniedRequest, tokenPrefixOf, type DeniedRequest } from "@/lib/audit/log-denied";
@@ -51,9 +52,10 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
       return await handler({ request, actor, params: await context.params });
     } catch (error) {
       if (error instanceof UserError) return jsonError(error.exitCode === 2 ? 400 : 503, error.exitCode === 2 ? "bad_request" : "unavailable", error.message);
-      if (isDatabaseUnavailable(error)) {
-        console.error("[api] database unavailable:", describeDatabaseError(error));
-        return jsonError(503, "database_unavailable", "The console cannot reach its database right now. Nothing was changed; try again shortly.");
+      const fault = databaseFaultOf(error);
+      if (fault) {
+        console.error(`[api] database ${fault}:`, describeDatabaseError(error));
+        return databaseFaultAnswer(fault);
       }
       console.error("[api]", request.method, path, error);
       return jsonError(500, "internal", "The console failed to answer this request; the error is in the server log.");

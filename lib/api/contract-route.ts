@@ -7,7 +7,7 @@ import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
 import { noQuery } from "@/lib/api/strict-query";
 import { paramProblemsError } from "@/lib/api/strict-params";
-import { getDb } from "@/lib/db/client";
+import { getDb, getExportDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";
 
@@ -51,7 +51,7 @@ export function contractRoute<const C extends RouteContract>(contract: C, handle
       if (!read.ok) return read.response;
       body = read.value;
     }
-    const answer = await handler({ request, actor, db: getDb(), params, query: parsedQuery.value, body } as ContractInput<C>);
+    const answer = await handler({ request, actor, db: contract.pool === "export" ? getExportDb() : getDb(), params, query: parsedQuery.value, body } as ContractInput<C>);
     if (answer instanceof Response) return answer;
     if (isDomainFailure(answer)) return errorResponse(answer);
     return Response.json(answer.body, { status: answer.status });

@@ -62,6 +62,8 @@ export type RouteContract = {
   /** A body the handler reads itself (an uploaded file), documented here. */
   rawBody?: { description: string; schema: z.ZodType };
   responses: Partial<Record<SuccessStatus, ResponseSpec>>;
+  /** The pool that serves it: "export" for long streamed reads (their own statement limit, lib/db/timeouts.ts). */
+  pool?: "export";
   /** The codes this route itself may answer, beyond those every route may (COMMON_ERRORS). */
   errors: readonly ErrorCode[];
   /** At least one request it answers with success, and the refusals worth showing. */
@@ -69,7 +71,7 @@ export type RouteContract = {
 };
 
 /** What any authenticated route may answer: no or bad credentials, a role, the Origin rule, an outage. */
-export const COMMON_ERRORS = ["unauthenticated", "forbidden", "cross_origin", "bad_request", "unavailable", "database_unavailable", "internal"] as const satisfies readonly ErrorCode[];
+export const COMMON_ERRORS = ["unauthenticated", "forbidden", "cross_origin", "bad_request", "unavailable", "database_unavailable", "database_timeout", "record_locked", "internal"] as const satisfies readonly ErrorCode[];
 /** What every route with a JSON body may answer besides its own refusals. */
 export const BODY_ERRORS = ["bad_json", "bad_text", "too_large"] as const satisfies readonly ErrorCode[];
 

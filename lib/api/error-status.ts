@@ -24,8 +24,10 @@ export const ERROR_STATUS = {
   outcome_mismatch: 422,
   name_taken: 409,
   outbound_refused: 422,
+  record_locked: 409,
   unavailable: 503,
   database_unavailable: 503,
+  database_timeout: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
 

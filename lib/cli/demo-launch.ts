@@ -23,6 +23,8 @@ export type RunningDemo = { world: DemoWorld; configFile: string; stop(): Promis
  */
 export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo> {
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 8 });
+  // An idle connection lost to a database restart is replaced on the next query; unheard, it would end the launcher.
+  pool.on("error", (error) => console.error(`demo world: lost a database connection (${error.message})`));
   let world: DemoWorld;
   try {
     world = await startDemoWorld({ db: pool, ...PREFERRED_PORTS }).catch((error: unknown) => {

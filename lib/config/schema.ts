@@ -2,6 +2,9 @@ import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
+/** Milliseconds: a page or API read gives up after 5 s, a write never waits more than 2 s for a row lock, an export may run 60 s. */
+export const DEFAULT_DATABASE_TIMEOUTS = { connectTimeout: 5_000, statementTimeout: 5_000, lockTimeout: 2_000, exportStatementTimeout: 60_000 };
+
 /** Masked when the config names none (docs/architecture.md#roles-and-permissions): card data, contact details, addresses. */
 export const DEFAULT_REDACT_PATHS = ["$..card", "$..card_number", "$..email", "$..phone", "$..address", "$..shipping_address", "$..billing_address"] as const;
 
@@ -52,6 +55,15 @@ export const configSchema = z
     defaultStuckAfter: durationSchema.default(5 * 60_000),
     // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
     outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),
+    // Time limits on the console's own connections (the CLI, migrations and bench have none): see lib/db/timeouts.ts.
+    database: z
+      .strictObject({
+        connectTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.connectTimeout),
+        statementTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.statementTimeout),
+        lockTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.lockTimeout),
+        exportStatementTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.exportStatementTimeout),
+      })
+      .default(DEFAULT_DATABASE_TIMEOUTS),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

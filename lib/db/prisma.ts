@@ -1,7 +1,8 @@
 import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
-import type pg from "pg";
+import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
+import { CLIENT_MARGIN_MS, UNLIMITED_STATEMENTS, type DatabaseTimeouts } from "@/lib/db/timeouts";
 
 export type Db = PrismaClient;
 
@@ -12,9 +13,24 @@ export type Db = PrismaClient;
  */
 const TRANSACTION_MAX_WAIT_MS = 10_000;
 
-/** Builds a Prisma client on the pg driver adapter. Only lib/db calls this. */
-export function createPrismaClient(url: string, poolSize = 4): PrismaClient {
-  const adapter = new PrismaPg({ connectionString: url, max: poolSize, connectionTimeoutMillis: 5_000 });
+/**
+ * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout and
+ * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there); query_timeout
+ * is pg's own clock for a server that stopped answering altogether.
+ */
+export function createPrismaClient(url: string, poolSize = 4, timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS): PrismaClient {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    connectionTimeoutMillis: timeouts.connectMs,
+    ...(timeouts.statementMs ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS } : {}),
+    ...(timeouts.lockMs ? { lock_timeout: timeouts.lockMs } : {}),
+  });
+  // A connection the server ends (pg_terminate_backend, a restart) emits "error"; the query on it fails
+  // and is answered, and the pool replaces it — unheard, the event would be an uncaught exception.
+  pool.on("error", () => {});
+  pool.on("connect", (client) => client.on("error", () => {}));
+  const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   return new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
 }
 

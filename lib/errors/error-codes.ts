@@ -31,9 +31,13 @@ export const ERROR_CODES = [
   "outcome_mismatch",
   "name_taken",
   "outbound_refused",
+  // Another writer holds the row longer than the lock limit (lib/db/timeouts.ts): try again.
+  "record_locked",
   // The console itself.
   "unavailable",
   "database_unavailable",
+  // A statement ran past its limit (lib/db/timeouts.ts).
+  "database_timeout",
   "internal",
 ] as const;
 

@@ -60,6 +60,8 @@ export async function rollUpClosedMinutes(db: Db, now: Date): Promise<MinuteRoll
   if ((await pendingMinutes(db, now)).length === 0) return { rolledUp: 0, pruned: 0, durationMs: Date.now() - started };
   return db.$transaction(
     async (tx) => {
+      // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
+      await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${MINUTE_ROLLUP_LOCK_ID}::int8)`;
       // Re-read under the lock: a concurrent request may have rolled them while this one waited.
       const pending = await pendingMinutes(tx, now);

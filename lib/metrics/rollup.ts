@@ -79,6 +79,8 @@ export async function rollUpClosedHours(db: Db, now: Date, options: { catchUpHou
 export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
   return db.$transaction(
     async (tx) => {
+      // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
+      await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_ID}::int8)`;
       const [already] = await tx.$queryRaw<{ n: number }[]>`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
       if (already) return false;

@@ -44,6 +44,7 @@ export const exportRecordsContract = defineContract({
   tag: "records",
   summary: "The list's matching records as a streamed, bounded CSV or JSON download.",
   action: "records:export",
+  pool: "export",
   query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery),
   responses: {
     200: { description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.", schema: z.unknown(), contentTypes: ["text/csv"] },
