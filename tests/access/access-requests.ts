@@ -88,6 +88,7 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       contentType: "application/x-www-form-urlencoded",
       ran: (a) => (a.location !== null && new URL(a.location, "http://x").pathname === "/api/auth/signout" ? null : `expected a redirect to /api/auth/signout, got ${a.location}`),
     },
+    "GET /database-unavailable": { path: "/database-unavailable?from=%2Frecords", ran: page("Database unavailable · Idem Console") },
     "GET /api/health": { path: "/api/health", ran: json("{ok: true}", (b) => b.ok === true) },
 
     "GET /api/v1/me": {

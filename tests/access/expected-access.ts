@@ -60,6 +60,8 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "GET /api/auth/[...nextauth]":           [200,       200,     200,     200,     200,     200,     200,     200,     200],
   "POST /api/auth/[...nextauth]":          [302,       302,     302,     302,     302,     302,     302,     302,     302],
   // Liveness for load balancers: no data.
+  // Where a page that met a database fault is sent: always 503, for anyone (it names no host and reads nothing).
+  "GET /database-unavailable":              [503,       503,     503,     503,     503,     503,     503,     503,     503],
   "GET /api/health":                       [200,       200,     200,     200,     200,     200,     200,     200,     200],
 
   // The JSON API. Reading, looking up, asking the processor, exporting: every role.
