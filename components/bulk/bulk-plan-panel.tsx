@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
-import { isReasonLongEnough } from "@/lib/resolve/resolve-rules";
+import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";

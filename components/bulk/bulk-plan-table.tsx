@@ -6,7 +6,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { formatAge } from "@/lib/format/relative-time";
 import type { BulkRowResult, PlannedRow, ProposedAction } from "@/lib/resolve/bulk-plan";
-import type { ProcessorOutcome } from "@/lib/resolve/processor-check";
+import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 
 const OUTCOME_TONE: Record<ProcessorOutcome, BadgeTone> = { taken: "good", not_taken: "info", unknown: "warn" };
 const OUTCOME_LABEL: Record<ProcessorOutcome, string> = { taken: "taken", not_taken: "not taken", unknown: "unknown" };

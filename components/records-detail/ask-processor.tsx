@@ -1,8 +1,8 @@
 "use client";
 
 import { useState } from "react";
-import type { RecordCheck } from "@/lib/resolve/check-record";
-import type { ProcessorOutcome } from "@/lib/resolve/processor-check";
+import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
+import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 import { JsonView } from "@/components/records-detail/json-view";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";

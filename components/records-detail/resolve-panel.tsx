@@ -2,9 +2,10 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
-import type { RecordCheck } from "@/lib/resolve/check-record";
+import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
-import { FORCE_RELEASE_CONFIRMATION, isReasonLongEnough } from "@/lib/resolve/resolve-rules";
+import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";

@@ -3,7 +3,8 @@
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { filterFieldClass, filterLabelClass, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
-import { formatInstant, recordsSearchParams } from "@/lib/records/list-filters";
+import { recordsSearchParams } from "@/lib/records/list-filters";
+import { formatInstant } from "@/lib/url-state/time-range";
 import { Button } from "@/components/ui/button";
 
 type Props = {

@@ -1,5 +1,5 @@
-import type { DeclaredAnnotations, EffectiveAnnotations } from "@/lib/annotations/annotation-types";
-import { HINT_NAMES } from "@/lib/annotations/annotation-types";
+import type { DeclaredAnnotations, EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
+import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 
 const SHORT: Record<(typeof HINT_NAMES)[number], string> = { readOnlyHint: "readOnly", destructiveHint: "destructive", idempotentHint: "idempotent", openWorldHint: "openWorld" };
 

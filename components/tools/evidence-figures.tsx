@@ -1,4 +1,4 @@
-import type { ToolEvidence } from "@/lib/annotations/annotation-types";
+import type { ToolEvidence } from "@/lib/annotations/tool-audit-types";
 
 /** The table's figures for one tool over the window; stuck counts claims of any age. */
 export function EvidenceFigures({ evidence }: { evidence: ToolEvidence }) {

@@ -1,5 +1,5 @@
 import Link from "next/link";
-import type { ParamProblem } from "@/lib/api/strict-params";
+import type { ParamProblem } from "@/lib/url-state/strict-params";
 
 type Props = {
   problems: ParamProblem[];

@@ -1,11 +1,11 @@
 import "server-only";
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { actorLabel, writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 import type { DomainFailure } from "@/lib/errors/error-codes";
-import type { AnnotationReviewNote } from "./annotation-types";
+import type { AnnotationReviewNote } from "@/lib/annotations/tool-audit-types";
 
 export const NATURALLY_IDEMPOTENT = "naturally_idempotent";
 

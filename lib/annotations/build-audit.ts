@@ -1,11 +1,12 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { AUDIT_WINDOWS, type AnnotationReviewNote, type AuditWindow, type DeclaredAnnotations, type EffectiveAnnotations, NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
+import { type DeclaredAnnotations, type EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
+import { AUDIT_WINDOWS, type AnnotationReviewNote, type AuditWindow, NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
 import { loadLatestReviews, reviewKey } from "./annotation-reviews";
 import { summarizeServer, type ServerSummary } from "./audited-servers";
-import { declaredHints, effectiveAnnotations } from "./effective-annotations";
+import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effective-annotations";
 import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";

@@ -1,5 +1,5 @@
 import type { ToolsAudit } from "./build-audit";
-import { HINT_NAMES } from "./annotation-types";
+import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 import { describeChange } from "./snapshot-diff";
 import { verdictSummaryText } from "./verdict-summary";
 import { escapeMarkdown } from "@/lib/text/markdown-escape";

@@ -3,7 +3,7 @@ import { getDefaultEnvironment, StdioClientTransport } from "@modelcontextprotoc
 import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
-import type { ListedTool } from "./annotation-types";
+import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 import { checkOutboundUrl, OutboundRefusedError, policyFetch, type OutboundPolicy } from "@/lib/security/outbound-policy";
 import type { AuditedServer } from "./audited-servers";
 

@@ -1,6 +1,6 @@
 import { z } from "zod";
 import { findUnstorableText } from "@/lib/text/storable-text";
-import type { ListedTool } from "./annotation-types";
+import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 
 /** Uploads are a listing, not a data set: anything bigger is a mistake. */
 export const MAX_LISTING_BYTES = 2 * 1024 * 1024;

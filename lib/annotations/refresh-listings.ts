@@ -1,11 +1,11 @@
 import "server-only";
 import type { DomainFailure } from "@/lib/errors/error-codes";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import type { ListedTool } from "./annotation-types";
+import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 import { listServerTools, type ServerListing } from "./list-server-tools";
 import { loadAuditedServers } from "./server-store";
 import { insertSnapshot } from "./snapshot-store";

@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";

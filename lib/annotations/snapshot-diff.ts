@@ -1,5 +1,5 @@
-import { HINT_NAMES, type HintName, type ListedTool } from "./annotation-types";
-import { declaredHints } from "./effective-annotations";
+import { HINT_NAMES, type HintName, type ListedTool } from "@/lib/tool-listings/annotation-types";
+import { declaredHints } from "@/lib/tool-listings/effective-annotations";
 
 export type ToolChange =
   | { tool: string; change: "tool_added" }

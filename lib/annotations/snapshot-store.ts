@@ -1,7 +1,7 @@
 import "server-only";
 import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
-import type { ListedTool } from "./annotation-types";
+import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 
 type Tx = Pick<Prisma.TransactionClient, "toolSnapshot">;
 

@@ -1,15 +1,15 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { actorTenantScope, type TenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope, type TenantScope } from "@/lib/tenancy/tenant-scope";
 import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS } from "@/lib/metrics/metrics-window";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { NO_FIGURES, addFigures, type SourceFigures } from "@/lib/metrics/source-counts";
 import { windowFigures } from "@/lib/metrics/window-figures";
-import { NO_EVIDENCE, type ToolEvidence } from "./annotation-types";
+import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
 
 /**
  * The table's evidence per tool name over [since, now), limited to the actor's tenants.

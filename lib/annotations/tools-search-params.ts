@@ -1,5 +1,5 @@
 import { createLoader, createSerializer, parseAsStringLiteral } from "nuqs/server";
-import { AUDIT_WINDOWS, type AuditWindow } from "@/lib/annotations/annotation-types";
+import { AUDIT_WINDOWS, type AuditWindow } from "@/lib/annotations/tool-audit-types";
 
 /**
  * THE tools page's URL state: the evidence window. An unknown window reads as the default, as

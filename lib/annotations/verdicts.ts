@@ -1,5 +1,6 @@
-import type { AnnotationReviewNote, EffectiveAnnotations, ToolEvidence } from "./annotation-types";
-import { claimsIdempotency } from "./effective-annotations";
+import type { EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
+import type { AnnotationReviewNote, ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import { claimsIdempotency } from "@/lib/tool-listings/effective-annotations";
 
 export const VERDICT_KINDS = [
   "claim_backed_by_keys",

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can, type Action } from "@/lib/auth/permissions";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { authenticateToken } from "@/lib/auth/tokens";

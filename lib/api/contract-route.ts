@@ -1,12 +1,12 @@
 import "server-only";
 import type { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { apiRoute } from "@/lib/api/api-route";
 import type { PathSpec, QuerySpec, RouteContract, SuccessStatus } from "@/lib/api/contract";
 import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
 import { noQuery } from "@/lib/api/strict-query";
-import { paramProblemsError } from "@/lib/api/strict-params";
+import { paramProblemsError } from "@/lib/api/param-problems-error";
 import { getDb, getExportDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";

@@ -1,13 +1,13 @@
 import type { z } from "zod";
 import type { Action } from "@/lib/auth/permissions";
 import type { DomainFailure, ErrorCode } from "@/lib/errors/error-codes";
-import type { ParseResult } from "@/lib/api/strict-params";
+import type { ParseResult } from "@/lib/url-state/strict-params";
 
 /** The query of a route: its parameters (documented, one string each) and the strict parser that reads them. */
 export type QuerySpec<T> = {
   /** One string schema per parameter, for the OpenAPI document; optional ones may be left out. */
   params: z.ZodObject;
-  /** Refuses unknown and repeated parameters with the messages of lib/api/strict-params.ts. */
+  /** Refuses unknown and repeated parameters with the messages of lib/url-state/strict-params.ts. */
   parse: (params: URLSearchParams) => ParseResult<T> | DomainFailure;
 };
 

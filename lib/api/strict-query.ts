@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { QuerySpec } from "@/lib/api/contract";
-import { parseStrictParams, type ParamProblem, type ParseResult } from "@/lib/api/strict-params";
+import { parseStrictParams, type ParamProblem, type ParseResult } from "@/lib/url-state/strict-params";
 
 type FieldShape = Record<string, z.ZodType>;
 type Values<S extends FieldShape> = { [K in keyof S]?: z.output<S[K]> };
@@ -15,7 +15,7 @@ export type StrictQueryOptions<S extends FieldShape> = {
 
 /**
  * A query of plain fields, each parsed by its own schema: unknown and repeated parameters are
- * refused (lib/api/strict-params.ts), a missing required one is named with its message.
+ * refused (lib/url-state/strict-params.ts), a missing required one is named with its message.
  */
 export function strictQuery<const S extends FieldShape>(fields: S, options: StrictQueryOptions<S>): QuerySpec<Values<S>> {
   const names = Object.keys(fields) as (keyof S & string)[];

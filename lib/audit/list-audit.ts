@@ -1,13 +1,13 @@
 import "server-only";
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql, parseExactTime } from "@/lib/format/exact-time";
-import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
-import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/records/list-filters";
-import { redactJson, type Redaction } from "@/lib/records/redact";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
+import { redactJson, type Redaction } from "@/lib/privacy/redact";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { decodeBase64Url, encodeBase64Url } from "@/lib/text/base64url";
 
 export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { ErrorCode } from "@/lib/errors/error-codes";
 import { actorLabel } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";

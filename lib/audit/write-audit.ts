@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { Prisma } from "@/generated/prisma/client";
 
 type Tx = Pick<Prisma.TransactionClient, "auditLog">;

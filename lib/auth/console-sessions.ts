@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Actor } from "@/lib/auth/actor";
-import { isRole } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/identity/actor";
+import { isRole } from "@/lib/identity/roles";
 import { LAST_SEEN_RESOLUTION_MS, type SessionPolicy } from "@/lib/auth/session-policy";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Prisma } from "@/generated/prisma/client";

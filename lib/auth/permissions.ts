@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/identity/roles";
 
 const EVERYONE = ["viewer", "operator", "admin"] as const;
 const OPERATORS = ["operator", "admin"] as const;

@@ -2,7 +2,7 @@ import "server-only";
 import { getServerSession } from "next-auth";
 import { redirect } from "next/navigation";
 import { cache } from "react";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { authOptions } from "@/lib/auth/auth-options";
 import { logDeniedRequest } from "@/lib/audit/log-denied";
 import { checkSession, type SessionCheck } from "@/lib/auth/console-sessions";

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import { createHash, randomBytes, randomUUID } from "node:crypto";
-import type { Actor } from "@/lib/auth/actor";
-import type { Role } from "@/lib/auth/roles";
-import { isRole } from "@/lib/auth/roles";
+import type { Actor } from "@/lib/identity/actor";
+import type { Role } from "@/lib/identity/roles";
+import { isRole } from "@/lib/identity/roles";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";

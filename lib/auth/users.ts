@@ -1,9 +1,9 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { endUserSessions } from "@/lib/auth/console-sessions";
 import { hashPassword } from "@/lib/auth/passwords";
-import { isRole, type Role } from "@/lib/auth/roles";
+import { isRole, type Role } from "@/lib/identity/roles";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";

@@ -1,7 +1,7 @@
 import "server-only";
 import pg from "pg";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
@@ -14,7 +14,7 @@ import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { appendLiveTraffic, benchKey } from "./load-bench-data";
-import { redactionOf } from "@/lib/records/redact";
+import { redactionOf } from "@/lib/privacy/redact";
 
 /** An HTTP request to the console's API, relative to its base URL. */
 export type ApiRequest = { method: "GET" | "POST"; path: string; body?: unknown };

@@ -1,7 +1,7 @@
 import "server-only";
 import { createHash } from "node:crypto";
 import pg from "pg";
-import type { ProgressBar } from "@/lib/cli/progress";
+import type { ProgressBar } from "@/lib/terminal/progress";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { CATCH_UP_HOURS, rollUpClosedHours } from "@/lib/metrics/rollup";
 

@@ -1,8 +1,8 @@
 import "server-only";
 import os from "node:os";
 import pg from "pg";
-import type { Actor } from "@/lib/auth/actor";
-import type { ProgressBar } from "@/lib/cli/progress";
+import type { Actor } from "@/lib/identity/actor";
+import type { ProgressBar } from "@/lib/terminal/progress";
 import { configSchema } from "@/lib/config/schema";
 import { migrate } from "@/lib/db/migrate";
 import { measureApiSide } from "./api-side";

@@ -2,7 +2,7 @@ import "server-only";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
-import { createProgressBar } from "@/lib/cli/progress";
+import { createProgressBar } from "@/lib/terminal/progress";
 import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";

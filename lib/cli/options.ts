@@ -1,6 +1,6 @@
 import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
-import { isRole, type Role } from "@/lib/auth/roles";
+import { isRole, type Role } from "@/lib/identity/roles";
 import { parseDuration } from "@/lib/config/duration";
 
 export function parseRoleOption(value: string): Role {

@@ -1,7 +1,7 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/identity/roles";
 import { saveUser } from "@/lib/auth/users";
 import type { Db } from "@/lib/db/prisma";
 

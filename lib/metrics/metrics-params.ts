@@ -1,6 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
+import { parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 import { quoteInput } from "@/lib/text/quote-input";
 

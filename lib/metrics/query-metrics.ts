@@ -1,12 +1,12 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { stuckCondition } from "@/lib/records/list-records";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
-import { loadKnownTools } from "./known-tools";
+import { loadKnownTools } from "@/lib/tool-listings/known-tools";
 import { emptyTotals, isSmallSample, suppressionCalls, suppressionRate, type MetricsFigures, type MetricsReport, type SeriesPoint, type Totals } from "./metrics-report";
 import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";

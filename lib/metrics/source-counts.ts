@@ -1,6 +1,6 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import { tenantScopeOf } from "@/lib/records/tenant-scope";
+import { tenantScopeOf } from "@/lib/tenancy/tenant-scope";
 import { latencyBucketSql } from "./latency-histogram";
 
 /**

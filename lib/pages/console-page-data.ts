@@ -1,7 +1,7 @@
 import "server-only";
 import { buildToolsAudit, type ToolsAudit } from "@/lib/annotations/build-audit";
-import type { AuditWindow } from "@/lib/annotations/annotation-types";
-import type { Actor } from "@/lib/auth/actor";
+import type { AuditWindow } from "@/lib/annotations/tool-audit-types";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { listPasswordAccounts } from "@/lib/auth/users";
 import { listAudit, listAuditActions, type AuditPage, type AuditQuery } from "@/lib/audit/list-audit";
@@ -12,7 +12,7 @@ import type { MetricsReport } from "@/lib/metrics/metrics-report";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { explainKey, type ExplainInput, type ExplainResult } from "@/lib/records/explain-key";
 import { getOverviewCounts } from "@/lib/records/overview-counts";
-import { redactionOf } from "@/lib/records/redact";
+import { redactionOf } from "@/lib/privacy/redact";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
 
 // What the other console pages show, read for them: pages get data here, never from lib/db.

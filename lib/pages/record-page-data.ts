@@ -1,11 +1,11 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { traceRefs, type LookupResult, lookUpRefs, type RefTrace } from "@/lib/records/lookup";
 import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail";
-import { redactionOf } from "@/lib/records/redact";
+import { redactionOf } from "@/lib/privacy/redact";
 import { readRowVersion } from "@/lib/records/visible-records";
 
 export type RecordPageData =

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import type { RecordsQuery } from "@/lib/records/list-filters";

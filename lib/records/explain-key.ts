@@ -1,6 +1,6 @@
 import "server-only";
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseDuration } from "@/lib/config/duration";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import type { Db } from "@/lib/db/prisma";
@@ -9,7 +9,7 @@ import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type Der
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 
 export const MAX_WINDOW_SECONDS = 366 * 24 * 3600;
 

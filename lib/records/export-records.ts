@@ -1,11 +1,12 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import type { RecordsCursor } from "@/lib/records/list-cursor";
-import { describeFilter, formatInstant, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
+import { formatInstant } from "@/lib/url-state/time-range";
+import { describeFilter, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
 import { fetchRecordRows, recordsConditions, toListItem, type RecordRow } from "@/lib/records/list-records";
-import { redactJson, redactionOf } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/privacy/redact";
 
 /** An export stops here; the trailing line (CSV) or `truncated` field (JSON) says so. */
 export const EXPORT_MAX_ROWS = 100_000;

@@ -1,7 +1,7 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/api/strict-params";
-import { expectedInstant, parseInstant } from "@/lib/format/instant";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -56,21 +56,6 @@ export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: n
 
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
-
-/** The URL form of an instant: ISO UTC, without a zero millisecond part. */
-export function formatInstant(date: Date): string {
-  return date.toISOString().replace(".000Z", "Z");
-}
-
-/** An instant parameter (lib/format/instant.ts: a time without a zone is refused), with an example of each accepted form. */
-export const instantSchema = z.string().transform((value, ctx) => {
-  const date = parseInstant(value);
-  if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected ${expectedInstant()}, got ${quoteInput(value)}` });
-    return z.NEVER;
-  }
-  return date;
-});
 
 const instantField = printableText(40).pipe(instantSchema);
 
@@ -161,12 +146,6 @@ function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
   if (range) problems.push(range);
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: values };
-}
-
-/** `from` must come before `to` (both records and the audit log filter on a half-open range). */
-export function timeRangeProblem({ from, to }: { from?: Date; to?: Date }): ParamProblem | null {
-  if (!from || !to || from.getTime() < to.getTime()) return null;
-  return { param: "from", message: `from (${formatInstant(from)}) must be earlier than to (${formatInstant(to)})` };
 }
 
 function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unknown>>): RecordsFilter {

@@ -1,6 +1,6 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
@@ -8,7 +8,7 @@ import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import type { RecordSummary } from "@/lib/records/lookup";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 
 /**
  * One row of the records list: the record summary look-ups show (no response: it may hold

@@ -1,11 +1,11 @@
 import "server-only";
-import type { Redaction } from "@/lib/records/redact";
-import type { Actor } from "@/lib/auth/actor";
+import type { Redaction } from "@/lib/privacy/redact";
+import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { extractRefs } from "@/lib/records/extract-refs";
 import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
 
 /** One record as lists and look-ups show it: no response (it may hold personal data). */

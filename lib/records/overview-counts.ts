@@ -1,12 +1,12 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { estimateRows } from "@/lib/records/facet-counts";
 import { stuckCondition } from "@/lib/records/list-records";
 import { readTableStatistics, wholeTableEstimate } from "@/lib/records/planner-statistics";
-import { actorTenantScope, type TenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope, type TenantScope } from "@/lib/tenancy/tenant-scope";
 
 export type OverviewCounts = {
   /** For a large table with fresh statistics, the planner's estimate (count(*) takes seconds at 10 M rows). */

@@ -1,16 +1,16 @@
 import "server-only";
 import type { AuditEntryView } from "@/lib/audit/list-audit";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
-import { redactJson, redactionOf } from "@/lib/records/redact";
+import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { findVisibleRecord } from "@/lib/records/visible-records";
-import { describeProcessor } from "@/lib/resolve/check-processor";
+import { describeProcessor } from "@/lib/config/describe-processor";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
 const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;

@@ -1,9 +1,10 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { getRecordFacets, type FacetOptions, type RecordFacets } from "@/lib/records/facet-counts";
-import { filterToParams, formatInstant, pageLinks, type PageDirection, type PageLinks, type PageSize, type RecordsQuery } from "@/lib/records/list-filters";
+import { formatInstant } from "@/lib/url-state/time-range";
+import { filterToParams, pageLinks, type PageDirection, type PageLinks, type PageSize, type RecordsQuery } from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 
 /** The records list as the page and GET /api/v1/records both serve it: one page, its facets, links. */

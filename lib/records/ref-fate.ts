@@ -1,8 +1,8 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
-import { redactJson, type Redaction } from "@/lib/records/redact";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { redactJson, type Redaction } from "@/lib/privacy/redact";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { findTrimmedRefs, TRIMMED_REF_HORIZON_DAYS } from "@/lib/retention/trimmed-refs";
 
 /** The audit actions that delete a claim: an operator's, a bulk apply's or the reconciler's release. */

@@ -1,14 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
-import { redactJson, redactionOf } from "@/lib/records/redact";
-import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { redactJson, redactionOf } from "@/lib/privacy/redact";
+import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
 export const revealInputSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -13,10 +13,10 @@ import {
   type RecordsQuery,
   UNRECORDED_TOOL,
 } from "@/lib/records/list-filters";
-import type { ParseResult } from "@/lib/api/strict-params";
+import type { ParseResult } from "@/lib/url-state/strict-params";
 import { listRecords, recordsConditions, whereClause, type RecordListItem } from "@/lib/records/list-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
-import { describeProcessor } from "@/lib/resolve/check-processor";
+import { describeProcessor } from "@/lib/config/describe-processor";
 
 /** What narrows the stuck page: a tenant and a tool (stuck is implied; status and times are not offered). */
 export type StuckFilter = { tenant: string | null; tool: string | null };

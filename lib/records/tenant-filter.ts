@@ -1,9 +1,9 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import type { DomainFailure } from "@/lib/errors/error-codes";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { unstorableTextReason } from "@/lib/text/storable-text";
 
 /** A tenant named in a URL or an API filter that the caller cannot be answered about. */

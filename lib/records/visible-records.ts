@@ -1,9 +1,9 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql, parseExactTime } from "@/lib/format/exact-time";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 
 /**
  * The record pieces that the record page, the resolve actions, bulk plans and the reconciler

@@ -2,8 +2,8 @@ import "server-only";
 import pLimit from "p-limit";
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
-import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
-import type { Actor } from "@/lib/auth/actor";
+import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
@@ -11,8 +11,8 @@ import { recordsConditions, whereClause } from "@/lib/records/list-records";
 import { isStuck } from "@/lib/records/stuck-threshold";
 import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims";
 import { CLAIM_COLUMNS, isRowVersion, readVisibleClaims, type VisibleClaim } from "@/lib/records/visible-records";
-import { checkProcessor } from "./check-processor";
-import type { ProcessorCheck, ProcessorOutcome } from "./processor-check";
+import { askProcessor } from "./ask-processor";
+import type { ProcessorCheck, ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
 import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
 
@@ -152,7 +152,7 @@ async function planRow(config: IdemConfig, actor: Actor, candidate: VisibleClaim
   if (!isStuck(config, { status: candidate.status, tool: candidate.tool, createdAt: candidate.created_at }, now)) {
     return { ...base, outcome: null, reason: "not stuck yet: within its tool's threshold a live call may still be running", proposed: "leave", checkMs: null };
   }
-  const check = await checkProcessor(config, { key: candidate.key, tool: candidate.tool });
+  const check = await askProcessor(config, { key: candidate.key, tool: candidate.tool });
   const asked = { ...base, outcome: check.outcome, checkMs: check.evidence.ms };
   if (check.outcome === "unknown") return { ...asked, reason: check.reason, proposed: "leave" };
   const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
@@ -213,7 +213,7 @@ async function applyRow(
   if (!isStuck(config, { status: claim.status, tool: claim.tool, createdAt: claim.created_at }, now)) {
     return { result: "error", outcome: null, message: "Not stuck: within its tool's threshold a live call may still be running. Nothing was changed." };
   }
-  const check: ProcessorCheck = await checkProcessor(config, { key: claim.key, tool: claim.tool });
+  const check: ProcessorCheck = await askProcessor(config, { key: claim.key, tool: claim.tool });
   if (check.outcome !== EXPECTED_OUTCOME[row.action]) {
     return {
       result: "changed_outcome",

@@ -1,5 +1,5 @@
 import type { IdemConfig } from "@/lib/config/schema";
-import { elapsedSince, type ProcessorCheck, type ProcessorEvidence } from "./processor-check";
+import { elapsedSince, type ProcessorCheck, type ProcessorEvidence } from "./processor-check-types";
 import { readStatusWord } from "./status-words";
 
 export type HttpProcessor = Extract<NonNullable<IdemConfig["tools"][string]["processor"]>, { type: "http" }>;

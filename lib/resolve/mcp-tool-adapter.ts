@@ -6,7 +6,7 @@ import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelconte
 import type { IdemConfig, McpServerConfig } from "@/lib/config/schema";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { describeFetchError, formatSeconds } from "./http-adapter";
-import { elapsedSince, type ProcessorCheck, type ProcessorEvidence } from "./processor-check";
+import { elapsedSince, type ProcessorCheck, type ProcessorEvidence } from "./processor-check-types";
 import { readStatusWord } from "./status-words";
 
 export type McpToolProcessor = Extract<NonNullable<IdemConfig["tools"][string]["processor"]>, { type: "mcp-tool" }>;

@@ -1,14 +1,14 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import pLimit from "p-limit";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { stuckCondition } from "@/lib/records/list-records";
-import { actorTenantScope } from "@/lib/records/tenant-scope";
-import { checkProcessor } from "./check-processor";
-import { DEFAULT_PROCESSOR_TIMEOUT_MS, type ProcessorCheck, type ProcessorOutcome } from "./processor-check";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { askProcessor } from "./ask-processor";
+import { DEFAULT_PROCESSOR_TIMEOUT_MS, type ProcessorCheck, type ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution } from "./resolution";
 import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
 
@@ -367,7 +367,7 @@ async function boundedCheck(config: IdemConfig, row: { key: string; tool: string
     }, limitMs);
   });
   try {
-    return await Promise.race([checkProcessor(config, row), overdue]);
+    return await Promise.race([askProcessor(config, row), overdue]);
   } finally {
     clearTimeout(timer);
   }

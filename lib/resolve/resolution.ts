@@ -1,9 +1,9 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Prisma } from "@/generated/prisma/client";
-import type { ProcessorCheck } from "./processor-check";
+import type { ProcessorCheck } from "./processor-check-types";
 import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
 
 export type ResolveAction = "complete" | "release";

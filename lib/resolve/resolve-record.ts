@@ -1,13 +1,14 @@
 import "server-only";
 import { z } from "zod";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { findVisibleRecord, isRowVersion } from "@/lib/records/visible-records";
-import { checkProcessor } from "./check-processor";
-import type { ProcessorCheck } from "./processor-check";
+import { askProcessor } from "./ask-processor";
+import type { ProcessorCheck } from "./processor-check-types";
 import { applyResolution, decideResolution, type RowSnapshot } from "./resolution";
-import { FORCE_RELEASE_CONFIRMATION, REASON_MIN_LENGTH } from "./resolve-rules";
+import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import { FORCE_RELEASE_CONFIRMATION } from "./resolve-rules";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
 export { FORCE_RELEASE_CONFIRMATION };
@@ -42,7 +43,7 @@ export async function resolveRecord(db: Db, config: IdemConfig, actor: Actor, ke
   if (row.status !== "in_progress") {
     return { ok: false, code: "conflict", message: `The record is ${row.status}, not in_progress: nothing to resolve.` };
   }
-  const check = await checkProcessor(config, { key: row.key, tool: row.tool });
+  const check = await askProcessor(config, { key: row.key, tool: row.tool });
   const decision = decideResolution(actor, input.action, check, input.force ?? false);
   if (!decision.ok) {
     return { ok: false, code: decision.code, message: decision.message, details: { check } };

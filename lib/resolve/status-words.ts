@@ -1,4 +1,4 @@
-import type { ProcessorOutcome } from "./processor-check";
+import type { ProcessorOutcome } from "./processor-check-types";
 
 // Words processors use for "it happened", "it did not happen" and "not settled yet". A status
 // outside these lists is reported as unknown, never guessed: acting on a misread status is how

@@ -1,7 +1,7 @@
 import "server-only";
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";

@@ -1,7 +1,7 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
-import type { TenantScope } from "@/lib/records/tenant-scope";
+import type { TenantScope } from "@/lib/tenancy/tenant-scope";
 
 /**
  * An exact, compact record of the refs each retention batch deleted (table trimmed_ref_chunk).

@@ -3,7 +3,7 @@ import { createHash, randomBytes } from "node:crypto";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";

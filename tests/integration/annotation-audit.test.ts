@@ -13,7 +13,7 @@ import { auditToMarkdown } from "@/lib/annotations/export-audit";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing, refreshListings } from "@/lib/annotations/refresh-listings";
 import { addHttpServer, addServerSchema } from "@/lib/annotations/server-store";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";

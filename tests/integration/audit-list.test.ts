@@ -3,7 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { createToken } from "@/lib/auth/tokens";
 import { listAudit, parseAuditQuery, type AuditQuery } from "@/lib/audit/list-audit";
 import { useTestDb } from "../helpers/db";

@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";

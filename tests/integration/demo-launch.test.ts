@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { launchDemoWorld } from "@/lib/cli/demo-launch";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";

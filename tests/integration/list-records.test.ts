@@ -1,13 +1,13 @@
 import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
 import { getRecordFacets, type RecordFacets } from "@/lib/records/facet-counts";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
-import { REDACTED } from "@/lib/records/redact";
+import { REDACTED } from "@/lib/privacy/redact";
 import { useTestDb } from "../helpers/db";
 
 // Every tenant here is this file's own: other tests share the database.

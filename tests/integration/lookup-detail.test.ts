@@ -1,7 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { parseConfig } from "@/lib/config/load";
 import { withIdempotency } from "@/lib/idempotency/guard";
@@ -11,7 +11,7 @@ import { explainKey, parseExplainParams } from "@/lib/records/explain-key";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { getRecordDetail } from "@/lib/records/record-detail";
 import { revealResponse } from "@/lib/records/reveal-response";
-import { checkRecord } from "@/lib/resolve/check-record";
+import { checkRecord } from "@/lib/resolve/check-record-with-processor";
 import { useTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");

@@ -5,7 +5,7 @@ import { buildToolsAudit } from "@/lib/annotations/build-audit";
 import { auditToMarkdown } from "@/lib/annotations/export-audit";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { useTestDb } from "../helpers/db";
 

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { bucketValueMs, latencyBucket } from "@/lib/metrics/latency-histogram";
 import { UNRECORDED_TOOL, parseMetricsQuery, type MetricsQuery, type MetricsWindow } from "@/lib/metrics/metrics-params";

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
 import { addHttpServer, addServerSchema } from "@/lib/annotations/server-store";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { useTestDb } from "../helpers/db";
 import { REFUSED_URLS } from "../helpers/bad-inputs";

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { createToken } from "@/lib/auth/tokens";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";

@@ -5,12 +5,12 @@ import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import * as z from "zod";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { DECLINED_CARD, startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
-import { checkProcessor } from "@/lib/resolve/check-processor";
-import { checkRecord } from "@/lib/resolve/check-record";
+import { askProcessor } from "@/lib/resolve/ask-processor";
+import { checkRecord } from "@/lib/resolve/check-record-with-processor";
 import { useTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";
 
@@ -43,7 +43,7 @@ describe("http adapter against the real demo processor", () => {
   it("succeeded → taken, with the processor's receipt and the raw evidence", async () => {
     const key = newKey();
     const charged = (await (await charge(key, "c_71")).json()) as { id: string };
-    const result = await checkProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
     expect(result.outcome).toBe("taken");
     expect(result.receipt).toMatchObject({ id: charged.id, status: "succeeded", reference: key, amount_cents: 24_000 });
     expect(result.evidence).toMatchObject({ adapter: "http", request: { method: "GET", url: `${processor.url}/references/${key}` }, status: 200, body: { status: "succeeded" } });
@@ -53,13 +53,13 @@ describe("http adapter against the real demo processor", () => {
   it("failed (a declined card) → not taken: the processor says it did not happen", async () => {
     const key = newKey();
     expect((await charge(key, DECLINED_CARD)).status).toBe(402);
-    const result = await checkProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "not_taken", reason: expect.stringMatching(/declined or failed/), evidence: { status: 200, body: { status: "failed" } } });
     expect(result.receipt).toBeUndefined();
   });
 
   it("404 → not taken: no operation with this reference", async () => {
-    const result = await checkProcessor(httpConfig(processor.url), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "not_taken", reason: "the processor has no operation with this reference", evidence: { status: 404 } });
   });
 
@@ -68,13 +68,13 @@ describe("http adapter against the real demo processor", () => {
     const inFlight = charge(key, "c_71", { "x-demo-latency-ms": "1500" });
     // The reference exists from the moment the side effect starts; wait until the processor knows it.
     await expect.poll(async () => (await fetch(`${processor.url}/references/${key}`)).status).toBe(200);
-    const result = await checkProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/not settled.*pending/), evidence: { status: 200, body: { status: "pending" } } });
     await inFlight;
   });
 
   it("503 → unknown, with the status and body kept", async () => {
-    const result = await checkProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "failure" } }), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "failure" } }), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: "the processor failed to answer (HTTP 503)", evidence: { status: 503, body: { error: { code: "service_unavailable" } } } });
     // Header names are evidence; their values may be secrets and are not kept.
     expect(result.evidence.request).toMatchObject({ headers: ["x-demo-fault"] });
@@ -82,14 +82,14 @@ describe("http adapter against the real demo processor", () => {
 
   it("no answer within the tool's timeout → unknown, well before the processor would answer", async () => {
     const started = Date.now();
-    const result = await checkProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "timeout" }, timeout: "300ms" }), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "timeout" }, timeout: "300ms" }), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: "the processor could not be asked: no answer within 0.3 s", evidence: { status: null } });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("connection refused → unknown, saying so", async () => {
     const port = await freePort();
-    const result = await checkProcessor(httpConfig(`http://127.0.0.1:${port}`), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(httpConfig(`http://127.0.0.1:${port}`), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", evidence: { status: null, error: expect.stringMatching(/ECONNREFUSED/) } });
   });
 
@@ -100,7 +100,7 @@ describe("http adapter against the real demo processor", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const result = await checkProcessor(httpConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), { key: newKey(), tool: "charge_card" });
+      const result = await askProcessor(httpConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), { key: newKey(), tool: "charge_card" });
       expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/check baseUrl/), evidence: { status: 404 } });
     } finally {
       server.close();
@@ -109,12 +109,12 @@ describe("http adapter against the real demo processor", () => {
 
   it("a tool with no processor configured, or no tool recorded, is unknown with the reason", async () => {
     const config = httpConfig(processor.url);
-    expect(await checkProcessor(config, { key: newKey(), tool: "create_shipment" })).toMatchObject({
+    expect(await askProcessor(config, { key: newKey(), tool: "create_shipment" })).toMatchObject({
       outcome: "unknown",
       reason: "no processor configured for tool create_shipment",
       evidence: { adapter: "none" },
     });
-    expect((await checkProcessor(config, { key: newKey(), tool: null })).reason).toMatch(/did not record which tool/);
+    expect((await askProcessor(config, { key: newKey(), tool: null })).reason).toMatch(/did not record which tool/);
   });
 
   describe("checkRecord: the read-only check behind the API", () => {
@@ -209,7 +209,7 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
   it("calls the status tool with the ref and reads the processor's word: succeeded → taken", async () => {
     const key = newKey();
     outcomes.set(key.slice(0, 12), { status: "succeeded", receipt: { id: "ch_9", amount_cents: 500 } });
-    const result = await checkProcessor(config("get_charge_status"), { key, tool: "charge_card" });
+    const result = await askProcessor(config("get_charge_status"), { key, tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "taken", receipt: { id: "ch_9" }, evidence: { adapter: "mcp-tool", status: "ok", request: { server: "shop", tool: "get_charge_status", arguments: { ref: key.slice(0, 12) } } } });
     expect(server.calls).toContainEqual({ tool: "get_charge_status", ref: key.slice(0, 12) });
   });
@@ -219,33 +219,33 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
     outcomes.set(notFound.slice(0, 12), { status: "not_found" });
     outcomes.set(failed.slice(0, 12), { status: "failed", receipt: { error: "card_declined" } });
     outcomes.set(pending.slice(0, 12), { status: "pending" });
-    expect((await checkProcessor(config("get_charge_status"), { key: notFound, tool: "charge_card" })).outcome).toBe("not_taken");
-    expect((await checkProcessor(config("get_charge_status"), { key: failed, tool: "charge_card" })).outcome).toBe("not_taken");
-    expect((await checkProcessor(config("get_charge_status"), { key: pending, tool: "charge_card" })).outcome).toBe("unknown");
+    expect((await askProcessor(config("get_charge_status"), { key: notFound, tool: "charge_card" })).outcome).toBe("not_taken");
+    expect((await askProcessor(config("get_charge_status"), { key: failed, tool: "charge_card" })).outcome).toBe("not_taken");
+    expect((await askProcessor(config("get_charge_status"), { key: pending, tool: "charge_card" })).outcome).toBe("unknown");
   });
 
   it("passes the full key to a tool that takes one, and reads JSON from text content", async () => {
     const key = newKey();
-    const result = await checkProcessor(config("get_payment_by_key"), { key, tool: "charge_card" });
+    const result = await askProcessor(config("get_payment_by_key"), { key, tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "taken", receipt: { id: "py_1", key } });
   });
 
   it("an error result → unknown, with the tool's words", async () => {
-    const result = await checkProcessor(config("get_charge_status"), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(config("get_charge_status"), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/answered with an error: No operation with ref/), evidence: { status: "isError" } });
   });
 
   it("a timeout → unknown, within the tool's timeout", async () => {
     const started = Date.now();
-    const result = await checkProcessor(config("slow_status", "500ms"), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(config("slow_status", "500ms"), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/did not answer: no answer within 0.5 s/) });
     expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it("a tool that is not listed, or takes neither key nor ref, is reported rather than called", async () => {
-    expect((await checkProcessor(config("get_refund_status"), { key: newKey(), tool: "charge_card" })).reason).toBe("the MCP server shop lists no tool get_refund_status");
+    expect((await askProcessor(config("get_refund_status"), { key: newKey(), tool: "charge_card" })).reason).toBe("the MCP server shop lists no tool get_refund_status");
     const before = server.calls.length;
-    const result = await checkProcessor(config("get_shipment_status"), { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(config("get_shipment_status"), { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/takes neither a key nor a ref \(its arguments: order_id\)/) });
     expect(server.calls.length).toBe(before);
   });
@@ -258,7 +258,7 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
         mcpServers: [{ name: "gone", transport: "http", url: `http://127.0.0.1:${port}/mcp` }],
       }),
     );
-    const result = await checkProcessor(unreachable, { key: newKey(), tool: "charge_card" });
+    const result = await askProcessor(unreachable, { key: newKey(), tool: "charge_card" });
     expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/could not be reached/) });
   });
 });

@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { loadStuckClaims, parseStuckQuery, type StuckQuery } from "@/lib/records/stuck-claims";
 import { useTestDb } from "../helpers/db";

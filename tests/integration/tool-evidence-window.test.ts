@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
-import { AUDIT_WINDOWS, type AuditWindow, type ToolEvidence } from "@/lib/annotations/annotation-types";
-import type { Actor } from "@/lib/auth/actor";
+import { AUDIT_WINDOWS, type AuditWindow, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { rollUpClosedHours } from "@/lib/metrics/rollup";
 import { useTestDb } from "../helpers/db";

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import { loadToolEvidence } from "@/lib/annotations/tool-evidence";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { useTestDb } from "../helpers/db";
 

@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { trim, type TrimOptions } from "@/lib/retention/trim";

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { createToken } from "@/lib/auth/tokens";
-import { cliActor } from "@/lib/cli/cli-actor";
+import { cliActor } from "@/lib/identity/cli-actor";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { startConsole, type ConsoleUnderTest } from "./console-under-test";

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/annotation-types";
-import { declaredHints, effectiveAnnotations } from "@/lib/annotations/effective-annotations";
+import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effective-annotations";
 import { diffListings } from "@/lib/annotations/snapshot-diff";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { parseDuration } from "@/lib/config/duration";
 import { parseConfig } from "@/lib/config/load";
-import { redactJson } from "@/lib/records/redact";
+import { redactJson } from "@/lib/privacy/redact";
 
 const EXAMPLE_CONFIG = {
   tools: {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { can, PERMISSIONS, type Action } from "@/lib/auth/permissions";
-import { ROLES } from "@/lib/auth/roles";
+import { ROLES } from "@/lib/identity/roles";
 import { safeCallbackUrl } from "@/lib/auth/sign-in-messages";
 
 describe("the permission table", () => {

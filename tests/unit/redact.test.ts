@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { REDACTED, redactJson } from "@/lib/records/redact";
+import { REDACTED, redactJson } from "@/lib/privacy/redact";
 
 describe("redactJson", () => {
   const receipt = { id: "ch_1", card: "c_71", customer: { email: "a@b.c", name: "Ann" }, items: [{ card: "c_2" }, { sku: "x" }] };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
-import { actorTenantScope, tenantScopeOf } from "@/lib/records/tenant-scope";
+import type { Actor } from "@/lib/identity/actor";
+import { actorTenantScope, tenantScopeOf } from "@/lib/tenancy/tenant-scope";
 
 const actor = (tenants: string[]): Actor => ({ kind: "user", id: "u", name: "u@x", displayName: "U", role: "viewer", tenants });
 

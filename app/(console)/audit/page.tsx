@@ -4,7 +4,7 @@ import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import { auditFilterValues, parseAuditQuery } from "@/lib/audit/list-audit";

@@ -4,7 +4,7 @@ import { MetricsSkeleton } from "@/components/metrics/metrics-skeleton";
 import { MetricsView } from "@/components/metrics/metrics-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { parseMetricsQuery } from "@/lib/metrics/metrics-params";
 import { loadMetricsPageData } from "@/lib/pages/console-page-data";

@@ -5,7 +5,7 @@ import { QueryProblems } from "@/components/ui/query-problems";
 import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadStuckPageData } from "@/lib/pages/records-page-data";

@@ -3,7 +3,7 @@ import { Suspense } from "react";
 import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { loadToolsParams } from "@/lib/annotations/tools-search-params";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadToolsPageData } from "@/lib/pages/console-page-data";

@@ -1,4 +1,4 @@
-import { checkDatabaseHealth } from "@/lib/db/health";
+import { checkDatabaseHealth } from "@/lib/health/database-health";
 
 /** Liveness for load balancers: no data, no auth. 503 when the database does not answer. */
 export async function GET() {

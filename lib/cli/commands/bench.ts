@@ -2,7 +2,7 @@ import type { Command } from "commander";
 import { formatBenchReport } from "@/lib/bench/bench-report";
 import { runBench } from "@/lib/bench/run-bench";
 import { wholeNumberOption } from "@/lib/cli/options";
-import { createProgressBar } from "@/lib/cli/progress";
+import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 
 export function registerBench(program: Command): void {

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Command } from "commander";
 import { parseDurationOption, parseNameOption, wholeNumberOption } from "@/lib/cli/options";
-import { createProgressBar } from "@/lib/cli/progress";
+import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { formatDuration } from "@/lib/config/duration";

@@ -1,7 +1,7 @@
 import "server-only";
 import { InvalidArgumentError, type Command } from "commander";
 import pg from "pg";
-import { createProgressBar } from "@/lib/cli/progress";
+import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { describeDatabaseError } from "@/lib/db/describe-error";

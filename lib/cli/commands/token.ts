@@ -1,5 +1,5 @@
 import type { Command } from "commander";
-import { cliActor } from "@/lib/cli/cli-actor";
+import { cliActor } from "@/lib/identity/cli-actor";
 import { parseRoleOption, parseTenantOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";

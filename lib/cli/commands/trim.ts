@@ -1,7 +1,7 @@
 import type { Command } from "commander";
-import { cliActor } from "@/lib/cli/cli-actor";
+import { cliActor } from "@/lib/identity/cli-actor";
 import { parseDurationOption, wholeNumberOption } from "@/lib/cli/options";
-import { createProgressBar } from "@/lib/cli/progress";
+import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { formatDuration } from "@/lib/config/duration";

@@ -1,10 +1,10 @@
 import type { Command } from "commander";
-import { cliActor } from "@/lib/cli/cli-actor";
+import { cliActor } from "@/lib/identity/cli-actor";
 import { parseRoleOption, parseTenantOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { disableUser, listUsers, saveUser } from "@/lib/auth/users";
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/identity/roles";
 
 export function registerUser(program: Command): void {
   const user = program.command("user").description("console users: who may sign in, with which role and tenants");

@@ -5,7 +5,7 @@ import { QueryProblems } from "@/components/ui/query-problems";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadRecordsPageData } from "@/lib/pages/records-page-data";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";

@@ -3,7 +3,7 @@ import { auditListContract } from "@/lib/api/contracts/operations";
 import { listAudit } from "@/lib/audit/list-audit";
 import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { redactionOf } from "@/lib/records/redact";
+import { redactionOf } from "@/lib/privacy/redact";
 
 export const GET = contractRoute(auditListContract, async ({ db, actor, query }) => {
   const tenant = await checkTenantFilter(db, actor, query.tenant);

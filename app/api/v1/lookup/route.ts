@@ -2,7 +2,7 @@ import { contractRoute, reply } from "@/lib/api/contract-route";
 import { lookupContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
-import { redactionOf } from "@/lib/records/redact";
+import { redactionOf } from "@/lib/privacy/redact";
 
 export const GET = contractRoute(lookupContract, async ({ db, actor, query }) => {
   const result = await lookUpRefs(db, actor, query.q ?? "", { redact: redactionOf(getConfig()) });

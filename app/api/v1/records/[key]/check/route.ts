@@ -1,7 +1,7 @@
 import { contractRoute, reply } from "@/lib/api/contract-route";
 import { checkRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
-import { checkRecord } from "@/lib/resolve/check-record";
+import { checkRecord } from "@/lib/resolve/check-record-with-processor";
 
 /** A POST because it calls out to another system each time (never cached, never prefetched). */
 export const POST = contractRoute(checkRecordContract, async ({ db, actor, params }) => {

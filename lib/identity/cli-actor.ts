@@ -1,5 +1,5 @@
 import { userInfo } from "node:os";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 
 /** Whoever runs the CLI on the console's host acts as an admin; audit rows name the OS user. */
 export function cliActor(): Actor {

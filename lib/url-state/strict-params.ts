@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { jsonError } from "@/lib/api/json-error";
 import { quoteInput } from "@/lib/text/quote-input";
 
 /**
@@ -103,9 +102,4 @@ export function parseStrictParams<S extends Record<string, z.ZodType>, K extends
     });
   }
   return { values: values as { [P in K]?: z.output<S[P]> }, problems };
-}
-
-/** The API's answer to a query it cannot read: every problem in the message, the parameters named. */
-export function paramProblemsError(problems: ParamProblem[]): Response {
-  return jsonError(400, "bad_request", problems.map((p) => p.message).join("; "), { params: problems.map((p) => p.param) });
 }

@@ -1,5 +1,5 @@
 import { Prisma } from "@/generated/prisma/client";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 
 /**
  * THE rule limiting a query to the tenants a caller may see, for Prisma `where` objects and raw

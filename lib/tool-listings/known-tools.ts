@@ -1,6 +1,6 @@
 import "server-only";
-import { declaredHints } from "@/lib/annotations/effective-annotations";
-import type { ListedTool } from "@/lib/annotations/annotation-types";
+import { declaredHints } from "@/lib/tool-listings/effective-annotations";
+import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 

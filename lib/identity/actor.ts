@@ -1,4 +1,4 @@
-import type { Role } from "@/lib/auth/roles";
+import type { Role } from "@/lib/identity/roles";
 
 /** Who is acting: a signed-in person, a bearer token, or the console's own jobs. */
 export type Actor = {

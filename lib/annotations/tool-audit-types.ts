@@ -1,27 +1,4 @@
-/** The four behavioural hints of the MCP spec, as a server declared them (absent = not declared). */
-export type DeclaredAnnotations = {
-  readOnlyHint?: boolean;
-  destructiveHint?: boolean;
-  idempotentHint?: boolean;
-  openWorldHint?: boolean;
-};
-
-export const HINT_NAMES = ["readOnlyHint", "destructiveHint", "idempotentHint", "openWorldHint"] as const;
-export type HintName = (typeof HINT_NAMES)[number];
-
-/**
- * What a host acts on after the spec's defaults. destructive and idempotent mean something only
- * when the tool is not read-only: for a read-only tool they are `null` ("does not apply").
- */
-export type EffectiveAnnotations = {
-  readOnlyHint: boolean;
-  destructiveHint: boolean | null;
-  idempotentHint: boolean | null;
-  openWorldHint: boolean;
-};
-
-/** One tool as a listing named it: the name, and its annotations as sent (kept raw in snapshots). */
-export type ListedTool = { name: string; title?: string; annotations?: Record<string, unknown> };
+/** The tool audit's own shapes: its windows, the evidence the table shows for a tool, an admin's review. */
 
 export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
 export type AuditWindow = keyof typeof AUDIT_WINDOWS;

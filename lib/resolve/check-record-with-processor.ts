@@ -1,12 +1,12 @@
 import "server-only";
-import type { Actor } from "@/lib/auth/actor";
+import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "@/lib/idempotency/derive-key";
 import { findVisibleRecord } from "@/lib/records/visible-records";
-import { redactJson, redactionOf } from "@/lib/records/redact";
-import { checkProcessor } from "./check-processor";
-import type { ProcessorCheck } from "./processor-check";
+import { redactJson, redactionOf } from "@/lib/privacy/redact";
+import { askProcessor } from "./ask-processor";
+import type { ProcessorCheck } from "./processor-check-types";
 
 export type RecordCheck = {
   key: string;
@@ -27,7 +27,7 @@ export type RecordCheck = {
 export async function checkRecord(db: Db, config: IdemConfig, actor: Actor, key: string): Promise<RecordCheck | null> {
   const row = await findVisibleRecord(db, actor, key);
   if (!row) return null;
-  const check = await checkProcessor(config, { key: row.key, tool: row.tool });
+  const check = await askProcessor(config, { key: row.key, tool: row.tool });
   const receipt = check.receipt === undefined ? undefined : redactJson(check.receipt, redactionOf(config));
   const body = check.evidence.body === undefined ? undefined : redactJson(check.evidence.body, redactionOf(config));
   const redactedPaths = [...new Set([...(receipt?.redactedPaths ?? []), ...(body?.redactedPaths ?? [])])].sort();

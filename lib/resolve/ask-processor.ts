@@ -1,14 +1,14 @@
 import type { IdemConfig } from "@/lib/config/schema";
 import { checkHttpProcessor } from "./http-adapter";
 import { checkMcpToolProcessor } from "./mcp-tool-adapter";
-import { DEFAULT_PROCESSOR_TIMEOUT_MS, type CheckableRow, type ProcessorCheck } from "./processor-check";
+import { DEFAULT_PROCESSOR_TIMEOUT_MS, type CheckableRow, type ProcessorCheck } from "./processor-check-types";
 
 /**
  * Asks the processor behind the row's tool what happened to the row's key. Read-only: it changes
  * nothing anywhere, so every role that can see the record may run it. Never throws for an
  * unreachable or misbehaving processor: that is an "unknown" outcome with its evidence.
  */
-export async function checkProcessor(config: IdemConfig, row: CheckableRow): Promise<ProcessorCheck> {
+export async function askProcessor(config: IdemConfig, row: CheckableRow): Promise<ProcessorCheck> {
   const processor = row.tool === null ? undefined : config.tools[row.tool]?.processor;
   if (row.tool === null || !processor) {
     const reason = row.tool === null ? "the writer did not record which tool made this claim, so there is no processor to ask" : `no processor configured for tool ${row.tool}`;
@@ -23,12 +23,4 @@ export async function checkProcessor(config: IdemConfig, row: CheckableRow): Pro
     return { outcome: "unknown", reason, evidence: { adapter: "mcp-tool", request: { server: processor.server, tool: processor.tool }, status: null, error: reason, ms: 0 }, checkedAt: new Date().toISOString() };
   }
   return checkMcpToolProcessor(processor, server, row.key, timeoutMs);
-}
-
-/** How the console asks about a tool, in words for the record page ("GET http://…/references/{key}"). */
-export function describeProcessor(config: IdemConfig, tool: string | null): string | null {
-  const processor = tool === null ? undefined : config.tools[tool]?.processor;
-  if (!processor) return null;
-  if (processor.type === "http") return `GET ${processor.baseUrl.replace(/\/+$/, "")}/references/{key}`;
-  return `MCP tool ${processor.tool} on server ${processor.server}`;
 }
