@@ -1,7 +1,6 @@
 import "server-only";
 import pLimit from "p-limit";
 import { z } from "zod";
-import { Prisma } from "@/generated/prisma/client";
 import { REASON_MIN_LENGTH } from "@/lib/resolve/resolve-rules";
 import type { Actor } from "@/lib/auth/actor";
 import type { IdemConfig } from "@/lib/config/schema";
