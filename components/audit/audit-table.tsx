@@ -80,7 +80,7 @@ function EntryDetail({ entry }: { entry: AuditEntryView }) {
         ))}
       </div>
       {entry.redactedPaths.length > 0 ? (
-        <p className="mt-2 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}. To see a record's response whole, reveal it on its page (audited).</p>
+        <p className="mt-2 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}. To see a record’s response whole, reveal it on its page (audited).</p>
       ) : null}
     </div>
   );

@@ -16,8 +16,10 @@ export function SignInForm(props: {
   error: string | null;
 }) {
   const [busy, setBusy] = useState(false);
-  // Until hydration a click would submit the form natively, without the sign-in request.
-  const disabled = busy || !useHydrated();
+  // Until hydration a click would submit the form natively, without the sign-in request. The hook
+  // runs on every render: `busy || !useHydrated()` skipped it once busy (React error #300).
+  const hydrated = useHydrated();
+  const disabled = busy || !hydrated;
   const demo = props.options.some((o) => o.kind === "demo");
 
   async function signInWithPassword(email: string, password: string) {

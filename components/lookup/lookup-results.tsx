@@ -50,7 +50,7 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
           <div className="border-b border-slate-200 p-4">
             <h2 className="text-base font-semibold">{result.matches.length} records match — choose by tenant, tool and time</h2>
             <p className="mt-1 text-sm text-slate-600">
-              A ref is the first 12 hex characters of a key (48 bits): among millions of rows two calls can share one. The customer's tenant and the
+              A ref is the first 12 hex characters of a key (48 bits): among millions of rows two calls can share one. The customer’s tenant and the
               time of the error tell them apart.
             </p>
           </div>

@@ -41,8 +41,8 @@ export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
       <p className="mt-3 text-xs text-slate-500">
         Closed hours from the hourly rollup ({report.source.rolledUpSteps} steps); the open ones from {report.source.sliceMinutes} settled minute slices
         {report.source.countedLiveFrom ? <> and live from the table since {report.source.countedLiveFrom.slice(11, 19)} UTC</> : null}. Claims count in the hour they were
-        made, completions in the hour they completed. Time to complete is the writers' own: claims the console completed or released
-        (a resolve, a bulk apply, the reconciler) count under "by operators" and "by reconciler", with how long they had waited. Durations are to
+        made, completions in the hour they completed. Time to complete is the writers’ own: claims the console completed or released
+        (a resolve, a bulk apply, the reconciler) count under “by operators” and “by reconciler”, with how long they had waited. Durations are to
         within 9%; a rate over fewer than {MIN_RATE_CALLS} calls shows its count and is drawn hollow.
       </p>
     </>

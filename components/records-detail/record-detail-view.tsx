@@ -70,13 +70,13 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
                 <div className="mt-2 flex items-center gap-2 text-xs text-slate-500">
                   <CopyButton text={detail.repeatCaller.message} label="Copy message" />
                   {detail.repeatCaller.statusTool?.source === "convention" ? (
-                    <span>Status tool named by convention; the writer's own message may name another.</span>
+                    <span>Status tool named by convention; the writer’s own message may name another.</span>
                   ) : null}
                 </div>
               </>
             )}
             <p className="mt-3 text-xs text-slate-500">
-              Only a repeat inside the writer's time bucket carries this key; a later repeat derives a new key and is performed again.
+              Only a repeat inside the writer’s time bucket carries this key; a later repeat derives a new key and is performed again.
               {record.tool ? (
                 <>
                   {" "}

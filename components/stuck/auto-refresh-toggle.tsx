@@ -26,6 +26,7 @@ export function AutoRefreshToggle({ generatedAt }: { generatedAt: string }) {
 
   // "as of 12 s ago" ticks on the client only, so server and client renders agree.
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- the clock starts on the client, after hydration
     setNow(new Date());
     const timer = setInterval(() => setNow(new Date()), 5_000);
     return () => clearInterval(timer);

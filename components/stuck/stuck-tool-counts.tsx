@@ -32,7 +32,7 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
                   {entry.thresholdSource === "default" ? " (default)" : ""}
                   {entry.oldestAgeMs !== null ? ` · oldest ${formatAge(new Date(0), new Date(entry.oldestAgeMs))}` : ""}
                 </div>
-                {entry.processor === null ? <div className="mt-1 text-xs text-amber-700">no processor to ask: only an admin's forced release clears these</div> : null}
+                {entry.processor === null ? <div className="mt-1 text-xs text-amber-700">no processor to ask: only an admin’s forced release clears these</div> : null}
               </Link>
             </li>
           );

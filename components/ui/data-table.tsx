@@ -44,6 +44,8 @@ export function dataColumns<Row extends RowData>() {
 export type DataColumn<Row extends RowData> = ColumnDef<DataTableFeatures, Row, any>;
 
 declare module "@tanstack/react-table" {
+  // An augmentation must repeat the library's type parameters, used or not.
+  // eslint-disable-next-line @typescript-eslint/no-unused-vars
   interface ColumnMeta<in out TFeatures extends TableFeatures, in out TData extends RowData, TValue extends CellData = CellData> {
     /** Classes of the column's body cells, merged over the default padding. */
     cellClassName?: string;
@@ -99,6 +101,7 @@ function SortableHeader<Row extends RowData>({ header, children }: { header: Hea
 }
 
 export function DataTable<Row extends RowData>({ columns, data, getRowId, testId, caption, rowAttributes, detail, selection, sortable = false, stackBelowMd = false, className, tableClassName }: Props<Row>) {
+  const selecting = Boolean(selection);
   const allColumns = useMemo<DataColumn<Row>[]>(() => {
     if (!selection) return columns;
     const select: DataColumn<Row> = {
@@ -124,7 +127,7 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
     return [select, ...columns];
     // The labels are read at render; the column set changes only when selection is switched on or off.
     // eslint-disable-next-line react-hooks/exhaustive-deps
-  }, [columns, Boolean(selection)]);
+  }, [columns, selecting]);
 
   const table = useTable({
     features: dataTableFeatures,

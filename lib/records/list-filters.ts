@@ -1,6 +1,6 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { cursorField, pageSizeField, parseStrictParams, printableText, type ParamProblem, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";

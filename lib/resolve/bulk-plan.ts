@@ -1,7 +1,6 @@
 import "server-only";
 import pLimit from "p-limit";
 import { z } from "zod";
-import { Prisma } from "@/generated/prisma/client";
 import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";

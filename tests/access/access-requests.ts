@@ -40,6 +40,7 @@ function parseJson(answer: Answer): unknown {
 }
 
 /** The answer is JSON and `check` holds for it. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any -- a check reads whatever JSON the route answered
 function json(describe: string, check: (body: any) => boolean) {
   return (answer: Answer) => {
     const body = parseJson(answer);

@@ -36,7 +36,7 @@ export type Identity = (typeof IDENTITIES)[number];
 export const SIGN_IN = "→ sign-in";
 export const HOME = "→ /";
 
-export type Cell = 200 | 201 | 302 | 400 | 401 | 403 | 404 | typeof SIGN_IN | typeof HOME;
+export type Cell = 200 | 201 | 302 | 400 | 401 | 403 | 404 | 503 | typeof SIGN_IN | typeof HOME;
 export type Row = readonly [Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell, Cell];
 
 // prettier-ignore

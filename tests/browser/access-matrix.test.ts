@@ -6,7 +6,7 @@ import { listAppRoutes, routeEntries } from "../access/app-routes";
 import { callAs, mapLimited, type Credentials } from "../access/call-as";
 import { EXPECTED_ACCESS, HOME, IDENTITIES, SIGN_IN, type Cell, type Identity } from "../access/expected-access";
 import { signInOverHttp } from "../access/http-session";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // The access matrix over real HTTP against the running console: every page and every route
 // handler method found in app/ × every kind of caller, each cell as tests/access/expected-access.ts says.
@@ -60,7 +60,7 @@ function shown(answer: Answer): string {
 }
 
 describe("access matrix: every page and /api route × every kind of caller", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const credentials = { anonymous: {} } as Record<Identity, Credentials>;
 
   beforeAll(async () => {

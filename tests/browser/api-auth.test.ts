@@ -1,12 +1,12 @@
 import { describe, expect, inject, it } from "vitest";
 import { createToken, revokeToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
 const admin = { kind: "system" as const, id: "test", name: "api-test", displayName: "api-test", role: "admin" as const, tenants: [] };
 
 describe("the JSON API over HTTP", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("answers 401 JSON without credentials, and with a malformed, unknown or revoked token", async () => {
     const { token, summary } = await createToken(db, admin, { name: "api-http", role: "viewer", tenants: ["acme"] });

@@ -7,7 +7,7 @@ import { listAppRoutes } from "../access/app-routes";
 import { callAs, type Credentials } from "../access/call-as";
 import { EXPECTED_ACCESS, IDENTITIES } from "../access/expected-access";
 import { signInOverHttp, type HttpSession } from "../access/http-session";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // Cross-site request forgery against the running console. A session rides along with any request
 // the browser makes, so every session mutation must prove it comes from this site (Origin); a
@@ -27,7 +27,7 @@ const host = new URL(baseUrl).host;
 const FOREIGN_ORIGINS = [`https://${host}`, "https://evil.example", `http://${host}.evil.example`, `http://evil.example/${host}`, "null", `https://${host}`.replace(/:\d+$/, ":1")];
 
 describe("CSRF: session mutations need this site's Origin; tokens need none; the session cookie", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
   let admin: HttpSession;
   let operator: HttpSession;

@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { MALFORMED_ESCAPES } from "../helpers/bad-inputs";
 
 const baseUrl = inject("baseUrl");
@@ -9,7 +9,7 @@ const admin = { kind: "system" as const, id: "test", name: "malformed-paths", di
 // Paths Next.js cannot decode: the API answers 400 JSON, pages the not-found page — each with every
 // security header (a bare 500 in plain text had none).
 describe("malformed percent escapes in the path", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const apiPaths = (escape: string) => [`/api/v1/records/${escape}`, `/api/v1/records/${escape}/check`, `/api/v1/records/${escape}/reveal`, `/api/v1/records/${escape}/resolve`, `/api/v1/${escape}`];
   const pagePaths = (escape: string) => [`/records/${escape}`, `/${escape}`, `/stuck/${escape}`];
 

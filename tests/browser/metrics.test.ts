@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync } from "node:fs";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { formatMs } from "@/components/metrics/metric-format";
 import { createPrismaClient } from "@/lib/db/prisma";

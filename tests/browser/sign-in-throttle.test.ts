@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { SIGN_IN_THROTTLE } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -27,7 +27,7 @@ async function signIn(email: string, password: string): Promise<{ ok: boolean; e
 // The finding: 50 wrong passwords in a row, each answered at once, then the right one worked, and no
 // audit row. Now the account locks after ten and every failure is in the audit log.
 describe("password sign-in over HTTP: throttled and audited", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("locks an account after ten wrong passwords, the right one included, and audits each", async () => {
     const email = `throttled-${run}@throttle.test`;

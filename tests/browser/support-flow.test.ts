@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import type { Browser, Page } from "playwright-core";
+import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { withIdempotency, type GuardResult } from "@/lib/idempotency/guard";
 import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";

@@ -4,7 +4,7 @@ import path from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { parseConfig } from "@/lib/config/load";
 import { UserError } from "@/lib/errors/user-error";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { runCli } from "../helpers/run-cli";
 
 // Every CLI command's options and arguments, and the configuration file, fed bad input: each
@@ -64,7 +64,7 @@ function expectOneCleanLine(stderr: string, context: string) {
 }
 
 describe("bad input to the CLI and the configuration file", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const counts = async () => ({ tokens: await db.apiToken.count(), users: await db.consoleUser.count(), audit: await db.auditLog.count({ where: { actor: { startsWith: "cli (" } } }) });
   let tried = 0;
   afterAll(() => console.log(`bad-input CLI and config sweep: ${tried} bad inputs tried`));

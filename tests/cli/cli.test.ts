@@ -1,6 +1,6 @@
 import { describe, expect, inject, it } from "vitest";
 import { authenticateToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { runCli } from "../helpers/run-cli";
 import { createTestDatabase } from "../helpers/test-database";
 
@@ -13,7 +13,7 @@ function expectOneCleanLine(stderr: string) {
 }
 
 describe("npm run idem", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("migrate: applies on a fresh database, then reports nothing to do", async () => {
     const fresh = await createTestDatabase({ migrate: false });

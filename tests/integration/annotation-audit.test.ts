@@ -17,7 +17,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const suffix = randomBytes(4).toString("hex");
 const TENANT = `t_annot_${suffix}`;
@@ -31,7 +31,7 @@ const viewer: Actor = { ...admin, id: "u-viewer", name: `viewer-${suffix}@annot.
 const operator: Actor = { ...admin, id: "u-operator", name: `operator-${suffix}@annot.test`, role: "operator" };
 
 describe("the annotation audit against the demo shop's MCP server", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   let world: DemoWorld;
   let silent: Server;
   let config: IdemConfig;
@@ -218,7 +218,7 @@ describe("the annotation audit against the demo shop's MCP server", () => {
 
 // The route handlers themselves, with bearer tokens: thin, but their refusals are the contract.
 describe("the /api/v1/tools routes", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const tokens = { viewer: "", admin: "" };
   let routes: {
     audit: (r: Request, c: { params: Promise<Record<string, never>> }) => Promise<Response>;

@@ -13,7 +13,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { listAppRoutes } from "../access/app-routes";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // Every /api/v1 route against its contract (lib/api/contracts): the OpenAPI document generated
 // from the contracts passes a real validator (Redocly's recommended rules), and every example of
@@ -54,7 +54,7 @@ async function drift(contract: RouteContract, response: Response): Promise<strin
 }
 
 describe("every /api/v1 route answers as its contract says", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const tokens = { viewer: "", admin: "" };
 
   beforeAll(async () => {

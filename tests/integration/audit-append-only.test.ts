@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const actor = { kind: "system" as const, id: "test", name: "audit-test", displayName: "audit-test", role: "admin" as const, tenants: [] };
 
 describe("audit_log", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("accepts new rows and rejects UPDATE, DELETE and TRUNCATE", async () => {
     await writeAudit(db, actor, { action: "test.append", reason: "append-only check", key: "k-audit" });

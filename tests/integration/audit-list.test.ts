@@ -6,7 +6,7 @@ import { beforeAll, describe, expect, inject, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { createToken } from "@/lib/auth/tokens";
 import { listAudit, parseAuditQuery, type AuditQuery } from "@/lib/audit/list-audit";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // The route handler itself, with bearer tokens, on this run's database (as lookup-detail-api does).
 process.env.DATABASE_URL = inject("databaseUrl");
@@ -31,7 +31,7 @@ function query(extra: Partial<AuditQuery> = {}): AuditQuery {
 }
 
 describe("the audit log: listing, filters, paging, scoping, redaction", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const base = new Date(Date.now() - 3_600_000);
 
   beforeAll(async () => {

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { BAD_JSON_TEXTS, BAD_STRINGS, WRONG_TYPES, describeValue, expectCleanAnswer, isWellFormed } from "../helpers/bad-inputs";
 import { routeHandler, type ApiRoutePath, type RouteHandler } from "../helpers/api-routes";
 
@@ -40,7 +40,7 @@ function legitimateFor(file: string, field: string, value: string): boolean {
 }
 
 describe("bad input to every /api/v1 route", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   let token = "";
   let tokenName = "";
   let tried = 0;

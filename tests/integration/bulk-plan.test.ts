@@ -9,7 +9,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { applyBulkResolution, planBulkResolution, reconcileKeys, type BulkPlan, type PlannedRow } from "@/lib/resolve/bulk-plan";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `bulk-${run}`;
@@ -18,7 +18,7 @@ const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "
 const operator = actor("operator");
 
 describe("bulk plan and apply against the demo processor", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
   let processor: DemoUpstream;
   let hanging: Server;

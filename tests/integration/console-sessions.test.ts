@@ -3,14 +3,14 @@ import { describe, expect, it } from "vitest";
 import { checkSession, endSession, startSession } from "@/lib/auth/console-sessions";
 import { LAST_SEEN_RESOLUTION_MS } from "@/lib/auth/session-policy";
 import { disableUser, saveUser } from "@/lib/auth/users";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const admin = { kind: "system" as const, id: "test", name: "session-test", displayName: "session-test", role: "admin" as const, tenants: [] };
 const policy = { idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000 };
 const MINUTE = 60_000;
 
 describe("server-side console sessions", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const run = randomBytes(3).toString("hex");
   let n = 0;
   async function signedIn(role: "viewer" | "operator" = "viewer") {

@@ -8,7 +8,7 @@ import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 import { REDACTED } from "@/lib/privacy/redact";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // Every tenant here is this file's own: other tests share the database.
 const run = randomBytes(3).toString("hex");
@@ -47,7 +47,7 @@ function newestFirst(a: Seed, b: Seed): number {
 }
 
 describe("records list, facets and export (real PostgreSQL)", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const seeds: Seed[] = [];
 
   beforeAll(async () => {

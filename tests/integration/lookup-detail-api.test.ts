@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // The route handlers themselves, with a bearer token, on this run's database: status codes and
 // the {error: {code, message}} shape for every kind of bad input, never a 500.
@@ -24,7 +24,7 @@ const OTHER = `api-other-${run}`;
 const system = { kind: "system" as const, id: "t", name: "api-test", displayName: "api-test", role: "admin" as const, tenants: [] };
 
 describe("/api/v1 lookup, record, check and explain", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   let allTenants: string;
   let limited: string;
   const mine = run.padEnd(12, "0") + "1".repeat(52);

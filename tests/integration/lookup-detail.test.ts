@@ -12,7 +12,7 @@ import { lookUpRefs } from "@/lib/records/lookup";
 import { getRecordDetail } from "@/lib/records/record-detail";
 import { revealResponse } from "@/lib/records/reveal-response";
 import { checkRecord } from "@/lib/resolve/check-record-with-processor";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
 const ACME = `ld-acme-${run}`;
@@ -25,7 +25,7 @@ const operator = actor("operator");
 const acmeOnly = actor("viewer", [ACME]);
 
 describe("lookup and record detail against PostgreSQL, rows written by the real guard", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
   afterAll(() => pool.end());
   const lookUp = (reader: Actor, text: string) => lookUpRefs(db, reader, text, config);

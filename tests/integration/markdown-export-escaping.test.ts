@@ -7,7 +7,7 @@ import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const suffix = randomBytes(3).toString("hex");
 const admin: Actor = { kind: "user", id: "u-md", name: `md-${suffix}@export.test`, displayName: "Admin", role: "admin", tenants: [`md-${suffix}`] };
@@ -24,7 +24,7 @@ const HOSTILE_TOOLS = [
 // renderer with raw HTML on (as many review tools render), none becomes an element, a link, a
 // heading or a table cell of its own.
 describe("the Markdown export escapes what the console did not write", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("renders hostile tool and server names as their own text", async () => {
     const listing = parseToolsListing(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools: HOSTILE_TOOLS.map((name) => ({ name, title: `<b>${name}</b>`, description: "<iframe src=//evil>", annotations: { idempotentHint: true } })) } }));

@@ -8,7 +8,7 @@ import type { MetricsFigures, MetricsReport } from "@/lib/metrics/metrics-report
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { lastClosedMinute, rollUpClosedMinutes } from "@/lib/metrics/minute-rollup";
 import { lastClosedHour, rollUpClosedHours } from "@/lib/metrics/rollup";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 /**
  * The figures the metrics API returns, against plain SQL over the base tables. The dataset is
@@ -19,7 +19,7 @@ import { useTestDb } from "../helpers/db";
  * row deleted (trim) after roll-up, a late completion after roll-up, then a five-hour gap in the
  * roll-ups before they catch up.
  */
-const db = useTestDb();
+const db = connectTestDb();
 const run = randomBytes(3).toString("hex");
 const TA = `mx-${run}-a`;
 const TB = `mx-${run}-b`;

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { actorLabel } from "@/lib/audit/write-audit";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 
 // Every route that can change something, called once the way its users call it: the audit log
@@ -41,7 +41,7 @@ function mutatingRoutes(dir = "app/api"): string[] {
 type Case = { auditRows: number; call: () => Promise<Response> };
 
 describe("every mutation route writes exactly one audit row; read-only POSTs write none", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   let token = "";
   let label = "";
   let n = 0;

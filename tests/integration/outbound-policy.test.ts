@@ -7,7 +7,7 @@ import { refreshListings } from "@/lib/annotations/refresh-listings";
 import { addHttpServer, addServerSchema } from "@/lib/annotations/server-store";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { REFUSED_URLS } from "../helpers/bad-inputs";
 
 const run = randomBytes(3).toString("hex");
@@ -16,7 +16,7 @@ const SECRET_BODY = `SECRET-BODY-${run}: {"AccessKeyId": "ASIA…"}`;
 
 // Admin-added MCP server URLs and the outbound policy, through the real add and refresh paths.
 describe("the outbound policy on servers an admin adds", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   let target: Server;
   let port = 0;
   let requests = 0;

@@ -12,7 +12,7 @@ import { createPrismaClient } from "@/lib/db/prisma";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { reconcile, type ReconcileOptions, type ReconcileResult } from "@/lib/resolve/reconcile";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
 import { freePort } from "../helpers/free-port";
 import { runCli } from "../helpers/run-cli";
@@ -36,7 +36,7 @@ function close(server: Server): Promise<void> {
 }
 
 describe("reconcile: stuck claims against the demo processor", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 8 });
   let processor: DemoUpstream;
   /** In front of the processor: answers /references after 100 ms and counts the questions per key. */

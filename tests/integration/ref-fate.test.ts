@@ -12,7 +12,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { lookUpRefs, type LookupResult } from "@/lib/records/lookup";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // The API route reads its configuration from IDEM_CONFIG: the same masking as the direct calls.
 process.env.DATABASE_URL = inject("databaseUrl");
@@ -33,7 +33,7 @@ const system = { kind: "system" as const, id: "t", name: `fate-${run}`, displayN
 type Searched = Extract<LookupResult, { kind: "searched" }>;
 
 describe("what happened to a ref no longer in the table: released, or never seen", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
   let processor: DemoUpstream;
   let config: IdemConfig;

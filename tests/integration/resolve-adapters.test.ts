@@ -11,7 +11,7 @@ import { DECLINED_CARD, startDemoProcessor } from "@/lib/demo/upstream/processor
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { askProcessor } from "@/lib/resolve/ask-processor";
 import { checkRecord } from "@/lib/resolve/check-record-with-processor";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";
 
 const newKey = () => randomBytes(32).toString("hex");
@@ -118,7 +118,7 @@ describe("http adapter against the real demo processor", () => {
   });
 
   describe("checkRecord: the read-only check behind the API", () => {
-    const db = useTestDb();
+    const db = connectTestDb();
     const tenant = `ra-${randomBytes(3).toString("hex")}`;
     const viewer: Actor = { kind: "user", id: "v", name: "viewer@test", displayName: "v", role: "viewer", tenants: [] };
     const otherTenantOnly: Actor = { ...viewer, tenants: [`${tenant}-other`] };

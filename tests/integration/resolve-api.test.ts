@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // The resolve, bulk and reconcile route handlers themselves, with bearer tokens, on this run's
 // database and a live demo processor. (Sessions, their Origin rule and the same race over a real
@@ -31,7 +31,7 @@ const system = { kind: "system" as const, id: "t", name: "resolve-api-test", dis
 type ErrorBody = { error: { code: string; message: string; current?: { key: string; status: string; version: string | null } | null; check?: { outcome: string } } };
 
 describe("POST /api/v1/records/{key}/resolve, /bulk/plan, /bulk/apply, /reconcile", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const tokens: Record<"viewer" | "operator" | "admin", string> = { viewer: "", operator: "", admin: "" };
   let n = 0;
 

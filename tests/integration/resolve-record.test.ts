@@ -8,7 +8,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { REFERENCE_COMPLETE } from "@/lib/idempotency/reference-statements";
 import { resolveRecord, type ResolveInput } from "@/lib/resolve/resolve-record";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
 
 const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `u-${role}`, name: `${role}@resolve.test`, displayName: role, role, tenants });
@@ -17,7 +17,7 @@ const admin = actor("admin");
 const TENANT = "resolve-test";
 
 describe("resolveRecord: compare-and-set against the processor's answer", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 24 });
   let processor: DemoUpstream;
   let config: IdemConfig;

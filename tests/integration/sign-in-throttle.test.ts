@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { passwordSignIn } from "@/lib/auth/password-sign-in";
 import { SIGN_IN_THROTTLE, throttleState } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
 const admin = { kind: "system" as const, id: "t", name: "throttle-test", displayName: "throttle-test", role: "admin" as const, tenants: [] };
@@ -14,7 +14,7 @@ const noWait = async () => {};
 // refused (the right password too) after ten per account or fifty per address, open again once the
 // window since the latest failure has passed; an unknown e-mail costs what a known one does.
 describe("password sign-in: throttle and audit", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const user = async (label: string) => {
     const email = `${label}-${run}@throttle.test`;
     await saveUser(db, admin, { email, role: "viewer", password: "right-password" });

@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { loadStuckClaims, parseStuckQuery, type StuckQuery } from "@/lib/records/stuck-claims";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `stuck-${run}`;
@@ -14,7 +14,7 @@ const query = (extra: Partial<StuckQuery> = {}): StuckQuery => ({ tenant: TENANT
 const key = (n: number) => `${run}${String(n).padStart(58, "0")}`;
 
 describe("the stuck list: per-tool thresholds, counts, tenant scope, paging", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const now = new Date();
   const minutesAgo = (m: number) => new Date(now.getTime() - m * 60_000);
 

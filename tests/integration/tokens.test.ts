@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { authenticateToken, createToken, hashToken, listTokens, revokeToken } from "@/lib/auth/tokens";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const admin = { kind: "system" as const, id: "test", name: "token-test", displayName: "token-test", role: "admin" as const, tenants: [] };
 
 describe("API tokens", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("stores only the hash, authenticates the token with its role and tenants, and audits creation", async () => {
     const { token, summary } = await createToken(db, admin, { name: "ci-tokens-1", role: "operator", tenants: ["acme"] });

@@ -5,7 +5,7 @@ import { AUDIT_WINDOWS, type AuditWindow, type ToolEvidence } from "@/lib/annota
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { rollUpClosedHours } from "@/lib/metrics/rollup";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 /**
  * Every evidence figure of the tools audit is exact for [now − window, now): rows, events,
@@ -14,7 +14,7 @@ import { useTestDb } from "../helpers/db";
  * The window-start hours are rolled up before the audit reads, so a count from the start of the
  * hour holding `since` shows here. Its own tenant and tools, in 2034 (other files share the database).
  */
-const db = useTestDb();
+const db = connectTestDb();
 const run = randomBytes(3).toString("hex");
 const TENANT = `tew-${run}`;
 const OTHER = `tew-${run}-other`;

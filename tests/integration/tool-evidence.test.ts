@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from "vitest";
 import { loadToolEvidence } from "@/lib/annotations/tool-evidence";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 /**
  * The tools audit's evidence per tool against plain facts written here: claims, completions, the
@@ -11,7 +11,7 @@ import { useTestDb } from "../helpers/db";
  * for the tools it is told about and a GROUP BY for any other), and the tenant limit.
  * Its own tenants and tool names, in 2032 (other files share the database).
  */
-const db = useTestDb();
+const db = connectTestDb();
 const run = randomBytes(3).toString("hex");
 const TA = `te-${run}-a`;
 const TB = `te-${run}-b`;

@@ -5,7 +5,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { trim, type TrimOptions } from "@/lib/retention/trim";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { runCli } from "../helpers/run-cli";
 
 const run = randomBytes(3).toString("hex");
@@ -20,7 +20,7 @@ const DAY = 86_400_000;
 const at = (daysAgo: number, i = 0) => new Date(NOW.getTime() - daysAgo * DAY + i * 1000);
 
 describe("trim: batched retention", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
   afterAll(() => pool.end());
   let n = 0;

@@ -10,7 +10,7 @@ import { writeAudit } from "@/lib/audit/write-audit";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { checkTenantFilter, tenantTraceQuery } from "@/lib/records/tenant-filter";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";
 import { routeHandler, type RouteHandler } from "../helpers/api-routes";
 
@@ -59,7 +59,7 @@ const label = (call: Call) => `${call.method} ${call.url("T")}${call.body ? ` ${
 type Answer = { status: number; contentType: string; text: string };
 
 describe("a tenant outside the caller's scope reads exactly like one that does not exist", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const token = { limited: "", all: "" };
   const handlers = new Map<string, RouteHandler>();
 

@@ -3,12 +3,12 @@ import { verifyPassword } from "@/lib/auth/passwords";
 import { checkSession, startSession } from "@/lib/auth/console-sessions";
 import { disableUser, saveUser } from "@/lib/auth/users";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 const admin = { kind: "system" as const, id: "test", name: "user-test", displayName: "user-test", role: "admin" as const, tenants: [] };
 
 describe("console users", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
 
   it("re-reads the role on every load, so a change applies at once; a disabled user loads as nobody", async () => {
     const saved = await saveUser(db, admin, { email: "Role.Change@Example.com", role: "viewer" });

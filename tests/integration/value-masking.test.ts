@@ -7,7 +7,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { createDemoOutbox } from "@/lib/demo/mcp/demo-outbox";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
-import { useTestDb } from "../helpers/db";
+import { connectTestDb } from "../helpers/db";
 
 // Personal data masked by value, wherever a writer put it: the demo's send_receipt_email responses
 // ({"to": "user_24@globex.example"}, a field no redaction path names) and a writer that stores card
@@ -27,7 +27,7 @@ const EMAILS = Array.from({ length: 5 }, (_, i) => `user_${i}.${run}@globex.exam
 const PANS = ["4242424242424242", "5555 5555 5555 4444", "3782-822463-10005"];
 
 describe("value masking of e-mail addresses and card numbers", () => {
-  const db = useTestDb();
+  const db = connectTestDb();
   const tokens = { viewer: "", operator: "" };
 
   beforeAll(async () => {
