@@ -44,21 +44,24 @@ module.exports = {
     },
     {
       name: "components-not-to-prisma",
-      comment: "Prisma's client is server code; a component that pulls it in ships it to the browser or breaks the build.",
+      comment:
+        "Prisma's client is server code; a component that pulls it in ships it to the browser or breaks the build.",
       severity: "error",
       from: { path: "^components/" },
       to: { path: "^generated/|^node_modules/(@prisma|prisma)/" },
     },
     {
       name: "idempotency-stands-alone",
-      comment: "lib/idempotency is the library tool servers embed: it imports itself and node/npm, nothing of the console.",
+      comment:
+        "lib/idempotency is the library tool servers embed: it imports itself and node/npm, nothing of the console.",
       severity: "error",
       from: { path: "^lib/idempotency/" },
       to: { pathNot: "^lib/idempotency/|^node_modules/|^generated/", dependencyTypesNot: ["core"] },
     },
     {
       name: "demo-not-on-request-path",
-      comment: "The demo world (fake upstreams, traffic) is started by the CLI only; nothing a request runs reaches it.",
+      comment:
+        "The demo world (fake upstreams, traffic) is started by the CLI only; nothing a request runs reaches it.",
       severity: "error",
       from: { path: REQUEST_PATH },
       to: { path: "^lib/demo/", reachable: true },

@@ -2,7 +2,12 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/config/environment";
 import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { isMalformedPath } from "@/lib/security/malformed-path";
-import { API_CONTENT_SECURITY_POLICY, STATIC_SECURITY_HEADERS, newNonce, pageContentSecurityPolicy } from "@/lib/security/security-headers";
+import {
+  API_CONTENT_SECURITY_POLICY,
+  STATIC_SECURITY_HEADERS,
+  newNonce,
+  pageContentSecurityPolicy,
+} from "@/lib/security/security-headers";
 
 // An optimistic first gate only: no session cookie and no bearer token → sign-in page or a
 // 401 JSON. Every page, route handler and action still checks the caller itself.
@@ -21,7 +26,15 @@ export function proxy(request: NextRequest) {
   const malformed = isMalformedPath(pathname);
   if (isApi) {
     const answer = malformed
-      ? NextResponse.json({ error: { code: "bad_path", message: "The request path holds a malformed percent escape or bytes that are not UTF-8." } }, { status: 400 })
+      ? NextResponse.json(
+          {
+            error: {
+              code: "bad_path",
+              message: "The request path holds a malformed percent escape or bytes that are not UTF-8.",
+            },
+          },
+          { status: 400 },
+        )
       : (gate(request) ?? NextResponse.next({ request: { headers: withoutPagePath(request.headers) } }));
     const response = withHeaders(answer, API_CONTENT_SECURITY_POLICY);
     // API answers hold records and payment responses: no shared or browser cache keeps them.
@@ -38,7 +51,11 @@ export function proxy(request: NextRequest) {
   if (request.method === "GET") requestHeaders.set(PAGE_PATH_HEADER, `${pathname}${request.nextUrl.search}`);
   requestHeaders.set("x-nonce", nonce);
   // A path Next.js cannot decode would be a bare 500: it is a page that does not exist.
-  if (malformed) return withHeaders(NextResponse.rewrite(new URL(MALFORMED_PAGE, request.url), { request: { headers: requestHeaders } }), policy);
+  if (malformed)
+    return withHeaders(
+      NextResponse.rewrite(new URL(MALFORMED_PAGE, request.url), { request: { headers: requestHeaders } }),
+      policy,
+    );
   return withHeaders(gate(request) ?? NextResponse.next({ request: { headers: requestHeaders } }), policy);
 }
 

@@ -10,7 +10,9 @@ export default function ConsoleError({ error, reset }: { error: Error & { digest
       <p className="mt-2 text-sm text-slate-700">
         The console could not answer, most often because its database is unreachable. Nothing was changed.
       </p>
-      {error.digest ? <p className="mt-2 font-mono text-xs text-slate-500">error id {error.digest} (in the server log)</p> : null}
+      {error.digest ? (
+        <p className="mt-2 font-mono text-xs text-slate-500">error id {error.digest} (in the server log)</p>
+      ) : null}
       <Button variant="primary" size="md" className="mt-4" onClick={reset}>
         Try again
       </Button>

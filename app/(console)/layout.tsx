@@ -11,7 +11,10 @@ export default async function ConsoleLayout({ children }: { children: ReactNode 
   const actor = await getSessionActor();
   if (!actor) return children;
   return (
-    <AppShell user={{ name: actor.displayName, email: actor.name, role: actor.role, tenants: actor.tenants }} demo={isDemoMode()}>
+    <AppShell
+      user={{ name: actor.displayName, email: actor.name, role: actor.role, tenants: actor.tenants }}
+      demo={isDemoMode()}
+    >
       <NuqsAdapter>{children}</NuqsAdapter>
     </AppShell>
   );

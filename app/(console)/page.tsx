@@ -12,7 +12,10 @@ export default async function OverviewPage() {
   const { counts, metrics } = await loadOverviewPageData(actor, now);
   return (
     <>
-      <PageHeader title="Overview" description="The idempotency table at a glance: how many calls were claimed, which claims are stuck, and how well repeats were suppressed." />
+      <PageHeader
+        title="Overview"
+        description="The idempotency table at a glance: how many calls were claimed, which claims are stuck, and how well repeats were suppressed."
+      />
       <OverviewFigures counts={counts} now={now} />
       {metrics ? (
         <div className="mt-6">

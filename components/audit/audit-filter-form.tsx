@@ -5,7 +5,15 @@ import { useTransition, type FormEvent } from "react";
 import { auditHref, auditSearchParams } from "@/lib/audit/audit-search-params";
 
 /** The filter values as they appear in the URL ("" for none). */
-export type AuditFilterValues = { actor: string; action: string; key: string; tenant: string; from: string; to: string; limit: string };
+export type AuditFilterValues = {
+  actor: string;
+  action: string;
+  key: string;
+  tenant: string;
+  from: string;
+  to: string;
+  limit: string;
+};
 import { Button } from "@/components/ui/button";
 import { buttonClass } from "@/components/ui/button";
 
@@ -51,11 +59,22 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
     >
       <label className={label}>
         Actor
-        <input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className={`${field} w-36`} />
+        <input
+          name="actor"
+          defaultValue={values.actor}
+          placeholder="e.g. system: or omar@"
+          className={`${field} w-36`}
+        />
       </label>
       <label className={label}>
         Action
-        <input name="action" defaultValue={values.action} list="audit-actions" placeholder="any action" className={`${field} w-40 font-mono`} />
+        <input
+          name="action"
+          defaultValue={values.action}
+          list="audit-actions"
+          placeholder="any action"
+          className={`${field} w-40 font-mono`}
+        />
         <datalist id="audit-actions">
           {actions.map((a) => (
             <option key={a} value={a} />
@@ -64,7 +83,13 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
       </label>
       <label className={label}>
         Key or ref
-        <input name="key" defaultValue={values.key} placeholder="3f9a1c2b7d4e…" spellCheck={false} className={`${field} w-40 font-mono`} />
+        <input
+          name="key"
+          defaultValue={values.key}
+          placeholder="3f9a1c2b7d4e…"
+          spellCheck={false}
+          className={`${field} w-40 font-mono`}
+        />
       </label>
       <label className={label}>
         Tenant
@@ -73,9 +98,17 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         ) : (
           <select name="tenant" defaultValue={values.tenant} className={field}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
-            {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
+            {tenantChoices.length > 1
+              ? tenantChoices.map((t) => (
+                  <option key={t} value={t}>
+                    {t}
+                  </option>
+                ))
+              : null}
             {/* Never "all my tenants" while the URL names another (the page shows its notice instead). */}
-            {values.tenant && !tenantChoices.includes(values.tenant) ? <option value={values.tenant}>{values.tenant}</option> : null}
+            {values.tenant && !tenantChoices.includes(values.tenant) ? (
+              <option value={values.tenant}>{values.tenant}</option>
+            ) : null}
           </select>
         )}
       </label>
@@ -92,7 +125,10 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         Apply
       </Button>
       {active ? (
-        <a href={auditHref({ limit: values.limit })} className={buttonClass({ variant: "secondary", className: "font-normal" })}>
+        <a
+          href={auditHref({ limit: values.limit })}
+          className={buttonClass({ variant: "secondary", className: "font-normal" })}
+        >
           Clear filters
         </a>
       ) : null}

@@ -25,10 +25,30 @@ function hasDetail(entry: AuditEntryView): boolean {
 
 function auditColumns(now: string, open: ReadonlySet<string>, toggle: (id: string) => void) {
   return column.columns([
-    column.accessor("at", { id: "time", header: "Time", cell: (info) => <RecordTime at={info.getValue()} now={now} /> }),
-    column.accessor("actor", { id: "actor", header: "Actor", cell: (info) => <span className="block max-w-52 truncate" title={info.getValue()}>{info.getValue()}</span> }),
+    column.accessor("at", {
+      id: "time",
+      header: "Time",
+      cell: (info) => <RecordTime at={info.getValue()} now={now} />,
+    }),
+    column.accessor("actor", {
+      id: "actor",
+      header: "Actor",
+      cell: (info) => (
+        <span className="block max-w-52 truncate" title={info.getValue()}>
+          {info.getValue()}
+        </span>
+      ),
+    }),
     column.accessor("actorRole", { id: "role", header: "Role", meta: { cellClassName: "text-slate-600" } }),
-    column.accessor("action", { id: "action", header: "Action", cell: (info) => <Badge tone={actionTone(info.getValue())} mono className="font-normal">{info.getValue()}</Badge> }),
+    column.accessor("action", {
+      id: "action",
+      header: "Action",
+      cell: (info) => (
+        <Badge tone={actionTone(info.getValue())} mono className="font-normal">
+          {info.getValue()}
+        </Badge>
+      ),
+    }),
     column.accessor("ref", {
       id: "record",
       header: "Record",
@@ -36,21 +56,37 @@ function auditColumns(now: string, open: ReadonlySet<string>, toggle: (id: strin
         entry.key === null ? (
           dash
         ) : entry.recordExists ? (
-          <Link href={`/records/${entry.key}`} title={entry.key} className="font-mono text-xs text-slate-900 underline underline-offset-2 hover:text-slate-600">
+          <Link
+            href={`/records/${entry.key}`}
+            title={entry.key}
+            className="font-mono text-xs text-slate-900 underline underline-offset-2 hover:text-slate-600"
+          >
             {entry.ref}
           </Link>
         ) : (
           // Released or trimmed: there is no record page any more, only the key to search for.
-          <span className="whitespace-nowrap font-mono text-xs text-slate-500" title={`${entry.key} — the record no longer exists`}>
+          <span
+            className="whitespace-nowrap font-mono text-xs text-slate-500"
+            title={`${entry.key} — the record no longer exists`}
+          >
             {entry.ref}… <span className="font-sans italic text-slate-500">gone</span>
           </span>
         ),
     }),
-    column.accessor("tenant", { id: "tenant", header: "Tenant", meta: { cellClassName: "whitespace-nowrap text-slate-600" }, cell: (info) => info.getValue() ?? dash }),
+    column.accessor("tenant", {
+      id: "tenant",
+      header: "Tenant",
+      meta: { cellClassName: "whitespace-nowrap text-slate-600" },
+      cell: (info) => info.getValue() ?? dash,
+    }),
     column.accessor("reason", {
       id: "reason",
       header: "Reason",
-      cell: (info) => <span className="line-clamp-2 max-w-md text-slate-700" title={info.getValue() ?? undefined}>{info.getValue() ?? dash}</span>,
+      cell: (info) => (
+        <span className="line-clamp-2 max-w-md text-slate-700" title={info.getValue() ?? undefined}>
+          {info.getValue() ?? dash}
+        </span>
+      ),
     }),
     column.display({
       id: "detail",
@@ -75,12 +111,18 @@ function EntryDetail({ entry }: { entry: AuditEntryView }) {
         {(["before", "after", "evidence"] as const).map((part) => (
           <section key={part} className="min-w-0">
             <h3 className="mb-1 text-xs font-medium uppercase tracking-wide text-slate-500">{part}</h3>
-            {entry[part] === null ? <p className="text-xs text-slate-500">none</p> : <JsonView value={entry[part]} label={`${part} of audit entry ${entry.id}`} />}
+            {entry[part] === null ? (
+              <p className="text-xs text-slate-500">none</p>
+            ) : (
+              <JsonView value={entry[part]} label={`${part} of audit entry ${entry.id}`} />
+            )}
           </section>
         ))}
       </div>
       {entry.redactedPaths.length > 0 ? (
-        <p className="mt-2 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}. To see a record’s response whole, reveal it on its page (audited).</p>
+        <p className="mt-2 text-xs text-amber-800">
+          Masked: {entry.redactedPaths.join(", ")}. To see a record’s response whole, reveal it on its page (audited).
+        </p>
       ) : null}
     </div>
   );
@@ -106,7 +148,11 @@ export function AuditTable({ entries, now }: { entries: AuditEntryView[]; now: s
       data={entries}
       getRowId={(entry) => entry.id}
       testId="audit-table"
-      rowAttributes={(entry) => ({ "data-audit-id": entry.id, "data-action": entry.action, className: "align-top hover:bg-slate-50" })}
+      rowAttributes={(entry) => ({
+        "data-audit-id": entry.id,
+        "data-action": entry.action,
+        className: "align-top hover:bg-slate-50",
+      })}
       detail={(entry) => (open.has(entry.id) ? <EntryDetail entry={entry} /> : null)}
     />
   );

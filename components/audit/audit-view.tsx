@@ -25,7 +25,11 @@ export function AuditView({ page, values, actions, tenantChoices, links, atNewes
       ) : (
         <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="audit-empty">
           <p className="text-sm font-medium text-slate-800">
-            {!atNewest ? "No older entries." : filtered ? "No audit entries match this filter." : "No audit entries you can see yet."}
+            {!atNewest
+              ? "No older entries."
+              : filtered
+                ? "No audit entries match this filter."
+                : "No audit entries you can see yet."}
           </p>
           <p className="mt-1 text-sm text-slate-500">
             {filtered || !atNewest ? (

@@ -37,7 +37,11 @@ export function SignInForm(props: {
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
       {props.error ? (
-        <p role="alert" data-testid="sign-in-error" className="mb-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700">
+        <p
+          role="alert"
+          data-testid="sign-in-error"
+          className="mb-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700"
+        >
           {props.error}
         </p>
       ) : null}
@@ -45,7 +49,10 @@ export function SignInForm(props: {
       {props.options
         .filter((o) => o.kind === "oauth")
         .map((o) => (
-          <Button variant="primary" size="md" className="mb-2 w-full py-2"
+          <Button
+            variant="primary"
+            size="md"
+            className="mb-2 w-full py-2"
             key={o.id}
             disabled={disabled}
             onClick={() => void signIn(o.id, { callbackUrl: props.callbackUrl })}
@@ -59,11 +66,23 @@ export function SignInForm(props: {
           <form method="post" onSubmit={onSubmit} className="flex flex-col gap-3">
             <label className="text-sm">
               <span className="mb-1 block text-slate-700">Email</span>
-              <input name="email" type="email" required autoComplete="username" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
+              <input
+                name="email"
+                type="email"
+                required
+                autoComplete="username"
+                className="w-full rounded-md border border-slate-300 px-3 py-1.5"
+              />
             </label>
             <label className="text-sm">
               <span className="mb-1 block text-slate-700">Password</span>
-              <input name="password" type="password" required autoComplete="current-password" className="w-full rounded-md border border-slate-300 px-3 py-1.5" />
+              <input
+                name="password"
+                type="password"
+                required
+                autoComplete="current-password"
+                className="w-full rounded-md border border-slate-300 px-3 py-1.5"
+              />
             </label>
             <Button variant="primary" size="md" className="py-2" type="submit" disabled={disabled}>
               Sign in
@@ -76,7 +95,10 @@ export function SignInForm(props: {
               </p>
               <div className="flex flex-col gap-1.5">
                 {props.demoAccounts.map((account) => (
-                  <Button variant="secondary" size="md" className="justify-between border-slate-200 text-left font-normal"
+                  <Button
+                    variant="secondary"
+                    size="md"
+                    className="justify-between border-slate-200 text-left font-normal"
                     key={account.email}
                     disabled={disabled}
                     data-testid={`demo-sign-in-${account.email}`}
@@ -96,7 +118,9 @@ export function SignInForm(props: {
       ) : null}
 
       {props.options.length === 0 ? (
-        <p className="text-sm text-slate-600">No sign-in method is configured. Set OIDC_* or GITHUB_* variables (README, Configuration).</p>
+        <p className="text-sm text-slate-600">
+          No sign-in method is configured. Set OIDC_* or GITHUB_* variables (README, Configuration).
+        </p>
       ) : null}
     </div>
   );

@@ -46,29 +46,51 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
   }, [request]);
 
   async function apply(plan: BulkPlan) {
-    const actionable = plan.rows.filter((row): row is PlannedRow & { proposed: "complete" | "release" } => row.proposed !== "leave");
+    const actionable = plan.rows.filter(
+      (row): row is PlannedRow & { proposed: "complete" | "release" } => row.proposed !== "leave",
+    );
     const collected = new Map<string, BulkRowResult>();
     setPhase({ kind: "applying", plan, done: 0, total: actionable.length });
     for (let i = 0; i < actionable.length; i += APPLY_BATCH) {
       const batch = actionable.slice(i, i + APPLY_BATCH);
       const answer = await sendMutation<BulkApplyResult>("/api/v1/bulk/apply", {
-        json: { reason, rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })) },
+        json: {
+          reason,
+          rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })),
+        },
       });
       for (const row of batch) {
         const result = answer.ok
           ? answer.value.results.find((r) => r.key === row.key)
-          : { key: row.key, ref: row.ref, action: row.proposed, result: "error" as const, outcome: null, message: `Not applied: ${answer.message}` };
+          : {
+              key: row.key,
+              ref: row.ref,
+              action: row.proposed,
+              result: "error" as const,
+              outcome: null,
+              message: `Not applied: ${answer.message}`,
+            };
         if (result) collected.set(row.key, result);
       }
       setResults(new Map(collected));
-      setPhase({ kind: "applying", plan, done: Math.min(i + APPLY_BATCH, actionable.length), total: actionable.length });
+      setPhase({
+        kind: "applying",
+        plan,
+        done: Math.min(i + APPLY_BATCH, actionable.length),
+        total: actionable.length,
+      });
     }
     setPhase({ kind: "applied", plan });
     router.refresh(); // the stuck list behind the plan loses the rows just resolved
   }
 
   return (
-    <section className="mt-6 rounded-lg border border-slate-300 bg-slate-50 p-4" aria-label="Bulk plan" data-testid="bulk-plan" data-phase={phase.kind}>
+    <section
+      className="mt-6 rounded-lg border border-slate-300 bg-slate-50 p-4"
+      aria-label="Bulk plan"
+      data-testid="bulk-plan"
+      data-phase={phase.kind}
+    >
       <div className="mb-3 flex items-start gap-3">
         <div>
           <h2 className="text-sm font-semibold text-slate-900">Bulk plan (dry run)</h2>
@@ -86,7 +108,11 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
       </div>
 
       {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
-      {phase.kind === "failed" ? <p role="alert" className="text-sm text-red-700">{phase.message}</p> : null}
+      {phase.kind === "failed" ? (
+        <p role="alert" className="text-sm text-red-700">
+          {phase.message}
+        </p>
+      ) : null}
 
       {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
         <>
@@ -94,7 +120,11 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
           {phase.kind === "planned" ? (
             <ApplyForm plan={phase.plan} reason={reason} setReason={setReason} onApply={() => void apply(phase.plan)} />
           ) : (
-            <Progress done={phase.kind === "applying" ? phase.done : results.size} total={phase.kind === "applying" ? phase.total : results.size} finished={phase.kind === "applied"} />
+            <Progress
+              done={phase.kind === "applying" ? phase.done : results.size}
+              total={phase.kind === "applying" ? phase.total : results.size}
+              finished={phase.kind === "applied"}
+            />
           )}
           <BulkPlanTable rows={phase.plan.rows} results={results} now={now} />
         </>
@@ -108,27 +138,52 @@ function PlanSummary({ plan, results }: { plan: BulkPlan; results: Map<string, B
   for (const result of results.values()) counts[result.result] += 1;
   return (
     <div className="mb-3 flex flex-wrap gap-x-4 gap-y-1 text-sm" data-testid="bulk-plan-totals">
-      <span><strong className="tabular-nums">{plan.totals.complete}</strong> to complete</span>
-      <span><strong className="tabular-nums">{plan.totals.release}</strong> to release</span>
-      <span><strong className="tabular-nums">{plan.totals.leave}</strong> left as they are</span>
-      {plan.truncated ? <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span> : null}
+      <span>
+        <strong className="tabular-nums">{plan.totals.complete}</strong> to complete
+      </span>
+      <span>
+        <strong className="tabular-nums">{plan.totals.release}</strong> to release
+      </span>
+      <span>
+        <strong className="tabular-nums">{plan.totals.leave}</strong> left as they are
+      </span>
+      {plan.truncated ? (
+        <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span>
+      ) : null}
       {results.size > 0 ? (
         <span className="text-slate-600" data-testid="bulk-apply-totals">
-          — applied: {counts.ok} done, {counts.conflict} conflict, {counts.changed_outcome} answer changed, {counts.error} error
+          — applied: {counts.ok} done, {counts.conflict} conflict, {counts.changed_outcome} answer changed,{" "}
+          {counts.error} error
         </span>
       ) : null}
     </div>
   );
 }
 
-function ApplyForm({ plan, reason, setReason, onApply }: { plan: BulkPlan; reason: string; setReason: (value: string) => void; onApply: () => void }) {
+function ApplyForm({
+  plan,
+  reason,
+  setReason,
+  onApply,
+}: {
+  plan: BulkPlan;
+  reason: string;
+  setReason: (value: string) => void;
+  onApply: () => void;
+}) {
   const actionable = plan.totals.complete + plan.totals.release;
   const reasonOk = isReasonLongEnough(reason);
   return (
     <div className="mb-3 flex flex-wrap items-end gap-3">
       <label className="flex min-w-72 flex-1 flex-col gap-0.5 text-xs font-medium text-slate-600">
         Reason (goes into every audit row)
-        <input value={reason} onChange={(e) => setReason(e.target.value)} name="bulk-reason" placeholder="e.g. processor timeouts during last night's incident" className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm" />
+        <input
+          value={reason}
+          onChange={(e) => setReason(e.target.value)}
+          name="bulk-reason"
+          placeholder="e.g. processor timeouts during last night's incident"
+          className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
+        />
       </label>
       <Button variant="primary" onClick={onApply} disabled={actionable === 0 || !reasonOk} data-testid="bulk-apply">
         Apply {actionable} action{actionable === 1 ? "" : "s"}
@@ -146,9 +201,20 @@ function Progress({ done, total, finished }: { done: number; total: number; fini
   const percent = total === 0 ? 100 : Math.round((done / total) * 100);
   return (
     <div className="mb-3" data-testid="bulk-progress" data-done={finished ? "true" : undefined}>
-      <div className="mb-1 text-xs text-slate-600">{finished ? `Applied: ${done} of ${total} rows answered.` : `Applying… ${done} of ${total}`}</div>
-      <div className="h-2 w-full overflow-hidden rounded bg-slate-200" role="progressbar" aria-valuemin={0} aria-valuemax={total} aria-valuenow={done}>
-        <div className={`h-full ${finished ? "bg-emerald-600" : "bg-slate-800"} transition-all`} style={{ width: `${percent}%` }} />
+      <div className="mb-1 text-xs text-slate-600">
+        {finished ? `Applied: ${done} of ${total} rows answered.` : `Applying… ${done} of ${total}`}
+      </div>
+      <div
+        className="h-2 w-full overflow-hidden rounded bg-slate-200"
+        role="progressbar"
+        aria-valuemin={0}
+        aria-valuemax={total}
+        aria-valuenow={done}
+      >
+        <div
+          className={`h-full ${finished ? "bg-emerald-600" : "bg-slate-800"} transition-all`}
+          style={{ width: `${percent}%` }}
+        />
       </div>
     </div>
   );

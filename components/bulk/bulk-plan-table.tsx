@@ -31,13 +31,27 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date) {
       id: "ref",
       header: "Ref",
       cell: ({ row: { original: row } }) => (
-        <Link href={`/records/${row.key}`} className="font-mono text-xs underline-offset-2 hover:underline" title={row.key}>
+        <Link
+          href={`/records/${row.key}`}
+          className="font-mono text-xs underline-offset-2 hover:underline"
+          title={row.key}
+        >
           {row.ref}
         </Link>
       ),
     }),
-    column.accessor("tenant", { id: "tenant", header: "Tenant", meta: { cellClassName: "whitespace-nowrap" }, cell: (info) => info.getValue() ?? dash }),
-    column.accessor("tool", { id: "tool", header: "Tool", meta: { cellClassName: "font-mono text-xs" }, cell: (info) => info.getValue() ?? <span className="italic text-slate-500">unrecorded</span> }),
+    column.accessor("tenant", {
+      id: "tenant",
+      header: "Tenant",
+      meta: { cellClassName: "whitespace-nowrap" },
+      cell: (info) => info.getValue() ?? dash,
+    }),
+    column.accessor("tool", {
+      id: "tool",
+      header: "Tool",
+      meta: { cellClassName: "font-mono text-xs" },
+      cell: (info) => info.getValue() ?? <span className="italic text-slate-500">unrecorded</span>,
+    }),
     column.accessor("ageMs", {
       id: "age",
       header: "Age",
@@ -53,7 +67,11 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date) {
       meta: { cellClassName: "max-w-md" },
       cell: ({ row: { original: row } }) => (
         <>
-          {row.outcome ? <Badge tone={OUTCOME_TONE[row.outcome]}>{OUTCOME_LABEL[row.outcome]}</Badge> : <span className="text-xs text-slate-500">not asked</span>}
+          {row.outcome ? (
+            <Badge tone={OUTCOME_TONE[row.outcome]}>{OUTCOME_LABEL[row.outcome]}</Badge>
+          ) : (
+            <span className="text-xs text-slate-500">not asked</span>
+          )}
           <div className="mt-0.5 text-xs text-slate-600">{row.reason}</div>
         </>
       ),
@@ -74,7 +92,8 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date) {
       meta: { cellClassName: "max-w-xs" },
       cell: ({ row: { original: row } }) => {
         const result = results.get(row.key);
-        if (!result) return <span className="text-xs text-slate-500">{row.proposed === "leave" ? "not applied" : "pending"}</span>;
+        if (!result)
+          return <span className="text-xs text-slate-500">{row.proposed === "leave" ? "not applied" : "pending"}</span>;
         return (
           <>
             <Badge tone={RESULT[result.result].tone} solid className="rounded px-1.5" data-testid="row-result">
@@ -89,7 +108,15 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date) {
 }
 
 /** The dry-run plan, row by row: what the processor said, what the console proposes, and (once applied) what happened. */
-export function BulkPlanTable({ rows, results, now }: { rows: PlannedRow[]; results: Map<string, BulkRowResult>; now: Date }) {
+export function BulkPlanTable({
+  rows,
+  results,
+  now,
+}: {
+  rows: PlannedRow[];
+  results: Map<string, BulkRowResult>;
+  now: Date;
+}) {
   const columns = useMemo(() => planColumns(results, now), [results, now]);
   return (
     <DataTable
@@ -97,7 +124,12 @@ export function BulkPlanTable({ rows, results, now }: { rows: PlannedRow[]; resu
       data={rows}
       getRowId={(row) => row.key}
       testId="bulk-plan-table"
-      rowAttributes={(row) => ({ "data-key": row.key, "data-proposed": row.proposed, "data-result": results.get(row.key)?.result, className: "align-top" })}
+      rowAttributes={(row) => ({
+        "data-key": row.key,
+        "data-proposed": row.proposed,
+        "data-result": results.get(row.key)?.result,
+        className: "align-top",
+      })}
     />
   );
 }

@@ -1,9 +1,12 @@
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
 
-export type ExplainFormValues = Partial<Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>>;
+export type ExplainFormValues = Partial<
+  Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>
+>;
 
-const INPUT = "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none";
+const INPUT =
+  "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none";
 
 /**
  * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an
@@ -11,19 +14,58 @@ const INPUT = "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm f
  */
 export function ExplainForm({ values, errors }: { values: ExplainFormValues; errors: Record<string, string> }) {
   return (
-    <form method="get" action="/keys" className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Explain a key">
+    <form
+      method="get"
+      action="/keys"
+      className="rounded-lg border border-slate-200 bg-white p-4"
+      aria-label="Explain a key"
+    >
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <Labelled name="tenant" label="Tenant" error={errors.tenant}>
-          <input id="tenant" name="tenant" defaultValue={values.tenant} required maxLength={200} className={INPUT} placeholder="acme" />
+          <input
+            id="tenant"
+            name="tenant"
+            defaultValue={values.tenant}
+            required
+            maxLength={200}
+            className={INPUT}
+            placeholder="acme"
+          />
         </Labelled>
         <Labelled name="subject" label="Subject" hint="empty: hashed as None" error={errors.subject}>
-          <input id="subject" name="subject" defaultValue={values.subject} maxLength={200} className={INPUT} placeholder="user_1" />
+          <input
+            id="subject"
+            name="subject"
+            defaultValue={values.subject}
+            maxLength={200}
+            className={INPUT}
+            placeholder="user_1"
+          />
         </Labelled>
         <Labelled name="tool" label="Tool" error={errors.tool}>
-          <input id="tool" name="tool" defaultValue={values.tool} required maxLength={100} className={`${INPUT} font-mono`} placeholder="charge_card" />
+          <input
+            id="tool"
+            name="tool"
+            defaultValue={values.tool}
+            required
+            maxLength={100}
+            className={`${INPUT} font-mono`}
+            placeholder="charge_card"
+          />
         </Labelled>
-        <Labelled name="at" label="Time of the call" hint="ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now" error={errors.at}>
-          <input id="at" name="at" defaultValue={values.at} className={`${INPUT} font-mono`} placeholder="2026-03-01T12:00:00Z" />
+        <Labelled
+          name="at"
+          label="Time of the call"
+          hint="ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now"
+          error={errors.at}
+        >
+          <input
+            id="at"
+            name="at"
+            defaultValue={values.at}
+            className={`${INPUT} font-mono`}
+            placeholder="2026-03-01T12:00:00Z"
+          />
         </Labelled>
         <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
           <input id="window" name="window" defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
@@ -37,10 +79,32 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
       </div>
       <div className="mt-3 grid grid-cols-1 gap-3 md:grid-cols-2">
         <Labelled name="args" label="Arguments (JSON text)" error={errors.args}>
-          <textarea id="args" name="args" defaultValue={values.args} required rows={4} maxLength={10_000} className={`${INPUT} font-mono`} placeholder='{"amount_cents": 24000, "card": "c_71"}' />
+          <textarea
+            id="args"
+            name="args"
+            defaultValue={values.args}
+            required
+            rows={4}
+            maxLength={10_000}
+            className={`${INPUT} font-mono`}
+            placeholder='{"amount_cents": 24000, "card": "c_71"}'
+          />
         </Labelled>
-        <Labelled name="compare" label="Compare with (optional)" hint="a second argument text: why do their keys differ?" error={errors.compare}>
-          <textarea id="compare" name="compare" defaultValue={values.compare} rows={4} maxLength={10_000} className={`${INPUT} font-mono`} placeholder='{"card": "c_71", "amount_cents": 24000}' />
+        <Labelled
+          name="compare"
+          label="Compare with (optional)"
+          hint="a second argument text: why do their keys differ?"
+          error={errors.compare}
+        >
+          <textarea
+            id="compare"
+            name="compare"
+            defaultValue={values.compare}
+            rows={4}
+            maxLength={10_000}
+            className={`${INPUT} font-mono`}
+            placeholder='{"card": "c_71", "amount_cents": 24000}'
+          />
         </Labelled>
       </div>
       <Button variant="primary" size="md" className="mt-3" type="submit">
@@ -50,7 +114,19 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
   );
 }
 
-function Labelled({ name, label, hint, error, children }: { name: string; label: string; hint?: string; error?: string; children: ReactNode }) {
+function Labelled({
+  name,
+  label,
+  hint,
+  error,
+  children,
+}: {
+  name: string;
+  label: string;
+  hint?: string;
+  error?: string;
+  children: ReactNode;
+}) {
   return (
     <div>
       <label htmlFor={name} className="mb-1 block text-xs font-medium text-slate-700">

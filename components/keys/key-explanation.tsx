@@ -7,7 +7,11 @@ import { StatusBadge } from "@/components/records/status-badge";
 import { utcText } from "@/components/records-detail/time-stamp";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 
-const POSITION_TEXT: Record<BucketNeighbour["position"], string> = { previous: "Previous bucket", same: "This call's bucket", next: "Next bucket" };
+const POSITION_TEXT: Record<BucketNeighbour["position"], string> = {
+  previous: "Previous bucket",
+  same: "This call's bucket",
+  next: "Next bucket",
+};
 
 export function KeyExplanationView({ explanation }: { explanation: KeyExplanation }) {
   const { derived, input } = explanation;
@@ -18,23 +22,32 @@ export function KeyExplanationView({ explanation }: { explanation: KeyExplanatio
         <h2 className="mb-3 text-sm font-semibold">sha256(tenant|subject|tool|canonical|bucket)</h2>
         <dl className="space-y-3 text-sm">
           <Row label="Canonical arguments" copy={derived.canonical}>
-            <code className="break-all font-mono text-xs" data-testid="explain-canonical">{derived.canonical}</code>
+            <code className="break-all font-mono text-xs" data-testid="explain-canonical">
+              {derived.canonical}
+            </code>
             <span className="ml-2 text-xs text-slate-500">({derived.scheme})</span>
           </Row>
           <Row label="Bucket">
             <code className="font-mono">{derived.bucket}</code>
             <span className="ml-2 text-xs text-slate-500">
-              = floor(unix seconds / {input.windowSeconds}); {same ? `${utcText(same.startsAt)} to ${utcText(same.endsAt)}` : ""}
+              = floor(unix seconds / {input.windowSeconds});{" "}
+              {same ? `${utcText(same.startsAt)} to ${utcText(same.endsAt)}` : ""}
             </span>
           </Row>
           <Row label="Material (hashed as UTF-8)" copy={derived.material}>
-            <code className="break-all font-mono text-xs" data-testid="explain-material">{derived.material}</code>
+            <code className="break-all font-mono text-xs" data-testid="explain-material">
+              {derived.material}
+            </code>
           </Row>
           <Row label="Key" copy={derived.key}>
-            <code className="break-all font-mono text-xs" data-testid="explain-key">{derived.key}</code>
+            <code className="break-all font-mono text-xs" data-testid="explain-key">
+              {derived.key}
+            </code>
           </Row>
           <Row label="Ref" copy={derived.ref}>
-            <code className="font-mono text-base font-semibold" data-testid="explain-ref">{derived.ref}</code>
+            <code className="font-mono text-base font-semibold" data-testid="explain-ref">
+              {derived.ref}
+            </code>
           </Row>
         </dl>
       </section>
@@ -42,12 +55,15 @@ export function KeyExplanationView({ explanation }: { explanation: KeyExplanatio
       <section aria-label="Bucket neighbours">
         <h2 className="mb-1 text-sm font-semibold">The same call in the neighbouring buckets</h2>
         <p className="mb-3 text-sm text-slate-600">
-          A repeat that lands in another bucket gets another key and is performed again: these are the near-duplicates a time window lets through.
-          Records are looked up in the tenants you can see.
+          A repeat that lands in another bucket gets another key and is performed again: these are the near-duplicates a
+          time window lets through. Records are looked up in the tenants you can see.
         </p>
         {explanation.recordsError ? (
           <div className="mb-3">
-            <UnknownTenantNotice message={explanation.recordsError.message} detail="The keys above are derived all the same; no records were looked up for them." />
+            <UnknownTenantNotice
+              message={explanation.recordsError.message}
+              detail="The keys above are derived all the same; no records were looked up for them."
+            />
           </div>
         ) : null}
         <div className="grid grid-cols-1 gap-4 lg:grid-cols-3">
@@ -105,17 +121,27 @@ function Comparison({ explanation }: { explanation: KeyExplanation }) {
   if (!comparison) return null;
   const { diff, other } = comparison;
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Comparison" data-testid="explain-comparison">
-      <h2 className="mb-2 text-sm font-semibold">Why the two argument texts give {diff.equal ? "the same key" : "different keys"}</h2>
+    <section
+      className="rounded-lg border border-slate-200 bg-white p-5"
+      aria-label="Comparison"
+      data-testid="explain-comparison"
+    >
+      <h2 className="mb-2 text-sm font-semibold">
+        Why the two argument texts give {diff.equal ? "the same key" : "different keys"}
+      </h2>
       {diff.equal ? (
         <p className="text-sm text-slate-700">
-          Both canonicalise to the same {diff.leftBytes} bytes, so they produce one key (<code className="font-mono">{explanation.derived.ref}</code>): key order and whitespace do not matter once the JSON is canonical.
+          Both canonicalise to the same {diff.leftBytes} bytes, so they produce one key (
+          <code className="font-mono">{explanation.derived.ref}</code>): key order and whitespace do not matter once the
+          JSON is canonical.
         </p>
       ) : (
         <>
           <p className="text-sm text-slate-700" data-testid="explain-diff-offset">
-            The canonical forms first differ at byte {diff.offset} ({diff.leftBytes} and {diff.rightBytes} bytes long), so the material differs and so does every bit of the hash:{" "}
-            <code className="font-mono">{explanation.derived.ref}</code> vs <code className="font-mono">{other.ref}</code>.
+            The canonical forms first differ at byte {diff.offset} ({diff.leftBytes} and {diff.rightBytes} bytes long),
+            so the material differs and so does every bit of the hash:{" "}
+            <code className="font-mono">{explanation.derived.ref}</code> vs{" "}
+            <code className="font-mono">{other.ref}</code>.
           </p>
           <table className="mt-3 w-full text-left font-mono text-xs">
             <thead className="text-slate-500">

@@ -20,7 +20,9 @@ export function LookupForm({ initialText }: { initialText: string }) {
     const trimmed = text.trim();
     if (!trimmed) return setMessage("Paste an error message, a ref or a key first.");
     if (trimmed.length > MAX_LOOKUP_TEXT_CHARS) {
-      return setMessage(`That text is ${trimmed.length.toLocaleString("en")} characters long; paste at most ${MAX_LOOKUP_TEXT_CHARS.toLocaleString("en")}. The sentence with the ref in it is enough.`);
+      return setMessage(
+        `That text is ${trimmed.length.toLocaleString("en")} characters long; paste at most ${MAX_LOOKUP_TEXT_CHARS.toLocaleString("en")}. The sentence with the ref in it is enough.`,
+      );
     }
     setMessage(null);
     let query = trimmed.replace(/\s+/g, " ");
@@ -54,7 +56,9 @@ export function LookupForm({ initialText }: { initialText: string }) {
         <Button variant="primary" size="md" type="submit">
           Look up
         </Button>
-        <span className="text-xs text-slate-500">Quotes, brackets and surrounding words are fine. Ctrl+Enter submits.</span>
+        <span className="text-xs text-slate-500">
+          Quotes, brackets and surrounding words are fine. Ctrl+Enter submits.
+        </span>
       </div>
       {message ? (
         <p role="alert" className="mt-2 text-sm text-red-700" data-testid="lookup-form-error">

@@ -9,7 +9,11 @@ import { RefFateCard } from "./ref-fate-card";
 export function LookupResults({ result, now }: { result: LookupResult; now: Date }) {
   if (result.kind === "invalid" || result.kind === "no_refs") {
     return (
-      <p role="alert" className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800" data-testid="lookup-message">
+      <p
+        role="alert"
+        className="rounded-lg border border-red-200 bg-red-50 p-4 text-sm text-red-800"
+        data-testid="lookup-message"
+      >
         {result.message}
       </p>
     );
@@ -22,7 +26,8 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-600" data-testid="lookup-searched">
-        Looked for {searched.map((token, i) => (
+        Looked for{" "}
+        {searched.map((token, i) => (
           <span key={token}>
             {i > 0 ? ", " : ""}
             <code className="font-mono text-slate-900">{token}</code>
@@ -37,8 +42,12 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
 
       {result.matches.length === 0 && unseen.length > 0 ? (
         <section className="rounded-lg border border-slate-200 bg-white p-5" data-testid="lookup-no-match">
-          <h2 className="text-base font-semibold">Never seen{known.length > 0 ? `: ${unseen.map((m) => m.ref).join(", ")}` : ""}</h2>
-          <p className="mt-1 text-sm text-slate-600">No row, no release and no trim of it in the tenants you can see. Why it may be missing:</p>
+          <h2 className="text-base font-semibold">
+            Never seen{known.length > 0 ? `: ${unseen.map((m) => m.ref).join(", ")}` : ""}
+          </h2>
+          <p className="mt-1 text-sm text-slate-600">
+            No row, no release and no trim of it in the tenants you can see. Why it may be missing:
+          </p>
           <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
             {possibilities.map((reason) => (
               <li key={reason}>{reason}</li>
@@ -48,19 +57,27 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
       ) : result.matches.length === 0 ? null : (
         <section className="rounded-lg border border-slate-200 bg-white" data-testid="lookup-matches">
           <div className="border-b border-slate-200 p-4">
-            <h2 className="text-base font-semibold">{result.matches.length} records match — choose by tenant, tool and time</h2>
+            <h2 className="text-base font-semibold">
+              {result.matches.length} records match — choose by tenant, tool and time
+            </h2>
             <p className="mt-1 text-sm text-slate-600">
-              A ref is the first 12 hex characters of a key (48 bits): among millions of rows two calls can share one. The customer’s tenant and the
-              time of the error tell them apart.
+              A ref is the first 12 hex characters of a key (48 bits): among millions of rows two calls can share one.
+              The customer’s tenant and the time of the error tell them apart.
             </p>
           </div>
           <LookupMatchesTable matches={result.matches} now={now} />
-          {result.moreMatches ? <p className="p-4 text-xs text-slate-500">More records share this ref than are listed; paste the full key to pick one.</p> : null}
+          {result.moreMatches ? (
+            <p className="p-4 text-xs text-slate-500">
+              More records share this ref than are listed; paste the full key to pick one.
+            </p>
+          ) : null}
         </section>
       )}
 
       {result.matches.length > 0 && unseen.length > 0 ? (
-        <p className="text-xs text-slate-500">No record, release or trim of {unseen.map((m) => m.ref).join(", ")} in the tenants you can see.</p>
+        <p className="text-xs text-slate-500">
+          No record, release or trim of {unseen.map((m) => m.ref).join(", ")} in the tenants you can see.
+        </p>
       ) : null}
     </div>
   );

@@ -21,11 +21,18 @@ export function RefFateCard({ trace, now }: { trace: RefTrace; now: Date }) {
 
 function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef; now: Date }) {
   return (
-    <article className="rounded-lg border border-amber-200 bg-white p-5" data-testid="ref-released" data-audit-id={entry.auditId}>
+    <article
+      className="rounded-lg border border-amber-200 bg-white p-5"
+      data-testid="ref-released"
+      data-audit-id={entry.auditId}
+    >
       <Heading tone="bg-amber-100 text-amber-900" word={entry.forced ? "Force-released" : "Released"} token={token} />
-      <h2 className="mt-2 text-base font-semibold text-slate-900">Released by {entry.actor}: the claim was deleted from the table</h2>
+      <h2 className="mt-2 text-base font-semibold text-slate-900">
+        Released by {entry.actor}: the claim was deleted from the table
+      </h2>
       <p className="mt-1 text-sm text-slate-600">
-        A release deletes the row so that a retry can claim the key afresh; the audit log keeps who, when, why and the row as it was.
+        A release deletes the row so that a retry can claim the key afresh; the audit log keeps who, when, why and the
+        row as it was.
       </p>
       <dl className="mt-3 grid gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[9rem_1fr]">
         <Term>By</Term>
@@ -37,7 +44,9 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
           <TimeStamp iso={entry.at} now={now} /> <span className="text-xs text-slate-500">({utcText(entry.at)})</span>
         </dd>
         <Term>Reason</Term>
-        <dd data-testid="released-reason">{entry.reason ? <q>{entry.reason}</q> : <span className="italic text-slate-500">none given</span>}</dd>
+        <dd data-testid="released-reason">
+          {entry.reason ? <q>{entry.reason}</q> : <span className="italic text-slate-500">none given</span>}
+        </dd>
         {entry.forced ? (
           <>
             <Term>Evidence</Term>
@@ -50,33 +59,56 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
         <dd className="break-all font-mono text-xs leading-5">{entry.key}</dd>
         <Term>Audit entry</Term>
         <dd>
-          <Link href={auditHref({ key: entry.key, action: entry.action })} className="font-medium text-slate-900 underline underline-offset-2" data-testid="released-audit-link">
+          <Link
+            href={auditHref({ key: entry.key, action: entry.action })}
+            className="font-medium text-slate-900 underline underline-offset-2"
+            data-testid="released-audit-link"
+          >
             #{entry.auditId} · {entry.action}
           </Link>
         </dd>
       </dl>
       <h3 className="mt-4 text-sm font-semibold text-slate-800">The row as it was released</h3>
       <div className="mt-1">
-        {entry.snapshot === null ? <p className="text-xs text-slate-500">The audit entry holds no snapshot.</p> : <JsonView value={entry.snapshot} label={`snapshot in audit entry ${entry.auditId}`} />}
+        {entry.snapshot === null ? (
+          <p className="text-xs text-slate-500">The audit entry holds no snapshot.</p>
+        ) : (
+          <JsonView value={entry.snapshot} label={`snapshot in audit entry ${entry.auditId}`} />
+        )}
       </div>
-      {entry.redactedPaths.length > 0 ? <p className="mt-1 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}.</p> : null}
+      {entry.redactedPaths.length > 0 ? (
+        <p className="mt-1 text-xs text-amber-800">Masked: {entry.redactedPaths.join(", ")}.</p>
+      ) : null}
     </article>
   );
 }
 
 function TrimmedCard({ token, entry, now }: { token: string; entry: TrimmedRef; now: Date }) {
   const at = new Date(entry.at);
-  const trimHref = auditHref({ action: entry.action, from: at.toISOString(), to: new Date(at.getTime() + 1).toISOString() });
+  const trimHref = auditHref({
+    action: entry.action,
+    from: at.toISOString(),
+    to: new Date(at.getTime() + 1).toISOString(),
+  });
   return (
-    <article className="rounded-lg border border-slate-300 bg-white p-5" data-testid="ref-trimmed" data-audit-id={entry.auditId}>
+    <article
+      className="rounded-lg border border-slate-300 bg-white p-5"
+      data-testid="ref-trimmed"
+      data-audit-id={entry.auditId}
+    >
       <Heading tone="bg-slate-200 text-slate-800" word="Trimmed" token={token} />
-      <h2 className="mt-2 text-base font-semibold text-slate-900">Deleted by retention{entry.cutoff ? `: rows created before ${utcText(entry.cutoff)}` : ""}</h2>
+      <h2 className="mt-2 text-base font-semibold text-slate-900">
+        Deleted by retention{entry.cutoff ? `: rows created before ${utcText(entry.cutoff)}` : ""}
+      </h2>
       <p className="mt-1 text-sm text-slate-600">
-        The trim records the ref (the first 12 characters) of every row it deletes; the row&apos;s response is not kept{entry.action === "retention.trim_unresolved" ? ", except in the audit entry of an unresolved claim" : ""}.
+        The trim records the ref (the first 12 characters) of every row it deletes; the row&apos;s response is not kept
+        {entry.action === "retention.trim_unresolved" ? ", except in the audit entry of an unresolved claim" : ""}.
       </p>
       <dl className="mt-3 grid gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[9rem_1fr]">
         <Term>Run</Term>
-        <dd className="break-all font-mono text-xs leading-5" data-testid="trimmed-run">{entry.runId ?? "—"}</dd>
+        <dd className="break-all font-mono text-xs leading-5" data-testid="trimmed-run">
+          {entry.runId ?? "—"}
+        </dd>
         <Term>When</Term>
         <dd>
           <TimeStamp iso={entry.at} now={now} /> <span className="text-xs text-slate-500">({utcText(entry.at)})</span>
@@ -99,7 +131,10 @@ function TrimmedCard({ token, entry, now }: { token: string; entry: TrimmedRef; 
             </Link>
           ) : (
             <span>
-              #{entry.auditId} · {entry.action} <span className="text-xs text-slate-500">(retention entries name no tenant: readers of every tenant see them)</span>
+              #{entry.auditId} · {entry.action}{" "}
+              <span className="text-xs text-slate-500">
+                (retention entries name no tenant: readers of every tenant see them)
+              </span>
             </span>
           )}
         </dd>

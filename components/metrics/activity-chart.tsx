@@ -17,7 +17,11 @@ export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepM
     <figure className="rounded-lg border border-slate-200 bg-white p-4" data-testid="activity-chart">
       <figcaption className="mb-2 text-sm font-medium text-slate-700">
         Executions, replays served and in-flight rejections
-        {eventsRecorded ? null : <span className="ml-2 text-xs font-normal italic text-slate-500">replays and rejections: not recorded by these writers</span>}
+        {eventsRecorded ? null : (
+          <span className="ml-2 text-xs font-normal italic text-slate-500">
+            replays and rejections: not recorded by these writers
+          </span>
+        )}
       </figcaption>
       <div className="h-60">
         <ResponsiveContainer width="100%" height="100%">
@@ -28,8 +32,18 @@ export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepM
             <Tooltip />
             <Legend wrapperStyle={{ fontSize: 12 }} />
             <Bar dataKey="executions" name="executions" stackId="calls" fill="#475569" isAnimationActive={false} />
-            {eventsRecorded ? <Bar dataKey="replays" name="replays served" stackId="calls" fill="#059669" isAnimationActive={false} /> : null}
-            {eventsRecorded ? <Bar dataKey="rejections" name="in-flight rejections" stackId="calls" fill="#d97706" isAnimationActive={false} /> : null}
+            {eventsRecorded ? (
+              <Bar dataKey="replays" name="replays served" stackId="calls" fill="#059669" isAnimationActive={false} />
+            ) : null}
+            {eventsRecorded ? (
+              <Bar
+                dataKey="rejections"
+                name="in-flight rejections"
+                stackId="calls"
+                fill="#d97706"
+                isAnimationActive={false}
+              />
+            ) : null}
           </BarChart>
         </ResponsiveContainer>
       </div>

@@ -11,14 +11,49 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
       label: "Suppression rate",
       value: formatRate(figures.suppressionRate),
       // The rate names its sample: 2 of 3 calls and 2,000 of 3,000 are not the same news.
-      sample: figures.suppressionCalls !== null && figures.suppressionCalls > 0 ? `of ${formatCount(figures.suppressionCalls)} call${figures.suppressionCalls === 1 ? "" : "s"}` : null,
-      hint: figures.suppressionRate === null ? (figures.eventsRecorded ? "no calls in this window" : "no writer records events") : figures.smallSample ? `fewer than ${MIN_RATE_CALLS} calls: too few to read as a rate` : "repeats answered without a second side effect",
+      sample:
+        figures.suppressionCalls !== null && figures.suppressionCalls > 0
+          ? `of ${formatCount(figures.suppressionCalls)} call${figures.suppressionCalls === 1 ? "" : "s"}`
+          : null,
+      hint:
+        figures.suppressionRate === null
+          ? figures.eventsRecorded
+            ? "no calls in this window"
+            : "no writer records events"
+          : figures.smallSample
+            ? `fewer than ${MIN_RATE_CALLS} calls: too few to read as a rate`
+            : "repeats answered without a second side effect",
     },
-    { id: "replays", label: "Replays served", value: formatCount(figures.replaysServed), hint: "completed calls repeated: stored response returned" },
-    { id: "rejections", label: "In-flight rejections", value: formatCount(figures.inFlightRejected), hint: "repeats while the first call was running" },
-    { id: "outcome-unknown", label: "Outcome unknown", value: formatCount(figures.outcomeUnknown), hint: "processor timeouts: the caller was told to check" },
-    { id: "executions", label: "Executions", value: formatCount(figures.executions), hint: "claims: first calls that went to the processor" },
-    { id: "stuck", label: "Stuck now", value: formatCount(figures.stuckNow), hint: "in_progress past the tool's threshold" },
+    {
+      id: "replays",
+      label: "Replays served",
+      value: formatCount(figures.replaysServed),
+      hint: "completed calls repeated: stored response returned",
+    },
+    {
+      id: "rejections",
+      label: "In-flight rejections",
+      value: formatCount(figures.inFlightRejected),
+      hint: "repeats while the first call was running",
+    },
+    {
+      id: "outcome-unknown",
+      label: "Outcome unknown",
+      value: formatCount(figures.outcomeUnknown),
+      hint: "processor timeouts: the caller was told to check",
+    },
+    {
+      id: "executions",
+      label: "Executions",
+      value: formatCount(figures.executions),
+      hint: "claims: first calls that went to the processor",
+    },
+    {
+      id: "stuck",
+      label: "Stuck now",
+      value: formatCount(figures.stuckNow),
+      hint: "in_progress past the tool's threshold",
+    },
   ];
   return (
     <section aria-label={`Duplicate suppression, ${windowLabel}`}>
@@ -27,23 +62,39 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
           const missing = item.value === NOT_RECORDED;
           const alarming = (item.id === "stuck" || item.id === "outcome-unknown") && !missing && item.value !== "0";
           return (
-            <div key={item.id} className="rounded-lg border border-slate-200 bg-white p-3" data-testid={`headline-${item.id}`}>
+            <div
+              key={item.id}
+              className="rounded-lg border border-slate-200 bg-white p-3"
+              data-testid={`headline-${item.id}`}
+            >
               <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{item.label}</dt>
-              <dd className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-500 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}>
+              <dd
+                className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-500 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}
+              >
                 {item.value}
                 {"sample" in item && item.sample ? " " : null}
                 {"sample" in item && item.sample ? (
-                  <span className={`block text-sm font-normal ${figures.smallSample ? "text-amber-700" : "text-slate-600"}`} data-testid="headline-rate-sample" data-small-sample={figures.smallSample}>
+                  <span
+                    className={`block text-sm font-normal ${figures.smallSample ? "text-amber-700" : "text-slate-600"}`}
+                    data-testid="headline-rate-sample"
+                    data-small-sample={figures.smallSample}
+                  >
                     {item.sample}
                   </span>
                 ) : null}
               </dd>
-              <dd className={`mt-0.5 text-xs ${item.id === "suppression-rate" && figures.smallSample ? "text-amber-700" : "text-slate-500"}`}>{item.hint}</dd>
+              <dd
+                className={`mt-0.5 text-xs ${item.id === "suppression-rate" && figures.smallSample ? "text-amber-700" : "text-slate-500"}`}
+              >
+                {item.hint}
+              </dd>
             </div>
           );
         })}
       </dl>
-      <p className="mt-2 text-xs text-slate-500">{windowLabel}; events from writers that record them, stuck as of now.</p>
+      <p className="mt-2 text-xs text-slate-500">
+        {windowLabel}; events from writers that record them, stuck as of now.
+      </p>
     </section>
   );
 }

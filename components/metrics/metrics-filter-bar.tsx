@@ -18,7 +18,9 @@ const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm foc
 export function MetricsFilterBar({ tools, tenantChoices }: Props) {
   const [pending, startTransition] = useTransition();
   const [params, setParams] = useQueryStates(metricsSearchParams, { shallow: false, history: "push", startTransition });
-  const toolOptions = [...new Set([...tools, ...(params.tool && params.tool !== UNRECORDED_TOOL ? [params.tool] : [])])].sort();
+  const toolOptions = [
+    ...new Set([...tools, ...(params.tool && params.tool !== UNRECORDED_TOOL ? [params.tool] : [])]),
+  ].sort();
 
   function submitTenant(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -43,7 +45,12 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
       </div>
       <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
         Tool
-        <select className={field} value={params.tool ?? ""} onChange={(e) => void setParams({ tool: e.target.value || null })} name="tool">
+        <select
+          className={field}
+          value={params.tool ?? ""}
+          onChange={(e) => void setParams({ tool: e.target.value || null })}
+          name="tool"
+        >
           <option value="">every tool</option>
           {toolOptions.map((t) => (
             <option key={t} value={t}>
@@ -56,7 +63,12 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
       {tenantChoices ? (
         <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
           Tenant
-          <select className={field} value={params.tenant ?? ""} onChange={(e) => void setParams({ tenant: e.target.value || null })} name="tenant">
+          <select
+            className={field}
+            value={params.tenant ?? ""}
+            onChange={(e) => void setParams({ tenant: e.target.value || null })}
+            name="tenant"
+          >
             <option value="">all my tenants</option>
             {tenantChoices.map((t) => (
               <option key={t} value={t}>

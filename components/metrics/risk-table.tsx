@@ -8,7 +8,13 @@ import { formatCount, formatMs, formatRate, formatRatio, NOT_RECORDED } from "./
 /** A tool row also says whether the tool was seen at all and what its listing declares. */
 export type ToolFacts = { seen: boolean; declaredIdempotentHint: boolean | null; listedBy: string[] };
 
-export type RiskRow = { id: string; label: string; href: string | null; muted?: boolean; tool?: ToolFacts } & MetricsFigures;
+export type RiskRow = {
+  id: string;
+  label: string;
+  href: string | null;
+  muted?: boolean;
+  tool?: ToolFacts;
+} & MetricsFigures;
 
 // Headers wrap (two short lines) so the whole row fits at 1440 px, figures included.
 const thBase = "px-2 py-2 align-bottom text-[11px] font-medium uppercase leading-tight tracking-wide text-slate-500";
@@ -16,7 +22,11 @@ const th = `${thBase} text-right`;
 const td = "px-2 py-1.5 text-right align-top tabular-nums whitespace-nowrap";
 
 function Missing({ text }: { text: string }) {
-  return <span className="italic text-slate-500" data-missing="true">{text}</span>;
+  return (
+    <span className="italic text-slate-500" data-missing="true">
+      {text}
+    </span>
+  );
 }
 
 function cell(value: string) {
@@ -28,14 +38,28 @@ function RateCell({ row }: { row: RiskRow }) {
   const text = formatRate(row.suppressionRate, row.eventsRecorded ? "—" : NOT_RECORDED);
   if (!row.smallSample) return cell(text);
   return (
-    <span className="text-amber-700" data-small-sample="true" title={`fewer than ${MIN_RATE_CALLS} calls: too few to read as a rate`}>
+    <span
+      className="text-amber-700"
+      data-small-sample="true"
+      title={`fewer than ${MIN_RATE_CALLS} calls: too few to read as a rate`}
+    >
       {text} <span className="text-xs">of {formatCount(row.suppressionCalls)}</span>
     </span>
   );
 }
 
 /** How many the console resolved, and below it how long those claims had waited (p50 / p95). */
-function ResolvedCell({ count, p50, p95, testId }: { count: number; p50: number | null; p95: number | null; testId: string }) {
+function ResolvedCell({
+  count,
+  p50,
+  p95,
+  testId,
+}: {
+  count: number;
+  p50: number | null;
+  p95: number | null;
+  testId: string;
+}) {
   return (
     <span data-testid={testId}>
       <span data-part="count">{count.toLocaleString("en")}</span>
@@ -50,12 +74,27 @@ function ResolvedCell({ count, p50, p95, testId }: { count: number; p50: number 
 
 /** Under a tool's name: what its listing declares, and "never seen" when nothing of it is in the window. */
 function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean }) {
-  const hint = facts.listedBy.length === 0 ? "not listed" : facts.declaredIdempotentHint === null ? "not declared" : String(facts.declaredIdempotentHint);
+  const hint =
+    facts.listedBy.length === 0
+      ? "not listed"
+      : facts.declaredIdempotentHint === null
+        ? "not declared"
+        : String(facts.declaredIdempotentHint);
   return (
     <span className="mt-0.5 flex flex-wrap items-center gap-x-1.5 gap-y-0.5 font-sans text-[11px] text-slate-500">
-      <span className="whitespace-nowrap" title={facts.listedBy.length > 0 ? `idempotentHint as listed by ${facts.listedBy.join(", ")}` : "no server's tools/list names this tool"}>
+      <span
+        className="whitespace-nowrap"
+        title={
+          facts.listedBy.length > 0
+            ? `idempotentHint as listed by ${facts.listedBy.join(", ")}`
+            : "no server's tools/list names this tool"
+        }
+      >
         idempotentHint:{" "}
-        <span className={facts.declaredIdempotentHint === null ? "italic text-slate-500" : "font-mono text-slate-700"} data-testid="declared-hint">
+        <span
+          className={facts.declaredIdempotentHint === null ? "italic text-slate-500" : "font-mono text-slate-700"}
+          data-testid="declared-hint"
+        >
           {hint}
         </span>
       </span>
@@ -63,7 +102,11 @@ function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean })
         <span
           className={`whitespace-nowrap rounded px-1.5 py-px ${unbacked ? "bg-amber-200 text-amber-900" : "bg-slate-100 text-slate-600"}`}
           data-testid="never-seen"
-          title={unbacked ? "claims idempotentHint, yet no claim, event or resolution in this window: nothing backs the claim" : "no claim, event or resolution in this window"}
+          title={
+            unbacked
+              ? "claims idempotentHint, yet no claim, event or resolution in this window: nothing backs the claim"
+              : "no claim, event or resolution in this window"
+          }
         >
           never seen
         </span>
@@ -88,11 +131,17 @@ function riskColumns(firstColumn: string) {
       cell: ({ row: { original: r } }) => (
         <>
           {r.href ? (
-            <a className={`whitespace-nowrap underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`} href={r.href} data-testid="row-label">
+            <a
+              className={`whitespace-nowrap underline-offset-2 hover:underline ${r.muted ? "italic text-slate-500" : "text-slate-900"}`}
+              href={r.href}
+              data-testid="row-label"
+            >
               {r.label}
             </a>
           ) : (
-            <span className="whitespace-nowrap" data-testid="row-label">{r.label}</span>
+            <span className="whitespace-nowrap" data-testid="row-label">
+              {r.label}
+            </span>
           )}
           {r.tool ? <ToolNotes facts={r.tool} unbacked={unbackedRow(r)} /> : null}
         </>
@@ -102,10 +151,24 @@ function riskColumns(firstColumn: string) {
       id: "stuckNow",
       header: "Stuck now",
       meta: figure("in_progress past the tool's threshold, now"),
-      cell: (info) => <span className={info.getValue() > 0 ? "font-semibold text-red-700" : undefined}>{info.getValue().toLocaleString("en")}</span>,
+      cell: (info) => (
+        <span className={info.getValue() > 0 ? "font-semibold text-red-700" : undefined}>
+          {info.getValue().toLocaleString("en")}
+        </span>
+      ),
     }),
-    column.accessor("executions", { id: "executions", header: "Executions", meta: figure("claims"), cell: (info) => formatCount(info.getValue()) }),
-    column.accessor("completed", { id: "completed", header: "Completed", meta: figure("completions by writers and by the console"), cell: (info) => formatCount(info.getValue()) }),
+    column.accessor("executions", {
+      id: "executions",
+      header: "Executions",
+      meta: figure("claims"),
+      cell: (info) => formatCount(info.getValue()),
+    }),
+    column.accessor("completed", {
+      id: "completed",
+      header: "Completed",
+      meta: figure("completions by writers and by the console"),
+      cell: (info) => formatCount(info.getValue()),
+    }),
     column.accessor("outcomeUnknown", {
       id: "outcomeUnknown",
       header: "Unknown",
@@ -113,19 +176,36 @@ function riskColumns(firstColumn: string) {
       spanColumns: eventSpan,
       cell: ({ row: { original: r } }) =>
         r.eventsRecorded ? (
-          <span className={(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : undefined}>{cell(formatCount(r.outcomeUnknown))}</span>
+          <span className={(r.outcomeUnknown ?? 0) > 0 ? "font-semibold text-amber-700" : undefined}>
+            {cell(formatCount(r.outcomeUnknown))}
+          </span>
         ) : (
-          <span className="block text-center" title="this writer records no replay, rejection or outcome-unknown events">
+          <span
+            className="block text-center"
+            title="this writer records no replay, rejection or outcome-unknown events"
+          >
             <Missing text={NOT_RECORDED} />
           </span>
         ),
     }),
-    column.accessor("replaysServed", { id: "replays", header: "Replays", meta: figure(), cell: (info) => cell(formatCount(info.getValue())) }),
-    column.accessor("inFlightRejected", { id: "rejected", header: "Rejected", meta: figure("in-flight rejections: repeats while the first call ran"), cell: (info) => cell(formatCount(info.getValue())) }),
+    column.accessor("replaysServed", {
+      id: "replays",
+      header: "Replays",
+      meta: figure(),
+      cell: (info) => cell(formatCount(info.getValue())),
+    }),
+    column.accessor("inFlightRejected", {
+      id: "rejected",
+      header: "Rejected",
+      meta: figure("in-flight rejections: repeats while the first call ran"),
+      cell: (info) => cell(formatCount(info.getValue())),
+    }),
     column.accessor("suppressionRate", {
       id: "suppression",
       header: "Suppression",
-      meta: figure(`(replays + rejections) / (executions + replays + rejections); a rate over fewer than ${MIN_RATE_CALLS} calls shows its count`),
+      meta: figure(
+        `(replays + rejections) / (executions + replays + rejections); a rate over fewer than ${MIN_RATE_CALLS} calls shows its count`,
+      ),
       cell: ({ row: { original: r } }) => <RateCell row={r} />,
     }),
     column.display({
@@ -142,15 +222,34 @@ function riskColumns(firstColumn: string) {
       id: "byOperators",
       header: "By operators",
       meta: figure("claims operators resolved (single or bulk), and how long they had waited: p50 / p95"),
-      cell: ({ row: { original: r } }) => <ResolvedCell count={r.resolvedByOperator} p50={r.operatorResolveP50Ms} p95={r.operatorResolveP95Ms} testId="resolved-by-operators" />,
+      cell: ({ row: { original: r } }) => (
+        <ResolvedCell
+          count={r.resolvedByOperator}
+          p50={r.operatorResolveP50Ms}
+          p95={r.operatorResolveP95Ms}
+          testId="resolved-by-operators"
+        />
+      ),
     }),
     column.display({
       id: "byReconciler",
       header: "By reconciler",
       meta: figure("claims the reconciler resolved, and how long they had waited: p50 / p95"),
-      cell: ({ row: { original: r } }) => <ResolvedCell count={r.resolvedByReconciler} p50={r.reconcilerResolveP50Ms} p95={r.reconcilerResolveP95Ms} testId="resolved-by-reconciler" />,
+      cell: ({ row: { original: r } }) => (
+        <ResolvedCell
+          count={r.resolvedByReconciler}
+          p50={r.reconcilerResolveP50Ms}
+          p95={r.reconcilerResolveP95Ms}
+          testId="resolved-by-reconciler"
+        />
+      ),
     }),
-    column.accessor("sideEffectsPerOperation", { id: "effects", header: "Effects/op", meta: figure("side effects the processor performed per operation (reference)"), cell: (info) => cell(formatRatio(info.getValue())) }),
+    column.accessor("sideEffectsPerOperation", {
+      id: "effects",
+      header: "Effects/op",
+      meta: figure("side effects the processor performed per operation (reference)"),
+      cell: (info) => cell(formatRatio(info.getValue())),
+    }),
   ]);
 }
 
@@ -163,7 +262,11 @@ function riskColumns(firstColumn: string) {
 export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; caption: string; firstColumn: string }) {
   const columns = useMemo(() => riskColumns(firstColumn), [firstColumn]);
   if (rows.length === 0) {
-    return <p className="rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-500">No claims, events or stuck rows in this window.</p>;
+    return (
+      <p className="rounded-lg border border-slate-200 bg-white p-4 text-sm text-slate-500">
+        No claims, events or stuck rows in this window.
+      </p>
+    );
   }
   return (
     <DataTable

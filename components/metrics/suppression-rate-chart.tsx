@@ -19,7 +19,18 @@ function dot(kind: "solid" | "hollow") {
     return kind === "solid" ? (
       <circle key={`${kind}-${index}`} cx={cx} cy={cy} r={2.5} fill={COLOR} data-calls={payload?.calls ?? undefined} />
     ) : (
-      <circle key={`${kind}-${index}`} cx={cx} cy={cy} r={4} fill="#ffffff" stroke={COLOR} strokeWidth={1.5} strokeDasharray="2 1.5" data-small-sample="true" data-calls={payload?.calls ?? undefined} />
+      <circle
+        key={`${kind}-${index}`}
+        cx={cx}
+        cy={cy}
+        r={4}
+        fill="#ffffff"
+        stroke={COLOR}
+        strokeWidth={1.5}
+        strokeDasharray="2 1.5"
+        data-small-sample="true"
+        data-calls={payload?.calls ?? undefined}
+      />
     );
   }
   return SeriesDot;
@@ -28,13 +39,20 @@ function dot(kind: "solid" | "hollow") {
 export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]; stepMs: number }) {
   const data: Datum[] = series.map((p) => {
     const rate = p.suppressionRate === null ? null : Math.round(p.suppressionRate * 1000) / 10;
-    return { step: formatStep(p.at, stepMs), rate: p.smallSample ? null : rate, uncertain: p.smallSample ? rate : null, calls: p.calls };
+    return {
+      step: formatStep(p.at, stepMs),
+      rate: p.smallSample ? null : rate,
+      uncertain: p.smallSample ? rate : null,
+      calls: p.calls,
+    };
   });
   const recorded = series.some((p) => p.replaysServed !== null);
   const small = series.filter((p) => p.smallSample).length;
   return (
     <figure className="rounded-lg border border-slate-200 bg-white p-4" data-testid="suppression-chart">
-      <figcaption className="mb-2 text-sm font-medium text-slate-700">Suppression rate (replays + rejections) / all calls</figcaption>
+      <figcaption className="mb-2 text-sm font-medium text-slate-700">
+        Suppression rate (replays + rejections) / all calls
+      </figcaption>
       {recorded ? (
         <>
           <div className="h-60">
@@ -46,12 +64,33 @@ export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]
                 <Tooltip
                   formatter={(value, name, item) => {
                     const calls = (item.payload as Datum).calls ?? 0;
-                    const label = name === "uncertain" ? `suppression rate, ${calls} call${calls === 1 ? "" : "s"}: too few to read` : `suppression rate, ${calls.toLocaleString("en")} calls`;
+                    const label =
+                      name === "uncertain"
+                        ? `suppression rate, ${calls} call${calls === 1 ? "" : "s"}: too few to read`
+                        : `suppression rate, ${calls.toLocaleString("en")} calls`;
                     return [`${String(value)}%`, label];
                   }}
                 />
-                <Line type="monotone" dataKey="rate" stroke={COLOR} strokeWidth={2} dot={dot("solid")} activeDot={{ r: 4 }} connectNulls={false} isAnimationActive={false} />
-                <Line type="monotone" dataKey="uncertain" stroke="none" dot={dot("hollow")} activeDot={{ r: 5, fill: "#ffffff", stroke: COLOR }} connectNulls={false} isAnimationActive={false} legendType="none" />
+                <Line
+                  type="monotone"
+                  dataKey="rate"
+                  stroke={COLOR}
+                  strokeWidth={2}
+                  dot={dot("solid")}
+                  activeDot={{ r: 4 }}
+                  connectNulls={false}
+                  isAnimationActive={false}
+                />
+                <Line
+                  type="monotone"
+                  dataKey="uncertain"
+                  stroke="none"
+                  dot={dot("hollow")}
+                  activeDot={{ r: 5, fill: "#ffffff", stroke: COLOR }}
+                  connectNulls={false}
+                  isAnimationActive={false}
+                  legendType="none"
+                />
               </LineChart>
             </ResponsiveContainer>
           </div>
@@ -59,11 +98,14 @@ export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]
             <svg width="10" height="10" className="mr-1 inline-block align-[-1px]" aria-hidden="true">
               <circle cx="5" cy="5" r="3.5" fill="#ffffff" stroke={COLOR} strokeWidth="1.5" strokeDasharray="2 1.5" />
             </svg>
-            fewer than {MIN_RATE_CALLS} calls in the step: uncertain, off the line{small > 0 ? ` (${small} step${small === 1 ? "" : "s"})` : ""}
+            fewer than {MIN_RATE_CALLS} calls in the step: uncertain, off the line
+            {small > 0 ? ` (${small} step${small === 1 ? "" : "s"})` : ""}
           </p>
         </>
       ) : (
-        <p className="flex h-60 items-center justify-center text-sm italic text-slate-500">{NOT_RECORDED}: the writers of this selection record no replay or rejection events</p>
+        <p className="flex h-60 items-center justify-center text-sm italic text-slate-500">
+          {NOT_RECORDED}: the writers of this selection record no replay or rejection events
+        </p>
       )}
     </figure>
   );

@@ -6,10 +6,20 @@ export function OverviewFigures({ counts, now }: { counts: OverviewCounts; now: 
     {
       label: "Records",
       value: `${counts.recordsIsEstimate ? "≈ " : ""}${counts.records.toLocaleString("en")}${counts.recordsAtLeast ? "+" : ""}`,
-      hint: counts.recordsIsEstimate ? "planner estimate from fresh statistics" : counts.recordsAtLeast ? "at least: statistics are stale, counting stopped" : "exact count",
+      hint: counts.recordsIsEstimate
+        ? "planner estimate from fresh statistics"
+        : counts.recordsAtLeast
+          ? "at least: statistics are stale, counting stopped"
+          : "exact count",
     },
     { label: "In progress", value: counts.inProgress.toLocaleString("en"), hint: "claimed, no outcome stored yet" },
-    { label: "Stuck", value: counts.stuck.toLocaleString("en"), hint: "in progress past the tool's threshold", alarming: counts.stuck > 0, href: "/stuck" },
+    {
+      label: "Stuck",
+      value: counts.stuck.toLocaleString("en"),
+      hint: "in progress past the tool's threshold",
+      alarming: counts.stuck > 0,
+      href: "/stuck",
+    },
     {
       label: "Oldest in progress",
       value: counts.oldestInProgressAt ? formatAge(counts.oldestInProgressAt, now) : "—",
@@ -26,8 +36,18 @@ export function OverviewFigures({ counts, now }: { counts: OverviewCounts; now: 
       {figures.map((f) => (
         <div key={f.label} className="rounded-lg border border-slate-200 bg-white p-4">
           <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{f.label}</dt>
-          <dd className={`mt-1 text-2xl font-semibold tabular-nums ${f.alarming ? "text-red-700" : ""}`} title={f.hint} data-testid={`overview-${f.label.toLowerCase().replace(/ /g, "-")}`}>
-            {f.href ? <a href={f.href} className="hover:underline">{f.value}</a> : f.value}
+          <dd
+            className={`mt-1 text-2xl font-semibold tabular-nums ${f.alarming ? "text-red-700" : ""}`}
+            title={f.hint}
+            data-testid={`overview-${f.label.toLowerCase().replace(/ /g, "-")}`}
+          >
+            {f.href ? (
+              <a href={f.href} className="hover:underline">
+                {f.value}
+              </a>
+            ) : (
+              f.value
+            )}
           </dd>
           <dd className="mt-0.5 truncate text-xs text-slate-500">{f.hint}</dd>
         </div>

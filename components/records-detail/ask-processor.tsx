@@ -8,18 +8,42 @@ import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
 const OUTCOME_TEXT: Record<ProcessorOutcome, { label: string; style: string; meaning: string }> = {
-  taken: { label: "Taken", style: "border-emerald-300 bg-emerald-50 text-emerald-900", meaning: "The processor performed it. The customer was charged once; do not submit it again." },
-  not_taken: { label: "Not taken", style: "border-sky-300 bg-sky-50 text-sky-900", meaning: "The processor did not perform it. Nothing was charged by this call." },
-  unknown: { label: "Unknown", style: "border-amber-300 bg-amber-50 text-amber-900", meaning: "No definite answer: change nothing, and ask again later." },
+  taken: {
+    label: "Taken",
+    style: "border-emerald-300 bg-emerald-50 text-emerald-900",
+    meaning: "The processor performed it. The customer was charged once; do not submit it again.",
+  },
+  not_taken: {
+    label: "Not taken",
+    style: "border-sky-300 bg-sky-50 text-sky-900",
+    meaning: "The processor did not perform it. Nothing was charged by this call.",
+  },
+  unknown: {
+    label: "Unknown",
+    style: "border-amber-300 bg-amber-50 text-amber-900",
+    meaning: "No definite answer: change nothing, and ask again later.",
+  },
 };
 
-type State = { phase: "idle" } | { phase: "asking" } | { phase: "answered"; result: RecordCheck } | { phase: "failed"; message: string };
+type State =
+  | { phase: "idle" }
+  | { phase: "asking" }
+  | { phase: "answered"; result: RecordCheck }
+  | { phase: "failed"; message: string };
 
 /**
  * "Ask the processor": a read-only question any role that sees the record may ask. It changes
  * nothing; the answer and the raw evidence behind it are shown as they came.
  */
-export function AskProcessor({ recordKey, processor, onAnswer }: { recordKey: string; processor: string | null; onAnswer?: (result: RecordCheck) => void }) {
+export function AskProcessor({
+  recordKey,
+  processor,
+  onAnswer,
+}: {
+  recordKey: string;
+  processor: string | null;
+  onAnswer?: (result: RecordCheck) => void;
+}) {
   const [state, setState] = useState<State>({ phase: "idle" });
 
   async function ask() {
@@ -39,10 +63,14 @@ export function AskProcessor({ recordKey, processor, onAnswer }: { recordKey: st
         <Button variant="primary" onClick={() => void ask()} disabled={state.phase === "asking"}>
           {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
         </Button>
-        <span className="text-xs text-slate-500">{processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}</span>
+        <span className="text-xs text-slate-500">
+          {processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}
+        </span>
       </div>
       {state.phase === "failed" ? (
-        <p role="alert" className="mt-3 text-sm text-red-700">{state.message}</p>
+        <p role="alert" className="mt-3 text-sm text-red-700">
+          {state.message}
+        </p>
       ) : null}
       {state.phase === "answered" ? <CheckAnswer result={state.result} /> : null}
     </div>
@@ -53,7 +81,11 @@ function CheckAnswer({ result }: { result: RecordCheck }) {
   const { check } = result;
   const text = OUTCOME_TEXT[check.outcome];
   return (
-    <div className={`mt-3 rounded-md border p-3 ${text.style}`} data-testid="processor-outcome" data-outcome={check.outcome}>
+    <div
+      className={`mt-3 rounded-md border p-3 ${text.style}`}
+      data-testid="processor-outcome"
+      data-outcome={check.outcome}
+    >
       <div className="text-sm">
         <span className="font-semibold">{text.label}</span>
         {" — "}
@@ -68,13 +100,16 @@ function CheckAnswer({ result }: { result: RecordCheck }) {
       ) : null}
       <details className="mt-3 text-slate-800">
         <summary className="cursor-pointer text-xs font-medium">
-          Evidence: {check.evidence.adapter}, {check.evidence.status === null ? "no answer" : `status ${check.evidence.status}`}, {check.evidence.ms} ms
+          Evidence: {check.evidence.adapter},{" "}
+          {check.evidence.status === null ? "no answer" : `status ${check.evidence.status}`}, {check.evidence.ms} ms
         </summary>
         <div className="mt-2">
           <JsonView value={check.evidence} label="processor evidence" />
         </div>
       </details>
-      {result.redactedPaths.length > 0 ? <p className="mt-2 text-xs opacity-80">Masked: {result.redactedPaths.join(", ")}</p> : null}
+      {result.redactedPaths.length > 0 ? (
+        <p className="mt-2 text-xs opacity-80">Masked: {result.redactedPaths.join(", ")}</p>
+      ) : null}
     </div>
   );
 }

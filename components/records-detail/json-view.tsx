@@ -10,7 +10,12 @@ const REDACTED = "[redacted]";
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
     // Focusable: a keyboard user must be able to scroll a long line into view.
-    <pre aria-label={label} tabIndex={0} className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800" data-testid="json-view">
+    <pre
+      aria-label={label}
+      tabIndex={0}
+      className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800"
+      data-testid="json-view"
+    >
       {render(value, 0)}
     </pre>
   );
@@ -21,10 +26,16 @@ function render(value: unknown, depth: number): ReactNode {
   const close = "  ".repeat(depth);
   if (value === null || value === undefined) return <span className="text-slate-500">null</span>;
   if (typeof value === "string") {
-    if (value === REDACTED) return <span className="rounded bg-amber-100 px-1 text-amber-800" title="masked for every role">{REDACTED}</span>;
+    if (value === REDACTED)
+      return (
+        <span className="rounded bg-amber-100 px-1 text-amber-800" title="masked for every role">
+          {REDACTED}
+        </span>
+      );
     return <span className="text-emerald-700">{JSON.stringify(value)}</span>;
   }
-  if (typeof value === "number" || typeof value === "bigint") return <span className="text-sky-700">{String(value)}</span>;
+  if (typeof value === "number" || typeof value === "bigint")
+    return <span className="text-sky-700">{String(value)}</span>;
   if (typeof value === "boolean") return <span className="text-violet-700">{String(value)}</span>;
   if (Array.isArray(value)) {
     if (value.length === 0) return "[]";

@@ -13,20 +13,35 @@ import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
  * `processorPanel` replaces the read-only "Ask the processor" for people who may act on the
  * answer (the operator's resolve panel, which contains the same question).
  */
-export function RecordDetailView({ detail, now, processorPanel, canReveal = false }: { detail: RecordDetail; now: Date; processorPanel?: ReactNode; canReveal?: boolean }) {
+export function RecordDetailView({
+  detail,
+  now,
+  processorPanel,
+  canReveal = false,
+}: {
+  detail: RecordDetail;
+  now: Date;
+  processorPanel?: ReactNode;
+  canReveal?: boolean;
+}) {
   const { record, stuck } = detail;
   return (
     <div className="space-y-6">
       <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Record">
         <div className="flex flex-wrap items-center gap-3">
           <span className="text-xs uppercase tracking-wide text-slate-500">ref</span>
-          <span className="font-mono text-2xl font-semibold tracking-tight" data-testid="record-ref">{record.ref}</span>
+          <span className="font-mono text-2xl font-semibold tracking-tight" data-testid="record-ref">
+            {record.ref}
+          </span>
           <CopyButton text={record.ref} label="Copy ref" />
           <StatusBadge status={record.status} stuck={stuck.isStuck} wording="stored" testId="record-status" />
         </div>
         <dl className="mt-4 grid grid-cols-1 gap-x-8 gap-y-3 text-sm md:grid-cols-2 xl:grid-cols-3">
           <Field label="Key" wide>
-            <span className="break-all font-mono text-xs" data-testid="record-key">{record.key}</span> <CopyButton text={record.key} label="Copy key" />
+            <span className="break-all font-mono text-xs" data-testid="record-key">
+              {record.key}
+            </span>{" "}
+            <CopyButton text={record.key} label="Copy key" />
           </Field>
           <Field label="Tenant">{record.tenant}</Field>
           <Field label="Subject">{record.subject ?? <Unrecorded />}</Field>
@@ -34,7 +49,9 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
           <Field label="Created">
             <TimeStamp iso={record.createdAt} now={now} />
           </Field>
-          <Field label="Updated">{record.updatedAt ? <TimeStamp iso={record.updatedAt} now={now} /> : <Unrecorded what="not set" />}</Field>
+          <Field label="Updated">
+            {record.updatedAt ? <TimeStamp iso={record.updatedAt} now={now} /> : <Unrecorded what="not set" />}
+          </Field>
           <Field label="Age">
             <span title={`since ${utcText(record.createdAt)}`}>{formatAge(new Date(record.createdAt), now)}</span>
           </Field>
@@ -47,7 +64,9 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
               ) : (
                 <>no: {record.status === "completed" ? "completed" : `status ${record.status}`}</>
               )}
-              <span className="block text-xs text-slate-500">threshold {stuck.threshold}, from {stuck.source}</span>
+              <span className="block text-xs text-slate-500">
+                threshold {stuck.threshold}, from {stuck.source}
+              </span>
             </span>
           </Field>
         </dl>
@@ -63,8 +82,13 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
               </p>
             ) : (
               <>
-                <p className="mb-2 text-sm text-slate-600">The claim has no outcome yet, so a repeat is refused with this message:</p>
-                <blockquote className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950" data-testid="in-flight-message">
+                <p className="mb-2 text-sm text-slate-600">
+                  The claim has no outcome yet, so a repeat is refused with this message:
+                </p>
+                <blockquote
+                  className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950"
+                  data-testid="in-flight-message"
+                >
                   {detail.repeatCaller.message}
                 </blockquote>
                 <div className="mt-2 flex items-center gap-2 text-xs text-slate-500">
@@ -76,11 +100,15 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
               </>
             )}
             <p className="mt-3 text-xs text-slate-500">
-              Only a repeat inside the writer’s time bucket carries this key; a later repeat derives a new key and is performed again.
+              Only a repeat inside the writer’s time bucket carries this key; a later repeat derives a new key and is
+              performed again.
               {record.tool ? (
                 <>
                   {" "}
-                  <Link className="underline" href={`/keys?tenant=${encodeURIComponent(record.tenant)}&tool=${encodeURIComponent(record.tool)}${record.subject ? `&subject=${encodeURIComponent(record.subject)}` : ""}&at=${encodeURIComponent(record.createdAt)}`}>
+                  <Link
+                    className="underline"
+                    href={`/keys?tenant=${encodeURIComponent(record.tenant)}&tool=${encodeURIComponent(record.tool)}${record.subject ? `&subject=${encodeURIComponent(record.subject)}` : ""}&at=${encodeURIComponent(record.createdAt)}`}
+                  >
                     Explain a key for this call
                   </Link>
                 </>
@@ -90,7 +118,12 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
 
           <Panel title="Stored response">
             {detail.response.present ? (
-              <RevealResponse recordKey={record.key} masked={detail.response.value} redactedPaths={detail.response.redactedPaths} canReveal={canReveal} />
+              <RevealResponse
+                recordKey={record.key}
+                masked={detail.response.value}
+                redactedPaths={detail.response.redactedPaths}
+                canReveal={canReveal}
+              />
             ) : (
               <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
             )}
@@ -104,10 +137,17 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
           <Panel title="Timeline">
             <Timeline entries={detail.timeline} now={now} />
             {detail.eventCounts === null ? (
-              <p className="mt-3 text-xs text-slate-500">This writer recorded no events for this key (replays and rejections are not known, which is not the same as none).</p>
+              <p className="mt-3 text-xs text-slate-500">
+                This writer recorded no events for this key (replays and rejections are not known, which is not the same
+                as none).
+              </p>
             ) : detail.eventsTruncated ? (
               <p className="mt-3 text-xs text-slate-500">
-                Showing the first events only; totals: {Object.entries(detail.eventCounts).map(([k, n]) => `${k} ${n}`).join(", ")}.
+                Showing the first events only; totals:{" "}
+                {Object.entries(detail.eventCounts)
+                  .map(([k, n]) => `${k} ${n}`)
+                  .join(", ")}
+                .
               </p>
             ) : null}
           </Panel>
@@ -123,7 +163,9 @@ export function RecordDetailView({ detail, now, processorPanel, canReveal = fals
               <li key={entry.id} className="rounded-md border border-slate-200 p-3 text-sm">
                 <div className="flex flex-wrap gap-x-3">
                   <span className="font-mono font-medium">{entry.action}</span>
-                  <span>{entry.actor} ({entry.actorRole})</span>
+                  <span>
+                    {entry.actor} ({entry.actorRole})
+                  </span>
                   <TimeStamp iso={entry.at} now={now} />
                 </div>
                 {entry.reason ? <p className="mt-1 text-slate-600">{entry.reason}</p> : null}

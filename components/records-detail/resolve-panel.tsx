@@ -55,10 +55,20 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
       unreachable: "Nothing was changed.",
     });
     if (answer.ok) {
-      setResult({ kind: "done", message: action === "complete" ? "Completed with the processor's receipt." : "Released: the claim is deleted; its snapshot is in the audit log." });
+      setResult({
+        kind: "done",
+        message:
+          action === "complete"
+            ? "Completed with the processor's receipt."
+            : "Released: the claim is deleted; its snapshot is in the audit log.",
+      });
       router.refresh();
     } else if (answer.status === 409 && answer.code === "conflict") {
-      setResult({ kind: "conflict", message: answer.message, current: answer.error.current as RowSnapshot | null | undefined });
+      setResult({
+        kind: "conflict",
+        message: answer.message,
+        current: answer.error.current as RowSnapshot | null | undefined,
+      });
     } else {
       setResult({ kind: "refused", message: answer.message });
     }
@@ -74,8 +84,12 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
     <div className="space-y-4">
       <AskProcessor recordKey={recordKey} processor={processor} onAnswer={setCheck} />
       {status !== "in_progress" ? null : !isStuck ? (
-        <p className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-600" data-testid="resolve-not-stuck">
-          Not stuck yet: within its threshold ({threshold}) a live call may still be running, so there is nothing to resolve.
+        <p
+          className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-600"
+          data-testid="resolve-not-stuck"
+        >
+          Not stuck yet: within its threshold ({threshold}) a live call may still be running, so there is nothing to
+          resolve.
         </p>
       ) : (
         <div className="rounded-md border border-slate-200 p-3" data-testid="resolve-panel">
@@ -92,26 +106,51 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
             />
           </label>
           <div className="mt-3 flex flex-wrap items-center gap-2">
-            <Button variant="good" disabled={!actionable || outcome !== "taken" || !reasonOk || busy} onClick={() => void send("complete")} data-testid="resolve-complete">
+            <Button
+              variant="good"
+              disabled={!actionable || outcome !== "taken" || !reasonOk || busy}
+              onClick={() => void send("complete")}
+              data-testid="resolve-complete"
+            >
               {result.kind === "sending" && result.action === "complete" ? "Completing…" : "Complete with receipt"}
             </Button>
             {permissions.release ? (
-              <Button variant="info" disabled={!actionable || outcome !== "not_taken" || !reasonOk || busy} onClick={() => void send("release")} data-testid="resolve-release">
+              <Button
+                variant="info"
+                disabled={!actionable || outcome !== "not_taken" || !reasonOk || busy}
+                onClick={() => void send("release")}
+                data-testid="resolve-release"
+              >
                 {result.kind === "sending" && result.action === "release" ? "Releasing…" : "Release the claim"}
               </Button>
             ) : null}
-            <span className="text-xs text-slate-500">{disabledWhy ?? (!reasonOk ? "Say why, in a few words." : null)}</span>
+            <span className="text-xs text-slate-500">
+              {disabledWhy ?? (!reasonOk ? "Say why, in a few words." : null)}
+            </span>
           </div>
 
           {permissions.forceRelease && outcome === "unknown" ? (
-            <div className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900" data-testid="force-release">
+            <div
+              className="mt-3 rounded-md border border-red-200 bg-red-50 p-3 text-sm text-red-900"
+              data-testid="force-release"
+            >
               <p className="mb-2 text-xs">
-                Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the processor did take it, the customer is charged twice.
-                Type <span className="font-mono font-semibold">{FORCE_RELEASE_CONFIRMATION}</span> to confirm.
+                Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the
+                processor did take it, the customer is charged twice. Type{" "}
+                <span className="font-mono font-semibold">{FORCE_RELEASE_CONFIRMATION}</span> to confirm.
               </p>
               <div className="flex flex-wrap items-center gap-2">
-                <input value={confirm} onChange={(e) => setConfirm(e.target.value)} aria-label="Type force release to confirm" className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm" />
-                <Button variant="danger" disabled={confirm !== FORCE_RELEASE_CONFIRMATION || !reasonOk || busy} onClick={() => void send("release", true)}>
+                <input
+                  value={confirm}
+                  onChange={(e) => setConfirm(e.target.value)}
+                  aria-label="Type force release to confirm"
+                  className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm"
+                />
+                <Button
+                  variant="danger"
+                  disabled={confirm !== FORCE_RELEASE_CONFIRMATION || !reasonOk || busy}
+                  onClick={() => void send("release", true)}
+                >
                   Force release
                 </Button>
               </div>
@@ -121,17 +160,29 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
       )}
 
       {result.kind === "done" ? (
-        <p role="status" className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900" data-testid="resolve-done">
+        <p
+          role="status"
+          className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900"
+          data-testid="resolve-done"
+        >
           {result.message}
         </p>
       ) : null}
       {result.kind === "refused" ? (
-        <p role="alert" className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800" data-testid="resolve-refused">
+        <p
+          role="alert"
+          className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800"
+          data-testid="resolve-refused"
+        >
           {result.message}
         </p>
       ) : null}
       {result.kind === "conflict" ? (
-        <div role="alert" className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950" data-testid="resolve-conflict">
+        <div
+          role="alert"
+          className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950"
+          data-testid="resolve-conflict"
+        >
           <p className="font-semibold">Conflict: nothing was overwritten.</p>
           <p className="mt-1">{result.message}</p>
           <p className="mt-1 text-xs">
@@ -142,7 +193,12 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
                 ? "the record no longer exists (released)"
                 : `status ${result.current.status}, updated ${result.current.updatedAt ?? "never"}`}
           </p>
-          <Button variant="secondary" size="sm" onClick={() => router.refresh()} className="mt-2 border-amber-500 text-sm hover:bg-amber-100">
+          <Button
+            variant="secondary"
+            size="sm"
+            onClick={() => router.refresh()}
+            className="mt-2 border-amber-500 text-sm hover:bg-amber-100"
+          >
             Reload the record
           </Button>
         </div>

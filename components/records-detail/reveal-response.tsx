@@ -7,13 +7,27 @@ import { sendMutation } from "@/components/ui/send-mutation";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 type Revealed = { response: unknown; revealedPaths: string[]; auditId: string };
-type State = { phase: "closed" } | { phase: "asking"; error?: string } | { phase: "sending" } | { phase: "revealed"; result: Revealed };
+type State =
+  | { phase: "closed" }
+  | { phase: "asking"; error?: string }
+  | { phase: "sending" }
+  | { phase: "revealed"; result: Revealed };
 
 /**
  * The stored response, masked. Operators and admins may reveal it with a reason; the console
  * records each reveal in the audit log before it answers.
  */
-export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: { recordKey: string; masked: unknown; redactedPaths: string[]; canReveal: boolean }) {
+export function RevealResponse({
+  recordKey,
+  masked,
+  redactedPaths,
+  canReveal,
+}: {
+  recordKey: string;
+  masked: unknown;
+  redactedPaths: string[];
+  canReveal: boolean;
+}) {
   const [state, setState] = useState<State>({ phase: "closed" });
   const hydrated = useHydrated();
 
@@ -34,7 +48,8 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
       <div data-testid="revealed-response">
         <JsonView value={state.result.response} label="stored response, unmasked" />
         <p className="mt-2 text-xs text-amber-800">
-          Unmasked ({state.result.revealedPaths.join(", ") || "nothing was masked"}). Recorded in the audit log as entry #{state.result.auditId}.
+          Unmasked ({state.result.revealedPaths.join(", ") || "nothing was masked"}). Recorded in the audit log as entry
+          #{state.result.auditId}.
         </p>
       </div>
     );
@@ -47,12 +62,20 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
           Masked: {redactedPaths.join(", ")}.{" "}
           {canReveal ? (
             state.phase === "closed" ? (
-              <Button variant="link" size="xs" disabled={!hydrated} onClick={() => setState({ phase: "asking" })} data-testid="reveal-open">
+              <Button
+                variant="link"
+                size="xs"
+                disabled={!hydrated}
+                onClick={() => setState({ phase: "asking" })}
+                data-testid="reveal-open"
+              >
                 Reveal…
               </Button>
             ) : (
               <form onSubmit={(e) => void reveal(e)} className="mt-2 flex flex-wrap items-center gap-2">
-                <label className="sr-only" htmlFor="reveal-reason">Why do you need the unmasked response?</label>
+                <label className="sr-only" htmlFor="reveal-reason">
+                  Why do you need the unmasked response?
+                </label>
                 <input
                   id="reveal-reason"
                   name="reason"
@@ -62,10 +85,20 @@ export function RevealResponse({ recordKey, masked, redactedPaths, canReveal }: 
                   placeholder="Why? e.g. ticket 4411: customer disputes the card used"
                   className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm text-slate-900"
                 />
-                <Button type="submit" variant="primary" size="md" disabled={state.phase === "sending"} data-testid="reveal-submit">
+                <Button
+                  type="submit"
+                  variant="primary"
+                  size="md"
+                  disabled={state.phase === "sending"}
+                  data-testid="reveal-submit"
+                >
                   {state.phase === "sending" ? "Revealing…" : "Reveal (audited)"}
                 </Button>
-                {state.phase === "asking" && state.error ? <span role="alert" className="text-red-700">{state.error}</span> : null}
+                {state.phase === "asking" && state.error ? (
+                  <span role="alert" className="text-red-700">
+                    {state.error}
+                  </span>
+                ) : null}
               </form>
             )
           ) : (

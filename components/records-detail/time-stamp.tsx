@@ -10,7 +10,11 @@ export function TimeStamp({ iso, now }: { iso: string; now: Date }) {
   const at = new Date(iso);
   const future = at.getTime() > now.getTime();
   return (
-    <time dateTime={iso} title={utcText(iso)} className="cursor-help underline decoration-dotted decoration-slate-300 underline-offset-2">
+    <time
+      dateTime={iso}
+      title={utcText(iso)}
+      className="cursor-help underline decoration-dotted decoration-slate-300 underline-offset-2"
+    >
       {future ? `in ${formatAge(now, at)}` : `${formatAge(at, now)} ago`}
     </time>
   );

@@ -17,7 +17,10 @@ export function CopyRefButton({ text }: { text: string }) {
     setTimeout(() => setState("idle"), 1500);
   }
   return (
-    <Button variant="ghost" size="xs" className="px-1 py-0 font-normal text-slate-500 hover:text-slate-900"
+    <Button
+      variant="ghost"
+      size="xs"
+      className="px-1 py-0 font-normal text-slate-500 hover:text-slate-900"
       onClick={() => void copy()}
       aria-label={`Copy ref ${text}`}
       title={state === "failed" ? "The browser refused clipboard access" : "Copy ref"}

@@ -6,7 +6,10 @@ export function ExportButtons({ filterQuery, maxRows }: { filterQuery: string; m
   const join = filterQuery ? `${filterQuery}&` : "?";
   return (
     <div className="flex items-center gap-2" data-testid="export-buttons">
-      <span className="text-xs text-slate-500" title={`An export stops at ${maxRows.toLocaleString("en")} rows and says so at its end`}>
+      <span
+        className="text-xs text-slate-500"
+        title={`An export stops at ${maxRows.toLocaleString("en")} rows and says so at its end`}
+      >
         Export filter
       </span>
       {EXPORT_FORMATS.map((format) => (

@@ -64,7 +64,9 @@ function FacetRow({
             data-value={entry.value ?? UNRECORDED_TOOL}
             data-count-kind={entry.estimate ? "estimate" : entry.atLeast ? "lower-bound" : "exact"}
             className={`inline-flex items-center gap-1.5 rounded-full border px-2.5 py-0.5 ${
-              active ? "border-slate-900 bg-slate-900 text-white" : "border-slate-300 bg-white text-slate-700 hover:border-slate-500"
+              active
+                ? "border-slate-900 bg-slate-900 text-white"
+                : "border-slate-300 bg-white text-slate-700 hover:border-slate-500"
             } ${entry.value === null ? "italic" : ""}`}
           >
             <span>{display(entry)}</span>

@@ -2,7 +2,8 @@ import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 
 /** The tenant and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
 
-export const filterFieldClass = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+export const filterFieldClass =
+  "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
 export const filterLabelClass = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 type TenantProps = {
@@ -20,11 +21,28 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
       Tenant
       {tenantChoices === null ? (
         // Keyed on the URL value so the back button resets what is typed here.
-        <input key={value ?? ""} name="tenant" defaultValue={value ?? ""} placeholder="any tenant" className={`${filterFieldClass} ${inputClassName}`} />
+        <input
+          key={value ?? ""}
+          name="tenant"
+          defaultValue={value ?? ""}
+          placeholder="any tenant"
+          className={`${filterFieldClass} ${inputClassName}`}
+        />
       ) : (
-        <select name="tenant" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)} className={filterFieldClass}>
+        <select
+          name="tenant"
+          value={value ?? ""}
+          onChange={(e) => onChoose(e.target.value || null)}
+          className={filterFieldClass}
+        >
           <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
-          {tenantChoices.length > 1 ? tenantChoices.map((t) => <option key={t} value={t}>{t}</option>) : null}
+          {tenantChoices.length > 1
+            ? tenantChoices.map((t) => (
+                <option key={t} value={t}>
+                  {t}
+                </option>
+              ))
+            : null}
           {/* The page answers a tenant outside the list with its notice; should one get here, show it rather than "all my tenants". */}
           {value !== null && !tenantChoices.includes(value) ? <option value={value}>{value}</option> : null}
         </select>
@@ -47,7 +65,13 @@ export function ToolFilterField({ value, tools, onChoose, testId }: ToolProps) {
   return (
     <label className={filterLabelClass}>
       Tool
-      <select name="tool" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)} className={filterFieldClass} data-testid={testId}>
+      <select
+        name="tool"
+        value={value ?? ""}
+        onChange={(e) => onChoose(e.target.value || null)}
+        className={filterFieldClass}
+        data-testid={testId}
+      >
         <option value="">any tool</option>
         {options.map((t) => (
           <option key={t} value={t}>

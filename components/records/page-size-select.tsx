@@ -7,7 +7,11 @@ import { PAGE_SIZES, recordsSearchParams, type PageSize } from "@/lib/records/li
 /** Rows per page; a new size starts again at the newest record. */
 export function PageSizeSelect() {
   const [, startTransition] = useTransition();
-  const [{ limit }, setParams] = useQueryStates(recordsSearchParams, { shallow: false, history: "push", startTransition });
+  const [{ limit }, setParams] = useQueryStates(recordsSearchParams, {
+    shallow: false,
+    history: "push",
+    startTransition,
+  });
   return (
     <label className="flex items-center gap-1.5 text-xs text-slate-600">
       Per page

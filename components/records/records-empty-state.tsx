@@ -1,7 +1,15 @@
 import Link from "next/link";
 
 /** Says which filter matched nothing, and the way out. */
-export function RecordsEmptyState({ filterWords, pastEnd, firstPage }: { filterWords: string; pastEnd: boolean; firstPage: string }) {
+export function RecordsEmptyState({
+  filterWords,
+  pastEnd,
+  firstPage,
+}: {
+  filterWords: string;
+  pastEnd: boolean;
+  firstPage: string;
+}) {
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="records-empty">
       <p className="text-sm font-medium text-slate-800">

@@ -2,7 +2,12 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
-import { filterFieldClass, filterLabelClass, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
+import {
+  filterFieldClass,
+  filterLabelClass,
+  TenantFilterField,
+  ToolFilterField,
+} from "@/components/records/filter-fields";
 import { recordsSearchParams } from "@/lib/records/list-filters";
 import { formatInstant } from "@/lib/url-state/time-range";
 import { Button } from "@/components/ui/button";
@@ -36,7 +41,16 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
   const [pending, startTransition] = useTransition();
   const [params, setParams] = useQueryStates(recordsSearchParams, { shallow: false, history: "push", startTransition });
 
-  function apply(change: Partial<{ tenant: string | null; tool: string | null; status: string | null; stuck: boolean; from: Date | null; to: Date | null }>) {
+  function apply(
+    change: Partial<{
+      tenant: string | null;
+      tool: string | null;
+      status: string | null;
+      stuck: boolean;
+      from: Date | null;
+      to: Date | null;
+    }>,
+  ) {
     void setParams({ ...change, cursor: null, dir: null });
   }
 
@@ -51,8 +65,16 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
     });
   }
 
-  const statusOptions = [...new Set(["in_progress", "completed", ...statuses, ...(params.status ? [params.status] : [])])];
-  const active = params.tenant !== null || params.tool !== null || params.status !== null || params.stuck || params.from !== null || params.to !== null;
+  const statusOptions = [
+    ...new Set(["in_progress", "completed", ...statuses, ...(params.status ? [params.status] : [])]),
+  ];
+  const active =
+    params.tenant !== null ||
+    params.tool !== null ||
+    params.status !== null ||
+    params.stuck ||
+    params.from !== null ||
+    params.to !== null;
 
   return (
     <form
@@ -62,11 +84,21 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
       data-pending={pending ? "true" : undefined}
       className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
     >
-      <TenantFilterField value={params.tenant} tenantChoices={tenantChoices} onChoose={(tenant) => apply({ tenant })} inputClassName="w-32" />
+      <TenantFilterField
+        value={params.tenant}
+        tenantChoices={tenantChoices}
+        onChoose={(tenant) => apply({ tenant })}
+        inputClassName="w-32"
+      />
       <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
       <label className={filterLabelClass}>
         Status
-        <select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })} className={filterFieldClass}>
+        <select
+          name="status"
+          value={params.status ?? ""}
+          onChange={(e) => apply({ status: e.target.value || null })}
+          className={filterFieldClass}
+        >
           <option value="">any status</option>
           {statusOptions.map((s) => (
             <option key={s} value={s}>
@@ -76,7 +108,13 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
         </select>
       </label>
       <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
-        <input type="checkbox" name="stuck" checked={params.stuck} onChange={(e) => apply({ stuck: e.target.checked })} className="h-4 w-4" />
+        <input
+          type="checkbox"
+          name="stuck"
+          checked={params.stuck}
+          onChange={(e) => apply({ stuck: e.target.checked })}
+          className="h-4 w-4"
+        />
         Stuck only
       </label>
       <fieldset className="flex flex-wrap items-end gap-1.5">
@@ -103,7 +141,9 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
         </Button>
       </fieldset>
       {active ? (
-        <Button variant="secondary" size="md"
+        <Button
+          variant="secondary"
+          size="md"
           onClick={() => apply({ tenant: null, tool: null, status: null, stuck: false, from: null, to: null })}
         >
           Clear filters

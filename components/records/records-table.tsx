@@ -29,7 +29,11 @@ export function RecordsTable({ records, now }: { records: RecordListItem[]; now:
           header: "Ref",
           cell: (info) => (
             <span className="inline-flex items-center gap-1">
-              <Link href={`/records/${info.row.original.key}`} className="font-mono text-xs text-slate-900 underline-offset-2 hover:underline" title={info.row.original.key}>
+              <Link
+                href={`/records/${info.row.original.key}`}
+                className="font-mono text-xs text-slate-900 underline-offset-2 hover:underline"
+                title={info.row.original.key}
+              >
                 {info.getValue()}
               </Link>
               <CopyRefButton text={info.getValue()} />
@@ -42,7 +46,13 @@ export function RecordsTable({ records, now }: { records: RecordListItem[]; now:
           header: "Subject",
           cell: (info) => {
             const subject = info.getValue();
-            return subject === null ? unrecorded() : <span className="block max-w-48 truncate" title={subject}>{subject}</span>;
+            return subject === null ? (
+              unrecorded()
+            ) : (
+              <span className="block max-w-48 truncate" title={subject}>
+                {subject}
+              </span>
+            );
           },
         }),
         column.accessor("tool", {
@@ -56,9 +66,19 @@ export function RecordsTable({ records, now }: { records: RecordListItem[]; now:
         column.accessor("status", {
           id: "status",
           header: "Status",
-          cell: (info) => <StatusBadge status={info.getValue()} stuck={info.row.original.stuck} stuckAfterMs={info.row.original.stuckAfterMs} />,
+          cell: (info) => (
+            <StatusBadge
+              status={info.getValue()}
+              stuck={info.row.original.stuck}
+              stuckAfterMs={info.row.original.stuckAfterMs}
+            />
+          ),
         }),
-        column.accessor("createdAt", { id: "age", header: "Age", cell: (info) => <RecordTime at={info.getValue()} now={now} suffix="" /> }),
+        column.accessor("createdAt", {
+          id: "age",
+          header: "Age",
+          cell: (info) => <RecordTime at={info.getValue()} now={now} suffix="" />,
+        }),
         column.accessor("updatedAt", {
           id: "updated",
           header: "Updated",

@@ -23,7 +23,11 @@ export function RecordsView({ query, listing, configuredTools, tenantChoices, ex
   const countedStatuses = listing.facets.status.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
   return (
     <>
-      <RecordsFilterBar tools={[...new Set([...configuredTools, ...countedTools])]} statuses={countedStatuses} tenantChoices={tenantChoices} />
+      <RecordsFilterBar
+        tools={[...new Set([...configuredTools, ...countedTools])]}
+        statuses={countedStatuses}
+        tenantChoices={tenantChoices}
+      />
       <div className="mb-4 flex flex-wrap items-start gap-4">
         <FacetChips query={query} status={listing.facets.status} tool={listing.facets.tool} />
         <div className="ml-auto">
@@ -33,7 +37,11 @@ export function RecordsView({ query, listing, configuredTools, tenantChoices, ex
       {listing.records.length > 0 ? (
         <RecordsTable records={listing.records} now={listing.generatedAt} />
       ) : (
-        <RecordsEmptyState filterWords={describeFilter(query)} pastEnd={query.cursor !== null} firstPage={listing.page.links.first} />
+        <RecordsEmptyState
+          filterWords={describeFilter(query)}
+          pastEnd={query.cursor !== null}
+          firstPage={listing.page.links.first}
+        />
       )}
       <KeysetPager
         newest={links.prev ? `/records${links.first}` : null}

@@ -18,9 +18,11 @@ type Props = {
 
 function title(status: string, stuck: boolean, stuckAfterMs: number | undefined): string {
   const threshold = stuckAfterMs === undefined ? "" : ` (${formatDuration(stuckAfterMs)})`;
-  if (stuck) return `in_progress for longer than this tool's threshold${threshold}: the processor may or may not have acted`;
+  if (stuck)
+    return `in_progress for longer than this tool's threshold${threshold}: the processor may or may not have acted`;
   if (status === "completed") return "the writer stored the outcome; a repeat is answered from it";
-  if (status === "in_progress") return `claimed, no outcome yet${stuckAfterMs === undefined ? "" : `; counts as stuck after ${formatDuration(stuckAfterMs)}`}`;
+  if (status === "in_progress")
+    return `claimed, no outcome yet${stuckAfterMs === undefined ? "" : `; counts as stuck after ${formatDuration(stuckAfterMs)}`}`;
   return "a status the console does not know; shown as written";
 }
 
@@ -41,7 +43,13 @@ export function StatusBadge({ status, stuck = false, stuckAfterMs, wording = "st
     );
   }
   return (
-    <Badge tone={tone} dot={stuck} title={title(status, stuck, stuckAfterMs)} data-status={dataStatus} data-testid={testId}>
+    <Badge
+      tone={tone}
+      dot={stuck}
+      title={title(status, stuck, stuckAfterMs)}
+      data-status={dataStatus}
+      data-testid={testId}
+    >
       {stuck ? "stuck" : status}
     </Badge>
   );

@@ -16,7 +16,9 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
         </div>
         <NavLinks />
         {demo ? (
-          <div className="rounded-md bg-amber-400/15 px-3 py-1 text-xs text-amber-200 md:mt-auto md:py-2">Demo mode: sample data, demo sign-ins.</div>
+          <div className="rounded-md bg-amber-400/15 px-3 py-1 text-xs text-amber-200 md:mt-auto md:py-2">
+            Demo mode: sample data, demo sign-ins.
+          </div>
         ) : null}
       </aside>
       <div className="flex min-w-0 flex-1 flex-col">
@@ -24,7 +26,9 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
           <HeaderLookup />
           <div className="ml-auto flex items-center gap-3">
             <div className="text-right leading-tight">
-              <div className="text-sm font-medium" data-testid="user-name" title={user.email}>{user.name}</div>
+              <div className="text-sm font-medium" data-testid="user-name" title={user.email}>
+                {user.name}
+              </div>
               <div className="text-xs text-slate-500">
                 <span data-testid="user-role">{user.role}</span>
                 {user.tenants.length > 0 ? ` · ${user.tenants.join(", ")}` : " · all tenants"}

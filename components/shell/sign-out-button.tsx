@@ -5,7 +5,10 @@ import { Button } from "@/components/ui/button";
 
 export function SignOutButton() {
   return (
-    <Button variant="secondary" size="md" className="px-2.5 py-1 font-normal"
+    <Button
+      variant="secondary"
+      size="md"
+      className="px-2.5 py-1 font-normal"
       onClick={() => void signOut({ callbackUrl: "/sign-in" })}
     >
       Sign out

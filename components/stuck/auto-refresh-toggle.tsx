@@ -35,7 +35,13 @@ export function AutoRefreshToggle({ generatedAt }: { generatedAt: string }) {
   return (
     <div className="flex items-center gap-3 text-sm text-slate-700">
       <label className="inline-flex items-center gap-1.5">
-        <input type="checkbox" className="h-4 w-4" checked={refresh} onChange={(e) => void setParams({ refresh: e.target.checked ? true : null })} data-testid="auto-refresh" />
+        <input
+          type="checkbox"
+          className="h-4 w-4"
+          checked={refresh}
+          onChange={(e) => void setParams({ refresh: e.target.checked ? true : null })}
+          data-testid="auto-refresh"
+        />
         Auto-refresh every {AUTO_REFRESH_MS / 1000} s
       </label>
       <span className="text-xs text-slate-500" title={generatedAt}>

@@ -31,7 +31,11 @@ function stuckColumns(now: string) {
       header: "Ref",
       cell: ({ row: { original: claim } }) => (
         <span className="inline-flex items-center gap-1">
-          <Link href={`/records/${claim.key}`} className="font-mono text-xs underline-offset-2 hover:underline" title={claim.key}>
+          <Link
+            href={`/records/${claim.key}`}
+            className="font-mono text-xs underline-offset-2 hover:underline"
+            title={claim.key}
+          >
             {claim.ref}
           </Link>
           <CopyRefButton text={claim.ref} />
@@ -40,9 +44,24 @@ function stuckColumns(now: string) {
     }),
     column.accessor("tenant", { id: "tenant", header: "Tenant" }),
     column.accessor("subject", { id: "subject", header: "Subject", cell: (info) => info.getValue() ?? unrecorded }),
-    column.accessor("tool", { id: "tool", header: "Tool", meta: { cellClassName: "font-mono text-xs" }, cell: (info) => info.getValue() ?? unrecorded }),
-    column.accessor("createdAt", { id: "age", header: "Age", meta: { cellClassName: "font-medium text-red-800" }, cell: (info) => <RecordTime at={info.getValue()} now={now} suffix="" /> }),
-    column.accessor("stuckAfterMs", { id: "threshold", header: "Threshold", meta: { cellClassName: "text-xs text-slate-500" }, cell: (info) => formatDuration(info.getValue()) }),
+    column.accessor("tool", {
+      id: "tool",
+      header: "Tool",
+      meta: { cellClassName: "font-mono text-xs" },
+      cell: (info) => info.getValue() ?? unrecorded,
+    }),
+    column.accessor("createdAt", {
+      id: "age",
+      header: "Age",
+      meta: { cellClassName: "font-medium text-red-800" },
+      cell: (info) => <RecordTime at={info.getValue()} now={now} suffix="" />,
+    }),
+    column.accessor("stuckAfterMs", {
+      id: "threshold",
+      header: "Threshold",
+      meta: { cellClassName: "text-xs text-slate-500" },
+      cell: (info) => formatDuration(info.getValue()),
+    }),
   ]);
 }
 
@@ -59,21 +78,28 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props)
     <>
       {canPlan ? (
         <div className="mb-3 flex flex-wrap items-center gap-2">
-          <Button variant="primary" size="md"
+          <Button
+            variant="primary"
+            size="md"
             disabled={chosen.length === 0}
             onClick={() => setRequest({ keys: chosen })}
             data-testid="plan-selected"
           >
             Plan for selected ({chosen.length})
           </Button>
-          <Button variant="secondary" size="md"
+          <Button
+            variant="secondary"
+            size="md"
             disabled={total === 0}
             onClick={() => setRequest({ filter: { ...filter } })}
             data-testid="plan-all"
           >
-            Plan for all matching ({total.toLocaleString("en")}{total > 500 ? ", oldest 500" : ""})
+            Plan for all matching ({total.toLocaleString("en")}
+            {total > 500 ? ", oldest 500" : ""})
           </Button>
-          <span className="text-xs text-slate-500">A plan is a dry run: it asks each processor and proposes; nothing changes until you apply it.</span>
+          <span className="text-xs text-slate-500">
+            A plan is a dry run: it asks each processor and proposes; nothing changes until you apply it.
+          </span>
         </div>
       ) : null}
 
@@ -82,11 +108,22 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props)
         data={claims}
         getRowId={(claim) => claim.key}
         testId="stuck-table"
-        selection={canPlan ? { state: selection, onChange: setSelection, rowLabel: (claim) => `Select ${claim.ref}`, allLabel: "Select every claim on this page" } : undefined}
+        selection={
+          canPlan
+            ? {
+                state: selection,
+                onChange: setSelection,
+                rowLabel: (claim) => `Select ${claim.ref}`,
+                allLabel: "Select every claim on this page",
+              }
+            : undefined
+        }
         rowAttributes={(claim) => ({ "data-key": claim.key, className: "bg-red-50/40 hover:bg-red-50" })}
       />
 
-      {request ? <BulkPlanPanel key={JSON.stringify(request)} request={request} onClose={() => setRequest(null)} /> : null}
+      {request ? (
+        <BulkPlanPanel key={JSON.stringify(request)} request={request} onClose={() => setRequest(null)} />
+      ) : null}
     </>
   );
 }

@@ -21,9 +21,24 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
   }
 
   return (
-    <form onSubmit={submitTenant} aria-label="Filter stuck claims" data-pending={pending ? "true" : undefined} className="flex flex-wrap items-end gap-3">
-      <TenantFilterField value={params.tenant} tenantChoices={tenantChoices} onChoose={(tenant) => apply({ tenant })} inputClassName="w-36" />
-      <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} testId="stuck-tool-filter" />
+    <form
+      onSubmit={submitTenant}
+      aria-label="Filter stuck claims"
+      data-pending={pending ? "true" : undefined}
+      className="flex flex-wrap items-end gap-3"
+    >
+      <TenantFilterField
+        value={params.tenant}
+        tenantChoices={tenantChoices}
+        onChoose={(tenant) => apply({ tenant })}
+        inputClassName="w-36"
+      />
+      <ToolFilterField
+        value={params.tool}
+        tools={tools}
+        onChoose={(tool) => apply({ tool })}
+        testId="stuck-tool-filter"
+      />
       {tenantChoices === null ? (
         <Button variant="secondary" size="md" className="py-1" type="submit">
           Apply

@@ -22,8 +22,13 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
                 className={`block rounded-lg border bg-white p-3 hover:border-slate-400 ${active ? "border-slate-900 ring-1 ring-slate-900" : "border-slate-200"}`}
               >
                 <div className="flex items-baseline justify-between gap-2">
-                  <span className={`truncate font-mono text-sm ${entry.tool === null ? "italic text-slate-500" : ""}`}>{entry.tool ?? "unrecorded"}</span>
-                  <span className={`text-2xl font-semibold tabular-nums ${entry.count > 0 ? "text-red-700" : "text-slate-500"}`} data-testid="stuck-tool-count">
+                  <span className={`truncate font-mono text-sm ${entry.tool === null ? "italic text-slate-500" : ""}`}>
+                    {entry.tool ?? "unrecorded"}
+                  </span>
+                  <span
+                    className={`text-2xl font-semibold tabular-nums ${entry.count > 0 ? "text-red-700" : "text-slate-500"}`}
+                    data-testid="stuck-tool-count"
+                  >
                     {entry.count.toLocaleString("en")}
                   </span>
                 </div>
@@ -32,15 +37,20 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
                   {entry.thresholdSource === "default" ? " (default)" : ""}
                   {entry.oldestAgeMs !== null ? ` · oldest ${formatAge(new Date(0), new Date(entry.oldestAgeMs))}` : ""}
                 </div>
-                {entry.processor === null ? <div className="mt-1 text-xs text-amber-700">no processor to ask: only an admin’s forced release clears these</div> : null}
+                {entry.processor === null ? (
+                  <div className="mt-1 text-xs text-amber-700">
+                    no processor to ask: only an admin’s forced release clears these
+                  </div>
+                ) : null}
               </Link>
             </li>
           );
         })}
       </ul>
       <p className="mt-2 text-xs text-slate-500">
-        A claim is stuck when it is still in_progress past its tool&apos;s <span className="font-mono">stuckAfter</span> (default {defaultThreshold}, in idem.config.json).
-        The threshold must exceed the longest a processor call can take, or a call still running shows up here — and releasing it could let a retry charge twice.
+        A claim is stuck when it is still in_progress past its tool&apos;s <span className="font-mono">stuckAfter</span>{" "}
+        (default {defaultThreshold}, in idem.config.json). The threshold must exceed the longest a processor call can
+        take, or a call still running shows up here — and releasing it could let a retry charge twice.
       </p>
     </section>
   );

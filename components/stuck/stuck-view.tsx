@@ -17,7 +17,10 @@ export function StuckView({ data, canPlan, tenantChoices }: Props) {
     <>
       <div className="mb-4 flex flex-wrap items-baseline gap-x-6 gap-y-1" data-testid="stuck-summary">
         <p className="text-sm text-slate-700">
-          <strong className="text-lg tabular-nums text-slate-900" data-testid="stuck-total">{data.total.toLocaleString("en")}</strong> stuck claim{data.total === 1 ? "" : "s"}
+          <strong className="text-lg tabular-nums text-slate-900" data-testid="stuck-total">
+            {data.total.toLocaleString("en")}
+          </strong>{" "}
+          stuck claim{data.total === 1 ? "" : "s"}
           {data.filter.tenant || data.filter.tool ? " matching the filter" : ""}
           {data.oldestAgeMs !== null ? (
             <>
@@ -27,16 +30,31 @@ export function StuckView({ data, canPlan, tenantChoices }: Props) {
           ) : null}
         </p>
       </div>
-      <StuckToolCounts counts={data.byTool} tenant={data.filter.tenant} activeTool={data.filter.tool} defaultThreshold={data.defaultThreshold} />
+      <StuckToolCounts
+        counts={data.byTool}
+        tenant={data.filter.tenant}
+        activeTool={data.filter.tool}
+        defaultThreshold={data.defaultThreshold}
+      />
       <div className="mb-4 flex flex-wrap items-end justify-between gap-3 rounded-lg border border-slate-200 bg-white p-3">
         <StuckFilterBar tools={tools} tenantChoices={tenantChoices} />
         <AutoRefreshToggle generatedAt={data.generatedAt} />
       </div>
       {data.claims.length > 0 ? (
-        <StuckClaimsTable claims={data.claims} now={data.generatedAt} canPlan={canPlan} filter={data.filter} total={data.total} />
+        <StuckClaimsTable
+          claims={data.claims}
+          now={data.generatedAt}
+          canPlan={canPlan}
+          filter={data.filter}
+          total={data.total}
+        />
       ) : (
-        <div className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600" data-testid="stuck-empty">
-          No stuck claims{data.filter.tenant || data.filter.tool ? " match this filter" : ""}: every in_progress claim is younger than its tool&apos;s threshold.
+        <div
+          className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600"
+          data-testid="stuck-empty"
+        >
+          No stuck claims{data.filter.tenant || data.filter.tool ? " match this filter" : ""}: every in_progress claim
+          is younger than its tool&apos;s threshold.
         </div>
       )}
       {links.prev || links.next ? (

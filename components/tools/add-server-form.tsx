@@ -25,20 +25,48 @@ export function AddServerForm() {
           const at = line.indexOf(":");
           if (at > 0) headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
         }
-        const result = await sendMutation("/api/v1/tools/servers", { json: { name: form.get("name"), url: form.get("url"), headers } });
-        setMessage(result.ok ? { ok: true, text: "Added. Refresh the listings to audit it." } : { ok: false, text: result.message });
+        const result = await sendMutation("/api/v1/tools/servers", {
+          json: { name: form.get("name"), url: form.get("url"), headers },
+        });
+        setMessage(
+          result.ok
+            ? { ok: true, text: "Added. Refresh the listings to audit it." }
+            : { ok: false, text: result.message },
+        );
         if (result.ok) router.refresh();
       }}
     >
       <h3 className="text-sm font-semibold">Add an HTTP server</h3>
-      <input name="name" required placeholder="name, e.g. billing" className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
-      <input name="url" required type="url" placeholder="https://host/mcp" className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
-      <textarea name="headers" rows={2} placeholder="Authorization: Bearer … (one header a line; values are stored, never shown)" className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
-      <p className="text-xs text-slate-500">stdio servers run a command on this host: name them in idem.config.json, never here.</p>
+      <input
+        name="name"
+        required
+        placeholder="name, e.g. billing"
+        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+      />
+      <input
+        name="url"
+        required
+        type="url"
+        placeholder="https://host/mcp"
+        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+      />
+      <textarea
+        name="headers"
+        rows={2}
+        placeholder="Authorization: Bearer … (one header a line; values are stored, never shown)"
+        className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
+      />
+      <p className="text-xs text-slate-500">
+        stdio servers run a command on this host: name them in idem.config.json, never here.
+      </p>
       <Button type="submit" variant="secondary" size="sm">
         Add server
       </Button>
-      {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}
+      {message ? (
+        <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">
+          {message.text}
+        </p>
+      ) : null}
     </form>
   );
 }

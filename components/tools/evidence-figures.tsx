@@ -15,13 +15,23 @@ export function EvidenceFigures({ evidence }: { evidence: ToolEvidence }) {
         {items.map(([label, value, title]) => (
           <div key={label} className="contents" title={title}>
             <dt className="text-slate-500">{label}</dt>
-            <dd className={`tabular-nums ${value > 0 && (label === "stuck" || label === "outcome unknown") ? "font-medium text-amber-800" : "text-slate-900"}`} data-figure={label}>
+            <dd
+              className={`tabular-nums ${value > 0 && (label === "stuck" || label === "outcome unknown") ? "font-medium text-amber-800" : "text-slate-900"}`}
+              data-figure={label}
+            >
               {value.toLocaleString("en")}
             </dd>
           </div>
         ))}
       </dl>
-      <p className="mt-1 text-slate-500">last seen {evidence.lastSeen ? <time dateTime={evidence.lastSeen}>{evidence.lastSeen.slice(0, 16).replace("T", " ")} UTC</time> : "never"}</p>
+      <p className="mt-1 text-slate-500">
+        last seen{" "}
+        {evidence.lastSeen ? (
+          <time dateTime={evidence.lastSeen}>{evidence.lastSeen.slice(0, 16).replace("T", " ")} UTC</time>
+        ) : (
+          "never"
+        )}
+      </p>
     </div>
   );
 }

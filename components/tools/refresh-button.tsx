@@ -15,7 +15,11 @@ export function RefreshButton() {
   const hydrated = useHydrated();
   return (
     <div className="flex items-center gap-2">
-      {error ? <span className="text-xs text-red-700" role="alert">{error}</span> : null}
+      {error ? (
+        <span className="text-xs text-red-700" role="alert">
+          {error}
+        </span>
+      ) : null}
       <Button
         variant="primary"
         size="sm"

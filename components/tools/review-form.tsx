@@ -31,7 +31,14 @@ export function ReviewForm({ server, tool }: { server: string; tool: string }) {
         }
       }}
     >
-      <textarea name="reason" required minLength={10} rows={2} placeholder="Why a repeat has no additional effect (e.g. it sets a value; it does not append)" className="w-full rounded-md border border-slate-300 px-2 py-1 text-xs" />
+      <textarea
+        name="reason"
+        required
+        minLength={10}
+        rows={2}
+        placeholder="Why a repeat has no additional effect (e.g. it sets a value; it does not append)"
+        className="w-full rounded-md border border-slate-300 px-2 py-1 text-xs"
+      />
       <div className="flex gap-2">
         <Button type="submit" variant="primary" size="xs" className="py-1">
           Record review
@@ -40,7 +47,11 @@ export function ReviewForm({ server, tool }: { server: string; tool: string }) {
           Cancel
         </Button>
       </div>
-      {error ? <p className="text-xs text-red-700" role="alert">{error}</p> : null}
+      {error ? (
+        <p className="text-xs text-red-700" role="alert">
+          {error}
+        </p>
+      ) : null}
     </form>
   );
 }

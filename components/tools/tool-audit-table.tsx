@@ -8,7 +8,11 @@ import { ReviewForm } from "./review-form";
 import { VerdictBadge } from "./verdict-badge";
 
 /** Verdicts that a "naturally idempotent" review can answer: a claim with nothing in the table behind it. */
-const REVIEWABLE = new Set(["claim_without_key_evidence", "claim_without_recent_evidence", "claim_reviewed_naturally_idempotent"]);
+const REVIEWABLE = new Set([
+  "claim_without_key_evidence",
+  "claim_without_recent_evidence",
+  "claim_reviewed_naturally_idempotent",
+]);
 
 const column = dataColumns<ToolAuditRow>();
 const head = { headerClassName: "normal-case tracking-normal text-slate-600" };
@@ -36,7 +40,11 @@ function toolColumns(canReview: boolean) {
     column.display({
       id: "annotations",
       header: "Annotations (declared · effective)",
-      meta: { ...head, headerTitle: "hint · declared · effective (with the spec's defaults)", cellClassName: "py-1 md:py-2" },
+      meta: {
+        ...head,
+        headerTitle: "hint · declared · effective (with the spec's defaults)",
+        cellClassName: "py-1 md:py-2",
+      },
       cell: ({ row: { original: tool } }) => (
         <>
           <div className="mb-0.5 text-[11px] text-slate-500 md:hidden">hint · declared · effective</div>
@@ -44,7 +52,12 @@ function toolColumns(canReview: boolean) {
         </>
       ),
     }),
-    column.display({ id: "evidence", header: "Evidence", meta: { ...head, cellClassName: "py-1 md:py-2" }, cell: ({ row: { original: tool } }) => <EvidenceFigures evidence={tool.evidence} /> }),
+    column.display({
+      id: "evidence",
+      header: "Evidence",
+      meta: { ...head, cellClassName: "py-1 md:py-2" },
+      cell: ({ row: { original: tool } }) => <EvidenceFigures evidence={tool.evidence} />,
+    }),
     column.display({
       id: "verdict",
       header: "Verdict",
@@ -52,14 +65,18 @@ function toolColumns(canReview: boolean) {
       cell: ({ row: { original: tool } }) => (
         <>
           <VerdictBadge label={tool.verdictLabel} tone={tool.tone} certain={tool.certain} kind={tool.verdict} />
-          <p className="mt-1 text-xs text-slate-700" data-testid="verdict-explanation">{tool.explanation}</p>
+          <p className="mt-1 text-xs text-slate-700" data-testid="verdict-explanation">
+            {tool.explanation}
+          </p>
           {tool.fix ? (
             <p className="mt-1 text-xs text-slate-900">
               <span className="font-semibold">Fix: </span>
               {tool.fix}
             </p>
           ) : null}
-          {canReview && tool.server !== null && REVIEWABLE.has(tool.verdict) ? <ReviewForm server={tool.server} tool={tool.name} /> : null}
+          {canReview && tool.server !== null && REVIEWABLE.has(tool.verdict) ? (
+            <ReviewForm server={tool.server} tool={tool.name} />
+          ) : null}
         </>
       ),
     }),
@@ -69,7 +86,27 @@ function toolColumns(canReview: boolean) {
 /** One row per tool: declared vs effective hints, the table's evidence, the verdict with its explanation and fix. */
 export function ToolAuditTable({ tools, canReview }: { tools: ToolAuditRow[]; canReview: boolean }) {
   if (tools.length === 0) {
-    return <p className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-center text-sm text-slate-600" data-testid="no-tools">No tools listed yet: refresh the listings or upload one.</p>;
+    return (
+      <p
+        className="rounded-lg border border-dashed border-slate-300 bg-white p-6 text-center text-sm text-slate-600"
+        data-testid="no-tools"
+      >
+        No tools listed yet: refresh the listings or upload one.
+      </p>
+    );
   }
-  return <DataTable columns={toolColumns(canReview)} data={tools} getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`} testId="tool-audit-table" stackBelowMd rowAttributes={(tool) => ({ "data-tool": tool.name, "data-verdict": tool.verdict, className: "align-top md:py-0" })} />;
+  return (
+    <DataTable
+      columns={toolColumns(canReview)}
+      data={tools}
+      getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`}
+      testId="tool-audit-table"
+      stackBelowMd
+      rowAttributes={(tool) => ({
+        "data-tool": tool.name,
+        "data-verdict": tool.verdict,
+        className: "align-top md:py-0",
+      })}
+    />
+  );
 }

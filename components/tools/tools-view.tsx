@@ -12,7 +12,10 @@ import { buttonClass } from "@/components/ui/button";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
 // The export takes the page's window parameter, always written out: the API has no default for it.
-const serializeExportParams = createSerializer({ window: toolsSearchParams.window, format: parseAsStringLiteral(["md", "json"] as const) }, { clearOnDefault: false });
+const serializeExportParams = createSerializer(
+  { window: toolsSearchParams.window, format: parseAsStringLiteral(["md", "json"] as const) },
+  { clearOnDefault: false },
+);
 
 type Props = { audit: ToolsAudit; canRefresh: boolean; canConfigure: boolean; canReview: boolean };
 
@@ -24,11 +27,20 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
         <nav className="flex items-center gap-1 text-xs" aria-label="Evidence window">
           <span className="text-slate-500">Evidence over the last</span>
           {WINDOWS.map((w) => (
-            <Link key={w} href={serializeToolsParams("/tools", { window: w })} aria-current={w === audit.window ? "page" : undefined} className={`rounded-md px-2 py-1 font-medium ${w === audit.window ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}>
+            <Link
+              key={w}
+              href={serializeToolsParams("/tools", { window: w })}
+              aria-current={w === audit.window ? "page" : undefined}
+              className={`rounded-md px-2 py-1 font-medium ${w === audit.window ? "bg-slate-900 text-white" : "text-slate-700 hover:bg-slate-100"}`}
+            >
               {w}
             </Link>
           ))}
-          <span className="ml-1 text-slate-500" data-testid="evidence-window" title="Every figure counts from exactly this instant, not from the start of its hour">
+          <span
+            className="ml-1 text-slate-500"
+            data-testid="evidence-window"
+            title="Every figure counts from exactly this instant, not from the start of its hour"
+          >
             {audit.since.slice(0, 19).replace("T", " ")} – {audit.generatedAt.slice(11, 19)} UTC
           </span>
         </nav>
@@ -36,11 +48,20 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
         <div className="ml-auto flex items-center gap-2">
           <span className="text-xs text-slate-500">Export for a code review</span>
           {(["md", "json"] as const).map((format) => (
-            <a key={format} href={serializeExportParams("/api/v1/tools/audit/export", { format, window: audit.window })} download className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}>
+            <a
+              key={format}
+              href={serializeExportParams("/api/v1/tools/audit/export", { format, window: audit.window })}
+              download
+              className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}
+            >
               {format === "md" ? "Markdown" : "JSON"}
             </a>
           ))}
-          {canRefresh ? <RefreshButton /> : <span className="text-xs text-slate-600">An operator can refresh the listings.</span>}
+          {canRefresh ? (
+            <RefreshButton />
+          ) : (
+            <span className="text-xs text-slate-600">An operator can refresh the listings.</span>
+          )}
         </div>
       </div>
 
@@ -55,7 +76,10 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
       </section>
 
       {canConfigure ? (
-        <section className="grid gap-4 rounded-lg border border-slate-200 bg-white p-4 md:grid-cols-2" data-testid="admin-forms">
+        <section
+          className="grid gap-4 rounded-lg border border-slate-200 bg-white p-4 md:grid-cols-2"
+          data-testid="admin-forms"
+        >
           <AddServerForm />
           <UploadListingForm serverNames={audit.servers.map((s) => s.name)} />
         </section>

@@ -19,24 +19,47 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
         const file = form.get("file");
         const text = file instanceof File && file.size > 0 ? await file.text() : String(form.get("listing") ?? "");
         const server = encodeURIComponent(String(form.get("server") ?? ""));
-        const result = await sendMutation(`/api/v1/tools/upload?server=${server}`, { raw: { body: text, contentType: "application/json" } });
+        const result = await sendMutation(`/api/v1/tools/upload?server=${server}`, {
+          raw: { body: text, contentType: "application/json" },
+        });
         setMessage(result.ok ? { ok: true, text: "Stored as a new snapshot." } : { ok: false, text: result.message });
         if (result.ok) router.refresh();
       }}
     >
       <h3 className="text-sm font-semibold">Upload a tools/list result</h3>
-      <input name="server" required list="tool-server-names" placeholder="server name" className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm" />
+      <input
+        name="server"
+        required
+        list="tool-server-names"
+        placeholder="server name"
+        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+      />
       <datalist id="tool-server-names">
         {serverNames.map((name) => (
           <option key={name} value={name} />
         ))}
       </datalist>
-      <input name="file" type="file" accept="application/json,.json" aria-label="tools/list result file (JSON)" className="block text-xs" />
-      <textarea name="listing" rows={3} placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}' className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs" />
+      <input
+        name="file"
+        type="file"
+        accept="application/json,.json"
+        aria-label="tools/list result file (JSON)"
+        className="block text-xs"
+      />
+      <textarea
+        name="listing"
+        rows={3}
+        placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}'
+        className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
+      />
       <Button type="submit" variant="secondary" size="sm">
         Upload
       </Button>
-      {message ? <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">{message.text}</p> : null}
+      {message ? (
+        <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">
+          {message.text}
+        </p>
+      ) : null}
     </form>
   );
 }

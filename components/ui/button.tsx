@@ -31,7 +31,11 @@ const LINK_SIZES: Record<ButtonSize, string> = { xs: "text-xs", sm: "text-xs", m
  * The classes of a button of this variant and size, for an element that must be something
  * else (a Next <Link>, a download <a>) yet look and focus like a button.
  */
-export function buttonClass({ variant = "secondary", size = "md", className }: { variant?: ButtonVariant; size?: ButtonSize; className?: string } = {}): string {
+export function buttonClass({
+  variant = "secondary",
+  size = "md",
+  className,
+}: { variant?: ButtonVariant; size?: ButtonSize; className?: string } = {}): string {
   const sizing = variant === "link" ? LINK_SIZES[size] : SIZES[size];
   // twMerge: a caller's `py-2` replaces the size's `py-1.5` instead of racing it in the stylesheet.
   return twMerge(BASE, VARIANTS[variant], sizing, className);

@@ -45,8 +45,13 @@ export type DataColumn<Row extends RowData> = ColumnDef<DataTableFeatures, Row, 
 
 declare module "@tanstack/react-table" {
   // An augmentation must repeat the library's type parameters, used or not.
-  // eslint-disable-next-line @typescript-eslint/no-unused-vars
-  interface ColumnMeta<in out TFeatures extends TableFeatures, in out TData extends RowData, TValue extends CellData = CellData> {
+  /* eslint-disable @typescript-eslint/no-unused-vars */
+  interface ColumnMeta<
+    in out TFeatures extends TableFeatures,
+    in out TData extends RowData,
+    TValue extends CellData = CellData,
+  > {
+    /* eslint-enable @typescript-eslint/no-unused-vars */
     /** Classes of the column's body cells, merged over the default padding. */
     cellClassName?: string;
     /** Classes of the column's header cell, merged over the default header style. */
@@ -86,21 +91,48 @@ type Props<Row extends RowData> = {
   tableClassName?: string;
 };
 
-const HEAD = "border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500";
+const HEAD =
+  "border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500";
 const TH = "px-3 py-2 font-medium";
 const TD = "px-3 py-2";
 
-function SortableHeader<Row extends RowData>({ header, children }: { header: Header<DataTableFeatures, Row, unknown>; children: ReactNode }) {
+function SortableHeader<Row extends RowData>({
+  header,
+  children,
+}: {
+  header: Header<DataTableFeatures, Row, unknown>;
+  children: ReactNode;
+}) {
   const sorted = header.column.getIsSorted();
   return (
-    <Button variant="ghost" size="xs" onClick={header.column.getToggleSortingHandler()} className="-mx-2 uppercase tracking-wide text-inherit">
+    <Button
+      variant="ghost"
+      size="xs"
+      onClick={header.column.getToggleSortingHandler()}
+      className="-mx-2 uppercase tracking-wide text-inherit"
+    >
       {children}
-      <span aria-hidden="true" className="text-[10px]">{sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : "↕"}</span>
+      <span aria-hidden="true" className="text-[10px]">
+        {sorted === "asc" ? "▲" : sorted === "desc" ? "▼" : "↕"}
+      </span>
     </Button>
   );
 }
 
-export function DataTable<Row extends RowData>({ columns, data, getRowId, testId, caption, rowAttributes, detail, selection, sortable = false, stackBelowMd = false, className, tableClassName }: Props<Row>) {
+export function DataTable<Row extends RowData>({
+  columns,
+  data,
+  getRowId,
+  testId,
+  caption,
+  rowAttributes,
+  detail,
+  selection,
+  sortable = false,
+  stackBelowMd = false,
+  className,
+  tableClassName,
+}: Props<Row>) {
   const selecting = Boolean(selection);
   const allColumns = useMemo<DataColumn<Row>[]>(() => {
     if (!selection) return columns;
@@ -121,7 +153,13 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
         </>
       ),
       cell: ({ row }) => (
-        <input type="checkbox" aria-label={selection.rowLabel(row.original)} className="h-4 w-4" checked={row.getIsSelected()} onChange={row.getToggleSelectedHandler()} />
+        <input
+          type="checkbox"
+          aria-label={selection.rowLabel(row.original)}
+          className="h-4 w-4"
+          checked={row.getIsSelected()}
+          onChange={row.getToggleSelectedHandler()}
+        />
       ),
     };
     return [select, ...columns];
@@ -158,8 +196,13 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
 
   return (
     <div className={twMerge("overflow-x-auto rounded-lg border border-slate-200 bg-white", className)}>
-      <table className={twMerge("min-w-full text-sm", stackBelowMd ? "block md:table" : "", tableClassName)} data-testid={testId}>
-        {caption ? <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption> : null}
+      <table
+        className={twMerge("min-w-full text-sm", stackBelowMd ? "block md:table" : "", tableClassName)}
+        data-testid={testId}
+      >
+        {caption ? (
+          <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption>
+        ) : null}
         <thead className={twMerge(HEAD, stack("hidden md:table-header-group"))}>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id}>
@@ -172,7 +215,15 @@ export function DataTable<Row extends RowData>({ columns, data, getRowId, testId
                     scope="col"
                     colSpan={header.colSpan > 1 ? header.colSpan : undefined}
                     title={meta?.headerTitle}
-                    aria-sort={header.column.getCanSort() ? (sorted === "asc" ? "ascending" : sorted === "desc" ? "descending" : "none") : undefined}
+                    aria-sort={
+                      header.column.getCanSort()
+                        ? sorted === "asc"
+                          ? "ascending"
+                          : sorted === "desc"
+                            ? "descending"
+                            : "none"
+                        : undefined
+                    }
                     className={twMerge(TH, meta?.headerClassName)}
                   >
                     {headerContent(header)}
@@ -229,5 +280,7 @@ export function srOnlyHeader(words: string) {
 
 /** For a row that opens on click: ignore clicks on its links and buttons, and text being selected. */
 export function isPlainRowClick(event: MouseEvent<HTMLElement>): boolean {
-  return !(event.target as HTMLElement).closest("a,button,input,label,select,textarea") && !window.getSelection()?.toString();
+  return (
+    !(event.target as HTMLElement).closest("a,button,input,label,select,textarea") && !window.getSelection()?.toString()
+  );
 }

@@ -22,7 +22,10 @@ type Props = {
 
 const enabled = buttonClass({ variant: "secondary", className: "font-normal" });
 // Not opacity: the words of a disabled step stay readable (slate-500 on slate-50).
-const disabled = buttonClass({ variant: "secondary", className: "font-normal border-slate-200 bg-slate-50 text-slate-500 hover:bg-slate-50" });
+const disabled = buttonClass({
+  variant: "secondary",
+  className: "font-normal border-slate-200 bg-slate-50 text-slate-500 hover:bg-slate-50",
+});
 
 function PagerLink({ href, rel, children }: { href: string | null; rel?: "next" | "prev"; children: string }) {
   return href ? (

@@ -18,7 +18,10 @@ export function QueryProblems({ problems, reset, testId }: Props) {
           <li key={p.param + p.message}>{p.message}</li>
         ))}
       </ul>
-      <Link href={reset.href} className="mt-4 inline-block rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+      <Link
+        href={reset.href}
+        className="mt-4 inline-block rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700"
+      >
         {reset.label}
       </Link>
     </div>

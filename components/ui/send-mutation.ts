@@ -56,7 +56,12 @@ export async function sendMutation<T = unknown>(url: string, options: Options<T>
     const code = typeof error?.code === "string" ? error.code : "http_error";
     return { ok: false, status: response.status, code, message, error: error ?? {} };
   }
-  if (accept && !accept(answer)) return failure(response.status, "bad_answer", `The console's answer was not what this page expected (status ${response.status}).`);
+  if (accept && !accept(answer))
+    return failure(
+      response.status,
+      "bad_answer",
+      `The console's answer was not what this page expected (status ${response.status}).`,
+    );
   return { ok: true, status: response.status, value: answer as T };
 }
 

@@ -32,18 +32,29 @@ function hrefWith(path: string, params: Params, tenant: string | null): string {
  */
 export function UnknownTenantNotice({ message, detail = "Nothing was counted or listed for it.", link }: Props) {
   return (
-    <div role="alert" data-testid="unknown-tenant" className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-5">
+    <div
+      role="alert"
+      data-testid="unknown-tenant"
+      className="max-w-2xl rounded-lg border border-amber-300 bg-amber-50 p-5"
+    >
       <p className="text-sm font-semibold text-amber-900" data-testid="unknown-tenant-message">
         {message}
       </p>
       <p className="mt-1 text-sm text-amber-900">{detail}</p>
       {link ? (
         <div className="mt-4 flex flex-wrap items-center gap-2">
-          <Link href={hrefWith(link.path, link.params, null)} className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700">
+          <Link
+            href={hrefWith(link.path, link.params, null)}
+            className="rounded-md bg-slate-900 px-3 py-1.5 text-sm text-white hover:bg-slate-700"
+          >
             {link.tenants.length > 0 ? "Show all my tenants" : "Show every tenant"}
           </Link>
           {link.tenants.map((tenant) => (
-            <Link key={tenant} href={hrefWith(link.path, link.params, tenant)} className={buttonClass({ variant: "secondary", className: "font-normal" })}>
+            <Link
+              key={tenant}
+              href={hrefWith(link.path, link.params, tenant)}
+              className={buttonClass({ variant: "secondary", className: "font-normal" })}
+            >
               {tenant}
             </Link>
           ))}

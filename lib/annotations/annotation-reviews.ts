@@ -12,9 +12,15 @@ export const NATURALLY_IDEMPOTENT = "naturally_idempotent";
 export const reviewInputSchema = z.strictObject({
   // The names a tools/list snapshot is stored under: no spaces, no control characters.
   server: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected a server name: letters, digits, _ . : - (1-100)"),
-  tool: z.string().regex(/^[^\s\u0000-\u001f\u007f]{1,200}$/, "expected a tool name without spaces or control characters (1-200)"),
+  tool: z
+    .string()
+    .regex(/^[^\s\u0000-\u001f\u007f]{1,200}$/, "expected a tool name without spaces or control characters (1-200)"),
   // A review replaces evidence with a person's word: the word has to say something.
-  reason: z.string().trim().min(10, "say why repeating the call has no additional effect (at least 10 characters)").max(2000),
+  reason: z
+    .string()
+    .trim()
+    .min(10, "say why repeating the call has no additional effect (at least 10 characters)")
+    .max(2000),
 });
 export type ReviewInput = z.output<typeof reviewInputSchema>;
 
@@ -22,12 +28,23 @@ export type ReviewInput = z.output<typeof reviewInputSchema>;
  * Records that a tool is naturally idempotent (a set, not an append), with one audit row in the
  * same transaction. Checks the role itself: callers other than the route may forget to.
  */
-export async function recordNaturallyIdempotentReview(db: Db, actor: Actor, input: ReviewInput): Promise<{ ok: true; reviewId: string; auditId: string } | DomainFailure<"forbidden">> {
-  if (!can(actor.role, "annotations:review")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not review annotations.` };
+export async function recordNaturallyIdempotentReview(
+  db: Db,
+  actor: Actor,
+  input: ReviewInput,
+): Promise<{ ok: true; reviewId: string; auditId: string } | DomainFailure<"forbidden">> {
+  if (!can(actor.role, "annotations:review"))
+    return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not review annotations.` };
   return db.$transaction(async (tx) => {
     const review = await tx.annotationReview.create({
       select: { id: true },
-      data: { server: input.server, tool: input.tool, verdict: NATURALLY_IDEMPOTENT, reason: input.reason, reviewedBy: actorLabel(actor) },
+      data: {
+        server: input.server,
+        tool: input.tool,
+        verdict: NATURALLY_IDEMPOTENT,
+        reason: input.reason,
+        reviewedBy: actorLabel(actor),
+      },
     });
     const audit = await writeAudit(tx, actor, {
       action: "annotation.review",
@@ -40,11 +57,18 @@ export async function recordNaturallyIdempotentReview(db: Db, actor: Actor, inpu
 
 /** The newest review per "server/tool". */
 export async function loadLatestReviews(db: Db): Promise<Map<string, AnnotationReviewNote>> {
-  const rows = await db.$queryRaw<{ server: string; tool: string; reason: string; reviewed_by: string; reviewed_at: Date }[]>`
+  const rows = await db.$queryRaw<
+    { server: string; tool: string; reason: string; reviewed_by: string; reviewed_at: Date }[]
+  >`
     SELECT DISTINCT ON (server, tool) server, tool, reason, reviewed_by, reviewed_at
       FROM annotation_review WHERE verdict = ${NATURALLY_IDEMPOTENT}
      ORDER BY server, tool, reviewed_at DESC, id DESC`;
-  return new Map(rows.map((r) => [reviewKey(r.server, r.tool), { reviewedBy: r.reviewed_by, reviewedAt: r.reviewed_at.toISOString(), reason: r.reason }]));
+  return new Map(
+    rows.map((r) => [
+      reviewKey(r.server, r.tool),
+      { reviewedBy: r.reviewed_by, reviewedAt: r.reviewed_at.toISOString(), reason: r.reason },
+    ]),
+  );
 }
 
 export function reviewKey(server: string, tool: string): string {

@@ -7,7 +7,14 @@ import { displayUrl } from "@/lib/security/outbound-policy";
  */
 export type AuditedServer =
   | { name: string; origin: "config" | "ui"; transport: "http"; url: string; headers: Record<string, string> }
-  | { name: string; origin: "config"; transport: "stdio"; command: string; args: string[]; env?: Record<string, string> };
+  | {
+      name: string;
+      origin: "config";
+      transport: "stdio";
+      command: string;
+      args: string[];
+      env?: Record<string, string>;
+    };
 
 /** What the API and the page may show of a server: header names, never their values (secrets). */
 export type ServerSummary = {
@@ -23,7 +30,14 @@ export function configServers(config: IdemConfig): AuditedServer[] {
   return config.mcpServers.map((server) =>
     server.transport === "http"
       ? { name: server.name, origin: "config", transport: "http", url: server.url, headers: server.headers }
-      : { name: server.name, origin: "config", transport: "stdio", command: server.command, args: server.args, ...(server.env ? { env: server.env } : {}) },
+      : {
+          name: server.name,
+          origin: "config",
+          transport: "stdio",
+          command: server.command,
+          args: server.args,
+          ...(server.env ? { env: server.env } : {}),
+        },
   );
 }
 

@@ -3,7 +3,13 @@ import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { type DeclaredAnnotations, type EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
-import { AUDIT_WINDOWS, type AnnotationReviewNote, type AuditWindow, NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import {
+  AUDIT_WINDOWS,
+  type AnnotationReviewNote,
+  type AuditWindow,
+  NO_EVIDENCE,
+  type ToolEvidence,
+} from "@/lib/annotations/tool-audit-types";
 import { loadLatestReviews, reviewKey } from "./annotation-reviews";
 import { summarizeServer, type ServerSummary } from "./audited-servers";
 import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effective-annotations";
@@ -66,19 +72,35 @@ export function parseAuditWindow(value: string | null | undefined): AuditWindow 
  * contacts no server) beside the table's evidence. A server whose newest attempt failed keeps
  * its last good listing in the audit, with the failure shown on the server.
  */
-export async function buildToolsAudit(db: Db, config: IdemConfig, actor: Actor, window: AuditWindow, now = new Date()): Promise<ToolsAudit> {
+export async function buildToolsAudit(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  window: AuditWindow,
+  now = new Date(),
+): Promise<ToolsAudit> {
   const audited = await loadAuditedServers(db, config);
   const known = new Set(audited.map((s) => s.name));
   const uploadOnly = (await loadSnapshotServerNames(db)).filter((name) => !known.has(name));
   const summaries: ServerSummary[] = [
     ...audited.map(summarizeServer),
-    ...uploadOnly.map((name): ServerSummary => ({ name, origin: "upload", transport: "upload", target: null, headerNames: [] })),
+    ...uploadOnly.map((name): ServerSummary => ({
+      name,
+      origin: "upload",
+      transport: "upload",
+      target: null,
+      headerNames: [],
+    })),
   ];
-  const snapshots = await loadServerSnapshots(db, summaries.map((s) => s.name));
+  const snapshots = await loadServerSnapshots(
+    db,
+    summaries.map((s) => s.name),
+  );
   const reviews = await loadLatestReviews(db);
 
   const servers: ServerAuditStatus[] = [];
-  const listed: { server: string; tool: { name: string; annotations?: Record<string, unknown> }; changes: string[] }[] = [];
+  const listed: { server: string; tool: { name: string; annotations?: Record<string, unknown> }; changes: string[] }[] =
+    [];
   for (const summary of summaries) {
     const snaps = snapshots.get(summary.name);
     const latest = snaps?.latestAttempt ?? null;
@@ -97,12 +119,20 @@ export async function buildToolsAudit(db: Db, config: IdemConfig, actor: Actor, 
       changes,
     });
     for (const tool of good?.tools ?? []) {
-      listed.push({ server: summary.name, tool, changes: changes.filter((c) => c.tool === tool.name).map(describeChange) });
+      listed.push({
+        server: summary.name,
+        tool,
+        changes: changes.filter((c) => c.tool === tool.name).map(describeChange),
+      });
     }
   }
 
   const since = new Date(now.getTime() - AUDIT_WINDOWS[window]);
-  const evidence = await loadToolEvidence(db, actor, config, { since, now, tools: [...new Set(listed.map((l) => l.tool.name))] });
+  const evidence = await loadToolEvidence(db, actor, config, {
+    since,
+    now,
+    tools: [...new Set(listed.map((l) => l.tool.name))],
+  });
   const listedNames = new Set(listed.map((l) => l.tool.name));
 
   const tools: ToolAuditRow[] = listed.map(({ server, tool, changes }) => {
@@ -111,15 +141,53 @@ export async function buildToolsAudit(db: Db, config: IdemConfig, actor: Actor, 
     const toolEvidence = evidence.get(tool.name) ?? { ...NO_EVIDENCE };
     const review = reviews.get(reviewKey(server, tool.name)) ?? null;
     const verdict = verdictFor({ tool: tool.name, effective, evidence: toolEvidence, review, window });
-    return { server, name: tool.name, declared, effective, evidence: toolEvidence, verdict: verdict.kind, verdictLabel: verdict.label, tone: verdict.tone, certain: verdict.certain, explanation: verdict.explanation, fix: verdict.fix, review, changes };
+    return {
+      server,
+      name: tool.name,
+      declared,
+      effective,
+      evidence: toolEvidence,
+      verdict: verdict.kind,
+      verdictLabel: verdict.label,
+      tone: verdict.tone,
+      certain: verdict.certain,
+      explanation: verdict.explanation,
+      fix: verdict.fix,
+      review,
+      changes,
+    };
   });
   // "No server lists it" is only as good as the listings: a server never listed may well list it.
   const unlistedServers = servers.filter((s) => s.listedAt === null).map((s) => s.name);
   for (const [name, toolEvidence] of [...evidence.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     if (listedNames.has(name) || toolEvidence.records + toolEvidence.stuck === 0) continue;
     const verdict = verdictFor({ tool: name, effective: null, evidence: toolEvidence, review: null, window });
-    const caveat = unlistedServers.length > 0 ? ` Not every server has a listing yet (${unlistedServers.join(", ")}): refresh the listings before trusting this.` : "";
-    tools.push({ server: null, name, declared: null, effective: null, evidence: toolEvidence, verdict: verdict.kind, verdictLabel: verdict.label, tone: verdict.tone, certain: verdict.certain && caveat === "", explanation: verdict.explanation + caveat, fix: verdict.fix, review: null, changes: [] });
+    const caveat =
+      unlistedServers.length > 0
+        ? ` Not every server has a listing yet (${unlistedServers.join(", ")}): refresh the listings before trusting this.`
+        : "";
+    tools.push({
+      server: null,
+      name,
+      declared: null,
+      effective: null,
+      evidence: toolEvidence,
+      verdict: verdict.kind,
+      verdictLabel: verdict.label,
+      tone: verdict.tone,
+      certain: verdict.certain && caveat === "",
+      explanation: verdict.explanation + caveat,
+      fix: verdict.fix,
+      review: null,
+      changes: [],
+    });
   }
-  return { window, generatedAt: now.toISOString(), since: since.toISOString(), servers, tools, summary: summarizeVerdicts(tools) };
+  return {
+    window,
+    generatedAt: now.toISOString(),
+    since: since.toISOString(),
+    servers,
+    tools,
+    summary: summarizeVerdicts(tools),
+  };
 }

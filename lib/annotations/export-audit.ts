@@ -12,25 +12,59 @@ export function auditToJson(audit: ToolsAudit): string {
 /** The audit as Markdown for a code review: servers, then one section per tool, worst first. */
 export function auditToMarkdown(audit: ToolsAudit): string {
   const lines: string[] = [];
-  lines.push(`# MCP tool annotation audit`, "", `Window: last ${audit.window} (since ${audit.since}); generated ${audit.generatedAt}.`, "", "## Servers", "");
-  lines.push("| server | transport | status | listed | tools | changes since previous listing |", "|---|---|---|---|---|---|");
+  lines.push(
+    `# MCP tool annotation audit`,
+    "",
+    `Window: last ${audit.window} (since ${audit.since}); generated ${audit.generatedAt}.`,
+    "",
+    "## Servers",
+    "",
+  );
+  lines.push(
+    "| server | transport | status | listed | tools | changes since previous listing |",
+    "|---|---|---|---|---|---|",
+  );
   for (const s of audit.servers) {
-    const status = s.status === "error" ? `error: ${s.reason ?? ""}` : s.status === "never_listed" ? "never listed" : "ok";
-    lines.push(`| ${cell(s.name)} | ${cell(s.transport)} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`);
+    const status =
+      s.status === "error" ? `error: ${s.reason ?? ""}` : s.status === "never_listed" ? "never listed" : "ok";
+    lines.push(
+      `| ${cell(s.name)} | ${cell(s.transport)} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`,
+    );
   }
   lines.push("", "## Tools", "", `Verdicts: ${verdictSummaryText(audit.summary)}.`, "");
-  lines.push("| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |", "|---|---|---|---|---|---|---|---|---|---|");
+  lines.push(
+    "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |",
+    "|---|---|---|---|---|---|---|---|---|---|",
+  );
   const order = { danger: 0, warn: 1, info: 2, neutral: 3, good: 4 } as const;
-  const tools = [...audit.tools].sort((a, b) => order[a.tone] - order[b.tone] || (a.server ?? "").localeCompare(b.server ?? "") || a.name.localeCompare(b.name));
+  const tools = [...audit.tools].sort(
+    (a, b) =>
+      order[a.tone] - order[b.tone] || (a.server ?? "").localeCompare(b.server ?? "") || a.name.localeCompare(b.name),
+  );
   for (const t of tools) {
     const declared = t.declared?.idempotentHint === undefined ? "absent" : String(t.declared.idempotentHint);
-    const effective = t.effective === null ? "—" : t.effective.idempotentHint === null ? "n/a (read-only)" : String(t.effective.idempotentHint);
+    const effective =
+      t.effective === null
+        ? "—"
+        : t.effective.idempotentHint === null
+          ? "n/a (read-only)"
+          : String(t.effective.idempotentHint);
     const e = t.evidence;
-    lines.push(`| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} |`);
+    lines.push(
+      `| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} |`,
+    );
   }
   for (const t of tools) {
     lines.push("", `### ${cell(t.server ?? "(not listed)")} / ${cell(t.name)} — ${cell(t.verdictLabel)}`, "");
-    if (t.declared) lines.push(`Declared: ${HINT_NAMES.filter((h) => t.declared?.[h] !== undefined).map((h) => `${h}: ${cell(String(t.declared?.[h]))}`).join(", ") || "no annotations"}.`, "");
+    if (t.declared)
+      lines.push(
+        `Declared: ${
+          HINT_NAMES.filter((h) => t.declared?.[h] !== undefined)
+            .map((h) => `${h}: ${cell(String(t.declared?.[h]))}`)
+            .join(", ") || "no annotations"
+        }.`,
+        "",
+      );
     // Explanations and fixes are ours but quote tool names from the servers: escaped whole.
     lines.push(cell(t.explanation), "");
     if (t.fix) lines.push(`**Fix:** ${cell(t.fix)}`, "");

@@ -4,7 +4,12 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from "@modelcontex
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { ListedTool } from "@/lib/tool-listings/annotation-types";
-import { checkOutboundUrl, OutboundRefusedError, policyFetch, type OutboundPolicy } from "@/lib/security/outbound-policy";
+import {
+  checkOutboundUrl,
+  OutboundRefusedError,
+  policyFetch,
+  type OutboundPolicy,
+} from "@/lib/security/outbound-policy";
 import type { AuditedServer } from "./audited-servers";
 
 const CLIENT_INFO = { name: "idem-console-annotation-audit", version: "0.1.0" };
@@ -13,8 +18,7 @@ export const MAX_LIST_PAGES = 50;
 export const DEFAULT_LIST_TIMEOUT_MS = 10_000;
 
 export type ServerListing =
-  | { server: string; ok: true; tools: ListedTool[]; pages: number }
-  | { server: string; ok: false; reason: string };
+  { server: string; ok: true; tools: ListedTool[]; pages: number } | { server: string; ok: false; reason: string };
 
 /**
  * Lists one server's tools through the real SDK client, following nextCursor. The whole attempt
@@ -22,7 +26,11 @@ export type ServerListing =
  * costs at most `timeoutMs`; any failure becomes a reason, never an exception, so the other
  * servers still audit.
  */
-export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT_LIST_TIMEOUT_MS, policy: OutboundPolicy = { allow: [] }): Promise<ServerListing> {
+export async function listServerTools(
+  server: AuditedServer,
+  timeoutMs = DEFAULT_LIST_TIMEOUT_MS,
+  policy: OutboundPolicy = { allow: [] },
+): Promise<ServerListing> {
   // An admin-added URL goes through the outbound policy (checked now, and again at connect time);
   // the configuration file's servers are the operator's word.
   if (server.origin === "ui") {
@@ -44,14 +52,26 @@ export async function listServerTools(server: AuditedServer, timeoutMs = DEFAULT
     for (let page = 1; page <= MAX_LIST_PAGES; page++) {
       const result = await client.listTools(cursor ? { cursor } : undefined, options());
       for (const tool of result.tools) {
-        tools.push({ name: tool.name, ...(tool.title !== undefined ? { title: tool.title } : {}), ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}) });
+        tools.push({
+          name: tool.name,
+          ...(tool.title !== undefined ? { title: tool.title } : {}),
+          ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
+        });
       }
       if (!result.nextCursor) return { server: server.name, ok: true, tools, pages: page };
       cursor = result.nextCursor;
     }
-    return { server: server.name, ok: false, reason: `still paging after ${MAX_LIST_PAGES} pages of tools/list (nextCursor never ends)` };
+    return {
+      server: server.name,
+      ok: false,
+      reason: `still paging after ${MAX_LIST_PAGES} pages of tools/list (nextCursor never ends)`,
+    };
   } catch (error) {
-    return { server: server.name, ok: false, reason: `could not ${stage} the server: ${describeListingError(error, timeoutMs, stderr)}` };
+    return {
+      server: server.name,
+      ok: false,
+      reason: `could not ${stage} the server: ${describeListingError(error, timeoutMs, stderr)}`,
+    };
   } finally {
     await client.close().catch(() => {});
   }
@@ -82,14 +102,20 @@ function createTransport(server: AuditedServer, stderr: string[], policy: Outbou
  * fetch refuses a URL with credentials in it (`http://user:pass@host/`): they become the Basic
  * Authorization header such a URL means, unless the server's headers already name one.
  */
-function withBasicAuth(urlText: string, headers: Record<string, string>): { url: URL; headers: Record<string, string> } {
+function withBasicAuth(
+  urlText: string,
+  headers: Record<string, string>,
+): { url: URL; headers: Record<string, string> } {
   const url = new URL(urlText);
   if (!url.username && !url.password) return { url, headers };
   const credentials = `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`;
   url.username = "";
   url.password = "";
   const named = Object.keys(headers).some((h) => h.toLowerCase() === "authorization");
-  return { url, headers: named ? headers : { ...headers, Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` } };
+  return {
+    url,
+    headers: named ? headers : { ...headers, Authorization: `Basic ${Buffer.from(credentials).toString("base64")}` },
+  };
 }
 
 /**
@@ -101,12 +127,18 @@ function withBasicAuth(urlText: string, headers: Record<string, string>): { url:
 function describeListingError(error: unknown, timeoutMs: number, stderr: string[]): string {
   const said = stderr.join("").trim().split("\n").slice(-3).join(" ").slice(0, 300);
   const tail = said ? ` (its stderr: ${said})` : "";
-  const refused = causeOf(error, (e): e is OutboundRefusedError => e instanceof OutboundRefusedError || (e as { code?: unknown }).code === "EOUTBOUND");
+  const refused = causeOf(
+    error,
+    (e): e is OutboundRefusedError =>
+      e instanceof OutboundRefusedError || (e as { code?: unknown }).code === "EOUTBOUND",
+  );
   if (refused) return (refused as Error).message;
   const http = causeOf(error, (e): e is StreamableHTTPError => e instanceof StreamableHTTPError);
   if (http && typeof http.code === "number") return `the server answered HTTP ${http.code}, not an MCP response${tail}`;
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
-  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError")) return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
+  if (error instanceof Error && (error.name === "AbortError" || error.name === "TimeoutError"))
+    return `no answer within ${Math.round(timeoutMs / 1000)} s${tail}`;
   const code = errorCode(error);
   if (code === "ECONNREFUSED") return `connection refused (ECONNREFUSED): nothing listens at that address${tail}`;
   if (code === "ENOTFOUND") return `host not found${tail}`;

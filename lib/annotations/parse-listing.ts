@@ -22,7 +22,8 @@ export type ParsedListing = { ok: true; tools: ListedTool[] } | { ok: false; mes
 export function parseToolsListing(input: string | unknown): ParsedListing {
   let json: unknown = input;
   if (typeof input === "string") {
-    if (input.length > MAX_LISTING_BYTES) return { ok: false, message: `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.` };
+    if (input.length > MAX_LISTING_BYTES)
+      return { ok: false, message: `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.` };
     try {
       json = JSON.parse(input);
     } catch (error) {
@@ -34,18 +35,32 @@ export function parseToolsListing(input: string | unknown): ParsedListing {
   const parsed = resultSchema.safeParse(isResponse ? (json as { result?: unknown }).result : json);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    const where = issue && issue.path.length ? `${isResponse ? "result." : ""}${issue.path.join(".")}` : isResponse ? "result" : "(top level)";
-    return { ok: false, message: `Not a tools/list result: expected {"tools": [{"name": …, "annotations": {…}}]} or a JSON-RPC response holding one (${where}: ${issue?.message ?? "wrong shape"}).` };
+    const where =
+      issue && issue.path.length
+        ? `${isResponse ? "result." : ""}${issue.path.join(".")}`
+        : isResponse
+          ? "result"
+          : "(top level)";
+    return {
+      ok: false,
+      message: `Not a tools/list result: expected {"tools": [{"name": …, "annotations": {…}}]} or a JSON-RPC response holding one (${where}: ${issue?.message ?? "wrong shape"}).`,
+    };
   }
   const result = parsed.data;
   const seen = new Set<string>();
   for (const tool of result.tools) {
-    if (seen.has(tool.name)) return { ok: false, message: `The listing names the tool ${JSON.stringify(tool.name)} twice.` };
+    if (seen.has(tool.name))
+      return { ok: false, message: `The listing names the tool ${JSON.stringify(tool.name)} twice.` };
     seen.add(tool.name);
   }
-  const tools: ListedTool[] = result.tools.map((t) => ({ name: t.name, ...(t.title !== undefined ? { title: t.title } : {}), ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}) }));
+  const tools: ListedTool[] = result.tools.map((t) => ({
+    name: t.name,
+    ...(t.title !== undefined ? { title: t.title } : {}),
+    ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}),
+  }));
   // What is kept is stored as jsonb, which cannot hold NUL characters or lone surrogates.
   const unstorable = findUnstorableText(tools, ["tools"]);
-  if (unstorable) return { ok: false, message: `The listing cannot be stored: ${unstorable.field} ${unstorable.message}.` };
+  if (unstorable)
+    return { ok: false, message: `The listing cannot be stored: ${unstorable.field} ${unstorable.message}.` };
   return { ok: true, tools };
 }

@@ -22,19 +22,40 @@ export type RefreshOutcome = { ok: true; listings: ServerListing[]; auditId: str
  * calls on the caller's word, so a viewer may not start one. Servers an admin added are connected
  * to through the outbound policy (lib/security/outbound-policy.ts). Audited.
  */
-export async function refreshListings(db: Db, config: IdemConfig, actor: Actor, options: { timeoutMs?: number } = {}): Promise<RefreshOutcome> {
+export async function refreshListings(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  options: { timeoutMs?: number } = {},
+): Promise<RefreshOutcome> {
   // Checked here too, not only by the route: every caller of a refresh goes through this.
-  if (!can(actor.role, "tools:refresh")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not refresh the listings: it connects to every server; ask an operator.` };
+  if (!can(actor.role, "tools:refresh"))
+    return {
+      ok: false,
+      code: "forbidden",
+      message: `Your role (${actor.role}) may not refresh the listings: it connects to every server; ask an operator.`,
+    };
   const servers = await loadAuditedServers(db, config);
   const policy = { allow: config.outbound.allow };
   const listings = await Promise.all(servers.map((server) => listServerTools(server, options.timeoutMs, policy)));
   const auditId = await db.$transaction(async (tx) => {
     for (const listing of listings) {
-      await insertSnapshot(tx, listing.ok ? { server: listing.server, source: "live", takenBy: actor.name, tools: listing.tools } : { server: listing.server, source: "live", takenBy: actor.name, error: listing.reason });
+      await insertSnapshot(
+        tx,
+        listing.ok
+          ? { server: listing.server, source: "live", takenBy: actor.name, tools: listing.tools }
+          : { server: listing.server, source: "live", takenBy: actor.name, error: listing.reason },
+      );
     }
     const audit = await writeAudit(tx, actor, {
       action: "tools.refresh",
-      after: { servers: listings.map((l) => (l.ok ? { server: l.server, ok: true, tools: l.tools.length, pages: l.pages } : { server: l.server, ok: false, reason: l.reason })) },
+      after: {
+        servers: listings.map((l) =>
+          l.ok
+            ? { server: l.server, ok: true, tools: l.tools.length, pages: l.pages }
+            : { server: l.server, ok: false, reason: l.reason },
+        ),
+      },
     });
     return String(audit.id);
   });
@@ -42,10 +63,18 @@ export async function refreshListings(db: Db, config: IdemConfig, actor: Actor, 
 }
 
 /** Stores an admin's uploaded tools/list result as a snapshot of `server`, with its audit row. */
-export async function recordUploadedListing(db: Db, actor: Actor, server: string, tools: ListedTool[]): Promise<{ snapshotId: string; auditId: string }> {
+export async function recordUploadedListing(
+  db: Db,
+  actor: Actor,
+  server: string,
+  tools: ListedTool[],
+): Promise<{ snapshotId: string; auditId: string }> {
   return db.$transaction(async (tx) => {
     const snapshotId = await insertSnapshot(tx, { server, source: "upload", takenBy: actor.name, tools });
-    const audit = await writeAudit(tx, actor, { action: "tools.upload", after: { server, snapshotId, tools: tools.map((t) => t.name) } });
+    const audit = await writeAudit(tx, actor, {
+      action: "tools.upload",
+      after: { server, snapshotId, tools: tools.map((t) => t.name) },
+    });
     return { snapshotId, auditId: String(audit.id) };
   });
 }

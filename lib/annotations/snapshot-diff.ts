@@ -33,7 +33,8 @@ export function diffListings(previous: ListedTool[], current: ListedTool[]): Too
       if (from === to) continue;
       if (from === undefined && to !== undefined) changes.push({ tool: name, change: "hint_added", hint, to });
       else if (from !== undefined && to === undefined) changes.push({ tool: name, change: "hint_removed", hint, from });
-      else if (from !== undefined && to !== undefined) changes.push({ tool: name, change: "hint_flipped", hint, from, to });
+      else if (from !== undefined && to !== undefined)
+        changes.push({ tool: name, change: "hint_flipped", hint, from, to });
     }
   }
   return changes;

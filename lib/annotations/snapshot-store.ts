@@ -5,11 +5,21 @@ import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 
 type Tx = Pick<Prisma.TransactionClient, "toolSnapshot">;
 
-export type SnapshotRow = { id: string; server: string; takenAt: string; source: "live" | "upload"; tools: ListedTool[] | null; error: string | null; takenBy: string };
+export type SnapshotRow = {
+  id: string;
+  server: string;
+  takenAt: string;
+  source: "live" | "upload";
+  tools: ListedTool[] | null;
+  error: string | null;
+  takenBy: string;
+};
 
 export async function insertSnapshot(
   tx: Tx,
-  snapshot: { server: string; source: "live" | "upload"; takenBy: string; takenAt?: Date } & ({ tools: ListedTool[] } | { error: string }),
+  snapshot: { server: string; source: "live" | "upload"; takenBy: string; takenAt?: Date } & (
+    { tools: ListedTool[] } | { error: string }
+  ),
 ): Promise<string> {
   const row = await tx.toolSnapshot.create({
     select: { id: true },
@@ -18,14 +28,20 @@ export async function insertSnapshot(
       source: snapshot.source,
       takenBy: snapshot.takenBy,
       ...(snapshot.takenAt ? { takenAt: snapshot.takenAt } : {}),
-      ...("tools" in snapshot ? { tools: snapshot.tools as unknown as Prisma.InputJsonValue } : { error: snapshot.error }),
+      ...("tools" in snapshot
+        ? { tools: snapshot.tools as unknown as Prisma.InputJsonValue }
+        : { error: snapshot.error }),
     },
   });
   return String(row.id);
 }
 
 /** Per server: its newest attempt (ok or not), and its two newest good listings (for the diff). */
-export type ServerSnapshots = { latestAttempt: SnapshotRow | null; latestGood: SnapshotRow | null; previousGood: SnapshotRow | null };
+export type ServerSnapshots = {
+  latestAttempt: SnapshotRow | null;
+  latestGood: SnapshotRow | null;
+  previousGood: SnapshotRow | null;
+};
 
 export async function loadServerSnapshots(db: Db, servers: string[]): Promise<Map<string, ServerSnapshots>> {
   const result = new Map<string, ServerSnapshots>();
@@ -37,7 +53,11 @@ export async function loadServerSnapshots(db: Db, servers: string[]): Promise<Ma
         db.toolSnapshot.findFirst({ where: { server }, orderBy: order }),
         db.toolSnapshot.findMany({ where: { server, error: null }, orderBy: order, take: 2 }),
       ]);
-      result.set(server, { latestAttempt: latestAttempt ? toRow(latestAttempt) : null, latestGood: good[0] ? toRow(good[0]) : null, previousGood: good[1] ? toRow(good[1]) : null });
+      result.set(server, {
+        latestAttempt: latestAttempt ? toRow(latestAttempt) : null,
+        latestGood: good[0] ? toRow(good[0]) : null,
+        previousGood: good[1] ? toRow(good[1]) : null,
+      });
     }),
   );
   return result;
@@ -49,7 +69,15 @@ export async function loadSnapshotServerNames(db: Db): Promise<string[]> {
   return rows.map((r) => r.server);
 }
 
-function toRow(row: { id: bigint; server: string; takenAt: Date; source: string; tools: unknown; error: string | null; takenBy: string }): SnapshotRow {
+function toRow(row: {
+  id: bigint;
+  server: string;
+  takenAt: Date;
+  source: string;
+  tools: unknown;
+  error: string | null;
+  takenBy: string;
+}): SnapshotRow {
   return {
     id: String(row.id),
     server: row.server,

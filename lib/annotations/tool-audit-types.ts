@@ -26,7 +26,17 @@ export type ToolEvidence = {
   lastSeen: string | null;
 };
 
-export const NO_EVIDENCE: ToolEvidence = { records: 0, completed: 0, inProgress: 0, replays: 0, rejections: 0, outcomeUnknown: 0, stuck: 0, unresolvedOutcomeUnknown: 0, lastSeen: null };
+export const NO_EVIDENCE: ToolEvidence = {
+  records: 0,
+  completed: 0,
+  inProgress: 0,
+  replays: 0,
+  rejections: 0,
+  outcomeUnknown: 0,
+  stuck: 0,
+  unresolvedOutcomeUnknown: 0,
+  lastSeen: null,
+};
 
 /** An admin's word that a claimed tool is naturally idempotent (a set, not an append). */
 export type AnnotationReviewNote = { reviewedBy: string; reviewedAt: string; reason: string };

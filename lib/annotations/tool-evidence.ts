@@ -22,7 +22,12 @@ import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-typ
  * outcome_unknown event, and each tool's newest row (one index probe per tool).
  * Rows whose writer did not record the tool cannot be attributed to a tool and are left out.
  */
-export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig, options: { since: Date; now: Date; tools: string[] }): Promise<Map<string, ToolEvidence>> {
+export async function loadToolEvidence(
+  db: Db,
+  actor: Actor,
+  config: IdemConfig,
+  options: { since: Date; now: Date; tools: string[] },
+): Promise<Map<string, ToolEvidence>> {
   const scope = actorTenantScope(actor);
   const { since, now } = options;
   const evidence = new Map<string, ToolEvidence>();
@@ -55,7 +60,9 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
   // Rows still in flight with an outcome_unknown event in the window: the window's outcome_unknown
   // events (their own partial index, read index-only) joined to the open claims (the covering partial
   // index) — not every open claim probing its events (157 ms at 30,000 open claims, docs/bench.md).
-  for (const [tool, count] of await unresolvedOutcomes(db, scope, since, now, [...new Set([...options.tools, ...evidence.keys()])])) {
+  for (const [tool, count] of await unresolvedOutcomes(db, scope, since, now, [
+    ...new Set([...options.tools, ...evidence.keys()]),
+  ])) {
     of(tool).unresolvedOutcomeUnknown = count;
   }
 
@@ -83,7 +90,12 @@ export async function loadToolEvidence(db: Db, actor: Actor, config: IdemConfig,
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
 async function windowCounts(db: Db, scope: TenantScope, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
   await rollUpSettled(db, now);
-  const { counts } = await windowFigures(db, { from: since, to: now, stepMs: HOUR_MS }, { tenants: scope.tenants, tenant: null, tool: null }, { latency: false });
+  const { counts } = await windowFigures(
+    db,
+    { from: since, to: now, stepMs: HOUR_MS },
+    { tenants: scope.tenants, tenant: null, tool: null },
+    { latency: false },
+  );
   const totals = new Map<string, SourceFigures>();
   for (const row of counts) {
     if (row.tool === "") continue;
@@ -100,7 +112,13 @@ async function windowCounts(db: Db, scope: TenantScope, since: Date, now: Date):
  * a claim of a tool not in the list (older than the window, of a server not listed) sends the
  * rare case to the GROUP BY.
  */
-async function unresolvedOutcomes(db: Db, scope: TenantScope, since: Date, now: Date, tools: string[]): Promise<Map<string, number>> {
+async function unresolvedOutcomes(
+  db: Db,
+  scope: TenantScope,
+  since: Date,
+  now: Date,
+  tools: string[],
+): Promise<Map<string, number>> {
   const matches = Prisma.sql`
     FROM idempotency i
    WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown' AND e.at >= ${since} AND e.at < ${now})
@@ -112,7 +130,9 @@ async function unresolvedOutcomes(db: Db, scope: TenantScope, since: Date, now: 
            count(*) FILTER (WHERE NOT (i.tool = ANY(${tools}::text[])))::int AS others
     ${matches}`;
   if (row && row.others > 0) {
-    const grouped = await db.$queryRaw<{ tool: string; count: number }[]>`SELECT i.tool, count(*)::int AS count ${matches} GROUP BY i.tool`;
+    const grouped = await db.$queryRaw<
+      { tool: string; count: number }[]
+    >`SELECT i.tool, count(*)::int AS count ${matches} GROUP BY i.tool`;
     return new Map(grouped.map((g) => [g.tool, g.count]));
   }
   return new Map(tools.map((tool, i) => [tool, row?.counts[i] ?? 0] as const).filter(([, count]) => count > 0));

@@ -189,7 +189,8 @@ export function verdictFor(input: VerdictInput): Verdict {
 function describeFigures(evidence: ToolEvidence, window: string): string {
   const parts = [`${plural(evidence.records, "row", "rows")} in the last ${window}`];
   if (evidence.replays > 0) parts.push(`${plural(evidence.replays, "replay", "replays")} served`);
-  if (evidence.rejections > 0) parts.push(`${plural(evidence.rejections, "in-flight rejection", "in-flight rejections")}`);
+  if (evidence.rejections > 0)
+    parts.push(`${plural(evidence.rejections, "in-flight rejection", "in-flight rejections")}`);
   if (evidence.stuck > 0) parts.push(`${evidence.stuck} stuck`);
   if (evidence.records === 0 && evidence.lastSeen !== null) parts.push(`the newest at ${evidence.lastSeen}`);
   return parts.join(", ");
@@ -199,7 +200,10 @@ function describeFigures(evidence: ToolEvidence, window: string): string {
 function describeUnresolved(evidence: ToolEvidence): string {
   const parts: string[] = [];
   if (evidence.stuck > 0) parts.push(`${plural(evidence.stuck, "claim is", "claims are")} stuck in_progress`);
-  if (evidence.unresolvedOutcomeUnknown > 0) parts.push(`${plural(evidence.unresolvedOutcomeUnknown, "row still awaits", "rows still await")} an outcome the processor never reported`);
+  if (evidence.unresolvedOutcomeUnknown > 0)
+    parts.push(
+      `${plural(evidence.unresolvedOutcomeUnknown, "row still awaits", "rows still await")} an outcome the processor never reported`,
+    );
   return parts.join(" and ");
 }
 

@@ -36,22 +36,44 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
         if (!match) return jsonError(401, "unauthenticated", "Authorization must be `Bearer <token>`.");
         const check = await authenticateToken(getDb(), match[1]!);
         if (!check.ok) {
-          return deny({ actor: null, tokenPrefix: tokenPrefixOf(match[1]!), status: 401, code: "unauthenticated", message: `Bearer token refused: ${check.reason}.` });
+          return deny({
+            actor: null,
+            tokenPrefix: tokenPrefixOf(match[1]!),
+            status: 401,
+            code: "unauthenticated",
+            message: `Bearer token refused: ${check.reason}.`,
+          });
         }
         actor = check.actor;
       } else {
         actor = await getSessionActor();
         if (!actor) return jsonError(401, "unauthenticated", "Sign in, or send `Authorization: Bearer <token>`.");
         if (!SAFE_METHODS.has(request.method) && !isSameOrigin(request)) {
-          return deny({ actor, status: 403, code: "cross_origin", message: "Browser requests that change data must come from this site (Origin header)." });
+          return deny({
+            actor,
+            status: 403,
+            code: "cross_origin",
+            message: "Browser requests that change data must come from this site (Origin header).",
+          });
         }
       }
       if (!can(actor.role, action)) {
-        return deny({ actor, status: 403, code: "forbidden", message: `Your role (${actor.role}) may not ${action}.`, permission: action });
+        return deny({
+          actor,
+          status: 403,
+          code: "forbidden",
+          message: `Your role (${actor.role}) may not ${action}.`,
+          permission: action,
+        });
       }
       return await handler({ request, actor, params: await context.params });
     } catch (error) {
-      if (error instanceof UserError) return jsonError(error.exitCode === 2 ? 400 : 503, error.exitCode === 2 ? "bad_request" : "unavailable", error.message);
+      if (error instanceof UserError)
+        return jsonError(
+          error.exitCode === 2 ? 400 : 503,
+          error.exitCode === 2 ? "bad_request" : "unavailable",
+          error.message,
+        );
       const fault = databaseFaultOf(error);
       if (fault) {
         console.error(`[api] database ${fault}:`, describeDatabaseError(error));

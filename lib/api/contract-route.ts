@@ -35,7 +35,10 @@ export function reply(body: unknown, status: SuccessStatus = 200): ContractAnswe
  * parameters refused) and the JSON body in that order, hands the handler the database and the
  * actor, and maps a domain failure to its status (lib/api/error-status.ts).
  */
-export function contractRoute<const C extends RouteContract>(contract: C, handler: (input: ContractInput<C>) => Promise<ContractAnswer>) {
+export function contractRoute<const C extends RouteContract>(
+  contract: C,
+  handler: (input: ContractInput<C>) => Promise<ContractAnswer>,
+) {
   return apiRoute<Record<string, string>>(contract.action, async ({ request, actor, params: rawParams }) => {
     let params: unknown = {};
     if (contract.path_params) {
@@ -44,14 +47,22 @@ export function contractRoute<const C extends RouteContract>(contract: C, handle
       params = parsed.value;
     }
     const parsedQuery = (contract.query ?? noQuery).parse(new URL(request.url).searchParams);
-    if (!parsedQuery.ok) return "problems" in parsedQuery ? paramProblemsError(parsedQuery.problems) : errorResponse(parsedQuery);
+    if (!parsedQuery.ok)
+      return "problems" in parsedQuery ? paramProblemsError(parsedQuery.problems) : errorResponse(parsedQuery);
     let body: unknown;
     if (contract.body) {
       const read = await readJsonBody(request, contract.body);
       if (!read.ok) return read.response;
       body = read.value;
     }
-    const answer = await handler({ request, actor, db: contract.pool === "export" ? getExportDb() : getDb(), params, query: parsedQuery.value, body } as ContractInput<C>);
+    const answer = await handler({
+      request,
+      actor,
+      db: contract.pool === "export" ? getExportDb() : getDb(),
+      params,
+      query: parsedQuery.value,
+      body,
+    } as ContractInput<C>);
     if (answer instanceof Response) return answer;
     if (isDomainFailure(answer)) return errorResponse(answer);
     return Response.json(answer.body, { status: answer.status });

@@ -71,7 +71,17 @@ export type RouteContract = {
 };
 
 /** What any authenticated route may answer: no or bad credentials, a role, the Origin rule, an outage. */
-export const COMMON_ERRORS = ["unauthenticated", "forbidden", "cross_origin", "bad_request", "unavailable", "database_unavailable", "database_timeout", "record_locked", "internal"] as const satisfies readonly ErrorCode[];
+export const COMMON_ERRORS = [
+  "unauthenticated",
+  "forbidden",
+  "cross_origin",
+  "bad_request",
+  "unavailable",
+  "database_unavailable",
+  "database_timeout",
+  "record_locked",
+  "internal",
+] as const satisfies readonly ErrorCode[];
 /** What every route with a JSON body may answer besides its own refusals. */
 export const BODY_ERRORS = ["bad_json", "bad_text", "too_large"] as const satisfies readonly ErrorCode[];
 

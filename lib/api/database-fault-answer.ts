@@ -5,10 +5,23 @@ import type { DatabaseFault } from "@/lib/db/describe-error";
 import { RETRY_AFTER_SECONDS } from "@/lib/pages/database-unavailable-page";
 
 const ANSWERS: Record<DatabaseFault, { code: ErrorCode; message: string; retryAfter: number }> = {
-  unavailable: { code: "database_unavailable", message: "The console cannot reach its database right now. Nothing was changed; try again shortly.", retryAfter: RETRY_AFTER_SECONDS },
-  timeout: { code: "database_timeout", message: "The database did not answer within the console's statement timeout. Nothing was changed; try again shortly.", retryAfter: RETRY_AFTER_SECONDS },
+  unavailable: {
+    code: "database_unavailable",
+    message: "The console cannot reach its database right now. Nothing was changed; try again shortly.",
+    retryAfter: RETRY_AFTER_SECONDS,
+  },
+  timeout: {
+    code: "database_timeout",
+    message:
+      "The database did not answer within the console's statement timeout. Nothing was changed; try again shortly.",
+    retryAfter: RETRY_AFTER_SECONDS,
+  },
   // A row lock held by a writer: the request is fine, the moment is not — a conflict worth retrying soon.
-  locked: { code: "record_locked", message: "Another writer holds this record right now (lock timeout). Nothing was changed; try again in a moment.", retryAfter: 1 },
+  locked: {
+    code: "record_locked",
+    message: "Another writer holds this record right now (lock timeout). Nothing was changed; try again in a moment.",
+    retryAfter: 1,
+  },
 };
 
 /** The JSON answer for a query the database could not serve: never a 500, always with Retry-After. */

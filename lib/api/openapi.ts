@@ -8,7 +8,11 @@ type JsonSchema = Record<string, unknown>;
 
 /** JSON Schema 2020-12 (OpenAPI 3.1's dialect) of a zod schema, as a request (`input`) or an answer (`output`). */
 export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSchema {
-  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, { target: "draft-2020-12", io, unrepresentable: "any" }) as JsonSchema;
+  const { $schema: _dialect, ...rest } = z.toJSONSchema(schema, {
+    target: "draft-2020-12",
+    io,
+    unrepresentable: "any",
+  }) as JsonSchema;
   return rest;
 }
 
@@ -22,7 +26,13 @@ function parametersOf(contract: RouteContract) {
     Object.entries(shape?.shape ?? {}).map(([name, field]) => {
       const schema = jsonSchemaOf(field as z.ZodType, "input");
       const { description, ...rest } = schema;
-      return { name, in: location, required: location === "path" || !(field as z.ZodType).safeParse(undefined).success, schema: rest, ...(description ? { description } : {}) };
+      return {
+        name,
+        in: location,
+        required: location === "path" || !(field as z.ZodType).safeParse(undefined).success,
+        schema: rest,
+        ...(description ? { description } : {}),
+      };
     });
   return [...of("path", contract.path_params?.params), ...of("query", contract.query?.params)];
 }
@@ -37,18 +47,29 @@ function operationOf(contract: RouteContract) {
     responses[status] = { description: spec.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
   }
   const byStatus = new Map<number, ErrorCode[]>();
-  for (const code of errorCodesOf(contract)) byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
+  for (const code of errorCodesOf(contract))
+    byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
-    responses[String(status)] = { description: codes.join(", "), content: { "application/json": { schema: jsonSchemaOf(errorBody(codes), "output") } } };
+    responses[String(status)] = {
+      description: codes.join(", "),
+      content: { "application/json": { schema: jsonSchemaOf(errorBody(codes), "output") } },
+    };
   }
   const body = contract.body
     ? { required: true, content: { "application/json": { schema: jsonSchemaOf(contract.body, "input") } } }
     : contract.rawBody
-      ? { required: true, description: contract.rawBody.description, content: { "application/json": { schema: jsonSchemaOf(contract.rawBody.schema, "input") } } }
+      ? {
+          required: true,
+          description: contract.rawBody.description,
+          content: { "application/json": { schema: jsonSchemaOf(contract.rawBody.schema, "input") } },
+        }
       : undefined;
   const parameters = parametersOf(contract);
   return {
-    operationId: `${contract.method.toLowerCase()}${contract.path.replace(/^\/api\/v1/, "").replace(/[{}]/g, "").replace(/[/._-](\w)/g, (_, c: string) => c.toUpperCase())}`,
+    operationId: `${contract.method.toLowerCase()}${contract.path
+      .replace(/^\/api\/v1/, "")
+      .replace(/[{}]/g, "")
+      .replace(/[/._-](\w)/g, (_, c: string) => c.toUpperCase())}`,
     summary: contract.summary,
     ...(contract.description ? { description: contract.description } : {}),
     tags: [contract.tag],
@@ -62,8 +83,11 @@ function operationOf(contract: RouteContract) {
 /** The OpenAPI 3.1 document of the given contracts. */
 export function buildOpenApiDocument(contracts: readonly RouteContract[], version: string) {
   const paths: Record<string, Record<string, unknown>> = {};
-  for (const contract of contracts) (paths[contract.path] ??= {})[contract.method.toLowerCase()] = operationOf(contract);
-  const tags = [...new Set(contracts.map((c) => c.tag))].sort().map((name) => ({ name, description: `The ${name} routes.` }));
+  for (const contract of contracts)
+    (paths[contract.path] ??= {})[contract.method.toLowerCase()] = operationOf(contract);
+  const tags = [...new Set(contracts.map((c) => c.tag))]
+    .sort()
+    .map((name) => ({ name, description: `The ${name} routes.` }));
   return {
     openapi: "3.1.0" as const,
     info: {
@@ -80,7 +104,12 @@ export function buildOpenApiDocument(contracts: readonly RouteContract[], versio
     components: {
       securitySchemes: {
         bearerToken: { type: "http", scheme: "bearer", description: "An API token (`idem tokens create`)." },
-        session: { type: "apiKey", in: "cookie", name: "next-auth.session-token", description: "A signed-in browser session." },
+        session: {
+          type: "apiKey",
+          in: "cookie",
+          name: "next-auth.session-token",
+          description: "A signed-in browser session.",
+        },
       },
     },
   };

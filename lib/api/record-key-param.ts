@@ -7,12 +7,22 @@ import { parseKeyParam } from "@/lib/records/record-detail";
  * malformed key (bad_key) or a 12-hex ref given where a full key belongs (ref_not_key).
  */
 export const recordKeyPath: PathSpec<{ key: string }> = {
-  params: z.object({ key: z.string().describe("The record's key: 64 hex characters (or up to 255 printable characters for other writers), URL-encoded.") }),
+  params: z.object({
+    key: z
+      .string()
+      .describe(
+        "The record's key: 64 hex characters (or up to 255 printable characters for other writers), URL-encoded.",
+      ),
+  }),
   parse(raw) {
     const param = parseKeyParam(raw.key ?? "");
     if (param.kind === "invalid") return { ok: false, code: "bad_key", message: param.message };
     if (param.kind === "ref") {
-      return { ok: false, code: "ref_not_key", message: `${param.ref} is a 12-hex ref, not a key: look it up first with GET /api/v1/lookup?q=${param.ref}.` };
+      return {
+        ok: false,
+        code: "ref_not_key",
+        message: `${param.ref} is a 12-hex ref, not a key: look it up first with GET /api/v1/lookup?q=${param.ref}.`,
+      };
     }
     return { ok: true, value: { key: param.key } };
   },

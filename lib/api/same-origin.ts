@@ -32,6 +32,7 @@ function originOf(url: string | null | undefined): string | null {
 /** The origin a trusted proxy says the browser used (first value of each forwarded header). */
 function forwardedOrigin(request: Request): string | null {
   const host = request.headers.get("x-forwarded-host")?.split(",")[0]?.trim();
-  const proto = request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? new URL(request.url).protocol.replace(/:$/, "");
+  const proto =
+    request.headers.get("x-forwarded-proto")?.split(",")[0]?.trim() ?? new URL(request.url).protocol.replace(/:$/, "");
   return host ? originOf(`${proto}://${host}`) : null;
 }

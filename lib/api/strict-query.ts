@@ -17,13 +17,22 @@ export type StrictQueryOptions<S extends FieldShape> = {
  * A query of plain fields, each parsed by its own schema: unknown and repeated parameters are
  * refused (lib/url-state/strict-params.ts), a missing required one is named with its message.
  */
-export function strictQuery<const S extends FieldShape>(fields: S, options: StrictQueryOptions<S>): QuerySpec<Values<S>> {
+export function strictQuery<const S extends FieldShape>(
+  fields: S,
+  options: StrictQueryOptions<S>,
+): QuerySpec<Values<S>> {
   const names = Object.keys(fields) as (keyof S & string)[];
-  const documented = Object.fromEntries(names.map((name) => [name, options.required?.[name] ? z.string() : z.string().optional()]));
+  const documented = Object.fromEntries(
+    names.map((name) => [name, options.required?.[name] ? z.string() : z.string().optional()]),
+  );
   return {
     params: z.object(documented),
     parse(input): ParseResult<Values<S>> {
-      const { values, problems } = parseStrictParams(input, fields, names, { unknownParams: "reject", unknownHint: options.hint, trim: options.trim });
+      const { values, problems } = parseStrictParams(input, fields, names, {
+        unknownParams: "reject",
+        unknownHint: options.hint,
+        trim: options.trim,
+      });
       const missing: ParamProblem[] = Object.entries(options.required ?? {})
         .filter(([name]) => !input.has(name))
         .map(([name, message]) => ({ param: name, message: `${name}: ${message as string}` }));
@@ -34,12 +43,26 @@ export function strictQuery<const S extends FieldShape>(fields: S, options: Stri
 }
 
 /** A query the domain parses itself (its cross-field rules), documented by its parameter names. */
-export function domainQuery<T>(names: readonly string[], parse: QuerySpec<T>["parse"], described: Record<string, string> = {}): QuerySpec<T> {
+export function domainQuery<T>(
+  names: readonly string[],
+  parse: QuerySpec<T>["parse"],
+  described: Record<string, string> = {},
+): QuerySpec<T> {
   return {
-    params: z.object(Object.fromEntries(names.map((name) => [name, described[name] ? z.string().describe(described[name]).optional() : z.string().optional()]))),
+    params: z.object(
+      Object.fromEntries(
+        names.map((name) => [
+          name,
+          described[name] ? z.string().describe(described[name]).optional() : z.string().optional(),
+        ]),
+      ),
+    ),
     parse,
   };
 }
 
 /** The query of a route that takes none: any parameter is refused, so a typo is never ignored. */
-export const noQuery: QuerySpec<Record<string, never>> = strictQuery({}, { hint: "this endpoint takes no query parameters" }) as QuerySpec<Record<string, never>>;
+export const noQuery: QuerySpec<Record<string, never>> = strictQuery(
+  {},
+  { hint: "this endpoint takes no query parameters" },
+) as QuerySpec<Record<string, never>>;

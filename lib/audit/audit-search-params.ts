@@ -29,9 +29,14 @@ export const auditSearchParams = {
 export const serializeAuditParams = createSerializer(auditSearchParams);
 
 /** A link to the audit log with these form values ("" for none: left out of the link). */
-export function auditHref(values: Partial<Record<Exclude<keyof typeof auditSearchParams, "limit">, string | null>> & { limit?: string | number | null }): string {
+export function auditHref(
+  values: Partial<Record<Exclude<keyof typeof auditSearchParams, "limit">, string | null>> & {
+    limit?: string | number | null;
+  },
+): string {
   const text = (value: string | null | undefined) => (value ? value : null);
-  const limit = values.limit === undefined || values.limit === null || values.limit === "" ? null : Number(values.limit);
+  const limit =
+    values.limit === undefined || values.limit === null || values.limit === "" ? null : Number(values.limit);
   return serializeAuditParams("/audit", {
     actor: text(values.actor),
     action: text(values.action),

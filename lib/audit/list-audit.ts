@@ -4,7 +4,15 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql, parseExactTime } from "@/lib/format/exact-time";
-import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import {
+  cursorField,
+  pageSizeField,
+  parseStrictParams,
+  printableText,
+  type ParseResult,
+  type RawParams,
+  type UnknownParams,
+} from "@/lib/url-state/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
 import { redactJson, type Redaction } from "@/lib/privacy/redact";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
@@ -149,7 +157,12 @@ function prefixPattern(text: string): string {
  * are not theirs either). Every reader gets before/after/evidence redacted with the configured
  * JSONPaths, as they get stored responses: a receipt in the evidence is payment data too.
  */
-export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options: { redact: Redaction | readonly string[] }): Promise<AuditPage> {
+export async function listAudit(
+  db: Db,
+  actor: Actor,
+  query: AuditQuery,
+  options: { redact: Redaction | readonly string[] },
+): Promise<AuditPage> {
   const conditions: Prisma.Sql[] = [...actorTenantScope(actor).conditions(Prisma.sql`a.tenant`)];
   // Prefix on the start of the label, so `system:` finds every job and `omar@` one person.
   if (query.actor !== null) conditions.push(Prisma.sql`a.actor LIKE ${prefixPattern(query.actor)}`);
@@ -161,7 +174,9 @@ export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options
   if (query.to) conditions.push(Prisma.sql`a.at < ${query.to}::timestamptz`);
   if (query.cursor) {
     // The first term is an index range on audit_log_at_idx; the row comparison breaks ties.
-    conditions.push(Prisma.sql`a.at <= ${query.cursor.at}::timestamptz AND (a.at, a.id) < (${query.cursor.at}::timestamptz, ${query.cursor.id}::bigint)`);
+    conditions.push(
+      Prisma.sql`a.at <= ${query.cursor.at}::timestamptz AND (a.at, a.id) < (${query.cursor.at}::timestamptz, ${query.cursor.id}::bigint)`,
+    );
   }
   const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
   const rows = await db.$queryRaw<AuditRow[]>`
@@ -174,7 +189,8 @@ export async function listAudit(db: Db, actor: Actor, query: AuditQuery, options
   const last = page[page.length - 1];
   return {
     entries: page.map((row) => toView(row, options.redact)),
-    nextCursor: rows.length > query.limit && last ? encodeAuditCursor({ at: last.at_exact, id: last.id.toString() }) : null,
+    nextCursor:
+      rows.length > query.limit && last ? encodeAuditCursor({ at: last.at_exact, id: last.id.toString() }) : null,
     generatedAt: new Date().toISOString(),
   };
 }
@@ -211,12 +227,16 @@ function toView(row: AuditRow, redactPaths: Redaction | readonly string[]): Audi
 
 /** Actions that occur in the entries the reader may see, for the filter's suggestions. */
 export async function listAuditActions(db: Db, actor: Actor): Promise<string[]> {
-  const rows = await db.$queryRaw<{ action: string }[]>`SELECT DISTINCT action FROM audit_log ${actorTenantScope(actor).whereClause()} ORDER BY action LIMIT 200`;
+  const rows = await db.$queryRaw<
+    { action: string }[]
+  >`SELECT DISTINCT action FROM audit_log ${actorTenantScope(actor).whereClause()} ORDER BY action LIMIT 200`;
   return rows.map((r) => r.action);
 }
 
 /** A query's filter as URL values, for the form and links. */
-export function auditFilterValues(query: AuditQuery): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
+export function auditFilterValues(
+  query: AuditQuery,
+): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
   return {
     actor: query.actor ?? "",
     action: query.action ?? "",

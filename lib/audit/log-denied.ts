@@ -32,7 +32,13 @@ export async function logDeniedRequest(db: Db, denied: DeniedRequest): Promise<v
         actorRole: denied.actor?.role ?? "none",
         action: "access.denied",
         reason: denied.message,
-        evidence: { status: denied.status, code: denied.code, method: denied.method, path: denied.path.slice(0, 500), permission: denied.permission ?? null },
+        evidence: {
+          status: denied.status,
+          code: denied.code,
+          method: denied.method,
+          path: denied.path.slice(0, 500),
+          permission: denied.permission ?? null,
+        },
       },
     });
   } catch (error) {

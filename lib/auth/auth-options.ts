@@ -26,7 +26,13 @@ export const authOptions: NextAuthOptions = {
       console.error("[next-auth]", code);
       if (/^(OAUTH_|SIGNIN_OAUTH_|CALLBACK_OAUTH)/.test(code)) {
         const provider = (metadata as { providerId?: string } | undefined)?.providerId ?? "oauth";
-        void recordSignInFailure(getDb(), { provider, account: "(unknown)", client: "provider", reason: code, counted: false }).catch(() => {});
+        void recordSignInFailure(getDb(), {
+          provider,
+          account: "(unknown)",
+          client: "provider",
+          reason: code,
+          counted: false,
+        }).catch(() => {});
       }
     },
     warn() {},
@@ -39,16 +45,34 @@ export const authOptions: NextAuthOptions = {
       // Password sign-ins audit their own failures (lib/auth/password-sign-in.ts); an identity from
       // OIDC or GitHub that the console's user list refuses is audited here.
       if (!user.email) {
-        await recordSignInFailure(getDb(), { provider, account: accountOf(String(user.id ?? "")), client: "provider", reason: "the provider gave no e-mail", counted: false });
+        await recordSignInFailure(getDb(), {
+          provider,
+          account: accountOf(String(user.id ?? "")),
+          client: "provider",
+          reason: "the provider gave no e-mail",
+          counted: false,
+        });
         return "/sign-in?error=NoEmail";
       }
       if ((user as { emailUnverified?: boolean }).emailUnverified) {
-        await recordSignInFailure(getDb(), { provider, account: accountOf(user.email), client: "provider", reason: "e-mail not verified by the provider", counted: false });
+        await recordSignInFailure(getDb(), {
+          provider,
+          account: accountOf(user.email),
+          client: "provider",
+          reason: "e-mail not verified by the provider",
+          counted: false,
+        });
         return "/sign-in?error=NotAllowed";
       }
       const consoleUser = await findUserByEmail(getDb(), user.email);
       if (!consoleUser || consoleUser.disabledAt) {
-        await recordSignInFailure(getDb(), { provider, account: accountOf(user.email), client: "provider", reason: consoleUser ? "account disabled" : "not a console user", counted: false });
+        await recordSignInFailure(getDb(), {
+          provider,
+          account: accountOf(user.email),
+          client: "provider",
+          reason: consoleUser ? "account disabled" : "not a console user",
+          counted: false,
+        });
         return "/sign-in?error=NotAllowed";
       }
       await getDb().consoleUser.update({ where: { id: consoleUser.id }, data: { lastSignInAt: new Date() } });

@@ -22,16 +22,27 @@ type UserRow = { id: string; email: string; name: string; role: string; tenants:
 
 function actorOf(user: UserRow): Actor | null {
   if (!isRole(user.role)) return null;
-  return { kind: "user", id: user.id, name: user.email, displayName: user.name, role: user.role, tenants: user.tenants };
+  return {
+    kind: "user",
+    id: user.id,
+    name: user.email,
+    displayName: user.name,
+    role: user.role,
+    tenants: user.tenants,
+  };
 }
 
 /** Opens a session row at sign-in (audited); its id goes into the signed cookie. */
 export async function startSession(db: Db, userId: string, userAgent: string | null): Promise<string> {
   const id = randomUUID();
   await db.$transaction(async (tx) => {
-    const session = await tx.consoleSession.create({ data: { id, userId, userAgent: userAgent?.slice(0, 300) ?? null }, include: { user: true } });
+    const session = await tx.consoleSession.create({
+      data: { id, userId, userAgent: userAgent?.slice(0, 300) ?? null },
+      include: { user: true },
+    });
     const actor = actorOf(session.user);
-    if (actor) await writeAudit(tx, actor, { action: "session.start", evidence: { session: id, userAgent: session.userAgent } });
+    if (actor)
+      await writeAudit(tx, actor, { action: "session.start", evidence: { session: id, userAgent: session.userAgent } });
   });
   return id;
 }
@@ -41,7 +52,12 @@ export async function startSession(db: Db, userId: string, userAgent: string | n
  * change or a disabled user applies at once. Ending a session for a timeout is written (and
  * audited) the first time a request finds it over the limit.
  */
-export async function checkSession(db: Db, sessionId: string, policy: SessionPolicy, now = new Date()): Promise<SessionCheck> {
+export async function checkSession(
+  db: Db,
+  sessionId: string,
+  policy: SessionPolicy,
+  now = new Date(),
+): Promise<SessionCheck> {
   const session = await db.consoleSession.findUnique({ where: { id: sessionId }, include: { user: true } });
   if (!session) return { ok: false, reason: "unknown" };
   if (session.endedAt) return { ok: false, reason: (session.endedReason as SessionEndReason | null) ?? "signed_out" };
@@ -75,12 +91,24 @@ export async function endSession(db: Db, sessionId: string, reason: SessionEndRe
     });
     const session = ended[0];
     const actor = session ? actorOf(session.user) : null;
-    if (session && actor) await writeAudit(tx, actor, { action: "session.end", reason, evidence: { session: sessionId, startedAt: session.createdAt.toISOString() } });
+    if (session && actor)
+      await writeAudit(tx, actor, {
+        action: "session.end",
+        reason,
+        evidence: { session: sessionId, startedAt: session.createdAt.toISOString() },
+      });
   });
 }
 
 /** Ends every open session of a user, inside the caller's transaction (disable). */
-export async function endUserSessions(tx: Prisma.TransactionClient, userId: string, reason: SessionEndReason): Promise<number> {
-  const { count } = await tx.consoleSession.updateMany({ where: { userId, endedAt: null }, data: { endedAt: new Date(), endedReason: reason } });
+export async function endUserSessions(
+  tx: Prisma.TransactionClient,
+  userId: string,
+  reason: SessionEndReason,
+): Promise<number> {
+  const { count } = await tx.consoleSession.updateMany({
+    where: { userId, endedAt: null },
+    data: { endedAt: new Date(), endedReason: reason },
+  });
   return count;
 }

@@ -5,7 +5,9 @@ import { accountOf, clearAccountFailures, recordSignInFailure, throttleState } f
 import { findUserByEmail } from "@/lib/auth/users";
 import { env } from "@/lib/config/environment";
 
-export type PasswordSignIn = { ok: true; user: { id: string; email: string; name: string | null } } | { ok: false; reason: "refused" | "throttled"; retryAt?: Date };
+export type PasswordSignIn =
+  | { ok: true; user: { id: string; email: string; name: string | null } }
+  | { ok: false; reason: "refused" | "throttled"; retryAt?: Date };
 
 // A hash nobody's password matches: an unknown e-mail costs the same scrypt as a known one,
 // so the answer's time does not say whether an account exists.
@@ -25,7 +27,17 @@ export async function passwordSignIn(
   const account = accountOf(input.email);
   const state = await throttleState(db, account, input.client, now);
   if (state.refusedUntil) {
-    await recordSignInFailure(db, { provider: "password", account, client: input.client, reason: `throttled: ${state.accountFailures} failures of this account, ${state.clientFailures} from this address in 15 min`, counted: false }, now);
+    await recordSignInFailure(
+      db,
+      {
+        provider: "password",
+        account,
+        client: input.client,
+        reason: `throttled: ${state.accountFailures} failures of this account, ${state.clientFailures} from this address in 15 min`,
+        counted: false,
+      },
+      now,
+    );
     return { ok: false, reason: "throttled", retryAt: state.refusedUntil };
   }
   if (state.delayMs > 0) await wait(state.delayMs);
@@ -33,7 +45,13 @@ export async function passwordSignIn(
   const hash = user?.passwordHash ?? (await (unknownAccountHash ??= hashPassword(`unknown-account-${Math.random()}`)));
   const matches = await verifyPassword(input.password, hash);
   if (!user || !user.passwordHash || user.disabledAt || !matches) {
-    const reason = !user ? "no such account" : user.disabledAt ? "account disabled" : !user.passwordHash ? "no password sign-in for this account" : "wrong password";
+    const reason = !user
+      ? "no such account"
+      : user.disabledAt
+        ? "account disabled"
+        : !user.passwordHash
+          ? "no password sign-in for this account"
+          : "wrong password";
     await recordSignInFailure(db, { provider: "password", account, client: input.client, reason, counted: true }, now);
     return { ok: false, reason: "refused" };
   }
@@ -50,7 +68,10 @@ export async function passwordSignIn(
 export function clientAddressOf(headers: Record<string, string | string[] | undefined> | Headers | undefined): string {
   const raw = headers instanceof Headers ? headers.get("x-forwarded-for") : headers?.["x-forwarded-for"];
   const value = Array.isArray(raw) ? raw.join(",") : (raw ?? "");
-  const entries = value.split(",").map((s) => s.trim()).filter(Boolean);
+  const entries = value
+    .split(",")
+    .map((s) => s.trim())
+    .filter(Boolean);
   const chosen = env().IDEM_TRUST_PROXY ? entries.at(-1) : entries[0];
   return (chosen ?? "unknown").slice(0, 100);
 }

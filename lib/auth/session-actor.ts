@@ -29,7 +29,13 @@ export async function getSessionActor(): Promise<Actor | null> {
   return check?.ok ? check.actor : null;
 }
 
-const ENDED_CODES = { idle: "SessionIdle", expired: "SessionExpired", user_disabled: "NotAllowed", signed_out: "SessionRequired", unknown: "SessionRequired" } as const;
+const ENDED_CODES = {
+  idle: "SessionIdle",
+  expired: "SessionExpired",
+  user_disabled: "NotAllowed",
+  signed_out: "SessionRequired",
+  unknown: "SessionRequired",
+} as const;
 
 /** For server components: sign-in (saying why a session ended) when anonymous, /forbidden when the role may not. */
 export async function requirePageActor(action: Action, returnTo = "/"): Promise<Actor> {
@@ -39,7 +45,15 @@ export async function requirePageActor(action: Action, returnTo = "/"): Promise<
     redirect(`/sign-in?callbackUrl=${encodeURIComponent(returnTo)}${error}`);
   }
   if (!can(check.actor.role, action)) {
-    await logDeniedRequest(getDb(), { actor: check.actor, status: 403, code: "forbidden", message: `Your role (${check.actor.role}) may not ${action}.`, method: "GET", path: returnTo, permission: action });
+    await logDeniedRequest(getDb(), {
+      actor: check.actor,
+      status: 403,
+      code: "forbidden",
+      message: `Your role (${check.actor.role}) may not ${action}.`,
+      method: "GET",
+      path: returnTo,
+      permission: action,
+    });
     redirect(`/forbidden?action=${encodeURIComponent(action)}`);
   }
   return check.actor;

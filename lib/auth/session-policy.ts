@@ -19,5 +19,8 @@ type Variables = Readonly<Record<string, string | undefined>>;
 /** The session limits: this process's environment (validated at startup), or a given set of variables (tests). */
 export function sessionPolicy(variables?: Variables): SessionPolicy {
   const { IDEM_SESSION_IDLE, IDEM_SESSION_MAX_AGE } = variables ? parseEnvironment(variables) : env();
-  return { idleMs: IDEM_SESSION_IDLE ?? DEFAULT_SESSION_IDLE_MS, maxAgeMs: IDEM_SESSION_MAX_AGE ?? DEFAULT_SESSION_MAX_AGE_MS };
+  return {
+    idleMs: IDEM_SESSION_IDLE ?? DEFAULT_SESSION_IDLE_MS,
+    maxAgeMs: IDEM_SESSION_MAX_AGE ?? DEFAULT_SESSION_MAX_AGE_MS,
+  };
 }

@@ -17,6 +17,7 @@ export function signInErrorMessage(code: string | string[] | undefined): string 
 
 /** Only same-site paths: a callbackUrl must never send someone to another origin. */
 export function safeCallbackUrl(value: string | string[] | undefined): string {
-  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\")) return "/";
+  if (typeof value !== "string" || !value.startsWith("/") || value.startsWith("//") || value.startsWith("/\\"))
+    return "/";
   return value.slice(0, 2000);
 }

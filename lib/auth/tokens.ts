@@ -33,8 +33,10 @@ export async function createToken(
   input: { name: string; role: Role; tenants?: string[]; expiresAt?: Date | null },
 ): Promise<{ token: string; summary: TokenSummary }> {
   const name = input.name.trim();
-  if (!/^[\w .:@-]{1,100}$/.test(name)) throw new UserError("token name: use 1-100 letters, digits, spaces or _ . : @ -");
-  if (!isRole(input.role)) throw new UserError(`role: expected viewer, operator or admin (got ${JSON.stringify(input.role)})`);
+  if (!/^[\w .:@-]{1,100}$/.test(name))
+    throw new UserError("token name: use 1-100 letters, digits, spaces or _ . : @ -");
+  if (!isRole(input.role))
+    throw new UserError(`role: expected viewer, operator or admin (got ${JSON.stringify(input.role)})`);
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const row = await db.$transaction(async (tx) => {
     const created = await tx.apiToken.create({
@@ -70,9 +72,13 @@ export async function revokeToken(db: Db, actor: Actor, idOrPrefix: string): Pro
       where: { OR: [{ id: idOrPrefix }, { prefix: idOrPrefix }, { name: idOrPrefix }] },
     });
     if (matches.length === 0) throw new UserError(`No token with id, prefix or name ${JSON.stringify(idOrPrefix)}.`);
-    if (matches.length > 1) throw new UserError(`${matches.length} tokens match ${JSON.stringify(idOrPrefix)}; revoke by id.`);
+    if (matches.length > 1)
+      throw new UserError(`${matches.length} tokens match ${JSON.stringify(idOrPrefix)}; revoke by id.`);
     const found = matches[0]!;
-    if (found.revokedAt) throw new UserError(`Token ${found.prefix} (${found.name}) was already revoked at ${found.revokedAt.toISOString()}.`);
+    if (found.revokedAt)
+      throw new UserError(
+        `Token ${found.prefix} (${found.name}) was already revoked at ${found.revokedAt.toISOString()}.`,
+      );
     const revoked = await tx.apiToken.update({ where: { id: found.id }, data: { revokedAt: new Date() } });
     await writeAudit(tx, actor, {
       action: "token.revoke",
@@ -96,12 +102,30 @@ export async function authenticateToken(db: Db, token: string): Promise<TokenChe
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
     void db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
   }
-  return { ok: true, actor: { kind: "token", id: row.id, name: row.name, displayName: `token ${row.name}`, role: row.role, tenants: row.tenants } };
+  return {
+    ok: true,
+    actor: {
+      kind: "token",
+      id: row.id,
+      name: row.name,
+      displayName: `token ${row.name}`,
+      role: row.role,
+      tenants: row.tenants,
+    },
+  };
 }
 
 function toSummary(row: {
-  id: string; name: string; prefix: string; role: string; tenants: string[]; createdBy: string;
-  createdAt: Date; expiresAt: Date | null; lastUsedAt: Date | null; revokedAt: Date | null;
+  id: string;
+  name: string;
+  prefix: string;
+  role: string;
+  tenants: string[];
+  createdBy: string;
+  createdAt: Date;
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
 }): TokenSummary {
   return { ...row, role: isRole(row.role) ? row.role : "viewer" };
 }

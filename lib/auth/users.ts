@@ -37,7 +37,8 @@ export async function saveUser(
   input: { email: string; name?: string; role: Role; tenants?: string[]; password?: string },
 ): Promise<ConsoleUserSummary> {
   const email = normaliseEmail(input.email);
-  if (!isRole(input.role)) throw new UserError(`role: expected viewer, operator or admin (got ${JSON.stringify(input.role)})`);
+  if (!isRole(input.role))
+    throw new UserError(`role: expected viewer, operator or admin (got ${JSON.stringify(input.role)})`);
   const passwordHash = input.password ? await hashPassword(input.password) : undefined;
   return db.$transaction(async (tx) => {
     const before = await tx.consoleUser.findUnique({ where: { email } });
@@ -67,7 +68,12 @@ export async function disableUser(db: Db, actor: Actor, email: string): Promise<
     if (!before) throw new UserError(`No user ${normalised}.`);
     const saved = await tx.consoleUser.update({ where: { email: normalised }, data: { disabledAt: new Date() } });
     const sessionsEnded = await endUserSessions(tx, saved.id, "user_disabled");
-    await writeAudit(tx, actor, { action: "user.disable", before: publicFields(before), after: publicFields(saved), evidence: { sessionsEnded } });
+    await writeAudit(tx, actor, {
+      action: "user.disable",
+      before: publicFields(before),
+      after: publicFields(saved),
+      evidence: { sessionsEnded },
+    });
     return toSummary(saved);
   });
 }
@@ -78,23 +84,42 @@ export async function listUsers(db: Db): Promise<ConsoleUserSummary[]> {
 }
 
 type UserRow = {
-  id: string; email: string; name: string; role: string; tenants: string[];
-  disabledAt: Date | null; lastSignInAt: Date | null;
+  id: string;
+  email: string;
+  name: string;
+  role: string;
+  tenants: string[];
+  disabledAt: Date | null;
+  lastSignInAt: Date | null;
 };
 
 function toSummary(row: UserRow): ConsoleUserSummary {
   return {
-    id: row.id, email: row.email, name: row.name, role: isRole(row.role) ? row.role : "viewer",
-    tenants: row.tenants, disabledAt: row.disabledAt, lastSignInAt: row.lastSignInAt,
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: isRole(row.role) ? row.role : "viewer",
+    tenants: row.tenants,
+    disabledAt: row.disabledAt,
+    lastSignInAt: row.lastSignInAt,
   };
 }
 
 function publicFields(row: UserRow) {
-  return { id: row.id, email: row.email, name: row.name, role: row.role, tenants: row.tenants, disabled: row.disabledAt !== null };
+  return {
+    id: row.id,
+    email: row.email,
+    name: row.name,
+    role: row.role,
+    tenants: row.tenants,
+    disabled: row.disabledAt !== null,
+  };
 }
 
 /** Accounts that sign in with a password: in demo mode, the demo accounts. */
-export async function listPasswordAccounts(db: Db): Promise<Pick<ConsoleUserSummary, "email" | "name" | "role" | "tenants">[]> {
+export async function listPasswordAccounts(
+  db: Db,
+): Promise<Pick<ConsoleUserSummary, "email" | "name" | "role" | "tenants">[]> {
   const rows = await db.consoleUser.findMany({
     where: { passwordHash: { not: null }, disabledAt: null },
     orderBy: [{ role: "asc" }, { email: "asc" }],

@@ -25,17 +25,24 @@ export async function measureApiSide(
     const started = performance.now();
     const { status, body } = await send(server, request);
     const elapsed = performance.now() - started;
-    if (status !== 200) throw new Error(`${benchCase.name}: ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
+    if (status !== 200)
+      throw new Error(`${benchCase.name}: ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
     if (k >= warmup) samples.push(elapsed);
     responseBytes = Buffer.byteLength(body);
   }
   return { samples, responseBytes };
 }
 
-async function send(server: { baseUrl: string; authorization: string }, request: ApiRequest): Promise<{ status: number; body: string }> {
+async function send(
+  server: { baseUrl: string; authorization: string },
+  request: ApiRequest,
+): Promise<{ status: number; body: string }> {
   const response = await fetch(`${server.baseUrl}${request.path}`, {
     method: request.method,
-    headers: { authorization: server.authorization, ...(request.body !== undefined ? { "content-type": "application/json" } : {}) },
+    headers: {
+      authorization: server.authorization,
+      ...(request.body !== undefined ? { "content-type": "application/json" } : {}),
+    },
     body: request.body !== undefined ? JSON.stringify(request.body) : undefined,
   });
   return { status: response.status, body: await response.text() };

@@ -37,7 +37,13 @@ export type BenchCase = {
   api(input: string): ApiRequest;
 };
 
-export type CaseContext = { actor: Actor; config: IdemConfig; rows: number; load: { rows: number; end: string }; log: (line: string) => void };
+export type CaseContext = {
+  actor: Actor;
+  config: IdemConfig;
+  rows: number;
+  load: { rows: number; end: string };
+  log: (line: string) => void;
+};
 
 const DEEP_ROWS = 100_000;
 
@@ -86,7 +92,9 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
     const before = appendedThrough;
     appendedThrough = await appendLiveTraffic(url, context.load, appendedThrough, new Date());
     const { minutes } = await rollUpSettled(db, new Date());
-    context.log(`live traffic: ${(appendedThrough - before).toLocaleString("en-US")} rows appended up to 2 s ago (${(appendedThrough - context.load.rows).toLocaleString("en-US")} since the load); ${minutes.rolledUp} settled minutes rolled up`);
+    context.log(
+      `live traffic: ${(appendedThrough - before).toLocaleString("en-US")} rows appended up to 2 s ago (${(appendedThrough - context.load.rows).toLocaleString("en-US")} since the load); ${minutes.rolledUp} settled minutes rolled up`,
+    );
   };
   const sampleKeys = Array.from({ length: 20 }, (_, j) => benchKey(1 + Math.floor(((j + 0.5) / 20) * rows)));
   const now = () => new Date();
@@ -110,21 +118,36 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: `list, ${Math.min(DEEP_ROWS, Math.floor(rows / 2)).toLocaleString("en-US")} rows deep (keyset)`,
       targets: { sqlP95Ms: 5, apiP95Ms: 100 },
       inputs: cursors,
-      console: (db, cursor) => loadRecordsListing(db, actor, listQuery({ cursor: decodeOrThrow(cursor) }), config, now()),
+      console: (db, cursor) =>
+        loadRecordsListing(db, actor, listQuery({ cursor: decodeOrThrow(cursor) }), config, now()),
       api: (cursor) => ({ method: "GET", path: recordsPath({ cursor }) }),
     },
     {
       name: "filtered list (acme + charge_card + completed)",
       targets: { sqlP95Ms: 5, apiP95Ms: 100 },
       inputs: [""],
-      console: (db) => loadRecordsListing(db, actor, listQuery({ tenant: "acme", tool: "charge_card", status: "completed" }), config, now()),
+      console: (db) =>
+        loadRecordsListing(
+          db,
+          actor,
+          listQuery({ tenant: "acme", tool: "charge_card", status: "completed" }),
+          config,
+          now(),
+        ),
       api: () => ({ method: "GET", path: recordsPath({ tenant: "acme", tool: "charge_card", status: "completed" }) }),
     },
     {
       name: "filtered list (acme + charge_card + in_progress)",
       targets: { sqlP95Ms: 5, apiP95Ms: 100 },
       inputs: [""],
-      console: (db) => loadRecordsListing(db, actor, listQuery({ tenant: "acme", tool: "charge_card", status: "in_progress" }), config, now()),
+      console: (db) =>
+        loadRecordsListing(
+          db,
+          actor,
+          listQuery({ tenant: "acme", tool: "charge_card", status: "in_progress" }),
+          config,
+          now(),
+        ),
       api: () => ({ method: "GET", path: recordsPath({ tenant: "acme", tool: "charge_card", status: "in_progress" }) }),
     },
     {
@@ -154,8 +177,17 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       targets: { sqlP95Ms: null, apiP95Ms: 150 },
       inputs: stuckKeys,
       fresh: true,
-      console: (db, key) => resolveRecord(db, config, actor, key, { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null }),
-      api: (key) => ({ method: "POST", path: `/api/v1/records/${key}/resolve`, body: { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null } }),
+      console: (db, key) =>
+        resolveRecord(db, config, actor, key, {
+          action: "complete",
+          reason: "bench: processor says taken",
+          expectedUpdatedAt: null,
+        }),
+      api: (key) => ({
+        method: "POST",
+        path: `/api/v1/records/${key}/resolve`,
+        body: { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null },
+      }),
     },
     {
       name: "tools audit, 24 h",

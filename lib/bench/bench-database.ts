@@ -11,7 +11,9 @@ export type BenchDatabase = { name: string; url: string; drop(): Promise<void> }
  * A fresh database for one bench run, on the server DATABASE_URL names: the bench loads
  * millions of rows and must never write them into a database someone uses.
  */
-export async function createBenchDatabase(serverUrl = env().DATABASE_URL ?? DEFAULT_SERVER_URL): Promise<BenchDatabase> {
+export async function createBenchDatabase(
+  serverUrl = env().DATABASE_URL ?? DEFAULT_SERVER_URL,
+): Promise<BenchDatabase> {
   const admin = parseDatabaseUrl(serverUrl);
   const name = `idem_bench_${new Date().toISOString().replace(/\D/g, "").slice(0, 14)}_${Math.random().toString(16).slice(2, 6)}`;
   await withAdmin(admin, (client) => client.query(`CREATE DATABASE "${name}"`));
@@ -20,7 +22,10 @@ export async function createBenchDatabase(serverUrl = env().DATABASE_URL ?? DEFA
   return {
     name,
     url: url.toString(),
-    drop: () => withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(() => undefined),
+    drop: () =>
+      withAdmin(admin, (client) => client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`)).then(
+        () => undefined,
+      ),
   };
 }
 

@@ -42,11 +42,20 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
       const match = /^\/references\/([^/?]+)$/.exec(request.url ?? "");
       response.setHeader("content-type", "application/json");
       if (!match) return response.writeHead(404).end(JSON.stringify({ error: "not found" }));
-      response.end(JSON.stringify({ status: "succeeded", receipt: { id: `ch_bench_${match[1]!.slice(0, 12)}`, status: "succeeded" } }));
+      response.end(
+        JSON.stringify({
+          status: "succeeded",
+          receipt: { id: `ch_bench_${match[1]!.slice(0, 12)}`, status: "succeeded" },
+        }),
+      );
     }),
   );
   const processorUrl = `http://127.0.0.1:${(processor.address() as AddressInfo).port}`;
-  const config = { tools: Object.fromEntries(TOOLS.map((tool) => [tool, { processor: { type: "http" as const, baseUrl: processorUrl } }])) };
+  const config = {
+    tools: Object.fromEntries(
+      TOOLS.map((tool) => [tool, { processor: { type: "http" as const, baseUrl: processorUrl } }]),
+    ),
+  };
   const dir = mkdtempSync(path.join(tmpdir(), "idem-bench-"));
   const configFile = path.join(dir, "idem.config.json");
   writeFileSync(configFile, JSON.stringify(config));
@@ -55,7 +64,15 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
   const port = await freePort();
   const baseUrl = `http://127.0.0.1:${port}`;
   const child = spawn(process.execPath, [nextBin(), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: childEnvironment({ ...signInMethod(), DATABASE_URL: databaseUrl, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: secret, IDEM_CONFIG: configFile, NEXT_TELEMETRY_DISABLED: "1", IDEM_DEMO: "" }),
+    env: childEnvironment({
+      ...signInMethod(),
+      DATABASE_URL: databaseUrl,
+      NEXTAUTH_URL: baseUrl,
+      NEXTAUTH_SECRET: secret,
+      IDEM_CONFIG: configFile,
+      NEXT_TELEMETRY_DISABLED: "1",
+      IDEM_DEMO: "",
+    }),
     stdio: ["ignore", "pipe", "pipe"],
   });
   const output: string[] = [];
@@ -82,8 +99,17 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
       const user = await saveUser(db, cliActor(), { email: "bench@bench.test", name: "Bench", role: "admin" });
       // A session the console knows (console_session), as a sign-in would start: a cookie without one is signed out.
       const sid = await startSession(db, user.id, "idem bench");
-      const jwt = await encode({ token: { uid: user.id, sub: user.id, email: user.email, name: user.name, sid }, secret });
-      return { baseUrl, authorization: `Bearer ${token}`, sessionCookie: `next-auth.session-token=${jwt}`, config, stop };
+      const jwt = await encode({
+        token: { uid: user.id, sub: user.id, email: user.email, name: user.name, sid },
+        secret,
+      });
+      return {
+        baseUrl,
+        authorization: `Bearer ${token}`,
+        sessionCookie: `next-auth.session-token=${jwt}`,
+        config,
+        stop,
+      };
     } finally {
       await db.$disconnect();
     }
@@ -116,7 +142,8 @@ async function freePort(): Promise<number> {
 async function waitForHealth(baseUrl: string, child: ChildProcess, output: string[]): Promise<void> {
   const deadline = Date.now() + 60_000;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before answering:\n${output.join("\n")}`);
+    if (child.exitCode !== null)
+      throw new Error(`the console exited (${child.exitCode}) before answering:\n${output.join("\n")}`);
     try {
       const response = await fetch(`${baseUrl}/api/health`);
       if (response.ok) return;

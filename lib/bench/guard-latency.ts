@@ -3,7 +3,11 @@ import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { summarise, type LatencySummary } from "@/lib/bench/percentiles";
 import { withIdempotency } from "@/lib/idempotency/guard";
-import { REFERENCE_CLAIM as TEXT_CLAIM, REFERENCE_COMPLETE as TEXT_COMPLETE, REFERENCE_LOOK_UP as TEXT_READ } from "@/lib/idempotency/reference-statements";
+import {
+  REFERENCE_CLAIM as TEXT_CLAIM,
+  REFERENCE_COMPLETE as TEXT_COMPLETE,
+  REFERENCE_LOOK_UP as TEXT_READ,
+} from "@/lib/idempotency/reference-statements";
 
 export type GuardLatencyReport = {
   iterations: number;
@@ -20,12 +24,27 @@ const RECEIPT = JSON.stringify({ id: "ch_bench", status: "succeeded", amount_cen
  * measured: the reference writer's statements against the guard, one caller at a time, on
  * one connection each, alternating so both see the same machine state.
  */
-export async function measureGuardLatency(url: string, iterations: number, onProgress?: (done: number) => void): Promise<GuardLatencyReport> {
+export async function measureGuardLatency(
+  url: string,
+  iterations: number,
+  onProgress?: (done: number) => void,
+): Promise<GuardLatencyReport> {
   const pool = new pg.Pool({ connectionString: url, max: 1 });
   let roundTrips = 0;
-  const counted = { query: (text: string, params?: unknown[]) => ((roundTrips += 1), pool.query(text, params)) } as unknown as pg.Pool;
-  const run = withIdempotency({ db: counted, tool: "bench", statusTool: "bench_status", recordEvents: true }, async () => JSON.parse(RECEIPT) as unknown);
-  const samples = { textFresh: [] as number[], textRepeat: [] as number[], textClaim: [] as number[], guardFresh: [] as number[], guardRepeat: [] as number[] };
+  const counted = {
+    query: (text: string, params?: unknown[]) => ((roundTrips += 1), pool.query(text, params)),
+  } as unknown as pg.Pool;
+  const run = withIdempotency(
+    { db: counted, tool: "bench", statusTool: "bench_status", recordEvents: true },
+    async () => JSON.parse(RECEIPT) as unknown,
+  );
+  const samples = {
+    textFresh: [] as number[],
+    textRepeat: [] as number[],
+    textClaim: [] as number[],
+    guardFresh: [] as number[],
+    guardRepeat: [] as number[],
+  };
   const trips = { textFresh: 0, textRepeat: 0, guardFresh: 0, guardRepeat: 0 };
   const prefix = randomBytes(6).toString("hex");
   try {
@@ -57,7 +76,10 @@ export async function measureGuardLatency(url: string, iterations: number, onPro
       trips.guardRepeat = roundTrips;
       onProgress?.(i + 1);
     }
-    await pool.query(`DELETE FROM idempotency WHERE tenant = 'bench' AND (key LIKE $1 OR subject = $2)`, [`${prefix}%`, prefix]);
+    await pool.query(`DELETE FROM idempotency WHERE tenant = 'bench' AND (key LIKE $1 OR subject = $2)`, [
+      `${prefix}%`,
+      prefix,
+    ]);
     await pool.query(`DELETE FROM idempotency_event WHERE tool = 'bench' AND tenant = 'bench'`);
   } finally {
     await pool.end();
@@ -65,9 +87,16 @@ export async function measureGuardLatency(url: string, iterations: number, onPro
   const textClaim = summarise(samples.textClaim);
   return {
     iterations,
-    referenceTextMs: { fresh: summarise(samples.textFresh), repeat: summarise(samples.textRepeat), claimOnly: textClaim },
+    referenceTextMs: {
+      fresh: summarise(samples.textFresh),
+      repeat: summarise(samples.textRepeat),
+      claimOnly: textClaim,
+    },
     guardMs: { fresh: summarise(samples.guardFresh), repeat: summarise(samples.guardRepeat) },
-    roundTrips: { referenceText: { fresh: 2, repeat: 2 }, guard: { fresh: trips.guardFresh, repeat: trips.guardRepeat } },
+    roundTrips: {
+      referenceText: { fresh: 2, repeat: 2 },
+      guard: { fresh: trips.guardFresh, repeat: trips.guardRepeat },
+    },
     textClaimMedianMs: textClaim.p50Ms,
   };
 }

@@ -72,9 +72,20 @@ WHERE i.schemaname = current_schema() AND i.tablename IN ('idempotency', 'idempo
   AND i.indexname <> 'idempotency_event_pkey'
 ORDER BY i.indexname`;
 
-type DroppedIndex = { name: string; definition: string; constraint_name: string | null; constraint_definition: string | null; table_name: string };
+type DroppedIndex = {
+  name: string;
+  definition: string;
+  constraint_name: string | null;
+  constraint_definition: string | null;
+  table_name: string;
+};
 
-export type LoadReport = { rows: number; events: number; end: string; seconds: { rows: number; indexes: number; rollup: number; vacuum: number } };
+export type LoadReport = {
+  rows: number;
+  events: number;
+  end: string;
+  seconds: { rows: number; indexes: number; rollup: number; vacuum: number };
+};
 
 export async function loadBenchData(url: string, rows: number, progress: ProgressBar): Promise<LoadReport> {
   const [a, b] = [new pg.Client({ connectionString: url }), new pg.Client({ connectionString: url })];
@@ -90,7 +101,11 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
     }
     const { rows: dropped } = await a.query<DroppedIndex>(DROPPED_INDEXES);
     for (const index of dropped) {
-      await a.query(index.constraint_name ? `ALTER TABLE "${index.table_name}" DROP CONSTRAINT "${index.constraint_name}"` : `DROP INDEX "${index.name}"`);
+      await a.query(
+        index.constraint_name
+          ? `ALTER TABLE "${index.table_name}" DROP CONSTRAINT "${index.constraint_name}"`
+          : `DROP INDEX "${index.name}"`,
+      );
     }
 
     let started = Date.now();
@@ -126,7 +141,9 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
       progress.start(CATCH_UP_HOURS, "rollup ");
       // Hours only: minute slices are rolled once the traffic since the load is appended (appendLiveTraffic),
       // or they would be rolled empty for the minutes the load took.
-      await rollUpClosedHours(db, new Date(), { onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)) });
+      await rollUpClosedHours(db, new Date(), {
+        onHour: (hour, done) => progress.update(done, hour.toISOString().slice(0, 13)),
+      });
       progress.stop();
     } finally {
       await db.$disconnect();
@@ -152,7 +169,12 @@ export async function loadBenchData(url: string, rows: number, progress: Progres
  * to 1.5 s after its claim, an event 2 s after, and neither may lie in the future. Returns the last
  * row number written.
  */
-export async function appendLiveTraffic(url: string, load: { rows: number; end: string }, appendedThrough: number, until: Date): Promise<number> {
+export async function appendLiveTraffic(
+  url: string,
+  load: { rows: number; end: string },
+  appendedThrough: number,
+  until: Date,
+): Promise<number> {
   const stepSeconds = (HISTORY_HOURS * 3600) / load.rows;
   const start = new Date(Date.parse(load.end) - HISTORY_HOURS * 3_600_000);
   const last = load.rows + Math.floor((until.getTime() - 2_000 - Date.parse(load.end)) / 1000 / stepSeconds);
@@ -161,7 +183,12 @@ export async function appendLiveTraffic(url: string, load: { rows: number; end: 
   await client.connect();
   try {
     for (let first = appendedThrough + 1; first <= last; first += CHUNK_ROWS) {
-      await client.query(INSERT_CHUNK, [first, Math.min(last, first + CHUNK_ROWS - 1), start.toISOString(), stepSeconds]);
+      await client.query(INSERT_CHUNK, [
+        first,
+        Math.min(last, first + CHUNK_ROWS - 1),
+        start.toISOString(),
+        stepSeconds,
+      ]);
     }
   } finally {
     await client.end();

@@ -19,12 +19,18 @@ export type PageWeight = {
  * The records page as a signed-in browser gets it: every script the HTML references is fetched
  * and compressed; time to first byte and to the last byte of the streamed HTML, `iterations` times.
  */
-export async function measurePageWeight(baseUrl: string, cookie: string, path: string, iterations: number): Promise<PageWeight> {
+export async function measurePageWeight(
+  baseUrl: string,
+  cookie: string,
+  path: string,
+  iterations: number,
+): Promise<PageWeight> {
   const first = await get(baseUrl, path, cookie);
   if (first.status !== 200) throw new Error(`${path} answered ${first.status} to a signed-in request`);
   const html = first.body.toString("utf8");
   // A page that redirects after streaming began still answers 200: make sure this is the signed-in page.
-  if (!html.includes('data-testid="facets"')) throw new Error(`${path} did not render the records page for the signed-in bench user (a sign-in redirect?)`);
+  if (!html.includes('data-testid="facets"'))
+    throw new Error(`${path} did not render the records page for the signed-in bench user (a sign-in redirect?)`);
   const sources = [...new Set([...html.matchAll(/<script[^>]+src="([^"]+\.js[^"]*)"/g)].map((m) => m[1]!))];
   let raw = 0;
   let gzip = 0;
@@ -51,7 +57,11 @@ export async function measurePageWeight(baseUrl: string, cookie: string, path: s
   };
 }
 
-function get(baseUrl: string, path: string, cookie: string): Promise<{ status: number; body: Buffer; ttfbMs: number; fullMs: number }> {
+function get(
+  baseUrl: string,
+  path: string,
+  cookie: string,
+): Promise<{ status: number; body: Buffer; ttfbMs: number; fullMs: number }> {
   const url = new URL(path, baseUrl);
   return new Promise((resolve, reject) => {
     const started = performance.now();
@@ -59,7 +69,14 @@ function get(baseUrl: string, path: string, cookie: string): Promise<{ status: n
       const ttfbMs = performance.now() - started;
       const chunks: Buffer[] = [];
       response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body: Buffer.concat(chunks), ttfbMs, fullMs: performance.now() - started }));
+      response.on("end", () =>
+        resolve({
+          status: response.statusCode ?? 0,
+          body: Buffer.concat(chunks),
+          ttfbMs,
+          fullMs: performance.now() - started,
+        }),
+      );
       response.on("error", reject);
     });
     req.on("error", reject);

@@ -43,13 +43,16 @@ export function checkPlan(plan: PlanNode, big: ReadonlyMap<string, number>): str
   const visit = (node: PlanNode) => {
     const relation = node["Relation Name"];
     if (node["Node Type"] === "Seq Scan" && relation && big.has(relation)) {
-      problems.push(`sequential scan of ${relation} (${rowsOf(node).toLocaleString("en-US")} rows returned, ${(node["Rows Removed by Filter"] ?? 0).toLocaleString("en-US")} removed)`);
+      problems.push(
+        `sequential scan of ${relation} (${rowsOf(node).toLocaleString("en-US")} rows returned, ${(node["Rows Removed by Filter"] ?? 0).toLocaleString("en-US")} removed)`,
+      );
     }
     if (node["Node Type"] === "Sort" || node["Node Type"] === "Incremental Sort") {
       const input = (node.Plans ?? []).reduce((sum, child) => sum + rowsOf(child), 0);
       const from = [...new Set(scannedRelations(node).filter((r) => big.has(r)))];
       const tableRows = Math.max(0, ...from.map((r) => big.get(r) ?? 0));
-      if (from.length > 0 && input >= Math.max(SORT_ROWS_LIMIT, tableRows * SORT_TABLE_SHARE)) problems.push(`sort of ${input.toLocaleString("en-US")} rows from ${from.join(", ")}`);
+      if (from.length > 0 && input >= Math.max(SORT_ROWS_LIMIT, tableRows * SORT_TABLE_SHARE))
+        problems.push(`sort of ${input.toLocaleString("en-US")} rows from ${from.join(", ")}`);
     }
     for (const child of node.Plans ?? []) visit(child);
   };
@@ -63,9 +66,11 @@ export function planShape(plan: PlanNode, depth = 0): string[] {
   if (plan["Index Name"]) parts.push(`using ${plan["Index Name"]}`);
   if (plan["Relation Name"]) parts.push(`on ${plan["Relation Name"]}`);
   const details = [`rows ${rowsOf(plan).toLocaleString("en-US")}`];
-  if (plan["Rows Removed by Filter"]) details.push(`removed by filter ${plan["Rows Removed by Filter"].toLocaleString("en-US")}`);
+  if (plan["Rows Removed by Filter"])
+    details.push(`removed by filter ${plan["Rows Removed by Filter"].toLocaleString("en-US")}`);
   if (plan["Sort Method"]) details.push(plan["Sort Method"]);
-  if (depth === 0) details.push(`buffers hit ${plan["Shared Hit Blocks"] ?? 0} read ${plan["Shared Read Blocks"] ?? 0}`);
+  if (depth === 0)
+    details.push(`buffers hit ${plan["Shared Hit Blocks"] ?? 0} read ${plan["Shared Read Blocks"] ?? 0}`);
   const line = `${"  ".repeat(depth)}${parts.join(" ")} (${details.join(", ")})`;
   return [line, ...(plan.Plans ?? []).flatMap((child) => planShape(child, depth + 1))];
 }

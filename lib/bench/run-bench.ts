@@ -47,11 +47,24 @@ export type BenchReport = {
   planProblems: string[];
 };
 
-export type BenchOptions = { rows: number; iterations: number; keep: boolean; progress: ProgressBar; log: (line: string) => void };
+export type BenchOptions = {
+  rows: number;
+  iterations: number;
+  keep: boolean;
+  progress: ProgressBar;
+  log: (line: string) => void;
+};
 
 /** A table is "big" for the plan check from this many rows: a seq scan or sort of it grows with the data. */
 const BIG_TABLE_ROWS = 100_000;
-const BENCH_ACTOR: Actor = { kind: "token", id: "bench", name: "bench", displayName: "token bench", role: "admin", tenants: [] };
+const BENCH_ACTOR: Actor = {
+  kind: "token",
+  id: "bench",
+  name: "bench",
+  displayName: "token bench",
+  role: "admin",
+  tenants: [],
+};
 
 export async function runBench(options: BenchOptions): Promise<BenchReport> {
   const { rows, iterations, progress, log } = options;
@@ -61,7 +74,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     await migrate(database.url);
     const load = await loadBenchData(database.url, rows, progress);
-    log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events in ${Object.entries(load.seconds).map(([k, s]) => `${k} ${s.toFixed(1)} s`).join(", ")}`);
+    log(
+      `loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events in ${Object.entries(
+        load.seconds,
+      )
+        .map(([k, s]) => `${k} ${s.toFixed(1)} s`)
+        .join(", ")}`,
+    );
 
     log("starting the production server (building first if the build is stale)…");
     const server = await startBenchServer(database.url, log);
@@ -91,13 +110,23 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
       log("the guard's claim path on the loaded table…");
       const guard = await measureGuardLatency(database.url, Math.max(200, iterations * 5));
-      const page = await measurePageWeight(server.baseUrl, server.sessionCookie, "/records", Math.max(10, Math.min(50, iterations)));
+      const page = await measurePageWeight(
+        server.baseUrl,
+        server.sessionCookie,
+        "/records",
+        Math.max(10, Math.min(50, iterations)),
+      );
       const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
       return {
         rows,
         results,
         iterations,
-        machine: { cpus: os.cpus().length, cpuModel: os.cpus()[0]?.model ?? "unknown", postgres: version[0]?.server_version ?? "unknown", date: new Date().toISOString() },
+        machine: {
+          cpus: os.cpus().length,
+          cpuModel: os.cpus()[0]?.model ?? "unknown",
+          postgres: version[0]?.server_version ?? "unknown",
+          date: new Date().toISOString(),
+        },
         load,
         guard,
         page,
@@ -125,9 +154,13 @@ function toResult(
   const s = summarise(sql.samples);
   const a = summarise(api.samples);
   const missed: string[] = [];
-  if (targets.sqlP95Ms !== null && s.p95Ms > targets.sqlP95Ms) missed.push(`SQL p95 ${s.p95Ms} ms > ${targets.sqlP95Ms} ms`);
-  if (targets.apiP95Ms !== null && a.p95Ms > targets.apiP95Ms) missed.push(`API p95 ${a.p95Ms} ms > ${targets.apiP95Ms} ms`);
-  const plan = sql.plans.map((p) => [`-- ${p.executionMs.toFixed(3)} ms: ${p.sql}`, ...p.shape.map((line) => `   ${line}`)].join("\n")).join("\n");
+  if (targets.sqlP95Ms !== null && s.p95Ms > targets.sqlP95Ms)
+    missed.push(`SQL p95 ${s.p95Ms} ms > ${targets.sqlP95Ms} ms`);
+  if (targets.apiP95Ms !== null && a.p95Ms > targets.apiP95Ms)
+    missed.push(`API p95 ${a.p95Ms} ms > ${targets.apiP95Ms} ms`);
+  const plan = sql.plans
+    .map((p) => [`-- ${p.executionMs.toFixed(3)} ms: ${p.sql}`, ...p.shape.map((line) => `   ${line}`)].join("\n"))
+    .join("\n");
   return {
     name,
     sqlP50Ms: s.p50Ms,

@@ -43,10 +43,13 @@ export async function measureSqlSide(
   if (benchCase.fresh) {
     const [template, ...rest] = benchCase.inputs;
     if (template === undefined || rest.length < warmup + iterations + 1) {
-      throw new Error(`${benchCase.name}: ${benchCase.inputs.length} inputs, ${warmup + iterations + 2} needed for the SQL side`);
+      throw new Error(
+        `${benchCase.name}: ${benchCase.inputs.length} inputs, ${warmup + iterations + 2} needed for the SQL side`,
+      );
     }
     const statements = await captureOnce(benchCase, capture, template);
-    const withInput = (input: string) => statements.map((s) => ({ text: s.text, values: s.values.map((v) => substitute(v, template, input)) }));
+    const withInput = (input: string) =>
+      statements.map((s) => ({ text: s.text, values: s.values.map((v) => substitute(v, template, input)) }));
     explained = withInput(rest[0]!);
     for (let k = 0; k < warmup + iterations; k += 1) runs.push(() => withInput(rest[1 + k]!));
     inputsUsed = 2 + warmup + iterations;
@@ -73,11 +76,17 @@ export async function measureSqlSide(
   return { samples, statementCount: explained.length, plans, inputsUsed };
 }
 
-async function captureOnce(benchCase: BenchCase, capture: { pool: CapturingPool; db: Db }, input: string): Promise<CapturedStatement[]> {
+async function captureOnce(
+  benchCase: BenchCase,
+  capture: { pool: CapturingPool; db: Db },
+  input: string,
+): Promise<CapturedStatement[]> {
   const { result, statements } = await capture.pool.capture(() => benchCase.console(capture.db, input));
   const failed = result as { ok?: unknown; message?: unknown } | null;
-  if (failed && failed.ok === false) throw new Error(`${benchCase.name}: the console's function refused: ${String(failed.message)}`);
-  if (result === null) throw new Error(`${benchCase.name}: the console's function found nothing for input ${input.slice(0, 80)}`);
+  if (failed && failed.ok === false)
+    throw new Error(`${benchCase.name}: the console's function refused: ${String(failed.message)}`);
+  if (result === null)
+    throw new Error(`${benchCase.name}: the console's function found nothing for input ${input.slice(0, 80)}`);
   return statements;
 }
 
@@ -85,11 +94,18 @@ function substitute(value: unknown, from: string, to: string): unknown {
   return typeof value === "string" ? value.split(from).join(to) : value;
 }
 
-async function explain(client: pg.Client, statement: CapturedStatement, big: ReadonlyMap<string, number>): Promise<StatementPlan> {
+async function explain(
+  client: pg.Client,
+  statement: CapturedStatement,
+  big: ReadonlyMap<string, number>,
+): Promise<StatementPlan> {
   // Inside a transaction that is rolled back: EXPLAIN ANALYZE runs writes for real.
   await client.query("BEGIN");
   try {
-    const { rows } = await client.query<{ "QUERY PLAN": ExplainOutput[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`, statement.values);
+    const { rows } = await client.query<{ "QUERY PLAN": ExplainOutput[] }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${statement.text}`,
+      statement.values,
+    );
     const output = rows[0]?.["QUERY PLAN"][0];
     if (!output) throw new Error(`no plan for ${oneLine(statement.text)}`);
     return {

@@ -4,7 +4,18 @@ import path from "node:path";
 import { childEnvironment, env } from "@/lib/config/environment";
 import { UserError } from "@/lib/errors/user-error";
 
-const SOURCES = ["app", "components", "lib", "generated/prisma", "types", "proxy.ts", "instrumentation.ts", "next.config.ts", "package-lock.json", "postcss.config.mjs"];
+const SOURCES = [
+  "app",
+  "components",
+  "lib",
+  "generated/prisma",
+  "types",
+  "proxy.ts",
+  "instrumentation.ts",
+  "next.config.ts",
+  "package-lock.json",
+  "postcss.config.mjs",
+];
 /** Written only after `next build` succeeds: a build that was killed halfway leaves a BUILD_ID but not this. */
 const COMPLETE_MARKER = "idem-build-complete";
 
@@ -22,7 +33,11 @@ export async function ensureProductionBuild(options: { force?: boolean; quietStd
   const builtAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
   if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
   // quietStdout: the build's output goes to stderr, for commands whose stdout is data (bench --json).
-  (options.quietStdout ? console.error : console.log)(builtAt === 0 ? "building the console (no complete build yet)…" : "sources changed since the last build: rebuilding…");
+  (options.quietStdout ? console.error : console.log)(
+    builtAt === 0
+      ? "building the console (no complete build yet)…"
+      : "sources changed since the last build: rebuilding…",
+  );
   rmSync(marker, { force: true });
   const startedAt = Date.now();
   const child = spawn(process.execPath, [nextBin(), "build"], {

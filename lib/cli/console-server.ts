@@ -29,7 +29,9 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
   try {
     if (connection.source !== "env") console.log(`embedded database: ${connection.url} (data in ${embeddedDataDir()})`);
     // Migrations as the owner (DATABASE_MIGRATE_URL) when the console serves as a least-privilege role.
-    await migrate(ownerUrl(connection), { onApplied: (name, ms) => console.log(`applied migration ${name} (${ms} ms)`) }).catch((error: unknown) => {
+    await migrate(ownerUrl(connection), {
+      onApplied: (name, ms) => console.log(`applied migration ${name} (${ms} ms)`),
+    }).catch((error: unknown) => {
       if (error instanceof UserError) throw error;
       throw new UserError(describeDatabaseError(error, ownerUrl(connection)), 1);
     });
@@ -74,7 +76,10 @@ async function startNext(options: ConsoleServerOptions, databaseUrl: string, con
     childEnv.IDEM_DEMO = "1";
     childEnv.IDEM_DEMO_ALLOW_PRODUCTION = "1"; // `idem demo` is the explicit request
   }
-  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(options.port), "-H", options.host], { env: childEnv, stdio: "inherit" });
+  const child = spawn(process.execPath, [nextBin(), "start", "-p", String(options.port), "-H", options.host], {
+    env: childEnv,
+    stdio: "inherit",
+  });
   const stop = () => child.kill("SIGTERM");
   process.on("SIGINT", stop);
   process.on("SIGTERM", stop);
@@ -93,7 +98,9 @@ async function announceWhenReady(options: ConsoleServerOptions, publicUrl: strin
       if (response.ok) {
         console.log(`\nIdem Console is up at ${publicUrl} (pid ${pid}). Ctrl-C stops it.`);
         if (options.demo) {
-          console.log(`Demo sign-ins, password "${DEMO_PASSWORD}": ${DEMO_USERS.map((u) => `${u.email} (${u.role}${u.tenants.length ? `, ${u.tenants.join(",")}` : ""})`).join(", ")}`);
+          console.log(
+            `Demo sign-ins, password "${DEMO_PASSWORD}": ${DEMO_USERS.map((u) => `${u.email} (${u.role}${u.tenants.length ? `, ${u.tenants.join(",")}` : ""})`).join(", ")}`,
+          );
         }
         return;
       }

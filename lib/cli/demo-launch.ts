@@ -54,7 +54,9 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
     mkdirSync(path.dirname(configFile), { recursive: true });
     writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`);
-    console.log(`demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`);
+    console.log(
+      `demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`,
+    );
     return { world, configFile, stop };
   } catch (error) {
     await stop();
@@ -88,8 +90,13 @@ async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: str
   bar.stop();
   // The demo processor and carrier count side effects per reference: the metrics' "side effects per
   // operation" (as seed-demo reports them; without this the demo's column read "not reported").
-  const reported = await recordProcessorSideEffects(pool, { ...world.processor.stats().sideEffectsByReference, ...world.carrier.stats().sideEffectsByReference });
-  console.log(`  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; side effects reported for ${reported.operations} operations`);
+  const reported = await recordProcessorSideEffects(pool, {
+    ...world.processor.stats().sideEffectsByReference,
+    ...world.carrier.stats().sideEffectsByReference,
+  });
+  console.log(
+    `  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; side effects reported for ${reported.operations} operations`,
+  );
   // A bulk load leaves the planner's statistics describing an empty table (and the embedded
   // database has no autovacuum to notice): the console's estimates need them fresh.
   await pool.query("ANALYZE");
@@ -98,7 +105,10 @@ async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: str
 type SavedReferences = { processor: ReferenceSnapshot; carrier: ReferenceSnapshot };
 
 function saveReferences(world: DemoWorld, file: string): void {
-  const saved: SavedReferences = { processor: world.processor.exportReferences(), carrier: world.carrier.exportReferences() };
+  const saved: SavedReferences = {
+    processor: world.processor.exportReferences(),
+    carrier: world.carrier.exportReferences(),
+  };
   mkdirSync(path.dirname(file), { recursive: true });
   writeFileSync(file, JSON.stringify(saved));
 }

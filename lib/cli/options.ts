@@ -16,17 +16,20 @@ export function parseTenantOption(value: string, previous: string[]): string[] {
 
 export function parsePortOption(value: string): number {
   const port = Number(value);
-  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new InvalidArgumentError("expected a port from 1 to 65535.");
+  if (!Number.isInteger(port) || port < 1 || port > 65535)
+    throw new InvalidArgumentError("expected a port from 1 to 65535.");
   return port;
 }
 
-const HOSTNAME = /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
+const HOSTNAME =
+  /^(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$/;
 
 /** An address to bind: an IP address or a host name; anything else would only fail after a build. */
 export function parseHostOption(value: string): string {
   const host = value.trim();
   // All-digit labels are a mistyped IP address, not a name (RFC 1123: a top-level label is never numeric).
-  if (isIP(host) === 0 && (!HOSTNAME.test(host) || /^[\d.]+$/.test(host))) throw new InvalidArgumentError("expected an IP address (0.0.0.0, 127.0.0.1, ::) or a host name.");
+  if (isIP(host) === 0 && (!HOSTNAME.test(host) || /^[\d.]+$/.test(host)))
+    throw new InvalidArgumentError("expected an IP address (0.0.0.0, 127.0.0.1, ::) or a host name.");
   return host;
 }
 
@@ -51,6 +54,7 @@ export function wholeNumberOption(min: number, max: number) {
 /** One tenant or tool name: printable, no spaces. */
 export function parseNameOption(value: string): string {
   const name = value.trim();
-  if (!/^[^\s\u0000-\u001f\u007f]{1,200}$/.test(name)) throw new InvalidArgumentError("expected a name without spaces (1-200 characters).");
+  if (!/^[^\s\u0000-\u001f\u007f]{1,200}$/.test(name))
+    throw new InvalidArgumentError("expected a name without spaces (1-200 characters).");
   return name;
 }

@@ -15,7 +15,10 @@ export function parseDuration(text: string): number | null {
 export const durationSchema = z.string().transform((text, ctx) => {
   const ms = parseDuration(text);
   if (ms === null || ms <= 0) {
-    ctx.addIssue({ code: "custom", message: `expected a positive duration like "90s", "5m" or "48h" (got ${quoteInput(text)})` });
+    ctx.addIssue({
+      code: "custom",
+      message: `expected a positive duration like "90s", "5m" or "48h" (got ${quoteInput(text)})`,
+    });
     return z.NEVER;
   }
   return ms;

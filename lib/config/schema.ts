@@ -3,23 +3,46 @@ import { z } from "zod";
 import { durationSchema } from "@/lib/config/duration";
 
 /** Milliseconds: a page or API read gives up after 5 s, a write never waits more than 2 s for a row lock, an export may run 60 s. */
-export const DEFAULT_DATABASE_TIMEOUTS = { connectTimeout: 5_000, statementTimeout: 5_000, lockTimeout: 2_000, exportStatementTimeout: 60_000 };
+export const DEFAULT_DATABASE_TIMEOUTS = {
+  connectTimeout: 5_000,
+  statementTimeout: 5_000,
+  lockTimeout: 2_000,
+  exportStatementTimeout: 60_000,
+};
 
 /** Masked when the config names none (docs/architecture.md#roles-and-permissions): card data, contact details, addresses. */
-export const DEFAULT_REDACT_PATHS = ["$..card", "$..card_number", "$..email", "$..phone", "$..address", "$..shipping_address", "$..billing_address"] as const;
+export const DEFAULT_REDACT_PATHS = [
+  "$..card",
+  "$..card_number",
+  "$..email",
+  "$..phone",
+  "$..address",
+  "$..shipping_address",
+  "$..billing_address",
+] as const;
 
 // A CR or LF in a header value would let the file smuggle headers into processor requests.
-const headerValue = z.string().regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, "a header value cannot hold control characters (CR, LF, NUL)");
-const headers = z.record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), headerValue).default({});
+const headerValue = z
+  .string()
+  .regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, "a header value cannot hold control characters (CR, LF, NUL)");
+const headers = z
+  .record(z.string().regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/, "expected an HTTP header name"), headerValue)
+  .default({});
 // Redaction runs with script expressions disabled: a filter or script path would fail on every record page.
 const redactPath = z
   .string()
   .startsWith("$", "expected a JSONPath starting with $")
-  .refine((path) => !/[?(]/.test(path), "filter and script expressions ([?(…)], (…)) are not supported in redaction paths: name the fields, e.g. $..card");
+  .refine(
+    (path) => !/[?(]/.test(path),
+    "filter and script expressions ([?(…)], (…)) are not supported in redaction paths: name the fields, e.g. $..card",
+  );
 const outboundAllowEntry = z
   .string()
   .min(1)
-  .refine((entry) => !entry.includes("/") || ipaddr.isValidCIDR(entry), "expected a host name, an IP address or a CIDR range such as 10.1.0.0/16");
+  .refine(
+    (entry) => !entry.includes("/") || ipaddr.isValidCIDR(entry),
+    "expected a host name, an IP address or a CIDR range such as 10.1.0.0/16",
+  );
 const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
 const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
 
@@ -51,7 +74,9 @@ export const configSchema = z
     mcpServers: z.array(mcpServerSchema).default([]),
     redact: z.array(redactPath).default([...DEFAULT_REDACT_PATHS]),
     // Masks by value under any key, on by default: e-mail addresses and card numbers (Luhn).
-    redactValues: z.strictObject({ email: z.boolean().default(true), cardNumbers: z.boolean().default(true) }).default({ email: true, cardNumbers: true }),
+    redactValues: z
+      .strictObject({ email: z.boolean().default(true), cardNumbers: z.boolean().default(true) })
+      .default({ email: true, cardNumbers: true }),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
     // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
     outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),
@@ -68,7 +93,12 @@ export const configSchema = z
   .superRefine((config, ctx) => {
     const names = new Set<string>();
     config.mcpServers.forEach((server, i) => {
-      if (names.has(server.name)) ctx.addIssue({ code: "custom", path: ["mcpServers", i, "name"], message: `duplicate server name ${JSON.stringify(server.name)}` });
+      if (names.has(server.name))
+        ctx.addIssue({
+          code: "custom",
+          path: ["mcpServers", i, "name"],
+          message: `duplicate server name ${JSON.stringify(server.name)}`,
+        });
       names.add(server.name);
     });
     for (const [tool, settings] of Object.entries(config.tools)) {

@@ -47,7 +47,8 @@ function createConsoleClient(kind: ConsoleRequestKind): Db {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== "$transaction" || typeof value !== "function") return value;
-      return (...args: unknown[]) => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(rethrowForPage);
+      return (...args: unknown[]) =>
+        (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(rethrowForPage);
     },
   });
 }

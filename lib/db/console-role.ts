@@ -30,8 +30,14 @@ const CONSOLE_STATE = "SELECT, INSERT, UPDATE, DELETE";
  * grants by default privileges, so a new table never needs this run again — but running it again
  * is harmless and re-applies the table rules above.
  */
-export async function grantConsoleRole(ownerUrl: string, options: { role: string; password?: string }): Promise<ConsoleRoleReport> {
-  if (!ROLE_NAME.test(options.role)) throw new UserError(`--role: expected a lower-case SQL name such as idem_console (got ${JSON.stringify(options.role)})`);
+export async function grantConsoleRole(
+  ownerUrl: string,
+  options: { role: string; password?: string },
+): Promise<ConsoleRoleReport> {
+  if (!ROLE_NAME.test(options.role))
+    throw new UserError(
+      `--role: expected a lower-case SQL name such as idem_console (got ${JSON.stringify(options.role)})`,
+    );
   const client = new pg.Client({ connectionString: ownerUrl });
   await client.connect();
   const role = pg.escapeIdentifier(options.role);
@@ -42,22 +48,42 @@ export async function grantConsoleRole(ownerUrl: string, options: { role: string
   };
   try {
     await client.query("BEGIN");
-    const { rows: schemaRows } = await client.query<{ schema: string; database: string; owner: string }>("SELECT current_schema() AS schema, current_database() AS database, current_user AS owner");
+    const { rows: schemaRows } = await client.query<{ schema: string; database: string; owner: string }>(
+      "SELECT current_schema() AS schema, current_database() AS database, current_user AS owner",
+    );
     const { schema, database } = schemaRows[0]!;
-    if (options.role === schemaRows[0]!.owner) throw new UserError(`--role: ${options.role} is the role running this command (the owner); name a new role for the console`);
+    if (options.role === schemaRows[0]!.owner)
+      throw new UserError(
+        `--role: ${options.role} is the role running this command (the owner); name a new role for the console`,
+      );
     const { rows: tables } = await client.query<{ name: string }>(
       "SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace WHERE n.nspname = $1 AND c.relkind IN ('r', 'p') ORDER BY 1",
       [schema],
     );
-    if (!tables.some((t) => t.name === "idempotency")) throw new UserError(`no idempotency table in schema ${schema}: run \`npm run idem -- migrate\` as the owner first`, 1);
+    if (!tables.some((t) => t.name === "idempotency"))
+      throw new UserError(
+        `no idempotency table in schema ${schema}: run \`npm run idem -- migrate\` as the owner first`,
+        1,
+      );
     const { rowCount } = await client.query("SELECT 1 FROM pg_roles WHERE rolname = $1", [options.role]);
     const created = rowCount === 0;
     if (created) await run(`CREATE ROLE ${role} LOGIN`);
     const password = options.password === undefined ? "" : ` PASSWORD ${pg.escapeLiteral(options.password)}`;
-    await client.query(`ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS${password}`);
-    grants.push(`ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS${password ? " PASSWORD '…'" : ""}`);
-    const owned = await client.query<{ name: string }>("SELECT c.relname AS name FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = $1", [options.role]);
-    if (owned.rows.length > 0) throw new UserError(`${options.role} owns ${owned.rows.map((r) => r.name).join(", ")}: the console's role must own nothing; reassign them to the owner first (REASSIGN OWNED BY ${options.role} TO …)`, 1);
+    await client.query(
+      `ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS${password}`,
+    );
+    grants.push(
+      `ALTER ROLE ${role} LOGIN NOSUPERUSER NOCREATEDB NOCREATEROLE NOREPLICATION NOBYPASSRLS${password ? " PASSWORD '…'" : ""}`,
+    );
+    const owned = await client.query<{ name: string }>(
+      "SELECT c.relname AS name FROM pg_class c JOIN pg_roles r ON r.oid = c.relowner WHERE r.rolname = $1",
+      [options.role],
+    );
+    if (owned.rows.length > 0)
+      throw new UserError(
+        `${options.role} owns ${owned.rows.map((r) => r.name).join(", ")}: the console's role must own nothing; reassign them to the owner first (REASSIGN OWNED BY ${options.role} TO …)`,
+        1,
+      );
 
     const ns = pg.escapeIdentifier(schema);
     await run(`GRANT CONNECT ON DATABASE ${pg.escapeIdentifier(database)} TO ${role}`);

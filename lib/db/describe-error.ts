@@ -53,13 +53,30 @@ export function describeDatabaseError(error: unknown, url?: string): string {
     case "55P03":
       return `The database${where} could not lock the row within lock_timeout: another writer holds it (${e.message}).`;
     default:
-      if (databaseFaultOf(error) === "unavailable") return `Cannot use the database${where} right now: ${e.message ?? String(error)}.`;
+      if (databaseFaultOf(error) === "unavailable")
+        return `Cannot use the database${where} right now: ${e.message ?? String(error)}.`;
       return `Database error${where}: ${e.message ?? String(error)}`;
   }
 }
 
 const UNAVAILABLE = new Set([
-  ...["P1000", "P1001", "P1002", "P1003", "P1010", "P1017", "ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "ETIMEDOUT", "ECONNRESET", "EPIPE", "3D000", "28P01", "28000"],
+  ...[
+    "P1000",
+    "P1001",
+    "P1002",
+    "P1003",
+    "P1010",
+    "P1017",
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "ETIMEDOUT",
+    "ECONNRESET",
+    "EPIPE",
+    "3D000",
+    "28P01",
+    "28000",
+  ],
   // admin_shutdown (pg_terminate_backend, a fast shutdown), crash_shutdown, cannot_connect_now (shutting down,
   // starting up, in recovery), too_many_connections, the connection_exception class.
   ...["57P01", "57P02", "57P03", "53300", "08000", "08001", "08003", "08004", "08006", "08P01"],
@@ -91,7 +108,9 @@ export function databaseFaultOf(error: unknown): DatabaseFault | null {
   if (e.code === "57014") return "timeout";
   if (e.code === "55P03") return "locked";
   if (e.code !== undefined && UNAVAILABLE.has(e.code)) return "unavailable";
-  const messages = [e.message, (error as { message?: string } | null)?.message].filter((m): m is string => typeof m === "string");
+  const messages = [e.message, (error as { message?: string } | null)?.message].filter(
+    (m): m is string => typeof m === "string",
+  );
   if (messages.some((message) => UNAVAILABLE_MESSAGES.some((pattern) => pattern.test(message)))) return "unavailable";
   return null;
 }
@@ -112,10 +131,12 @@ function unwrap(error: unknown): PgLikeError {
     const e = error as PgLikeError;
     // Prisma's errors carry the adapter's verdict in meta; a bare DriverAdapterError (from BEGIN or ROLLBACK
     // of a transaction) carries it as its cause; the verdict itself has a kind.
-    const cause = e.meta?.driverAdapterError?.cause ?? (e.kind ? e : !e.code && isVerdict(e.cause) ? e.cause : undefined);
+    const cause =
+      e.meta?.driverAdapterError?.cause ?? (e.kind ? e : !e.code && isVerdict(e.cause) ? e.cause : undefined);
     if (cause?.kind && ADAPTER_KINDS[cause.kind]) return { ...e, code: ADAPTER_KINDS[cause.kind] };
     // A PostgreSQL error inside Prisma's P2010 (raw query) or a model query: its SQLSTATE says more than P2010.
-    if (cause?.kind === "postgres" && cause.code) return { ...e, code: cause.code, message: cause.message ?? e.message };
+    if (cause?.kind === "postgres" && cause.code)
+      return { ...e, code: cause.code, message: cause.message ?? e.message };
     if (cause?.kind === "TooManyConnections") return { ...e, code: "53300" };
     // node's AggregateError (IPv4 + IPv6 attempts) hides the code on its members.
     if (!e.code && Array.isArray(e.errors) && e.errors[0]) return unwrap(e.errors[0]);

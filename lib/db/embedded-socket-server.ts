@@ -10,7 +10,10 @@ export type EmbeddedSocketServer = { port: number; stop(): Promise<void> };
  * pglite-socket's PGLiteSocketHandler, all behind one ProtocolUnitQueue (pglite-socket's own
  * server shares a queue that interleaves connections inside a protocol unit).
  */
-export async function serveEmbedded(db: PGlite, options: { host: string; port: number; maxConnections: number }): Promise<EmbeddedSocketServer> {
+export async function serveEmbedded(
+  db: PGlite,
+  options: { host: string; port: number; maxConnections: number },
+): Promise<EmbeddedSocketServer> {
   const { PGLiteSocketHandler } = await import("@electric-sql/pglite-socket");
   await db.waitReady;
   const queue = new ProtocolUnitQueue(db);

@@ -37,7 +37,10 @@ export async function startEmbeddedDatabase(
   const dataDir = options.dataDir ?? embeddedDataDir();
   const running = options.inMemory ? null : findRunningEmbeddedDatabase(dataDir);
   if (running) {
-    throw new UserError(`The embedded database in ${dataDir} is already served at ${running}; connect to it instead.`, 1);
+    throw new UserError(
+      `The embedded database in ${dataDir} is already served at ${running}; connect to it instead.`,
+      1,
+    );
   }
   const { PGlite } = await import("@electric-sql/pglite");
 

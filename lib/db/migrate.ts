@@ -39,7 +39,9 @@ export async function migrate(
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK_ID]);
     // Only when missing: a least-privilege role may read the history but not create in the schema.
-    const { rows: history } = await client.query<{ exists: boolean }>(`SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`);
+    const { rows: history } = await client.query<{ exists: boolean }>(
+      `SELECT to_regclass('"_prisma_migrations"') IS NOT NULL AS exists`,
+    );
     if (!history[0]?.exists) await client.query(PRISMA_MIGRATIONS_TABLE);
     const { rows } = await client.query<{ migration_name: string; checksum: string; finished_at: Date | null }>(
       `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations" WHERE rolled_back_at IS NULL`,
@@ -91,7 +93,10 @@ async function applyOne(client: pg.Client, migration: Migration): Promise<void> 
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     if ((error as { code?: string }).code === INSUFFICIENT_PRIVILEGE) {
-      throw new UserError(`Migration ${migration.name} needs the schema's owner: this role may not change the schema (nothing was applied). Set DATABASE_MIGRATE_URL to the owner's URL.`, 1);
+      throw new UserError(
+        `Migration ${migration.name} needs the schema's owner: this role may not change the schema (nothing was applied). Set DATABASE_MIGRATE_URL to the owner's URL.`,
+        1,
+      );
     }
     const message = error instanceof Error ? error.message : String(error);
     throw new UserError(`Migration ${migration.name} failed and was rolled back: ${message}`, 1);

@@ -4,7 +4,6 @@ import { redirect } from "next/navigation";
 import { databaseFaultOf, describeDatabaseError } from "@/lib/db/describe-error";
 import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 
-
 /** A route handler, because only a route handler can answer a page with 503 (a server component cannot set a status). */
 export const DATABASE_UNAVAILABLE_PATH = "/database-unavailable";
 

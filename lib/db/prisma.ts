@@ -18,12 +18,18 @@ const TRANSACTION_MAX_WAIT_MS = 10_000;
  * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there); query_timeout
  * is pg's own clock for a server that stopped answering altogether.
  */
-export function createPrismaClient(url: string, poolSize = 4, timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS): PrismaClient {
+export function createPrismaClient(
+  url: string,
+  poolSize = 4,
+  timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS,
+): PrismaClient {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
-    ...(timeouts.statementMs ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS } : {}),
+    ...(timeouts.statementMs
+      ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS }
+      : {}),
     ...(timeouts.lockMs ? { lock_timeout: timeouts.lockMs } : {}),
   });
   // A connection the server ends (pg_terminate_backend, a restart) emits "error"; the query on it fails

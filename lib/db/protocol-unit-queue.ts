@@ -1,6 +1,12 @@
 import type { PGlite } from "@electric-sql/pglite";
 
-type Pending = { handlerId: number; message: Uint8Array; onData: (data: Uint8Array) => void; resolve: (bytes: number) => void; reject: (error: Error) => void };
+type Pending = {
+  handlerId: number;
+  message: Uint8Array;
+  onData: (data: Uint8Array) => void;
+  resolve: (bytes: number) => void;
+  reject: (error: Error) => void;
+};
 
 /** Extended-query messages that leave the unnamed statement or portal for the next one to use. */
 const EXTENDED = new Set(["P", "B", "D", "E", "C", "H", "F"].map((c) => c.charCodeAt(0)));

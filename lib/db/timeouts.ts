@@ -30,12 +30,19 @@ const ENV = {
  * exports the longer one; both get the short lock limit, so an operator's write never queues behind
  * a writer's transaction for long.
  */
-export function consoleTimeouts(kind: ConsoleRequestKind, config: IdemConfig["database"], env: Record<string, string | undefined> = process.env): DatabaseTimeouts {
+export function consoleTimeouts(
+  kind: ConsoleRequestKind,
+  config: IdemConfig["database"],
+  env: Record<string, string | undefined> = process.env,
+): DatabaseTimeouts {
   const value = (key: keyof typeof ENV) => {
     const raw = env[ENV[key]];
     if (raw === undefined || raw.trim() === "") return config[key];
     const ms = parseDuration(raw);
-    if (ms === null || ms <= 0) throw new UserError(`${ENV[key]}: expected a positive duration like "5s" or "500ms" (got ${JSON.stringify(raw)}).`);
+    if (ms === null || ms <= 0)
+      throw new UserError(
+        `${ENV[key]}: expected a positive duration like "5s" or "500ms" (got ${JSON.stringify(raw)}).`,
+      );
     return ms;
   };
   return {

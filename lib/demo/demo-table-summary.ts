@@ -9,7 +9,12 @@ export type DemoTableSummary = {
 };
 
 /** What the history left in the table and the events, for the given tenants. */
-export async function summarizeDemoTables(db: Queryable, tenants: readonly string[], now: Date, stuckAfterMs = 5 * 60_000): Promise<DemoTableSummary> {
+export async function summarizeDemoTables(
+  db: Queryable,
+  tenants: readonly string[],
+  now: Date,
+  stuckAfterMs = 5 * 60_000,
+): Promise<DemoTableSummary> {
   const rows = await db.query<{ status: string; n: string }>(
     `SELECT status, count(*)::text AS n FROM idempotency WHERE tenant = ANY($1) GROUP BY status ORDER BY status`,
     [tenants],

@@ -20,7 +20,13 @@ export type DemoWorldOptions = {
 
 /** The idem.config.json that points the console at this world (docs/architecture.md#the-demo-world). */
 export type DemoConsoleConfig = {
-  tools: Record<string, { stuckAfter: string; processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string } }>;
+  tools: Record<
+    string,
+    {
+      stuckAfter: string;
+      processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string };
+    }
+  >;
   mcpServers: { name: string; transport: "http"; url: string }[];
 };
 
@@ -43,7 +49,10 @@ export function demoConsoleConfig(urls: { processor: string; mcp: string }): Dem
       // The mail service has no reference look-up: its stuck rows are for an operator to judge.
       send_receipt_email: { stuckAfter: "5m" },
       // Writes no rows (it is not keyed); named so the console can ask the shop about an order.
-      create_shipment: { stuckAfter: "10m", processor: { type: "mcp-tool", server: DEMO_MCP_SERVER_NAME, tool: "get_shipment_status" } },
+      create_shipment: {
+        stuckAfter: "10m",
+        processor: { type: "mcp-tool", server: DEMO_MCP_SERVER_NAME, tool: "get_shipment_status" },
+      },
     },
     mcpServers: [{ name: DEMO_MCP_SERVER_NAME, transport: "http", url: urls.mcp }],
   };

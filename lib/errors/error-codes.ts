@@ -48,7 +48,10 @@ export type ErrorCode = (typeof ERROR_CODES)[number];
  * A domain function's refusal: a code from the closed set, a message for people, and the details
  * a caller needs to act (the current row of a conflict, the processor's answer). Never a status.
  */
-export type DomainFailure<C extends ErrorCode = ErrorCode, D extends Record<string, unknown> = Record<string, unknown>> = {
+export type DomainFailure<
+  C extends ErrorCode = ErrorCode,
+  D extends Record<string, unknown> = Record<string, unknown>,
+> = {
   ok: false;
   code: C;
   message: string;
@@ -56,5 +59,10 @@ export type DomainFailure<C extends ErrorCode = ErrorCode, D extends Record<stri
 };
 
 export function isDomainFailure(value: unknown): value is DomainFailure {
-  return typeof value === "object" && value !== null && (value as { ok?: unknown }).ok === false && typeof (value as { code?: unknown }).code === "string";
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { ok?: unknown }).ok === false &&
+    typeof (value as { code?: unknown }).code === "string"
+  );
 }

@@ -17,7 +17,8 @@
  */
 
 const DATE_ONLY = /^(\d{4})-(\d{2})-(\d{2})$/;
-const DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
+const DATE_TIME =
+  /^(\d{4})-(\d{2})-(\d{2})T([01]\d|2[0-3]):[0-5]\d(?::[0-5]\d(?:\.\d{1,9})?)?(?:Z|[+-](?:[01]\d|2[0-3]):[0-5]\d)$/;
 const UNIX_SECONDS = /^-?\d{1,12}(?:\.\d+)?$/;
 
 export type InstantOptions = { unixSeconds?: boolean };
@@ -32,7 +33,12 @@ export function parseInstant(text: string, options: InstantOptions = {}): Date |
   const date = new Date(dateOnly ? `${text}T00:00:00Z` : text);
   if (Number.isNaN(date.getTime())) return null;
   const calendar = new Date(Date.UTC(Number(y), Number(mo) - 1, Number(d)));
-  if (calendar.getUTCFullYear() !== Number(y) || calendar.getUTCMonth() !== Number(mo) - 1 || calendar.getUTCDate() !== Number(d)) return null;
+  if (
+    calendar.getUTCFullYear() !== Number(y) ||
+    calendar.getUTCMonth() !== Number(mo) - 1 ||
+    calendar.getUTCDate() !== Number(d)
+  )
+    return null;
   return date;
 }
 

@@ -19,7 +19,11 @@ function serialize(node: JsonNode): string {
       return node.text;
     case "number": {
       const x = Number(node.raw);
-      if (!Number.isFinite(x)) throw new CanonicalJsonError(`Number ${node.raw} is out of range for JCS (an IEEE 754 double) at char ${node.position}`, node.position);
+      if (!Number.isFinite(x))
+        throw new CanonicalJsonError(
+          `Number ${node.raw} is out of range for JCS (an IEEE 754 double) at char ${node.position}`,
+          node.position,
+        );
       return String(x); // -0 is written "0", as the RFC requires
     }
     case "string":
@@ -29,21 +33,38 @@ function serialize(node: JsonNode): string {
     case "object": {
       const seen = new Set<string>();
       for (const { key } of node.members) {
-        if (seen.has(key.value)) throw new CanonicalJsonError(`Duplicate key ${JSON.stringify(key.value)} (JCS input must be I-JSON) at char ${key.position}`, key.position);
+        if (seen.has(key.value))
+          throw new CanonicalJsonError(
+            `Duplicate key ${JSON.stringify(key.value)} (JCS input must be I-JSON) at char ${key.position}`,
+            key.position,
+          );
         seen.add(key.value);
       }
       // Plain < on strings compares UTF-16 code units, which is the order RFC 8785 asks for.
-      const members = [...node.members].sort((a, b) => (a.key.value < b.key.value ? -1 : a.key.value > b.key.value ? 1 : 0));
+      const members = [...node.members].sort((a, b) =>
+        a.key.value < b.key.value ? -1 : a.key.value > b.key.value ? 1 : 0,
+      );
       return `{${members.map((m) => `${jcsString(m.key)}:${serialize(m.value)}`).join(",")}}`;
     }
   }
 }
 
-const ESCAPES: Record<number, string> = { 0x22: '\\"', 0x5c: "\\\\", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t" };
+const ESCAPES: Record<number, string> = {
+  0x22: '\\"',
+  0x5c: "\\\\",
+  0x08: "\\b",
+  0x0c: "\\f",
+  0x0a: "\\n",
+  0x0d: "\\r",
+  0x09: "\\t",
+};
 
 function jcsString(node: Extract<JsonNode, { type: "string" }>): string {
   if (node.codePoints.some((cp) => cp >= 0xd800 && cp <= 0xdfff)) {
-    throw new CanonicalJsonError(`String with a lone surrogate (JCS input must be I-JSON) at char ${node.position}`, node.position);
+    throw new CanonicalJsonError(
+      `String with a lone surrogate (JCS input must be I-JSON) at char ${node.position}`,
+      node.position,
+    );
   }
   let out = '"';
   for (let i = 0; i < node.value.length; i++) {

@@ -48,7 +48,16 @@ export function parseJsonText(text: string, options: ParseOptions): JsonNode {
 }
 
 const NUMBER = /-?(?:0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?/y;
-const SHORT_ESCAPES: Record<string, number> = { '"': 0x22, "\\": 0x5c, "/": 0x2f, b: 0x08, f: 0x0c, n: 0x0a, r: 0x0d, t: 0x09 };
+const SHORT_ESCAPES: Record<string, number> = {
+  '"': 0x22,
+  "\\": 0x5c,
+  "/": 0x2f,
+  b: 0x08,
+  f: 0x0c,
+  n: 0x0a,
+  r: 0x0d,
+  t: 0x09,
+};
 
 class Parser {
   private pos = 0;
@@ -194,7 +203,8 @@ class Parser {
   /** Like Python, an escape with no room left for the closing quote is itself the error. */
   private readHex4(backslash: number): number {
     const hex = this.text.slice(backslash + 2, backslash + 6);
-    if (backslash + 6 >= this.text.length || !/^[0-9a-fA-F]{4}$/.test(hex)) this.fail("Invalid \\uXXXX escape", backslash + 1);
+    if (backslash + 6 >= this.text.length || !/^[0-9a-fA-F]{4}$/.test(hex))
+      this.fail("Invalid \\uXXXX escape", backslash + 1);
     return Number.parseInt(hex, 16);
   }
 
@@ -251,7 +261,15 @@ function compareCodePoints(a: number[], b: number[]): number {
   return a.length - b.length;
 }
 
-const ASCII_ESCAPES: Record<number, string> = { 0x22: '\\"', 0x5c: "\\\\", 0x08: "\\b", 0x0c: "\\f", 0x0a: "\\n", 0x0d: "\\r", 0x09: "\\t" };
+const ASCII_ESCAPES: Record<number, string> = {
+  0x22: '\\"',
+  0x5c: "\\\\",
+  0x08: "\\b",
+  0x0c: "\\f",
+  0x0a: "\\n",
+  0x0d: "\\r",
+  0x09: "\\t",
+};
 
 /**
  * ensure_ascii: everything outside space..tilde becomes \uXXXX (lowercase hex). Working per UTF-16

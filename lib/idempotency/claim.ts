@@ -1,9 +1,7 @@
 import type { Queryable } from "./queryable";
 
 export type ClaimInput = { key: string; tenant: string; subject: string | null; tool: string; at: Date };
-export type ClaimResult =
-  | { claimed: true }
-  | { claimed: false; status: string; response: unknown };
+export type ClaimResult = { claimed: true } | { claimed: false; status: string; response: unknown };
 
 /**
  * Claims the key, or reads the row that holds it, in one round trip. The look-up in the same

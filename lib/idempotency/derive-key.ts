@@ -31,7 +31,14 @@ export type KeyInput = {
   businessKey?: string;
 };
 
-export type DerivedKey = { scheme: KeyScheme; canonical: string; material: string; bucket: string; key: string; ref: string };
+export type DerivedKey = {
+  scheme: KeyScheme;
+  canonical: string;
+  material: string;
+  bucket: string;
+  key: string;
+  ref: string;
+};
 
 /** Bad key input; the message starts with the field it is about ("window: ..."). */
 export class KeyInputError extends Error {
@@ -47,14 +54,22 @@ export function deriveKey(input: KeyInput): DerivedKey {
   if (!Number.isSafeInteger(windowSeconds) || windowSeconds <= 0) {
     throw new KeyInputError(`window: expected a positive whole number of seconds (got ${String(windowSeconds)})`);
   }
-  if (!KEY_SCHEMES.includes(scheme)) throw new KeyInputError(`scheme: expected python-json or jcs (got ${JSON.stringify(scheme)})`);
+  if (!KEY_SCHEMES.includes(scheme))
+    throw new KeyInputError(`scheme: expected python-json or jcs (got ${JSON.stringify(scheme)})`);
   const atMs = input.at.getTime();
   if (Number.isNaN(atMs)) throw new KeyInputError("at: not a valid date");
-  if (input.businessKey === "") throw new KeyInputError("businessKey: must not be empty (omit it to use the time bucket)");
+  if (input.businessKey === "")
+    throw new KeyInputError("businessKey: must not be empty (omit it to use the time bucket)");
   // Python's str.encode() refuses a lone surrogate; Node would silently hash U+FFFD instead.
-  const texts = { tenant: input.tenant, subject: input.subject ?? "", tool: input.tool, businessKey: input.businessKey ?? "" };
+  const texts = {
+    tenant: input.tenant,
+    subject: input.subject ?? "",
+    tool: input.tool,
+    businessKey: input.businessKey ?? "",
+  };
   for (const [field, text] of Object.entries(texts)) {
-    if (LONE_SURROGATE.test(text)) throw new KeyInputError(`${field}: contains a lone surrogate, which is not encodable as UTF-8`);
+    if (LONE_SURROGATE.test(text))
+      throw new KeyInputError(`${field}: contains a lone surrogate, which is not encodable as UTF-8`);
   }
 
   const canonical = scheme === "jcs" ? canonicalJcs(input.argumentsJson) : canonicalPythonJson(input.argumentsJson);
@@ -81,7 +96,9 @@ export function argumentsJsonOf(value: unknown): string {
   try {
     text = JSON.stringify(value);
   } catch (error) {
-    throw new KeyInputError(`arguments: not representable as JSON (${error instanceof Error ? error.message : String(error)})`);
+    throw new KeyInputError(
+      `arguments: not representable as JSON (${error instanceof Error ? error.message : String(error)})`,
+    );
   }
   if (typeof text !== "string") throw new KeyInputError("arguments: not representable as JSON");
   return text;

@@ -10,6 +10,13 @@ export async function appendEvent(
 ): Promise<void> {
   await db.query(
     `INSERT INTO idempotency_event (key, tenant, tool, kind, at, detail) VALUES ($1, $2, $3, $4, $5, $6::jsonb)`,
-    [event.key, event.tenant, event.tool, event.kind, event.at, event.detail === undefined ? null : JSON.stringify(event.detail)],
+    [
+      event.key,
+      event.tenant,
+      event.tool,
+      event.kind,
+      event.at,
+      event.detail === undefined ? null : JSON.stringify(event.detail),
+    ],
   );
 }

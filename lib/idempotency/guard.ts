@@ -61,16 +61,28 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
       businessKey: config.businessKey?.(args),
     });
     const event = (kind: "replay_served" | "in_flight_rejected" | "outcome_unknown", detail?: unknown) =>
-      recordEvents ? appendEvent(config.db, { key, tenant: call.tenant, tool: config.tool, kind, at: clock(), detail }) : Promise.resolve();
+      recordEvents
+        ? appendEvent(config.db, { key, tenant: call.tenant, tool: config.tool, kind, at: clock(), detail })
+        : Promise.resolve();
 
-    const claim = await claimOrRead(config.db, { key, tenant: call.tenant, subject: call.subject, tool: config.tool, at }, config.onRace);
+    const claim = await claimOrRead(
+      config.db,
+      { key, tenant: call.tenant, subject: call.subject, tool: config.tool, at },
+      config.onRace,
+    );
     if (!claim.claimed) {
       if (claim.status === "completed") {
         await event("replay_served");
         return { outcome: "replayed", key, ref, response: claim.response };
       }
       await event("in_flight_rejected", { status: claim.status });
-      return { outcome: "in_flight", key, ref, status: claim.status, message: inFlightMessage(noun, ref, config.statusTool) };
+      return {
+        outcome: "in_flight",
+        key,
+        ref,
+        status: claim.status,
+        message: inFlightMessage(noun, ref, config.statusTool),
+      };
     }
 
     let response: R;
@@ -79,7 +91,12 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
     } catch (error) {
       if (!(error instanceof OutcomeUnknownError)) throw error;
       await event("outcome_unknown", { reason: error.message });
-      return { outcome: "outcome_unknown", key, ref, message: outcomeUnknownMessage(upstream, noun, ref, config.statusTool, error.waitedMs) };
+      return {
+        outcome: "outcome_unknown",
+        key,
+        ref,
+        message: outcomeUnknownMessage(upstream, noun, ref, config.statusTool, error.waitedMs),
+      };
     }
     await complete(config.db, key, response, clock());
     return { outcome: "executed", key, ref, response };

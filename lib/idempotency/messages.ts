@@ -3,7 +3,13 @@ export function inFlightMessage(noun: string, ref: string, statusTool: string): 
   return `${noun} with these exact details is already in progress (ref ${ref}). Do not submit it again; call ${statusTool} with this ref.`;
 }
 
-export function outcomeUnknownMessage(upstream: string, noun: string, ref: string, statusTool: string, waitedMs?: number): string {
+export function outcomeUnknownMessage(
+  upstream: string,
+  noun: string,
+  ref: string,
+  statusTool: string,
+  waitedMs?: number,
+): string {
   const waited = waitedMs === undefined ? "in time" : `within ${formatSeconds(waitedMs)} s`;
   return `The ${upstream} did not answer ${waited}. ${noun} may or may not have been taken; ref ${ref} is recorded. Call ${statusTool} with this ref before doing anything else. Do not retry this call.`;
 }

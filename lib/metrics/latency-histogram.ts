@@ -57,5 +57,6 @@ export type StoredHistogram = Record<string, number>;
 
 /** Adds a stored histogram (from a rollup row) into a histogram. */
 export function addStoredHistogram(histogram: LatencyHistogram, stored: StoredHistogram): void {
-  for (const [bucket, completions] of Object.entries(stored)) addToHistogram(histogram, Number(bucket), Number(completions));
+  for (const [bucket, completions] of Object.entries(stored))
+    addToHistogram(histogram, Number(bucket), Number(completions));
 }

@@ -1,6 +1,12 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import {
+  parseStrictParams,
+  printableText,
+  type ParseResult,
+  type RawParams,
+  type UnknownParams,
+} from "@/lib/url-state/strict-params";
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 import { quoteInput } from "@/lib/text/quote-input";
 
@@ -38,13 +44,23 @@ const FIELD_SCHEMAS = {
  * The metrics query from a URL. The API refuses unknown parameters (a typo like `tenat=` must
  * not silently widen the figures to every tenant); the page ignores them.
  */
-export function parseMetricsQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<MetricsQuery> {
+export function parseMetricsQuery(
+  input: RawParams,
+  options: { unknownParams: UnknownParams },
+): ParseResult<MetricsQuery> {
   const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, METRICS_PARAMS, {
     unknownParams: options.unknownParams,
     unknownHint: `metrics take ${METRICS_PARAMS.join(", ")}`,
   });
   if (problems.length > 0) return { ok: false, problems };
-  return { ok: true, value: { window: values.window ?? DEFAULT_METRICS_WINDOW, tool: values.tool ?? null, tenant: values.tenant ?? null } };
+  return {
+    ok: true,
+    value: {
+      window: values.window ?? DEFAULT_METRICS_WINDOW,
+      tool: values.tool ?? null,
+      tenant: values.tenant ?? null,
+    },
+  };
 }
 
 // nuqs parsers: the client's view of the same fields (an invalid value reads as absent there).

@@ -108,9 +108,20 @@ export type Totals = SourceFigures & {
 
 export function emptyTotals(): Totals {
   return {
-    executions: 0, executionsOfRecordingTools: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0,
-    resolvedByOperator: 0, resolvedByReconciler: 0, stuckNow: 0, operations: 0, sideEffects: 0, sideEffectsReported: false,
-    anyRecordingTool: false, latency: { writer: new Map(), operator: new Map(), reconciler: new Map() },
+    executions: 0,
+    executionsOfRecordingTools: 0,
+    completed: 0,
+    replaysServed: 0,
+    inFlightRejected: 0,
+    outcomeUnknown: 0,
+    resolvedByOperator: 0,
+    resolvedByReconciler: 0,
+    stuckNow: 0,
+    operations: 0,
+    sideEffects: 0,
+    sideEffectsReported: false,
+    anyRecordingTool: false,
+    latency: { writer: new Map(), operator: new Map(), reconciler: new Map() },
   };
 }
 

@@ -68,7 +68,11 @@ export async function rollUpClosedMinutes(db: Db, now: Date): Promise<MinuteRoll
       let rolledUp = 0;
       if (pending.length > 0) {
         const wanted = new Set(pending.map((m) => m.getTime()));
-        const range = { from: pending[0]!, to: new Date(pending[pending.length - 1]!.getTime() + MINUTE_MS), stepMs: MINUTE_MS };
+        const range = {
+          from: pending[0]!,
+          to: new Date(pending[pending.length - 1]!.getTime() + MINUTE_MS),
+          stepMs: MINUTE_MS,
+        };
         // One pass over the pending range; minutes inside it that were already rolled keep their slices.
         const counts = (await sourceCounts(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));
         const latency = (await sourceLatency(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));

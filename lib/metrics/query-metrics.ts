@@ -7,7 +7,16 @@ import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
 import { loadKnownTools } from "@/lib/tool-listings/known-tools";
-import { emptyTotals, isSmallSample, suppressionCalls, suppressionRate, type MetricsFigures, type MetricsReport, type SeriesPoint, type Totals } from "./metrics-report";
+import {
+  emptyTotals,
+  isSmallSample,
+  suppressionCalls,
+  suppressionRate,
+  type MetricsFigures,
+  type MetricsReport,
+  type SeriesPoint,
+  type Totals,
+} from "./metrics-report";
 import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpSettled } from "./roll-up-settled";
@@ -33,7 +42,14 @@ export type GetMetricsOptions = {
  * minute or two live from the base tables (window-figures.ts) — never a GROUP BY over the window
  * at request time.
  */
-export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query: MetricsQuery, now: Date, options: GetMetricsOptions = {}): Promise<MetricsReport> {
+export async function getMetrics(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  query: MetricsQuery,
+  now: Date,
+  options: GetMetricsOptions = {},
+): Promise<MetricsReport> {
   const rollup = options.rollUp === false ? null : await rollUpSettled(db, now);
   const bounds = windowBounds(query.window, now);
   const scope: SourceScope = {
@@ -68,7 +84,8 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
   }
   for (const row of latency) {
     for (const t of groupsOf(row.tenant, row.tool)) {
-      for (const kind of LATENCY_KINDS) for (const [bucket, n] of row.histograms[kind]) addToHistogram(t.latency[kind], bucket, n);
+      for (const kind of LATENCY_KINDS)
+        for (const [bucket, n] of row.histograms[kind]) addToHistogram(t.latency[kind], bucket, n);
     }
   }
   for (const row of stuck) for (const t of groupsOf(row.tenant, row.tool)) t.stuckNow += row.stuck;
@@ -96,8 +113,12 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
     ...figures(t),
   }));
   tools.sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || (a.tool ?? "").localeCompare(b.tool ?? ""));
-  const tenants = [...byTenant].map(([tenant, t]) => ({ tenant, ...figures(t) })).sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || a.tenant.localeCompare(b.tenant));
-  const series: SeriesPoint[] = steps.map((s) => seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording));
+  const tenants = [...byTenant]
+    .map(([tenant, t]) => ({ tenant, ...figures(t) }))
+    .sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || a.tenant.localeCompare(b.tenant));
+  const series: SeriesPoint[] = steps.map((s) =>
+    seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording),
+  );
 
   return {
     window: bounds.window,
@@ -109,7 +130,11 @@ export async function getMetrics(db: Db, config: IdemConfig, actor: Actor, query
     tools,
     tenants,
     series,
-    source: { ...source, hoursRolledUpNow: rollup?.hours.rolledUp.length ?? 0, minutesRolledUpNow: rollup?.minutes.rolledUp ?? 0 },
+    source: {
+      ...source,
+      hoursRolledUpNow: rollup?.hours.rolledUp.length ?? 0,
+      minutesRolledUpNow: rollup?.minutes.rolledUp ?? 0,
+    },
   };
 }
 
@@ -181,7 +206,12 @@ function risk(f: MetricsFigures): number {
 // Reads
 
 /** Stuck claims right now, per tenant and tool, by each tool's threshold (the partial status index). */
-async function stuckNow(db: Db, config: IdemConfig, scope: SourceScope, now: Date): Promise<{ tenant: string; tool: string; stuck: number }[]> {
+async function stuckNow(
+  db: Db,
+  config: IdemConfig,
+  scope: SourceScope,
+  now: Date,
+): Promise<{ tenant: string; tool: string; stuck: number }[]> {
   const rows = await db.$queryRaw<{ tenant: string; tool: string; stuck: bigint }[]>`
     SELECT tenant, COALESCE(tool, '') AS tool, count(*)::int8 AS stuck FROM idempotency
     WHERE ${stuckCondition(config, now)} ${rowScope(scope)}
@@ -190,12 +220,22 @@ async function stuckNow(db: Db, config: IdemConfig, scope: SourceScope, now: Dat
 }
 
 /** Processor reports by claim hour: the hours overlapping the window (the 1 h window reads its two or so hours whole). */
-async function reportedSideEffects(db: Db, from: Date, to: Date, scope: SourceScope): Promise<{ tenant: string; tool: string; operations: number; sideEffects: number }[]> {
+async function reportedSideEffects(
+  db: Db,
+  from: Date,
+  to: Date,
+  scope: SourceScope,
+): Promise<{ tenant: string; tool: string; operations: number; sideEffects: number }[]> {
   const rows = await db.$queryRaw<{ tenant: string; tool: string; operations: bigint; side_effects: bigint }[]>`
     SELECT tenant, tool, sum(operations)::int8 AS operations, sum(side_effects)::int8 AS side_effects FROM processor_side_effect_count
     WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz ${rollupScope(scope)}
     GROUP BY 1, 2`;
-  return rows.map((r) => ({ tenant: r.tenant, tool: r.tool, operations: Number(r.operations), sideEffects: Number(r.side_effects) }));
+  return rows.map((r) => ({
+    tenant: r.tenant,
+    tool: r.tool,
+    operations: Number(r.operations),
+    sideEffects: Number(r.side_effects),
+  }));
 }
 
 /**
@@ -213,7 +253,10 @@ export async function toolsRecordingEvents(db: Db, tenants: string[] | null, now
                  COALESCE((SELECT max(hour) + interval '1 hour' FROM metrics_rollup_hour), ${since}::timestamptz)) AS covered`;
   const hoursCovered = hourly?.covered ?? since;
   // Slices continue the hourly rollup only when it reaches their start (no hole between them).
-  const eventsFrom = hoursCovered >= sliceStart ? new Date(Math.max(hoursCovered.getTime(), (await contiguousSlicesEnd(db, sliceStart, now)).getTime())) : hoursCovered;
+  const eventsFrom =
+    hoursCovered >= sliceStart
+      ? new Date(Math.max(hoursCovered.getTime(), (await contiguousSlicesEnd(db, sliceStart, now)).getTime()))
+      : hoursCovered;
   const tenantSql = rollupScope({ tenants, tenant: null, tool: null });
   const rows = await db.$queryRaw<{ tool: string }[]>`
     SELECT DISTINCT tool FROM metrics_hourly

@@ -25,14 +25,23 @@ export function emptyStoredHistograms(): StoredHistograms {
  * histograms (writers: `latency`; console resolutions: `operator_latency`, `reconciler_latency`). ON CONFLICT DO NOTHING: callers hold the rollup's advisory lock and write only steps
  * not rolled up yet, so a conflict would mean a step written twice — the first write stands.
  */
-export async function insertRolledFigures(tx: Tx, grain: RollupGrain, counts: CountRow[], latency: LatencyRow[]): Promise<void> {
+export async function insertRolledFigures(
+  tx: Tx,
+  grain: RollupGrain,
+  counts: CountRow[],
+  latency: LatencyRow[],
+): Promise<void> {
   const rows = new Map<string, CountRow & { latency: StoredHistograms }>();
   const keyOf = (r: { step: Date; tenant: string; tool: string }) => `${r.step.getTime()}|${r.tenant}|${r.tool}`;
   for (const c of counts) rows.set(keyOf(c), { ...c, latency: emptyStoredHistograms() });
   for (const l of latency) {
     // A completion or resolution is counted where its latency is; a histogram without its count row would be a bug upstream, kept rather than lost.
     let row = rows.get(keyOf(l));
-    if (!row) rows.set(keyOf(l), (row = { step: l.step, tenant: l.tenant, tool: l.tool, ...NO_FIGURES, latency: emptyStoredHistograms() }));
+    if (!row)
+      rows.set(
+        keyOf(l),
+        (row = { step: l.step, tenant: l.tenant, tool: l.tool, ...NO_FIGURES, latency: emptyStoredHistograms() }),
+      );
     const histogram = row.latency[l.kind];
     histogram[String(l.bucket)] = (histogram[String(l.bucket)] ?? 0) + l.completions;
   }

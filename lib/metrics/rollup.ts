@@ -61,7 +61,11 @@ export async function pendingHours(db: Db, now: Date, catchUpHours = CATCH_UP_HO
   return rows.map((r) => r.hour);
 }
 
-export async function rollUpClosedHours(db: Db, now: Date, options: { catchUpHours?: number; onHour?: (hour: Date, done: number, total: number) => void } = {}): Promise<RollupResult> {
+export async function rollUpClosedHours(
+  db: Db,
+  now: Date,
+  options: { catchUpHours?: number; onHour?: (hour: Date, done: number, total: number) => void } = {},
+): Promise<RollupResult> {
   const started = Date.now();
   const hours = await pendingHours(db, now, options.catchUpHours);
   const rolledUp: string[] = [];
@@ -82,7 +86,9 @@ export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
       // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
       await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
       await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_ID}::int8)`;
-      const [already] = await tx.$queryRaw<{ n: number }[]>`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
+      const [already] = await tx.$queryRaw<
+        { n: number }[]
+      >`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
       if (already) return false;
       const started = Date.now();
       const range = { from: hour, to: new Date(hour.getTime() + HOUR_MS), stepMs: HOUR_MS };
@@ -95,4 +101,3 @@ export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
     { timeout: HOUR_TRANSACTION_TIMEOUT_MS, maxWait: HOUR_TRANSACTION_TIMEOUT_MS },
   );
 }
-

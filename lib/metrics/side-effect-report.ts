@@ -12,7 +12,10 @@ import type { Queryable } from "@/lib/idempotency/queryable";
  * replaces earlier reports for those hours: a processor's counters are cumulative, so the
  * latest report is the whole truth for the references it covers.
  */
-export async function recordProcessorSideEffects(db: Queryable, sideEffectsByReference: Record<string, number>): Promise<{ hours: number; operations: number }> {
+export async function recordProcessorSideEffects(
+  db: Queryable,
+  sideEffectsByReference: Record<string, number>,
+): Promise<{ hours: number; operations: number }> {
   const references = Object.keys(sideEffectsByReference);
   if (references.length === 0) return { hours: 0, operations: 0 };
   const { rows } = await db.query<{ hours: string; operations: string }>(

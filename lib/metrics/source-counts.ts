@@ -61,7 +61,15 @@ export type SourceFigures = {
 
 export type CountRow = { step: Date; tenant: string; tool: string } & SourceFigures;
 
-export const NO_FIGURES: SourceFigures = { executions: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0, resolvedByOperator: 0, resolvedByReconciler: 0 };
+export const NO_FIGURES: SourceFigures = {
+  executions: 0,
+  completed: 0,
+  replaysServed: 0,
+  inFlightRejected: 0,
+  outcomeUnknown: 0,
+  resolvedByOperator: 0,
+  resolvedByReconciler: 0,
+};
 
 /** Adds one group's figures into a sum (every figure is a count: they add across steps, tenants and tools). */
 export function addFigures(sum: SourceFigures, row: SourceFigures): void {
@@ -78,7 +86,14 @@ export function addFigures(sum: SourceFigures, row: SourceFigures): void {
 export const LATENCY_KINDS = ["writer", "operator", "reconciler"] as const;
 export type LatencyKind = (typeof LATENCY_KINDS)[number];
 
-export type LatencyRow = { step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: number };
+export type LatencyRow = {
+  step: Date;
+  tenant: string;
+  tool: string;
+  kind: LatencyKind;
+  bucket: number;
+  completions: number;
+};
 
 type Sql = Pick<Prisma.TransactionClient, "$queryRaw">;
 
@@ -113,11 +128,23 @@ const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
 const IS_RECONCILER = Prisma.sql`(actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))`;
 
 type RawCountRow = {
-  step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
-  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint;
+  step: Date;
+  tenant: string;
+  tool: string;
+  executions: bigint;
+  completed: bigint;
+  replays_served: bigint;
+  in_flight_rejected: bigint;
+  outcome_unknown: bigint;
+  resolved_by_operator: bigint;
+  resolved_by_reconciler: bigint;
 };
 
-export async function sourceCounts(db: Sql, range: { from: Date; to: Date; stepMs: number }, scope: SourceScope): Promise<CountRow[]> {
+export async function sourceCounts(
+  db: Sql,
+  range: { from: Date; to: Date; stepMs: number },
+  scope: SourceScope,
+): Promise<CountRow[]> {
   const { from, to, stepMs } = range;
   const rows = await db.$queryRaw<RawCountRow[]>`
     WITH claims AS (
@@ -199,9 +226,15 @@ const CONSOLE_COMPLETION_SLACK = "1 hour";
 const CONSOLE_COMPLETED_AT = Prisma.sql`COALESCE((after->>'version')::timestamptz, (after->>'updatedAt')::timestamptz)`;
 
 /** The histograms of a range: writers' time to complete, and the console's resolution delays by who resolved. */
-export async function sourceLatency(db: Sql, range: { from: Date; to: Date; stepMs: number }, scope: SourceScope): Promise<LatencyRow[]> {
+export async function sourceLatency(
+  db: Sql,
+  range: { from: Date; to: Date; stepMs: number },
+  scope: SourceScope,
+): Promise<LatencyRow[]> {
   const { from, to, stepMs } = range;
-  const rows = await db.$queryRaw<{ step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: bigint }[]>`
+  const rows = await db.$queryRaw<
+    { step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: bigint }[]
+  >`
     WITH console_completions AS (
       SELECT key, ${CONSOLE_COMPLETED_AT} AS updated_at
       FROM audit_log
@@ -225,5 +258,12 @@ export async function sourceLatency(db: Sql, range: { from: Date; to: Date; step
       AND before->>'createdAt' IS NOT NULL
       ${scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope)}
     GROUP BY 1, 2, 3, 4, 5`;
-  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, kind: r.kind, bucket: Number(r.bucket), completions: Number(r.completions) }));
+  return rows.map((r) => ({
+    step: r.step,
+    tenant: r.tenant,
+    tool: r.tool,
+    kind: r.kind,
+    bucket: Number(r.bucket),
+    completions: Number(r.completions),
+  }));
 }

@@ -3,7 +3,16 @@ import type { Db } from "@/lib/db/prisma";
 import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
 import type { StoredHistograms } from "./rollup-tables";
-import { LATENCY_KINDS, addFigures, rollupScope, sourceCounts, sourceLatency, type CountRow, type LatencyKind, type SourceScope } from "./source-counts";
+import {
+  LATENCY_KINDS,
+  addFigures,
+  rollupScope,
+  sourceCounts,
+  sourceLatency,
+  type CountRow,
+  type LatencyKind,
+  type SourceScope,
+} from "./source-counts";
 
 export type FiguresRange = {
   /**
@@ -54,7 +63,12 @@ export type FiguresOptions = {
  * A `from` inside a step (the tools audit's "last 24 h" from now − 24 h) makes that first step
  * partial: it is counted from the base tables over [from, its end), so nothing before `from` counts.
  */
-export async function windowFigures(db: Db, range: FiguresRange, scope: SourceScope, options: FiguresOptions = {}): Promise<WindowFigures> {
+export async function windowFigures(
+  db: Db,
+  range: FiguresRange,
+  scope: SourceScope,
+  options: FiguresOptions = {},
+): Promise<WindowFigures> {
   const { stepMs } = range;
   const headEnd = new Date(Math.min(range.to.getTime(), floorTo(range.from, stepMs).getTime() + stepMs));
   if (range.from.getTime() % stepMs === 0 || headEnd <= range.from) return alignedFigures(db, range, scope, options);
@@ -71,19 +85,42 @@ export async function windowFigures(db: Db, range: FiguresRange, scope: SourceSc
   for (const r of headLatency) {
     const key = `${r.tenant}\u0000${r.tool}`;
     let total = latency.get(key);
-    if (!total) latency.set(key, (total = { tenant: r.tenant, tool: r.tool, histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() } }));
+    if (!total)
+      latency.set(
+        key,
+        (total = {
+          tenant: r.tenant,
+          tool: r.tool,
+          histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() },
+        }),
+      );
     addToHistogram(total.histograms[r.kind], r.bucket, r.completions);
   }
-  const source = rest?.source ?? { rolledUpSteps: 0, liveSteps: 0, sliceMinutes: 0, countedLiveFrom: null, countedLiveHead: null };
+  const source = rest?.source ?? {
+    rolledUpSteps: 0,
+    liveSteps: 0,
+    sliceMinutes: 0,
+    countedLiveFrom: null,
+    countedLiveHead: null,
+  };
   return {
     counts: [...headCounts, ...(rest?.counts ?? [])],
     latency: [...latency.values()],
-    source: { ...source, liveSteps: source.liveSteps + 1, countedLiveHead: { from: head.from.toISOString(), to: head.to.toISOString() } },
+    source: {
+      ...source,
+      liveSteps: source.liveSteps + 1,
+      countedLiveHead: { from: head.from.toISOString(), to: head.to.toISOString() },
+    },
   };
 }
 
 /** windowFigures of a range whose `from` is aligned to its step. */
-async function alignedFigures(db: Db, range: FiguresRange, scope: SourceScope, options: FiguresOptions): Promise<WindowFigures> {
+async function alignedFigures(
+  db: Db,
+  range: FiguresRange,
+  scope: SourceScope,
+  options: FiguresOptions,
+): Promise<WindowFigures> {
   const withLatency = options.latency ?? true;
   const { from, to, stepMs } = range;
   // As windowSteps: the step starting at `to` counts (empty) when `to` falls on a boundary.
@@ -107,7 +144,11 @@ async function alignedFigures(db: Db, range: FiguresRange, scope: SourceScope, o
   const histogramsOf = (tenant: string, tool: string) => {
     const key = `${tenant}\u0000${tool}`;
     let total = latency.get(key);
-    if (!total) latency.set(key, (total = { tenant, tool, histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() } }));
+    if (!total)
+      latency.set(
+        key,
+        (total = { tenant, tool, histograms: { writer: new Map(), operator: new Map(), reconciler: new Map() } }),
+      );
     return total.histograms;
   };
   if (withLatency) {
@@ -115,7 +156,8 @@ async function alignedFigures(db: Db, range: FiguresRange, scope: SourceScope, o
       const histograms = histogramsOf(r.tenant, r.tool);
       for (const kind of LATENCY_KINDS) addStoredHistogram(histograms[kind], r.latency[kind]);
     }
-    for (const r of liveLatency.filter(notRolled)) addToHistogram(histogramsOf(r.tenant, r.tool)[r.kind], r.bucket, r.completions);
+    for (const r of liveLatency.filter(notRolled))
+      addToHistogram(histogramsOf(r.tenant, r.tool)[r.kind], r.bucket, r.completions);
   }
   return {
     counts: [...hourly, ...sliceSteps, ...liveCounts.filter(notRolled)].map(withoutLatency),
@@ -131,7 +173,9 @@ async function alignedFigures(db: Db, range: FiguresRange, scope: SourceScope, o
 }
 
 async function rolledUpHours(db: Db, from: Date, to: Date): Promise<Set<number>> {
-  const rows = await db.$queryRaw<{ hour: Date }[]>`SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz`;
+  const rows = await db.$queryRaw<
+    { hour: Date }[]
+  >`SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz`;
   return new Set(rows.map((r) => r.hour.getTime()));
 }
 
@@ -150,17 +194,33 @@ export async function contiguousSlicesEnd(db: Db, start: Date, to: Date): Promis
 type RolledRow = CountRow & { latency: StoredHistograms };
 
 type RawRolledRow = {
-  step: Date; tenant: string; tool: string; executions: bigint; completed: bigint; replays_served: bigint; in_flight_rejected: bigint;
-  outcome_unknown: bigint; resolved_by_operator: bigint; resolved_by_reconciler: bigint;
-  latency: StoredHistograms["writer"]; operator_latency: StoredHistograms["operator"]; reconciler_latency: StoredHistograms["reconciler"];
+  step: Date;
+  tenant: string;
+  tool: string;
+  executions: bigint;
+  completed: bigint;
+  replays_served: bigint;
+  in_flight_rejected: bigint;
+  outcome_unknown: bigint;
+  resolved_by_operator: bigint;
+  resolved_by_reconciler: bigint;
+  latency: StoredHistograms["writer"];
+  operator_latency: StoredHistograms["operator"];
+  reconciler_latency: StoredHistograms["reconciler"];
 };
 
 function rolledRow(r: RawRolledRow): RolledRow {
   return {
-    step: r.step, tenant: r.tenant, tool: r.tool,
-    executions: Number(r.executions), completed: Number(r.completed), replaysServed: Number(r.replays_served),
-    inFlightRejected: Number(r.in_flight_rejected), outcomeUnknown: Number(r.outcome_unknown),
-    resolvedByOperator: Number(r.resolved_by_operator), resolvedByReconciler: Number(r.resolved_by_reconciler),
+    step: r.step,
+    tenant: r.tenant,
+    tool: r.tool,
+    executions: Number(r.executions),
+    completed: Number(r.completed),
+    replaysServed: Number(r.replays_served),
+    inFlightRejected: Number(r.in_flight_rejected),
+    outcomeUnknown: Number(r.outcome_unknown),
+    resolvedByOperator: Number(r.resolved_by_operator),
+    resolvedByReconciler: Number(r.resolved_by_reconciler),
     latency: { writer: r.latency, operator: r.operator_latency, reconciler: r.reconciler_latency },
   };
 }
@@ -196,7 +256,14 @@ function sumIntoSteps(rows: RolledRow[]): RolledRow[] {
     const key = `${r.step.getTime()}\u0000${r.tenant}\u0000${r.tool}`;
     const sum = sums.get(key);
     if (!sum) {
-      sums.set(key, { ...r, latency: { writer: { ...r.latency.writer }, operator: { ...r.latency.operator }, reconciler: { ...r.latency.reconciler } } });
+      sums.set(key, {
+        ...r,
+        latency: {
+          writer: { ...r.latency.writer },
+          operator: { ...r.latency.operator },
+          reconciler: { ...r.latency.reconciler },
+        },
+      });
       continue;
     }
     addFigures(sum, r);

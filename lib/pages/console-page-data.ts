@@ -21,23 +21,38 @@ export async function loadOverviewPageData(actor: Actor, now: Date) {
   const config = getConfig();
   const [counts, metrics] = await Promise.all([
     getOverviewCounts(getDb(), actor, config, now),
-    can(actor.role, "metrics:read") ? getMetrics(getDb(), config, actor, { window: "24h", tool: null, tenant: null }, now) : Promise.resolve(null),
+    can(actor.role, "metrics:read")
+      ? getMetrics(getDb(), config, actor, { window: "24h", tool: null, tenant: null }, now)
+      : Promise.resolve(null),
   ]);
   return { counts, metrics };
 }
 
-export async function loadMetricsPageData(actor: Actor, query: MetricsQuery): Promise<UnknownTenant | { ok: true; report: MetricsReport; configuredTools: string[] }> {
+export async function loadMetricsPageData(
+  actor: Actor,
+  query: MetricsQuery,
+): Promise<UnknownTenant | { ok: true; report: MetricsReport; configuredTools: string[] }> {
   const tenant = await checkTenantFilter(getDb(), actor, query.tenant);
   if (!tenant.ok) return tenant;
   const config = getConfig();
-  return { ok: true, report: await getMetrics(getDb(), config, actor, query, new Date()), configuredTools: Object.keys(config.tools) };
+  return {
+    ok: true,
+    report: await getMetrics(getDb(), config, actor, query, new Date()),
+    configuredTools: Object.keys(config.tools),
+  };
 }
 
-export async function loadAuditPageData(actor: Actor, query: AuditQuery): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[] }> {
+export async function loadAuditPageData(
+  actor: Actor,
+  query: AuditQuery,
+): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[] }> {
   const db = getDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  const [page, actions] = await Promise.all([listAudit(db, actor, query, { redact: redactionOf(getConfig()) }), listAuditActions(db, actor)]);
+  const [page, actions] = await Promise.all([
+    listAudit(db, actor, query, { redact: redactionOf(getConfig()) }),
+    listAuditActions(db, actor),
+  ]);
   return { ok: true, page, actions };
 }
 

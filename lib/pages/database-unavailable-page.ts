@@ -5,7 +5,14 @@ export const RETRY_AFTER_SECONDS = 5;
 
 /** Only a path on this site: `from` is the reader's input and must not send them elsewhere. */
 export function safeReturnPath(from: string | null): string {
-  if (!from || !from.startsWith("/") || from.startsWith("//") || from.startsWith("/\\") || from.startsWith(DATABASE_UNAVAILABLE_PATH)) return "/";
+  if (
+    !from ||
+    !from.startsWith("/") ||
+    from.startsWith("//") ||
+    from.startsWith("/\\") ||
+    from.startsWith(DATABASE_UNAVAILABLE_PATH)
+  )
+    return "/";
   return from;
 }
 
@@ -39,6 +46,10 @@ export function databaseUnavailablePage(from: string | null, nonce: string | nul
 `;
   return new Response(html, {
     status: 503,
-    headers: { "content-type": "text/html; charset=utf-8", "retry-after": String(RETRY_AFTER_SECONDS), "cache-control": "no-store" },
+    headers: {
+      "content-type": "text/html; charset=utf-8",
+      "retry-after": String(RETRY_AFTER_SECONDS),
+      "cache-control": "no-store",
+    },
   });
 }

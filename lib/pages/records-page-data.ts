@@ -9,15 +9,25 @@ import { loadStuckClaims } from "@/lib/records/stuck-claims";
 
 // What the record pages show, read for them: pages get data here, never from lib/db.
 
-export async function loadRecordsPageData(actor: Actor, query: RecordsQuery): Promise<UnknownTenant | { ok: true; listing: RecordsListing; configuredTools: string[] }> {
+export async function loadRecordsPageData(
+  actor: Actor,
+  query: RecordsQuery,
+): Promise<UnknownTenant | { ok: true; listing: RecordsListing; configuredTools: string[] }> {
   const db = getDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
   const config = getConfig();
-  return { ok: true, listing: await loadRecordsListing(db, actor, query, config, new Date()), configuredTools: Object.keys(config.tools) };
+  return {
+    ok: true,
+    listing: await loadRecordsListing(db, actor, query, config, new Date()),
+    configuredTools: Object.keys(config.tools),
+  };
 }
 
-export async function loadStuckPageData(actor: Actor, query: Parameters<typeof loadStuckClaims>[2]): Promise<UnknownTenant | { ok: true; data: Awaited<ReturnType<typeof loadStuckClaims>> }> {
+export async function loadStuckPageData(
+  actor: Actor,
+  query: Parameters<typeof loadStuckClaims>[2],
+): Promise<UnknownTenant | { ok: true; data: Awaited<ReturnType<typeof loadStuckClaims>> }> {
   const db = getDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;

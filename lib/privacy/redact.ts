@@ -22,8 +22,13 @@ export function redactionOf(config: { redact: readonly string[]; redactValues?: 
  * expressions are disabled (eval: false): the paths come from a config file, but nothing in it
  * should ever run code. A bare string array is paths with the default value masks.
  */
-export function redactJson(value: unknown, redaction: Redaction | readonly string[]): { value: unknown; redactedPaths: string[] } {
-  const { paths, values } = Array.isArray(redaction) ? { paths: redaction as readonly string[], values: DEFAULT_VALUE_MASKS } : (redaction as Redaction);
+export function redactJson(
+  value: unknown,
+  redaction: Redaction | readonly string[],
+): { value: unknown; redactedPaths: string[] } {
+  const { paths, values } = Array.isArray(redaction)
+    ? { paths: redaction as readonly string[], values: DEFAULT_VALUE_MASKS }
+    : (redaction as Redaction);
   const masksValues = values.email || values.cardNumbers;
   if (value === null || value === undefined) return { value, redactedPaths: [] };
   if (typeof value !== "object") {
@@ -52,11 +57,17 @@ export function redactJson(value: unknown, redaction: Redaction | readonly strin
 }
 
 // Local part and domain of an address as people write them (not every RFC 5322 form: a quoted local part is not personal data's usual shape).
-const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
+const EMAIL =
+  /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
 // 13–19 digits, optionally grouped by single spaces or dashes, not inside a longer run of digits.
 const CARD_CANDIDATE = /(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])/g;
 
-function maskValuesIn(node: Record<string | number, unknown>, path: string, values: ValueMasks, redactedPaths: Set<string>): void {
+function maskValuesIn(
+  node: Record<string | number, unknown>,
+  path: string,
+  values: ValueMasks,
+  redactedPaths: Set<string>,
+): void {
   for (const key of Object.keys(node)) {
     const child = node[key];
     const childPath = Array.isArray(node) ? `${path}[${key}]` : `${path}['${key}']`;
@@ -75,12 +86,17 @@ function maskValuesIn(node: Record<string | number, unknown>, path: string, valu
 /** The scalar with each e-mail address and card number in it replaced by [redacted]; the same value when none. */
 function maskScalar(value: unknown, values: ValueMasks): unknown {
   if (typeof value === "number") {
-    return values.cardNumbers && Number.isSafeInteger(value) && isCardNumber(String(Math.abs(value))) ? REDACTED : value;
+    return values.cardNumbers && Number.isSafeInteger(value) && isCardNumber(String(Math.abs(value)))
+      ? REDACTED
+      : value;
   }
   if (typeof value !== "string") return value;
   let text = value;
   if (values.email) text = text.replace(EMAIL, REDACTED);
-  if (values.cardNumbers) text = text.replace(CARD_CANDIDATE, (candidate) => (isCardNumber(candidate.replace(/[ -]/g, "")) ? REDACTED : candidate));
+  if (values.cardNumbers)
+    text = text.replace(CARD_CANDIDATE, (candidate) =>
+      isCardNumber(candidate.replace(/[ -]/g, "")) ? REDACTED : candidate,
+    );
   return text === value ? value : text;
 }
 

@@ -5,7 +5,15 @@ import { parseDuration } from "@/lib/config/duration";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import type { Db } from "@/lib/db/prisma";
 import { canonicalPythonJson, CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
-import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type DerivedKey, type KeyInput, type KeyScheme } from "@/lib/idempotency/derive-key";
+import {
+  DEFAULT_WINDOW_SECONDS,
+  deriveKey,
+  KEY_SCHEMES,
+  KeyInputError,
+  type DerivedKey,
+  type KeyInput,
+  type KeyScheme,
+} from "@/lib/idempotency/derive-key";
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -30,7 +38,11 @@ export type FieldError = { field: string; message: string };
 export type ParsedExplainInput = { ok: true; input: ExplainInput } | { ok: false; errors: FieldError[] };
 
 const text = (field: string, max: number) =>
-  z.string().trim().min(1, `${field}: required`).max(max, `${field}: at most ${max.toLocaleString("en")} characters`);
+  z
+    .string()
+    .trim()
+    .min(1, `${field}: required`)
+    .max(max, `${field}: at most ${max.toLocaleString("en")} characters`);
 const optionalText = (field: string, max: number) =>
   z
     .string()
@@ -50,7 +62,10 @@ const explainParamsSchema = z.object({
       if (value === undefined || value.trim() === "") return null;
       const at = parseAt(value);
       if (!at) {
-        ctx.addIssue({ code: "custom", message: `at: expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused` });
+        ctx.addIssue({
+          code: "custom",
+          message: `at: expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused`,
+        });
         return z.NEVER;
       }
       return at;
@@ -62,7 +77,10 @@ const explainParamsSchema = z.object({
       if (value === undefined || value.trim() === "") return DEFAULT_WINDOW_SECONDS;
       const seconds = parseWindow(value);
       if (seconds === null) {
-        ctx.addIssue({ code: "custom", message: `window: expected whole seconds (900) or a duration (15m, 1h), from 1 s to 366 d (got ${JSON.stringify(value.slice(0, 40))})` });
+        ctx.addIssue({
+          code: "custom",
+          message: `window: expected whole seconds (900) or a duration (15m, 1h), from 1 s to 366 d (got ${JSON.stringify(value.slice(0, 40))})`,
+        });
         return z.NEVER;
       }
       return seconds;
@@ -83,15 +101,27 @@ const explainParamsSchema = z.object({
 });
 
 /** The explainer's URL parameters (one string each; a repeated parameter counts once). */
-export function parseExplainParams(params: Record<string, string | string[] | undefined>, now: Date): ParsedExplainInput {
+export function parseExplainParams(
+  params: Record<string, string | string[] | undefined>,
+  now: Date,
+): ParsedExplainInput {
   const first = Object.fromEntries(Object.entries(params).map(([k, v]) => [k, Array.isArray(v) ? v[0] : v]));
   const parsed = explainParamsSchema.safeParse(first);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((issue) => ({ field: String(issue.path[0] ?? "input"), message: issue.message }));
+    const errors = parsed.error.issues.map((issue) => ({
+      field: String(issue.path[0] ?? "input"),
+      message: issue.message,
+    }));
     // Report bad JSON in the same answer as a bad window, not one mistake per round trip.
     for (const field of ["args", "compare"] as const) {
       const value = first[field];
-      if (typeof value !== "string" || value.trim() === "" || value.length > MAX_LOOKUP_TEXT_CHARS || errors.some((e) => e.field === field)) continue;
+      if (
+        typeof value !== "string" ||
+        value.trim() === "" ||
+        value.length > MAX_LOOKUP_TEXT_CHARS ||
+        errors.some((e) => e.field === field)
+      )
+        continue;
       const problem = jsonProblem(value);
       if (problem) errors.push({ field, message: `${field}: not valid JSON — ${problem}` });
     }
@@ -168,7 +198,13 @@ export type ExplainResult = { ok: true; explanation: KeyExplanation } | { ok: fa
  * the first canonical byte where the two differ.
  */
 export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Promise<ExplainResult> {
-  const base: Omit<KeyInput, "argumentsJson" | "at"> = { tenant: input.tenant, subject: input.subject, tool: input.tool, windowSeconds: input.windowSeconds, scheme: input.scheme };
+  const base: Omit<KeyInput, "argumentsJson" | "at"> = {
+    tenant: input.tenant,
+    subject: input.subject,
+    tool: input.tool,
+    windowSeconds: input.windowSeconds,
+    scheme: input.scheme,
+  };
   const derived = derive(() => deriveKey({ ...base, argumentsJson: input.args, at: input.at }), "args");
   if (!derived.ok) return derived;
   let comparison: KeyComparison | null = null;
@@ -187,24 +223,46 @@ export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Pro
   const neighbours = positions.map(({ position, shift }) => {
     const key = deriveKey({ ...base, argumentsJson: input.args, at: new Date(input.at.getTime() + shift) });
     const startMs = Number(key.bucket) * windowMs;
-    return { position, bucket: key.bucket, startsAt: new Date(startMs).toISOString(), endsAt: new Date(startMs + windowMs).toISOString(), key: key.key, ref: key.ref };
+    return {
+      position,
+      bucket: key.bucket,
+      startsAt: new Date(startMs).toISOString(),
+      endsAt: new Date(startMs + windowMs).toISOString(),
+      key: key.key,
+      ref: key.ref,
+    };
   });
   // The derivation is arithmetic anyone can do offline (`idem key`): it is always given. Which
   // records hold those keys is data: for a tenant the caller cannot be answered about, "no record"
   // in each bucket would read as a fact, so the records are withheld with the tenant message.
   const tenantCheck = await checkTenantFilter(db, actor, input.tenant);
   const rows = tenantCheck.ok
-    ? await db.idempotency.findMany({ where: { key: { in: neighbours.map((n) => n.key) }, ...actorTenantScope(actor).where }, select: RECORD_SUMMARY_SELECT })
+    ? await db.idempotency.findMany({
+        where: { key: { in: neighbours.map((n) => n.key) }, ...actorTenantScope(actor).where },
+        select: RECORD_SUMMARY_SELECT,
+      })
     : null;
   const buckets = neighbours.map((n) => ({
     ...n,
-    records: rows === null ? null : rows.filter((r) => r.key === n.key).map((r) => ({ ...toRecordSummary(r), offsetMs: r.createdAt.getTime() - input.at.getTime() })),
+    records:
+      rows === null
+        ? null
+        : rows
+            .filter((r) => r.key === n.key)
+            .map((r) => ({ ...toRecordSummary(r), offsetMs: r.createdAt.getTime() - input.at.getTime() })),
   }));
 
   return {
     ok: true,
     explanation: {
-      input: { tenant: input.tenant, subject: input.subject, tool: input.tool, at: input.at.toISOString(), windowSeconds: input.windowSeconds, scheme: input.scheme },
+      input: {
+        tenant: input.tenant,
+        subject: input.subject,
+        tool: input.tool,
+        at: input.at.toISOString(),
+        windowSeconds: input.windowSeconds,
+        scheme: input.scheme,
+      },
       derived: derived.value,
       buckets,
       comparison,
@@ -213,14 +271,26 @@ export async function explainKey(db: Db, actor: Actor, input: ExplainInput): Pro
   };
 }
 
-function derive(run: () => DerivedKey, field: string): { ok: true; value: DerivedKey } | { ok: false; errors: FieldError[] } {
+function derive(
+  run: () => DerivedKey,
+  field: string,
+): { ok: true; value: DerivedKey } | { ok: false; errors: FieldError[] } {
   try {
     return { ok: true, value: run() };
   } catch (error) {
-    if (error instanceof CanonicalJsonError) return { ok: false, errors: [{ field, message: `${field}: not valid JSON — ${error.message}` }] };
+    if (error instanceof CanonicalJsonError)
+      return { ok: false, errors: [{ field, message: `${field}: not valid JSON — ${error.message}` }] };
     if (error instanceof KeyInputError) {
       const [name = "input"] = error.message.split(":");
-      return { ok: false, errors: [{ field: name === "window" || name === "scheme" ? name : name === "at" ? "at" : field, message: error.message }] };
+      return {
+        ok: false,
+        errors: [
+          {
+            field: name === "window" || name === "scheme" ? name : name === "at" ? "at" : field,
+            message: error.message,
+          },
+        ],
+      };
     }
     throw error;
   }
@@ -236,7 +306,14 @@ export function diffCanonical(left: string, right: string): CanonicalDiff {
   if (equal) return { equal, leftBytes: a.length, rightBytes: b.length, offset: null, left: null, right: null };
   let offset = 0;
   while (offset < a.length && offset < b.length && a[offset] === b[offset]) offset++;
-  return { equal, leftBytes: a.length, rightBytes: b.length, offset, left: byteWindow(a, offset), right: byteWindow(b, offset) };
+  return {
+    equal,
+    leftBytes: a.length,
+    rightBytes: b.length,
+    offset,
+    left: byteWindow(a, offset),
+    right: byteWindow(b, offset),
+  };
 }
 
 function byteWindow(bytes: Buffer, offset: number): ByteWindow {

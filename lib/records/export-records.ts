@@ -12,7 +12,18 @@ import { redactJson, redactionOf } from "@/lib/privacy/redact";
 export const EXPORT_MAX_ROWS = 100_000;
 const BATCH_SIZE = 1_000;
 
-export const CSV_COLUMNS = ["key", "ref", "tenant", "subject", "tool", "status", "stuck", "created_at", "updated_at", "response"] as const;
+export const CSV_COLUMNS = [
+  "key",
+  "ref",
+  "tenant",
+  "subject",
+  "tool",
+  "status",
+  "stuck",
+  "created_at",
+  "updated_at",
+  "response",
+] as const;
 
 export type ExportOptions = {
   format: ExportFormat;
@@ -32,7 +43,14 @@ export type RecordsExport = {
  * and the first bytes leave at once. Bounded at `maxRows`; the end of the file says whether it
  * stopped there. Stored responses are redacted for every role (a file travels: reveal is per record).
  */
-export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, config: IdemConfig, now: Date, options: ExportOptions): RecordsExport {
+export function exportRecords(
+  db: Db,
+  actor: Actor,
+  filter: RecordsFilter,
+  config: IdemConfig,
+  now: Date,
+  options: ExportOptions,
+): RecordsExport {
   const maxRows = options.maxRows ?? EXPORT_MAX_ROWS;
   const batchSize = Math.min(options.batchSize ?? BATCH_SIZE, maxRows);
   const conditions = recordsConditions(actor, filter, config, now);
@@ -56,7 +74,18 @@ export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, confi
       try {
         if (!started) {
           started = true;
-          controller.enqueue(encoder.encode(format === "csv" ? csvLine(CSV_COLUMNS) : jsonHead(filter, now, maxRows, redactPaths.paths.length > 0 || redactPaths.values.email || redactPaths.values.cardNumbers)));
+          controller.enqueue(
+            encoder.encode(
+              format === "csv"
+                ? csvLine(CSV_COLUMNS)
+                : jsonHead(
+                    filter,
+                    now,
+                    maxRows,
+                    redactPaths.paths.length > 0 || redactPaths.values.email || redactPaths.values.cardNumbers,
+                  ),
+            ),
+          );
         }
         const take = Math.min(batchSize, maxRows - written);
         // One extra row tells a stop at the bound apart from the natural end.
@@ -68,7 +97,18 @@ export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, confi
           const item = row(r);
           chunk +=
             format === "csv"
-              ? csvLine([item.key, item.ref, item.tenant, item.subject, item.tool, item.status, String(item.stuck), item.createdAt, item.updatedAt, item.response === null ? null : JSON.stringify(item.response)])
+              ? csvLine([
+                  item.key,
+                  item.ref,
+                  item.tenant,
+                  item.subject,
+                  item.tool,
+                  item.status,
+                  String(item.stuck),
+                  item.createdAt,
+                  item.updatedAt,
+                  item.response === null ? null : JSON.stringify(item.response),
+                ])
               : `${written === 0 ? "\n" : ",\n"}${JSON.stringify(item)}`;
           written += 1;
         }
@@ -87,7 +127,9 @@ export function exportRecords(db: Db, actor: Actor, filter: RecordsFilter, confi
         // Headers are gone by now: the file itself must say it is incomplete.
         console.error("[export]", error);
         const message = `export failed after ${written} rows; the error is in the server log`;
-        controller.enqueue(encoder.encode(format === "csv" ? `# ${message}\n` : `\n], "error": ${JSON.stringify(message)}}\n`));
+        controller.enqueue(
+          encoder.encode(format === "csv" ? `# ${message}\n` : `\n], "error": ${JSON.stringify(message)}}\n`),
+        );
         controller.close();
       }
     },
@@ -123,13 +165,19 @@ function csvLine(cells: readonly (string | null)[]): string {
 
 function csvTrailer(written: number, truncated: boolean, maxRows: number): string {
   // Only a cut-short file gets a trailing line: a complete one stays plain RFC 4180 for tools.
-  return truncated ? `# truncated: the export stops at ${maxRows} rows (${written} written); narrow the filter (created from / before) to export the rest\r\n` : "";
+  return truncated
+    ? `# truncated: the export stops at ${maxRows} rows (${written} written); narrow the filter (created from / before) to export the rest\r\n`
+    : "";
 }
 
 function jsonHead(filter: RecordsFilter, now: Date, maxRows: number, redacted: boolean): string {
   const head = {
     exportedAt: now.toISOString(),
-    filter: { ...filter, from: filter.from ? formatInstant(filter.from) : null, to: filter.to ? formatInstant(filter.to) : null },
+    filter: {
+      ...filter,
+      from: filter.from ? formatInstant(filter.from) : null,
+      to: filter.to ? formatInstant(filter.to) : null,
+    },
     maxRows,
     redacted,
   };

@@ -5,7 +5,12 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import type { RecordsFilter } from "@/lib/records/list-filters";
 import { recordsConditions, whereClause } from "@/lib/records/list-records";
-import { readTableStatistics, wholeTableEstimate, type EstimateBasis, type TableStatistics } from "@/lib/records/planner-statistics";
+import {
+  readTableStatistics,
+  wholeTableEstimate,
+  type EstimateBasis,
+  type TableStatistics,
+} from "@/lib/records/planner-statistics";
 
 export type { EstimateBasis } from "@/lib/records/planner-statistics";
 
@@ -102,7 +107,8 @@ export async function getRecordFacets(
   };
   let statsRead: Promise<TableStatistics> | null = null;
   const stats = () => (statsRead ??= readTableStatistics(db));
-  const count = (column: "status" | "tool", conditions: Prisma.Sql[], limit: number) => countRows(db, column, conditions, timeoutMs, limit);
+  const count = (column: "status" | "tool", conditions: Prisma.Sql[], limit: number) =>
+    countRows(db, column, conditions, timeoutMs, limit);
 
   /** One count of the whole filter when the planner expects it small; null when it was not (or is not). */
   async function countWhenSmall(column: "status" | "tool", conditions: Prisma.Sql[]): Promise<Facet | null> {
@@ -128,7 +134,11 @@ export async function getRecordFacets(
     const completed = await completedEntry();
     if (completed === "timeout") return tooLong;
     const entries = sortEntries(completed ? [...open.entries, completed] : [...open.entries]);
-    const notes = [estimateNote(entries), capNote(open.entries, cap, "open claims", "status"), capNote(completed ? [completed] : [], rowsCap, "completed records", null)];
+    const notes = [
+      estimateNote(entries),
+      capNote(open.entries, cap, "open claims", "status"),
+      capNote(completed ? [completed] : [], rowsCap, "completed records", null),
+    ];
     return { entries, note: joinNotes(notes) };
   }
 
@@ -136,13 +146,21 @@ export async function getRecordFacets(
     if (statusConditions.length === 0) {
       const tableStats = await stats();
       const share = tableStats.common.status.find((v) => v.value === "completed")?.share;
-      const estimated = share === undefined ? null : wholeTableEstimate(tableStats, await estimate(statusConditions), share);
-      if (estimated) return { value: "completed", count: estimated.count, estimate: true, atLeast: false, basis: estimated.basis };
+      const estimated =
+        share === undefined ? null : wholeTableEstimate(tableStats, await estimate(statusConditions), share);
+      if (estimated)
+        return { value: "completed", count: estimated.count, estimate: true, atLeast: false, basis: estimated.basis };
     }
     const counted = await countValue(db, [...statusConditions, Prisma.sql`status = 'completed'`], timeoutMs, rowsCap);
     if (counted === null) return "timeout";
     if (counted === 0) return null; // like a GROUP BY: a status no row has is not listed
-    return { value: "completed", count: Math.min(counted, rowsCap), estimate: false, atLeast: counted > rowsCap, basis: null };
+    return {
+      value: "completed",
+      count: Math.min(counted, rowsCap),
+      estimate: false,
+      atLeast: counted > rowsCap,
+      basis: null,
+    };
   }
 
   async function toolFacet(): Promise<Facet> {
@@ -179,7 +197,10 @@ export async function getRecordFacets(
       if (!estimated) return null;
       entries.push({ value, count: estimated.count, estimate: true, atLeast: false, basis: estimated.basis });
     }
-    return { entries: sortEntries(entries), note: joinNotes([estimateNote(entries), "tools rarer than the statistics' most common values are not listed"]) };
+    return {
+      entries: sortEntries(entries),
+      note: joinNotes([estimateNote(entries), "tools rarer than the statistics' most common values are not listed"]),
+    };
   }
 
   const [status, tool] = await Promise.all([statusFacet(), toolFacet()]);
@@ -190,7 +211,8 @@ export async function getRecordFacets(
 function estimateNote(entries: FacetEntry[]): string | null {
   const estimated = entries.filter((e) => e.estimate).map((e) => e.value ?? "unrecorded");
   if (estimated.length === 0) return null;
-  if (estimated.length === entries.length && entries.length > 1) return "every count is a planner estimate from fresh statistics, within 2×";
+  if (estimated.length === entries.length && entries.length > 1)
+    return "every count is a planner estimate from fresh statistics, within 2×";
   return `${estimated.join(", ")} ${estimated.length === 1 ? "is a planner estimate" : "are planner estimates"} from fresh statistics, within 2×`;
 }
 
@@ -234,24 +256,42 @@ const newestFirst = (cap: number) => Prisma.sql`ORDER BY created_at DESC, key DE
  * GROUP BY one column over the newest cap + 1 matching rows, under a statement timeout; null when
  * it ran out of time. When there were more than cap, every entry is a lower bound, at most cap.
  */
-async function countRows(db: Db, column: "status" | "tool", conditions: Prisma.Sql[], timeoutMs: number, cap: number): Promise<Facet | null> {
+async function countRows(
+  db: Db,
+  column: "status" | "tool",
+  conditions: Prisma.Sql[],
+  timeoutMs: number,
+  cap: number,
+): Promise<Facet | null> {
   const columnSql = Prisma.raw(column); // one of two fixed identifiers, never user input
-  const rows = await withTimeout(db, timeoutMs, (tx) =>
-    tx.$queryRaw<{ value: string | null; count: number; total: number }[]>`
+  const rows = await withTimeout(
+    db,
+    timeoutMs,
+    (tx) =>
+      tx.$queryRaw<{ value: string | null; count: number; total: number }[]>`
       SELECT value, count(*)::float8 AS count, sum(count(*)) OVER ()::float8 AS total
       FROM (SELECT ${columnSql} AS value FROM idempotency ${whereClause(conditions)} ${newestFirst(cap)}) matching
       GROUP BY value ORDER BY count DESC, value LIMIT ${MAX_VALUES + 1}`,
   );
   if (!rows) return null;
   const atLeast = (rows[0]?.total ?? 0) > cap;
-  const entries = rows.slice(0, MAX_VALUES).map((r) => ({ value: r.value, count: atLeast ? Math.min(r.count, cap) : r.count, estimate: false, atLeast, basis: null }));
+  const entries = rows.slice(0, MAX_VALUES).map((r) => ({
+    value: r.value,
+    count: atLeast ? Math.min(r.count, cap) : r.count,
+    estimate: false,
+    atLeast,
+    basis: null,
+  }));
   return { entries, note: rows.length > MAX_VALUES ? `only the ${MAX_VALUES} most frequent values are listed` : null };
 }
 
 /** How many rows match, counting at most cap + 1 of them (no GROUP BY: nothing to sort); null on timeout. */
 async function countValue(db: Db, conditions: Prisma.Sql[], timeoutMs: number, cap: number): Promise<number | null> {
-  const rows = await withTimeout(db, timeoutMs, (tx) =>
-    tx.$queryRaw<{ count: number }[]>`
+  const rows = await withTimeout(
+    db,
+    timeoutMs,
+    (tx) =>
+      tx.$queryRaw<{ count: number }[]>`
       SELECT count(*)::float8 AS count FROM (SELECT 1 FROM idempotency ${whereClause(conditions)} ${newestFirst(cap)}) matching`,
   );
   return rows ? (rows[0]?.count ?? 0) : null;
@@ -274,7 +314,8 @@ async function withTimeout<T>(db: Db, timeoutMs: number, run: (tx: Tx) => Promis
 function isStatementTimeout(error: unknown): boolean {
   for (let e: unknown = error; e && typeof e === "object"; e = (e as { cause?: unknown }).cause) {
     const { code, message } = e as { code?: unknown; message?: unknown };
-    if (code === STATEMENT_TIMEOUT || (typeof message === "string" && message.includes("statement timeout"))) return true;
+    if (code === STATEMENT_TIMEOUT || (typeof message === "string" && message.includes("statement timeout")))
+      return true;
   }
   return false;
 }

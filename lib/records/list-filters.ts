@@ -1,6 +1,14 @@
 import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
-import { cursorField, pageSizeField, parseStrictParams, printableText, type ParseResult, type RawParams, type UnknownParams } from "@/lib/url-state/strict-params";
+import {
+  cursorField,
+  pageSizeField,
+  parseStrictParams,
+  printableText,
+  type ParseResult,
+  type RawParams,
+  type UnknownParams,
+} from "@/lib/url-state/strict-params";
 import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
@@ -52,7 +60,14 @@ export type RecordsQuery = RecordsFilter & {
   limit: PageSize;
 };
 
-export const EMPTY_FILTER: RecordsFilter = { tenant: null, tool: null, status: null, stuck: false, from: null, to: null };
+export const EMPTY_FILTER: RecordsFilter = {
+  tenant: null,
+  tool: null,
+  status: null,
+  stuck: false,
+  from: null,
+  to: null,
+};
 
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
@@ -63,10 +78,15 @@ const FIELD_SCHEMAS = {
   tenant: printableText(200),
   tool: printableText(200),
   status: printableText(100),
-  stuck: z.enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` }).transform((v) => v === "true"),
+  stuck: z
+    .enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` })
+    .transform((v) => v === "true"),
   from: instantField,
   to: instantField,
-  cursor: cursorField(decodeCursor, "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)"),
+  cursor: cursorField(
+    decodeCursor,
+    "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)",
+  ),
   dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
   limit: pageSizeField(PAGE_SIZES),
   format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
@@ -163,18 +183,34 @@ function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unkno
  * The list's query from a URL. The API rejects unknown parameters (a typo must not silently
  * widen the result); the page ignores them (links from elsewhere may carry tracking noise).
  */
-export function parseRecordsQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<RecordsQuery> {
-  const parsed = parseParams(input, LIST_PARAMS, options.unknownParams, `the records list takes ${LIST_PARAMS.join(", ")}`);
+export function parseRecordsQuery(
+  input: RawParams,
+  options: { unknownParams: UnknownParams },
+): ParseResult<RecordsQuery> {
+  const parsed = parseParams(
+    input,
+    LIST_PARAMS,
+    options.unknownParams,
+    `the records list takes ${LIST_PARAMS.join(", ")}`,
+  );
   if (!parsed.ok) return parsed;
   const v = parsed.value;
   if (v.dir === "prev" && v.cursor === undefined) {
-    return { ok: false, problems: [{ param: "dir", message: "dir: prev needs a cursor (drop it to start at the newest record)" }] };
+    return {
+      ok: false,
+      problems: [{ param: "dir", message: "dir: prev needs a cursor (drop it to start at the newest record)" }],
+    };
   }
-  return { ok: true, value: { ...filterFrom(v), cursor: v.cursor ?? null, dir: v.dir ?? "next", limit: v.limit ?? DEFAULT_PAGE_SIZE } };
+  return {
+    ok: true,
+    value: { ...filterFrom(v), cursor: v.cursor ?? null, dir: v.dir ?? "next", limit: v.limit ?? DEFAULT_PAGE_SIZE },
+  };
 }
 
 /** The export's query: the list's filter and a format, never a cursor (an export starts at the newest row). */
-export function parseRecordsExportQuery(input: RawParams): ParseResult<{ filter: RecordsFilter; format: ExportFormat }> {
+export function parseRecordsExportQuery(
+  input: RawParams,
+): ParseResult<{ filter: RecordsFilter; format: ExportFormat }> {
   const parsed = parseParams(
     input,
     EXPORT_PARAMS,
@@ -182,7 +218,8 @@ export function parseRecordsExportQuery(input: RawParams): ParseResult<{ filter:
     `the export takes ${EXPORT_PARAMS.join(", ")} (it always starts at the newest matching record, so no cursor, dir or limit)`,
   );
   if (!parsed.ok) return parsed;
-  if (parsed.value.format === undefined) return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
+  if (parsed.value.format === undefined)
+    return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
   return { ok: true, value: { filter: filterFrom(parsed.value), format: parsed.value.format } };
 }
 

@@ -73,7 +73,9 @@ export function stuckCondition(config: IdemConfig, now: Date): Prisma.Sql {
   }
   const special = [...byThreshold.values()].flat();
   const shortest = Math.min(config.defaultStuckAfter, ...byThreshold.keys());
-  const branches = [...byThreshold].map(([ms, tools]) => Prisma.sql`(tool = ANY(${tools}::text[]) AND created_at < ${cutoff(ms)}::timestamptz)`);
+  const branches = [...byThreshold].map(
+    ([ms, tools]) => Prisma.sql`(tool = ANY(${tools}::text[]) AND created_at < ${cutoff(ms)}::timestamptz)`,
+  );
   branches.push(
     special.length > 0
       ? Prisma.sql`((tool IS NULL OR NOT (tool = ANY(${special}::text[]))) AND created_at < ${cutoff(config.defaultStuckAfter)}::timestamptz)`
@@ -101,7 +103,8 @@ export async function fetchRecordRows(
       : Prisma.sql`(created_at, key) > (${cursor.createdAt}::timestamptz, ${cursor.key})`
     : null;
   const where = whereClause(keyset ? [...conditions, keyset] : conditions);
-  const order = dir === "next" ? Prisma.sql`ORDER BY created_at DESC, key DESC` : Prisma.sql`ORDER BY created_at ASC, key ASC`;
+  const order =
+    dir === "next" ? Prisma.sql`ORDER BY created_at DESC, key DESC` : Prisma.sql`ORDER BY created_at ASC, key ASC`;
   const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
   return db.$queryRaw<RecordRow[]>`
     SELECT key, tenant, subject, tool, status, created_at, updated_at,
@@ -132,7 +135,13 @@ export function toListItem(row: RecordRow, config: IdemConfig, now: Date): Recor
  * One page of the records list, newest first. Fetches limit+1 rows to learn whether another
  * page follows; a `prev` page is read oldest-first from the cursor and turned around.
  */
-export async function listRecords(db: Db, actor: Actor, query: RecordsQuery, config: IdemConfig, now: Date): Promise<RecordsPage> {
+export async function listRecords(
+  db: Db,
+  actor: Actor,
+  query: RecordsQuery,
+  config: IdemConfig,
+  now: Date,
+): Promise<RecordsPage> {
   const conditions = recordsConditions(actor, query, config, now);
   const fetched = await fetchRecordRows(db, conditions, { cursor: query.cursor, dir: query.dir }, query.limit + 1);
   const hasMore = fetched.length > query.limit;

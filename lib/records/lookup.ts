@@ -20,9 +20,25 @@ export type RecordSummary = {
   updatedAt: string | null;
 };
 
-export const RECORD_SUMMARY_SELECT = { key: true, tenant: true, subject: true, tool: true, status: true, createdAt: true, updatedAt: true } as const;
+export const RECORD_SUMMARY_SELECT = {
+  key: true,
+  tenant: true,
+  subject: true,
+  tool: true,
+  status: true,
+  createdAt: true,
+  updatedAt: true,
+} as const;
 
-export function toRecordSummary(row: { key: string; tenant: string; subject: string | null; tool: string | null; status: string; createdAt: Date; updatedAt: Date | null }): RecordSummary {
+export function toRecordSummary(row: {
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  createdAt: Date;
+  updatedAt: Date | null;
+}): RecordSummary {
   return {
     key: row.key,
     ref: refOf(row.key),
@@ -72,14 +88,20 @@ export type LookupResult =
  * COLLATE "C" (under a language collation it would read the whole table). A full key is an
  * exact match: the record it names, not another that merely shares its first 12 characters.
  */
-export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { redact: Redaction | readonly string[] }): Promise<LookupResult> {
+export async function lookUpRefs(
+  db: Db,
+  actor: Actor,
+  text: string,
+  options: { redact: Redaction | readonly string[] },
+): Promise<LookupResult> {
   const extracted = extractRefs(text);
   if (!extracted.ok) return { kind: "invalid", message: extracted.message };
   const { keys, refs, truncated } = extracted;
   if (keys.length === 0 && refs.length === 0) {
     return {
       kind: "no_refs",
-      message: "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
+      message:
+        "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
     };
   }
   const scope = actorTenantScope(actor).where;
@@ -87,7 +109,9 @@ export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { 
   const bareRefs = refs.filter((ref) => !refsOfKeys.has(ref));
 
   const [byKey, byRef] = await Promise.all([
-    keys.length > 0 ? db.idempotency.findMany({ where: { key: { in: keys }, ...scope }, select: RECORD_SUMMARY_SELECT }) : [],
+    keys.length > 0
+      ? db.idempotency.findMany({ where: { key: { in: keys }, ...scope }, select: RECORD_SUMMARY_SELECT })
+      : [],
     Promise.all(
       bareRefs.map((ref) =>
         db.idempotency.findMany({
@@ -111,17 +135,30 @@ export async function lookUpRefs(db: Db, actor: Actor, text: string, options: { 
     for (const row of rows.slice(0, MAX_MATCHES_PER_REF)) matches.set(row.key, toRecordSummary(row));
   });
 
-  const sorted = [...matches.values()].sort((a, b) => (a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0));
+  const sorted = [...matches.values()].sort((a, b) =>
+    a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0,
+  );
   const misses = await traceRefs(db, actor, missed, options);
   const whyMissing = sorted.length === 0 ? await explainMissing(db, actor, misses) : [];
   return { kind: "searched", keys, refs, truncated, matches: sorted, moreMatches, misses, whyMissing };
 }
 
 /** Each token's trace: its fate (released, trimmed, never seen) and what events and the audit log hold. */
-export async function traceRefs(db: Db, actor: Actor, tokens: readonly string[], options: { redact: Redaction | readonly string[] }): Promise<RefTrace[]> {
+export async function traceRefs(
+  db: Db,
+  actor: Actor,
+  tokens: readonly string[],
+  options: { redact: Redaction | readonly string[] },
+): Promise<RefTrace[]> {
   if (tokens.length === 0) return [];
-  const [fates, traces] = await Promise.all([traceFates(db, actor, tokens, options), Promise.all(tokens.map((token) => traceRef(db, actor, token)))]);
-  return traces.map((trace) => ({ ...trace, ...(fates.get(trace.ref) ?? { fate: "never_seen", released: [], trimmed: [] }) }));
+  const [fates, traces] = await Promise.all([
+    traceFates(db, actor, tokens, options),
+    Promise.all(tokens.map((token) => traceRef(db, actor, token))),
+  ]);
+  return traces.map((trace) => ({
+    ...trace,
+    ...(fates.get(trace.ref) ?? { fate: "never_seen", released: [], trimmed: [] }),
+  }));
 }
 
 /** Events and audit rows outlive the rows they describe (trim, release): they say a ref once existed. */
@@ -129,12 +166,24 @@ async function traceRef(db: Db, actor: Actor, token: string): Promise<Omit<RefTr
   const scope = actorTenantScope(actor).where;
   const range = token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` };
   const [events, audit] = await Promise.all([
-    db.idempotencyEvent.aggregate({ where: { key: range, ...scope }, _count: { _all: true }, _min: { at: true }, _max: { at: true } }),
-    db.auditLog.findFirst({ where: { key: range, ...scope }, orderBy: { at: "desc" }, select: { action: true, at: true, actor: true } }),
+    db.idempotencyEvent.aggregate({
+      where: { key: range, ...scope },
+      _count: { _all: true },
+      _min: { at: true },
+      _max: { at: true },
+    }),
+    db.auditLog.findFirst({
+      where: { key: range, ...scope },
+      orderBy: { at: "desc" },
+      select: { action: true, at: true, actor: true },
+    }),
   ]);
   return {
     ref: token,
-    events: events._count._all > 0 && events._min.at && events._max.at ? { count: events._count._all, first: events._min.at.toISOString(), last: events._max.at.toISOString() } : null,
+    events:
+      events._count._all > 0 && events._min.at && events._max.at
+        ? { count: events._count._all, first: events._min.at.toISOString(), last: events._max.at.toISOString() }
+        : null,
     lastAudit: audit ? { action: audit.action, at: audit.at.toISOString(), actor: audit.actor } : null,
   };
 }
@@ -149,26 +198,43 @@ async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise
     const released = miss.released[0];
     const trimmed = miss.trimmed[0];
     if (released) {
-      reasons.push(`${miss.ref}: released by ${released.actor} at ${utcMinute(new Date(released.at))}${released.forced ? " (forced, without \"not taken\" evidence)" : ""}${released.reason ? ` — “${released.reason}”` : ""} (audit entry ${released.auditId}). A released claim is deleted from the table; its snapshot is in the audit log.`);
+      reasons.push(
+        `${miss.ref}: released by ${released.actor} at ${utcMinute(new Date(released.at))}${released.forced ? ' (forced, without "not taken" evidence)' : ""}${released.reason ? ` — “${released.reason}”` : ""} (audit entry ${released.auditId}). A released claim is deleted from the table; its snapshot is in the audit log.`,
+      );
     } else if (trimmed) {
-      reasons.push(`${miss.ref}: trimmed by retention run ${trimmed.runId ?? "(no run id)"} at ${utcMinute(new Date(trimmed.at))}${trimmed.cutoff ? `, which deleted rows created before ${utcMinute(new Date(trimmed.cutoff))}` : ""} (audit entry ${trimmed.auditId}).`);
+      reasons.push(
+        `${miss.ref}: trimmed by retention run ${trimmed.runId ?? "(no run id)"} at ${utcMinute(new Date(trimmed.at))}${trimmed.cutoff ? `, which deleted rows created before ${utcMinute(new Date(trimmed.cutoff))}` : ""} (audit entry ${trimmed.auditId}).`,
+      );
     } else if (miss.lastAudit) {
-      reasons.push(`${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))} — but the audit log holds no release or trim of it.`);
+      reasons.push(
+        `${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))} — but the audit log holds no release or trim of it.`,
+      );
     } else if (miss.events) {
-      reasons.push(`${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone and no release or trim of it is recorded.`);
+      reasons.push(
+        `${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone and no release or trim of it is recorded.`,
+      );
     }
   }
   const unseen = misses.filter((m) => m.fate === "never_seen");
   if (unseen.length === 0) return reasons;
   const scope = actorTenantScope(actor);
-  const oldest = await db.idempotency.findFirst({ where: scope.where, orderBy: { createdAt: "asc" }, select: { createdAt: true } });
+  const oldest = await db.idempotency.findFirst({
+    where: scope.where,
+    orderBy: { createdAt: "asc" },
+    select: { createdAt: true },
+  });
   const within = scope.tenants !== null ? " in your tenants" : "";
-  reasons.push(`Never seen: ${unseen.map((m) => m.ref).join(", ")} — no row, no release and no trim in the last ${TRIM_RECORD_DAYS} days${within}.`);
-  reasons.push("It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.");
+  reasons.push(
+    `Never seen: ${unseen.map((m) => m.ref).join(", ")} — no row, no release and no trim in the last ${TRIM_RECORD_DAYS} days${within}.`,
+  );
+  reasons.push(
+    "It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.",
+  );
   reasons.push(
     `It was trimmed more than ${TRIM_RECORD_DAYS} days ago: rows are kept about ${RETENTION_MS / 3_600_000} h and trims are remembered ${TRIM_RECORD_DAYS} days${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
   );
-  if (scope.tenants !== null) reasons.push(`It belongs to a tenant you cannot see: you see ${scope.tenants.join(", ")} only.`);
+  if (scope.tenants !== null)
+    reasons.push(`It belongs to a tenant you cannot see: you see ${scope.tenants.join(", ")} only.`);
   return reasons;
 }
 

@@ -25,10 +25,16 @@ export async function getOverviewCounts(db: Db, actor: Actor, config: IdemConfig
   const scope = actorTenantScope(actor);
   const tenantFilter = scope.where;
   const [records, inProgress, stuck, oldest, newest] = await Promise.all([
-    scope.tenants !== null ? db.idempotency.count({ where: tenantFilter }).then((value) => ({ value, estimate: false, atLeast: false })) : countRows(db),
+    scope.tenants !== null
+      ? db.idempotency.count({ where: tenantFilter }).then((value) => ({ value, estimate: false, atLeast: false }))
+      : countRows(db),
     db.idempotency.count({ where: { ...tenantFilter, status: "in_progress" } }),
     countStuck(db, scope, config, now),
-    db.idempotency.findFirst({ where: { ...tenantFilter, status: "in_progress" }, orderBy: { createdAt: "asc" }, select: { createdAt: true } }),
+    db.idempotency.findFirst({
+      where: { ...tenantFilter, status: "in_progress" },
+      orderBy: { createdAt: "asc" },
+      select: { createdAt: true },
+    }),
     db.idempotency.findFirst({ where: tenantFilter, orderBy: { createdAt: "desc" }, select: { createdAt: true } }),
   ]);
   return {
@@ -53,15 +59,20 @@ export const RECORDS_COUNT_CAP = 100_000;
 async function countRows(db: Db): Promise<{ value: number; estimate: boolean; atLeast: boolean }> {
   const [stats, rowsNow] = await Promise.all([readTableStatistics(db), estimateRows(db, [])]);
   const estimated = wholeTableEstimate(stats, rowsNow, 1);
-  if (estimated && estimated.count > RECORDS_COUNT_CAP) return { value: estimated.count, estimate: true, atLeast: false };
+  if (estimated && estimated.count > RECORDS_COUNT_CAP)
+    return { value: estimated.count, estimate: true, atLeast: false };
   const [row] = await db.$queryRaw<{ n: number }[]>`
     SELECT count(*)::float8 AS n FROM (SELECT 1 FROM idempotency LIMIT ${RECORDS_COUNT_CAP + 1}) capped`;
   const n = row?.n ?? 0;
-  return n > RECORDS_COUNT_CAP ? { value: RECORDS_COUNT_CAP, estimate: false, atLeast: true } : { value: n, estimate: false, atLeast: false };
+  return n > RECORDS_COUNT_CAP
+    ? { value: RECORDS_COUNT_CAP, estimate: false, atLeast: true }
+    : { value: n, estimate: false, atLeast: false };
 }
 
 /** The partial `status <> 'completed'` index serves it: only claims without an outcome are read. */
 async function countStuck(db: Db, scope: TenantScope, config: IdemConfig, now: Date): Promise<number> {
-  const [row] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idempotency WHERE ${stuckCondition(config, now)} ${scope.and()}`;
+  const [row] = await db.$queryRaw<
+    { n: bigint }[]
+  >`SELECT count(*) AS n FROM idempotency WHERE ${stuckCondition(config, now)} ${scope.and()}`;
   return Number(row?.n ?? 0);
 }

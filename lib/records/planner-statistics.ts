@@ -57,7 +57,9 @@ export async function readTableStatistics(db: Db): Promise<TableStatistics> {
   ]);
   const common: TableStatistics["common"] = { status: [], tool: [] };
   for (const row of columns) {
-    const values: CommonValue[] = (row.vals ?? []).slice(0, MAX_VALUES).map((value, i) => ({ value, share: row.freqs?.[i] ?? 0 }));
+    const values: CommonValue[] = (row.vals ?? [])
+      .slice(0, MAX_VALUES)
+      .map((value, i) => ({ value, share: row.freqs?.[i] ?? 0 }));
     if (row.null_frac > 0) values.push({ value: null, share: row.null_frac });
     common[row.attname] = values;
   }
@@ -81,7 +83,11 @@ export async function readTableStatistics(db: Db): Promise<TableStatistics> {
  * larger: a writer's counters reach pg_stat only when its backend flushes them (up to a minute
  * later), while the planner scales reltuples by the table's current size in pages at once.
  */
-export function wholeTableEstimate(stats: TableStatistics, tableRowsNow: number, share: number): { count: number; basis: EstimateBasis } | null {
+export function wholeTableEstimate(
+  stats: TableStatistics,
+  tableRowsNow: number,
+  share: number,
+): { count: number; basis: EstimateBasis } | null {
   if (stats.analyzedAt === null || stats.tableRows < 0) return null;
   const count = Math.round(tableRowsNow * share);
   const drift = Math.max(stats.modifiedSinceAnalyze, Math.abs(tableRowsNow - stats.tableRows));

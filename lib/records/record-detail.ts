@@ -17,7 +17,8 @@ const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const HEX_REF = /^[0-9a-fA-F]{12}$/;
 
-export type KeyParam = { kind: "key"; key: string } | { kind: "ref"; ref: string } | { kind: "invalid"; message: string };
+export type KeyParam =
+  { kind: "key"; key: string } | { kind: "ref"; ref: string } | { kind: "invalid"; message: string };
 
 /** Reads a key from a URL segment: hex keys are lowercased (hexdigest is); a 12-hex ref is told apart. */
 export function parseKeyParam(raw: string): KeyParam {
@@ -29,7 +30,11 @@ export function parseKeyParam(raw: string): KeyParam {
   }
   if (HEX_REF.test(text)) return { kind: "ref", ref: text.toLowerCase() };
   if (HEX_KEY.test(text)) return { kind: "key", key: text.toLowerCase() };
-  if (!KEY_TEXT.test(text)) return { kind: "invalid", message: "A key is 64 hexadecimal characters (at most 255 printable characters for other writers)." };
+  if (!KEY_TEXT.test(text))
+    return {
+      kind: "invalid",
+      message: "A key is 64 hexadecimal characters (at most 255 printable characters for other writers).",
+    };
   return { kind: "key", key: text };
 }
 
@@ -69,7 +74,10 @@ export type TimelineEntry = {
 };
 
 /** An audit entry on its record's page: the audit log's view, less what the page already says (key, tenant, existence). */
-export type RecordAuditEntry = Pick<AuditEntryView, "id" | "at" | "actor" | "actorRole" | "action" | "reason" | "before" | "after" | "evidence">;
+export type RecordAuditEntry = Pick<
+  AuditEntryView,
+  "id" | "at" | "actor" | "actorRole" | "action" | "reason" | "before" | "after" | "evidence"
+>;
 
 export type RecordDetail = {
   record: RecordSummary;
@@ -99,11 +107,22 @@ const EVENT_TITLES: Record<string, string> = {
  * Everything the record page shows, for one key the actor may see (null otherwise). Responses
  * and audit snapshots are redacted for every role (docs/architecture.md#roles-and-permissions); revealing is a separate, audited act.
  */
-export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, key: string, now: Date): Promise<RecordDetail | null> {
+export async function getRecordDetail(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  key: string,
+  now: Date,
+): Promise<RecordDetail | null> {
   const row = await findVisibleRecord(db, actor, key);
   if (!row) return null;
   const [events, eventTotals, auditRows] = await Promise.all([
-    db.idempotencyEvent.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_EVENTS, select: { kind: true, at: true, detail: true } }),
+    db.idempotencyEvent.findMany({
+      where: { key: row.key },
+      orderBy: { at: "asc" },
+      take: MAX_EVENTS,
+      select: { kind: true, at: true, detail: true },
+    }),
     db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } }),
     db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
   ]);
@@ -119,12 +138,28 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
   const repeatCaller: RepeatCallerAnswer =
     row.status === "completed"
       ? { kind: "replay", response: response.value, redactedPaths: response.redactedPaths }
-      : { kind: "in_flight", message: inFlightMessage(`${articleFor(noun)} ${noun}`, ref, statusTool?.name ?? "the tool's status check"), statusTool };
+      : {
+          kind: "in_flight",
+          message: inFlightMessage(`${articleFor(noun)} ${noun}`, ref, statusTool?.name ?? "the tool's status check"),
+          statusTool,
+        };
 
-  const timeline: TimelineEntry[] = [{ at: row.createdAt.toISOString(), kind: "claim", title: "Claimed: the key was recorded before the side effect", detail: `status in_progress, tenant ${row.tenant}` }];
+  const timeline: TimelineEntry[] = [
+    {
+      at: row.createdAt.toISOString(),
+      kind: "claim",
+      title: "Claimed: the key was recorded before the side effect",
+      detail: `status in_progress, tenant ${row.tenant}`,
+    },
+  ];
   for (const event of events) {
     const kind = event.kind as TimelineEntry["kind"];
-    timeline.push({ at: event.at.toISOString(), kind: kind in EVENT_TITLES ? kind : "outcome_unknown", title: EVENT_TITLES[event.kind] ?? event.kind, detail: describeEventDetail(event.detail) });
+    timeline.push({
+      at: event.at.toISOString(),
+      kind: kind in EVENT_TITLES ? kind : "outcome_unknown",
+      title: EVENT_TITLES[event.kind] ?? event.kind,
+      detail: describeEventDetail(event.detail),
+    });
   }
   if (row.status === "completed") {
     timeline.push({
@@ -145,10 +180,17 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
     after: mask(entry.after).value,
     evidence: mask(entry.evidence).value,
   }));
-  for (const entry of audit) timeline.push({ at: entry.at, kind: "operator", title: `Operator action: ${entry.action}`, detail: `${entry.actor} (${entry.actorRole})${entry.reason ? ` — ${entry.reason}` : ""}` });
+  for (const entry of audit)
+    timeline.push({
+      at: entry.at,
+      kind: "operator",
+      title: `Operator action: ${entry.action}`,
+      detail: `${entry.actor} (${entry.actorRole})${entry.reason ? ` — ${entry.reason}` : ""}`,
+    });
   timeline.sort(compareTimelineEntries);
 
-  const eventCounts = eventTotals.length === 0 ? null : Object.fromEntries(eventTotals.map((t) => [t.kind, t._count._all]));
+  const eventCounts =
+    eventTotals.length === 0 ? null : Object.fromEntries(eventTotals.map((t) => [t.kind, t._count._all]));
   const totalEvents = eventTotals.reduce((sum, t) => sum + t._count._all, 0);
   const toolThreshold = row.tool !== null ? config.tools[row.tool]?.stuckAfter : undefined;
 
@@ -159,9 +201,17 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
       isStuck: isStuck(config, row, now),
       thresholdMs,
       threshold: formatDuration(thresholdMs),
-      source: toolThreshold !== undefined ? `stuckAfter of tool ${row.tool}` : "defaultStuckAfter (no threshold configured for this tool)",
+      source:
+        toolThreshold !== undefined
+          ? `stuckAfter of tool ${row.tool}`
+          : "defaultStuckAfter (no threshold configured for this tool)",
     },
-    response: { value: response.value, present: row.response !== null, redacted: response.redactedPaths.length > 0, redactedPaths: response.redactedPaths },
+    response: {
+      value: response.value,
+      present: row.response !== null,
+      redacted: response.redactedPaths.length > 0,
+      redactedPaths: response.redactedPaths,
+    },
     repeatCaller,
     timeline,
     eventCounts,
@@ -172,7 +222,14 @@ export async function getRecordDetail(db: Db, config: IdemConfig, actor: Actor, 
 }
 
 // Same-instant entries keep the protocol's order: a replay needs the completion before it.
-const KIND_ORDER: Record<TimelineEntry["kind"], number> = { claim: 0, in_flight_rejected: 1, outcome_unknown: 1, completed: 2, replay_served: 3, operator: 4 };
+const KIND_ORDER: Record<TimelineEntry["kind"], number> = {
+  claim: 0,
+  in_flight_rejected: 1,
+  outcome_unknown: 1,
+  completed: 2,
+  replay_served: 3,
+  operator: 4,
+};
 
 /** By time; entries without one (completion by a writer that sets no updated_at) last. */
 function compareTimelineEntries(a: TimelineEntry, b: TimelineEntry): number {
@@ -186,8 +243,9 @@ function compareTimelineEntries(a: TimelineEntry, b: TimelineEntry): number {
 
 function describeEventDetail(detail: unknown): string | undefined {
   if (detail === null || detail === undefined) return undefined;
-  if (typeof detail === "object" && "reason" in detail && typeof (detail as { reason: unknown }).reason === "string") return (detail as { reason: string }).reason;
-  if (typeof detail === "object" && "status" in detail) return `row status then: ${String((detail as { status: unknown }).status)}`;
+  if (typeof detail === "object" && "reason" in detail && typeof (detail as { reason: unknown }).reason === "string")
+    return (detail as { reason: string }).reason;
+  if (typeof detail === "object" && "status" in detail)
+    return `row status then: ${String((detail as { status: unknown }).status)}`;
   return JSON.stringify(detail).slice(0, 200);
 }
-

@@ -4,12 +4,26 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { getRecordFacets, type FacetOptions, type RecordFacets } from "@/lib/records/facet-counts";
 import { formatInstant } from "@/lib/url-state/time-range";
-import { filterToParams, pageLinks, type PageDirection, type PageLinks, type PageSize, type RecordsQuery } from "@/lib/records/list-filters";
+import {
+  filterToParams,
+  pageLinks,
+  type PageDirection,
+  type PageLinks,
+  type PageSize,
+  type RecordsQuery,
+} from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 
 /** The records list as the page and GET /api/v1/records both serve it: one page, its facets, links. */
 export type RecordsListing = {
-  filter: { tenant: string | null; tool: string | null; status: string | null; stuck: boolean; from: string | null; to: string | null };
+  filter: {
+    tenant: string | null;
+    tool: string | null;
+    status: string | null;
+    stuck: boolean;
+    from: string | null;
+    to: string | null;
+  };
   records: RecordListItem[];
   page: {
     limit: PageSize;

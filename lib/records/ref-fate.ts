@@ -56,28 +56,58 @@ export type RefFates = { fate: RefFate; released: ReleasedRef[]; trimmed: Trimme
  * log on audit_log_key_at_idx: key is COLLATE "C", so the ref's prefix range `key >= ref AND
  * key < ref || 'g'` is an index range however large the log; trims from the packed trimmed refs.
  */
-export async function traceFates(db: Db, actor: Actor, tokens: readonly string[], options: { redact: Redaction | readonly string[] }): Promise<Map<string, RefFates>> {
+export async function traceFates(
+  db: Db,
+  actor: Actor,
+  tokens: readonly string[],
+  options: { redact: Redaction | readonly string[] },
+): Promise<Map<string, RefFates>> {
   const scope = actorTenantScope(actor);
   const [releases, trims] = await Promise.all([
     Promise.all(
       tokens.map((token) =>
         db.auditLog.findMany({
-          where: { key: token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` }, action: { in: [...RELEASE_ACTIONS] }, ...scope.where },
+          where: {
+            key: token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` },
+            action: { in: [...RELEASE_ACTIONS] },
+            ...scope.where,
+          },
           orderBy: [{ at: "desc" }, { id: "desc" }],
           take: MAX_RELEASES_PER_REF,
-          select: { id: true, at: true, actor: true, actorRole: true, action: true, key: true, tenant: true, reason: true, before: true },
+          select: {
+            id: true,
+            at: true,
+            actor: true,
+            actorRole: true,
+            action: true,
+            key: true,
+            tenant: true,
+            reason: true,
+            before: true,
+          },
         }),
       ),
     ),
-    findTrimmedRefs(db, scope, tokens.map((t) => t.slice(0, 12))),
+    findTrimmedRefs(
+      db,
+      scope,
+      tokens.map((t) => t.slice(0, 12)),
+    ),
   ]);
-  const runs = trims.length > 0 ? await db.auditLog.findMany({ where: { id: { in: [...new Set(trims.map((t) => t.auditId))] } }, select: { id: true, at: true, actor: true, action: true, evidence: true } }) : [];
+  const runs =
+    trims.length > 0
+      ? await db.auditLog.findMany({
+          where: { id: { in: [...new Set(trims.map((t) => t.auditId))] } },
+          select: { id: true, at: true, actor: true, action: true, evidence: true },
+        })
+      : [];
   const runById = new Map(runs.map((r) => [r.id, r]));
 
   const fates = new Map<string, RefFates>();
   tokens.forEach((token, i) => {
     const released = (releases[i] ?? []).map((entry): ReleasedRef => {
-      const masked = entry.before === null ? { value: null, redactedPaths: [] } : redactJson(entry.before, options.redact);
+      const masked =
+        entry.before === null ? { value: null, redactedPaths: [] } : redactJson(entry.before, options.redact);
       return {
         auditId: entry.id.toString(),
         at: entry.at.toISOString(),
@@ -113,7 +143,11 @@ export async function traceFates(db: Db, actor: Actor, tokens: readonly string[]
           },
         ];
       });
-    fates.set(token, { fate: released.length > 0 ? "released" : trimmed.length > 0 ? "trimmed" : "never_seen", released, trimmed });
+    fates.set(token, {
+      fate: released.length > 0 ? "released" : trimmed.length > 0 ? "trimmed" : "never_seen",
+      released,
+      trimmed,
+    });
   });
   return fates;
 }

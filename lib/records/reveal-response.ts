@@ -12,7 +12,11 @@ import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
 export const revealInputSchema = z.strictObject({
-  reason: z.string().trim().min(REASON_MIN_LENGTH, `say why you need the unmasked response (at least ${REASON_MIN_LENGTH} characters)`).max(500),
+  reason: z
+    .string()
+    .trim()
+    .min(REASON_MIN_LENGTH, `say why you need the unmasked response (at least ${REASON_MIN_LENGTH} characters)`)
+    .max(500),
 });
 
 export type RevealResult =
@@ -25,13 +29,37 @@ export type RevealResult =
  * the audit log does not record. Only the paths that were masked are named in the audit row,
  * never their values.
  */
-export async function revealResponse(db: Db, config: IdemConfig, actor: Actor, key: string, input: z.output<typeof revealInputSchema>): Promise<RevealResult> {
-  if (!can(actor.role, "records:reveal")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not reveal masked data.` };
+export async function revealResponse(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  key: string,
+  input: z.output<typeof revealInputSchema>,
+): Promise<RevealResult> {
+  if (!can(actor.role, "records:reveal"))
+    return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not reveal masked data.` };
   return db.$transaction(async (tx) => {
-    const row = await tx.idempotency.findFirst({ where: { key, ...actorTenantScope(actor).where }, select: { key: true, tenant: true, response: true } });
-    if (!row) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
+    const row = await tx.idempotency.findFirst({
+      where: { key, ...actorTenantScope(actor).where },
+      select: { key: true, tenant: true, response: true },
+    });
+    if (!row)
+      return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." } as const;
     const revealedPaths = redactJson(row.response, redactionOf(config)).redactedPaths;
-    const audit = await writeAudit(tx, actor, { action: "record.reveal", key: row.key, tenant: row.tenant, reason: input.reason, evidence: { revealedPaths } });
-    return { ok: true, key: row.key, ref: refOf(row.key), response: row.response, revealedPaths, auditId: audit.id.toString() } as const;
+    const audit = await writeAudit(tx, actor, {
+      action: "record.reveal",
+      key: row.key,
+      tenant: row.tenant,
+      reason: input.reason,
+      evidence: { revealedPaths },
+    });
+    return {
+      ok: true,
+      key: row.key,
+      ref: refOf(row.key),
+      response: row.response,
+      revealedPaths,
+      auditId: audit.id.toString(),
+    } as const;
   });
 }

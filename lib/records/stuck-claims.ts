@@ -60,8 +60,15 @@ export type StuckClaims = {
  * as the records list. Anything else in the URL (status, from, to, stuck, refresh) is not a
  * filter here and is ignored rather than applied.
  */
-export function parseStuckQuery(input: URLSearchParams | Record<string, string | string[] | undefined>): ParseResult<StuckQuery> {
-  const entries = input instanceof URLSearchParams ? [...input] : Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => [k, one] as [string, string])));
+export function parseStuckQuery(
+  input: URLSearchParams | Record<string, string | string[] | undefined>,
+): ParseResult<StuckQuery> {
+  const entries =
+    input instanceof URLSearchParams
+      ? [...input]
+      : Object.entries(input).flatMap(([k, v]) =>
+          v === undefined ? [] : (Array.isArray(v) ? v : [v]).map((one) => [k, one] as [string, string]),
+        );
   const relevant = new URLSearchParams(entries.filter(([k]) => (STUCK_PARAMS as readonly string[]).includes(k)));
   const parsed = parseRecordsQuery(relevant, { unknownParams: "reject" });
   if (!parsed.ok) return parsed;
@@ -80,7 +87,13 @@ type ToolCountRow = { tool: string | null; count: bigint; oldest: Date };
  * records list, served by the partial `status <> 'completed'` index), counts by tool with each
  * tool's threshold, and the oldest claim's age.
  */
-export async function loadStuckClaims(db: Db, actor: Actor, query: StuckQuery, config: IdemConfig, now: Date): Promise<StuckClaims> {
+export async function loadStuckClaims(
+  db: Db,
+  actor: Actor,
+  query: StuckQuery,
+  config: IdemConfig,
+  now: Date,
+): Promise<StuckClaims> {
   const filter = stuckRecordsFilter(query);
   const countConditions = recordsConditions(actor, { ...filter, tool: null }, config, now);
   const [page, toolRows] = await Promise.all([

@@ -9,6 +9,10 @@ export function stuckAfterMs(config: IdemConfig, tool: string | null): number {
   return (tool !== null ? config.tools[tool]?.stuckAfter : undefined) ?? config.defaultStuckAfter;
 }
 
-export function isStuck(config: IdemConfig, row: { status: string; tool: string | null; createdAt: Date }, now: Date): boolean {
+export function isStuck(
+  config: IdemConfig,
+  row: { status: string; tool: string | null; createdAt: Date },
+  now: Date,
+): boolean {
   return row.status === "in_progress" && now.getTime() - row.createdAt.getTime() > stuckAfterMs(config, row.tool);
 }

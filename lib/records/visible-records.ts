@@ -29,14 +29,23 @@ export async function findVisibleRecord(db: Db, actor: Actor, key: string) {
 }
 
 /** A claim as plans, applies and the record page read it: with its exact version, limited to the actor's tenants. */
-export type VisibleClaim = { key: string; tenant: string; tool: string | null; status: string; created_at: Date; version: string | null };
+export type VisibleClaim = {
+  key: string;
+  tenant: string;
+  tool: string | null;
+  status: string;
+  created_at: Date;
+  version: string | null;
+};
 
 export const CLAIM_COLUMNS = Prisma.raw(`key, tenant, tool, status, created_at, ${ROW_VERSION_SQL} AS version`);
 
 /** The named rows the actor may see, with their versions; absent and other tenants' rows are simply missing. */
 export async function readVisibleClaims(db: Db, actor: Actor, keys: string[]): Promise<Map<string, VisibleClaim>> {
   if (keys.length === 0) return new Map();
-  const rows = await db.$queryRaw<VisibleClaim[]>`SELECT ${CLAIM_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${actorTenantScope(actor).and()}`;
+  const rows = await db.$queryRaw<
+    VisibleClaim[]
+  >`SELECT ${CLAIM_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${actorTenantScope(actor).and()}`;
   return new Map(rows.map((row) => [row.key, row]));
 }
 

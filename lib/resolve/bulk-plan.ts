@@ -29,11 +29,23 @@ export const claimKeyField = z
   .regex(KEY_TEXT, "a key is 64 hex characters (at most 255 printable characters for other writers)")
   // Writers' keys are lowercase hexdigests; the URL and the table agree on that spelling.
   .transform((key) => (/^[0-9a-fA-F]{64}$/.test(key) ? key.toLowerCase() : key));
-const nameField = z.string().trim().min(1).max(200).regex(/^[^\u0000-\u001f\u007f]*$/, "control characters are not allowed");
+const nameField = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^[^\u0000-\u001f\u007f]*$/, "control characters are not allowed");
 
 export const bulkPlanInputSchema = z.union([
-  z.strictObject({ keys: z.array(claimKeyField).min(1, "select at least one claim").max(BULK_PLAN_MAX_ROWS, `at most ${BULK_PLAN_MAX_ROWS} keys per plan`) }),
-  z.strictObject({ filter: z.strictObject({ tenant: nameField.nullable().optional(), tool: nameField.nullable().optional() }) }),
+  z.strictObject({
+    keys: z
+      .array(claimKeyField)
+      .min(1, "select at least one claim")
+      .max(BULK_PLAN_MAX_ROWS, `at most ${BULK_PLAN_MAX_ROWS} keys per plan`),
+  }),
+  z.strictObject({
+    filter: z.strictObject({ tenant: nameField.nullable().optional(), tool: nameField.nullable().optional() }),
+  }),
 ]);
 export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
 
@@ -44,7 +56,10 @@ export const bulkApplyInputSchema = z.strictObject({
       z.strictObject({
         key: claimKeyField,
         action: z.enum(["complete", "release"]),
-        expectedUpdatedAt: z.string().refine(isRowVersion, "expected the version the plan saw (updated_at with microseconds) or null").nullable(),
+        expectedUpdatedAt: z
+          .string()
+          .refine(isRowVersion, "expected the version the plan saw (updated_at with microseconds) or null")
+          .nullable(),
       }),
     )
     .min(1, "no rows to apply")
@@ -100,7 +115,11 @@ export type BulkRowResult = {
   current?: { status: string; version: string | null } | null;
 };
 
-export type BulkApplyResult = { appliedAt: string; results: BulkRowResult[]; totals: Record<BulkRowResult["result"], number> };
+export type BulkApplyResult = {
+  appliedAt: string;
+  results: BulkRowResult[];
+  totals: Record<BulkRowResult["result"], number>;
+};
 
 /**
  * A dry run over selected claims or every stuck claim matching a filter: asks each row's
@@ -108,7 +127,13 @@ export type BulkApplyResult = { appliedAt: string; results: BulkRowResult[]; tot
  * what was taken, release what was not, leave what is unknown. Changes nothing, writes no audit.
  * Only stuck claims are proposed for action: a younger in_progress row may be a live call.
  */
-export async function planBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkPlanInput, now = new Date()): Promise<BulkPlan> {
+export async function planBulkResolution(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  input: BulkPlanInput,
+  now = new Date(),
+): Promise<BulkPlan> {
   let candidates: (VisibleClaim | { key: string; missing: true })[];
   let truncated = false;
   let scope: string;
@@ -126,30 +151,69 @@ export async function planBulkResolution(db: Db, config: IdemConfig, actor: Acto
       ORDER BY created_at, key LIMIT ${BULK_PLAN_MAX_ROWS + 1}`;
     truncated = rows.length > BULK_PLAN_MAX_ROWS;
     candidates = rows.slice(0, BULK_PLAN_MAX_ROWS);
-    const words = [filter.tenant !== null ? `tenant ${filter.tenant}` : null, filter.tool !== null ? `tool ${filter.tool}` : null].filter(Boolean);
+    const words = [
+      filter.tenant !== null ? `tenant ${filter.tenant}` : null,
+      filter.tool !== null ? `tool ${filter.tool}` : null,
+    ].filter(Boolean);
     scope = `every stuck claim${words.length > 0 ? ` of ${words.join(", ")}` : ""}${truncated ? ` (the oldest ${BULK_PLAN_MAX_ROWS})` : ""}`;
   }
 
-  const rows = await pLimit(BULK_CHECK_CONCURRENCY).map(candidates, (candidate) => planRow(config, actor, candidate, now));
+  const rows = await pLimit(BULK_CHECK_CONCURRENCY).map(candidates, (candidate) =>
+    planRow(config, actor, candidate, now),
+  );
   const totals: Record<ProposedAction, number> = { complete: 0, release: 0, leave: 0 };
   for (const row of rows) totals[row.proposed] += 1;
   return { plannedAt: now.toISOString(), scope, rows, totals, truncated };
 }
 
-async function planRow(config: IdemConfig, actor: Actor, candidate: VisibleClaim | { key: string; missing: true }, now: Date): Promise<PlannedRow> {
+async function planRow(
+  config: IdemConfig,
+  actor: Actor,
+  candidate: VisibleClaim | { key: string; missing: true },
+  now: Date,
+): Promise<PlannedRow> {
   if ("missing" in candidate) {
     return {
-      key: candidate.key, ref: refOf(candidate.key), tenant: null, tool: null, createdAt: null, ageMs: null, status: null, expectedUpdatedAt: null,
-      outcome: null, reason: "no such record (resolved and released meanwhile, or not one of your tenants)", proposed: "leave", checkMs: null,
+      key: candidate.key,
+      ref: refOf(candidate.key),
+      tenant: null,
+      tool: null,
+      createdAt: null,
+      ageMs: null,
+      status: null,
+      expectedUpdatedAt: null,
+      outcome: null,
+      reason: "no such record (resolved and released meanwhile, or not one of your tenants)",
+      proposed: "leave",
+      checkMs: null,
     };
   }
   const base = {
-    key: candidate.key, ref: refOf(candidate.key), tenant: candidate.tenant, tool: candidate.tool, createdAt: candidate.created_at.toISOString(),
-    ageMs: Math.max(0, now.getTime() - candidate.created_at.getTime()), status: candidate.status, expectedUpdatedAt: candidate.version,
+    key: candidate.key,
+    ref: refOf(candidate.key),
+    tenant: candidate.tenant,
+    tool: candidate.tool,
+    createdAt: candidate.created_at.toISOString(),
+    ageMs: Math.max(0, now.getTime() - candidate.created_at.getTime()),
+    status: candidate.status,
+    expectedUpdatedAt: candidate.version,
   };
-  if (candidate.status !== "in_progress") return { ...base, outcome: null, reason: `already ${candidate.status}: nothing to resolve`, proposed: "leave", checkMs: null };
+  if (candidate.status !== "in_progress")
+    return {
+      ...base,
+      outcome: null,
+      reason: `already ${candidate.status}: nothing to resolve`,
+      proposed: "leave",
+      checkMs: null,
+    };
   if (!isStuck(config, { status: candidate.status, tool: candidate.tool, createdAt: candidate.created_at }, now)) {
-    return { ...base, outcome: null, reason: "not stuck yet: within its tool's threshold a live call may still be running", proposed: "leave", checkMs: null };
+    return {
+      ...base,
+      outcome: null,
+      reason: "not stuck yet: within its tool's threshold a live call may still be running",
+      proposed: "leave",
+      checkMs: null,
+    };
   }
   const check = await askProcessor(config, { key: candidate.key, tool: candidate.tool });
   const asked = { ...base, outcome: check.outcome, checkMs: check.evidence.ms };
@@ -174,16 +238,43 @@ const EXPECTED_OUTCOME: Record<ResolveAction, ProcessorOutcome> = { complete: "t
 export type BulkOrigin = "bulk" | "reconciler";
 const REASON_PREFIX: Record<BulkOrigin, string> = { bulk: "bulk: ", reconciler: "reconciler: " };
 
-export async function applyBulkResolution(db: Db, config: IdemConfig, actor: Actor, input: BulkApplyInput, now = new Date(), origin: BulkOrigin = "bulk"): Promise<BulkApplyResult> {
+export async function applyBulkResolution(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  input: BulkApplyInput,
+  now = new Date(),
+  origin: BulkOrigin = "bulk",
+): Promise<BulkApplyResult> {
   const planned = dedupeByKey(input.rows);
-  const claims = await readVisibleClaims(db, actor, planned.map((row) => row.key));
+  const claims = await readVisibleClaims(
+    db,
+    actor,
+    planned.map((row) => row.key),
+  );
   const results = await pLimit(BULK_CHECK_CONCURRENCY).map(planned, async (row): Promise<BulkRowResult> => {
     const base = { key: row.key, ref: refOf(row.key), action: row.action };
     try {
-      return { ...base, ...(await applyRow(db, config, actor, row, claims.get(row.key), `${REASON_PREFIX[origin]}${input.reason}`, now)) };
+      return {
+        ...base,
+        ...(await applyRow(
+          db,
+          config,
+          actor,
+          row,
+          claims.get(row.key),
+          `${REASON_PREFIX[origin]}${input.reason}`,
+          now,
+        )),
+      };
     } catch (error) {
       // The transaction rolled back: the row is as it was. Say so and go on with the others.
-      return { ...base, result: "error", outcome: null, message: `not resolved, nothing changed: ${errorMessage(error)}` };
+      return {
+        ...base,
+        result: "error",
+        outcome: null,
+        message: `not resolved, nothing changed: ${errorMessage(error)}`,
+      };
     }
   });
   const totals: Record<BulkRowResult["result"], number> = { ok: 0, conflict: 0, changed_outcome: 0, error: 0 };
@@ -202,15 +293,21 @@ async function applyRow(
   reason: string,
   now: Date,
 ): Promise<RowOutcome> {
-  const changed = "Changed since the plan (a writer, another operator or the reconciler acted): nothing was overwritten.";
-  if (!claim) return { result: "conflict", outcome: null, message: `${changed} The record no longer exists.`, current: null };
+  const changed =
+    "Changed since the plan (a writer, another operator or the reconciler acted): nothing was overwritten.";
+  if (!claim)
+    return { result: "conflict", outcome: null, message: `${changed} The record no longer exists.`, current: null };
   const current = { status: claim.status, version: claim.version };
   // Cheap early answer; the compare-and-set below is what actually guarantees it.
   if (claim.status !== "in_progress" || claim.version !== row.expectedUpdatedAt) {
     return { result: "conflict", outcome: null, message: `${changed} It is now ${claim.status}.`, current };
   }
   if (!isStuck(config, { status: claim.status, tool: claim.tool, createdAt: claim.created_at }, now)) {
-    return { result: "error", outcome: null, message: "Not stuck: within its tool's threshold a live call may still be running. Nothing was changed." };
+    return {
+      result: "error",
+      outcome: null,
+      message: "Not stuck: within its tool's threshold a live call may still be running. Nothing was changed.",
+    };
   }
   const check: ProcessorCheck = await askProcessor(config, { key: claim.key, tool: claim.tool });
   if (check.outcome !== EXPECTED_OUTCOME[row.action]) {
@@ -236,7 +333,10 @@ async function applyRow(
   return {
     result: "ok",
     outcome: check.outcome,
-    message: decision.action === "complete" ? "Completed with the processor's receipt." : "Released: the row is deleted, its snapshot is in the audit log.",
+    message:
+      decision.action === "complete"
+        ? "Completed with the processor's receipt."
+        : "Released: the row is deleted, its snapshot is in the audit log.",
     auditId: applied.auditId.toString(),
   };
 }
@@ -249,7 +349,13 @@ function dedupeByKey<T extends { key: string }>(rows: T[]): T[] {
 
 function errorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n").map((line) => line.trim()).filter(Boolean).slice(-1)[0] ?? text;
+  return (
+    text
+      .split("\n")
+      .map((line) => line.trim())
+      .filter(Boolean)
+      .slice(-1)[0] ?? text
+  );
 }
 
 /**
@@ -257,7 +363,13 @@ function errorMessage(error: unknown): string {
  * reconciler's result shape: a plan, then — unless a dry run — an apply of every row the plan
  * proposes to act on. Unlike the sweep it never acts on a claim that is not stuck.
  */
-export async function reconcileKeys(db: Db, config: IdemConfig, actor: Actor, keys: string[], dryRun: boolean): Promise<ReconcileResult> {
+export async function reconcileKeys(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  keys: string[],
+  dryRun: boolean,
+): Promise<ReconcileResult> {
   const started = performance.now();
   const startedAt = new Date();
   const plan = await planBulkResolution(db, config, actor, { keys }, startedAt);
@@ -265,27 +377,64 @@ export async function reconcileKeys(db: Db, config: IdemConfig, actor: Actor, ke
   const applied = new Map<string, BulkRowResult>();
   if (!dryRun && toApply.length > 0) {
     for (let i = 0; i < toApply.length; i += BULK_APPLY_MAX_ROWS) {
-      const batch = toApply.slice(i, i + BULK_APPLY_MAX_ROWS).map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt }));
-      const { results } = await applyBulkResolution(db, config, actor, { reason: "reconcile by key", rows: batch }, startedAt, "reconciler");
+      const batch = toApply
+        .slice(i, i + BULK_APPLY_MAX_ROWS)
+        .map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt }));
+      const { results } = await applyBulkResolution(
+        db,
+        config,
+        actor,
+        { reason: "reconcile by key", rows: batch },
+        startedAt,
+        "reconciler",
+      );
       for (const result of results) applied.set(result.key, result);
     }
   }
   const rows: ReconcileRowResult[] = plan.rows.map((row) => {
-    const base = { key: row.key, ref: row.ref, tenant: row.tenant ?? "", tool: row.tool, ageMs: row.ageMs ?? 0, outcome: row.outcome ?? "unknown", checkMs: row.checkMs ?? 0 };
+    const base = {
+      key: row.key,
+      ref: row.ref,
+      tenant: row.tenant ?? "",
+      tool: row.tool,
+      ageMs: row.ageMs ?? 0,
+      outcome: row.outcome ?? "unknown",
+      checkMs: row.checkMs ?? 0,
+    };
     if (row.proposed === "leave") return { ...base, action: "left", reason: row.reason };
     const done = applied.get(row.key);
     const wouldBe = row.proposed === "complete" ? "completed" : "released";
     if (!done) return { ...base, action: wouldBe, reason: row.reason };
-    if (done.result === "ok") return { ...base, action: wouldBe, reason: row.reason, ...(done.auditId ? { auditId: done.auditId } : {}) };
-    return { ...base, outcome: done.outcome ?? base.outcome, action: done.result === "conflict" ? "conflict" : "left", reason: done.message };
+    if (done.result === "ok")
+      return { ...base, action: wouldBe, reason: row.reason, ...(done.auditId ? { auditId: done.auditId } : {}) };
+    return {
+      ...base,
+      outcome: done.outcome ?? base.outcome,
+      action: done.result === "conflict" ? "conflict" : "left",
+      reason: done.message,
+    };
   });
-  const totals = { completed: 0, released: 0, left: 0, conflict: 0, skipped: 0, errors: [...applied.values()].filter((r) => r.result === "error").length };
+  const totals = {
+    completed: 0,
+    released: 0,
+    left: 0,
+    conflict: 0,
+    skipped: 0,
+    errors: [...applied.values()].filter((r) => r.result === "error").length,
+  };
   for (const row of rows) totals[row.action] += 1;
   return {
     dryRun,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
-    criteria: { olderThanMs: null, olderThan: "each tool's stuckAfter", tool: null, tenant: null, limit: keys.length, concurrency: BULK_CHECK_CONCURRENCY },
+    criteria: {
+      olderThanMs: null,
+      olderThan: "each tool's stuckAfter",
+      tool: null,
+      tenant: null,
+      limit: keys.length,
+      concurrency: BULK_CHECK_CONCURRENCY,
+    },
     candidates: plan.rows.length,
     rows,
     totals,

@@ -12,7 +12,11 @@ const MAX_BODY_BYTES = 256 * 1024;
  * or 404. Anything else — 5xx, a timeout, a refused connection, an answer that is not the
  * processor's JSON — is unknown: the console changes nothing on an answer it cannot read.
  */
-export async function checkHttpProcessor(processor: HttpProcessor, key: string, timeoutMs: number): Promise<ProcessorCheck> {
+export async function checkHttpProcessor(
+  processor: HttpProcessor,
+  key: string,
+  timeoutMs: number,
+): Promise<ProcessorCheck> {
   const url = `${processor.baseUrl.replace(/\/+$/, "")}/references/${encodeURIComponent(key)}`;
   const request = { method: "GET", url, headers: Object.keys(processor.headers), timeoutMs };
   const started = performance.now();
@@ -36,7 +40,12 @@ export async function checkHttpProcessor(processor: HttpProcessor, key: string, 
     text = await readCapped(response);
   } catch (error) {
     const reason = describeFetchError(error, timeoutMs);
-    return { outcome: "unknown", reason: `the processor could not be asked: ${reason}`, evidence: evidence({ status: null, error: reason }), checkedAt };
+    return {
+      outcome: "unknown",
+      reason: `the processor could not be asked: ${reason}`,
+      evidence: evidence({ status: null, error: reason }),
+      checkedAt,
+    };
   }
 
   const body = parseJson(text);
@@ -48,16 +57,36 @@ export async function checkHttpProcessor(processor: HttpProcessor, key: string, 
     // A JSON 404 is the processor saying "no such reference". An HTML 404 is a proxy or a wrong
     // baseUrl; reading it as "not taken" would invite releasing a claim the processor did take.
     if (!isJson) {
-      return { outcome: "unknown", reason: "the URL answered 404 without JSON: probably not the processor's reference endpoint (check baseUrl)", evidence: evidence({ status, body: shown }), checkedAt };
+      return {
+        outcome: "unknown",
+        reason: "the URL answered 404 without JSON: probably not the processor's reference endpoint (check baseUrl)",
+        evidence: evidence({ status, body: shown }),
+        checkedAt,
+      };
     }
-    return { outcome: "not_taken", reason: "the processor has no operation with this reference", evidence: evidence({ status, body: shown }), checkedAt };
+    return {
+      outcome: "not_taken",
+      reason: "the processor has no operation with this reference",
+      evidence: evidence({ status, body: shown }),
+      checkedAt,
+    };
   }
   if (status !== 200) {
     const kind = status >= 500 ? "failed to answer" : "refused the question";
-    return { outcome: "unknown", reason: `the processor ${kind} (HTTP ${status})`, evidence: evidence({ status, body: shown }), checkedAt };
+    return {
+      outcome: "unknown",
+      reason: `the processor ${kind} (HTTP ${status})`,
+      evidence: evidence({ status, body: shown }),
+      checkedAt,
+    };
   }
   if (!isJson || typeof body !== "object" || body === null) {
-    return { outcome: "unknown", reason: "the processor answered 200 without a JSON object", evidence: evidence({ status, body: shown }), checkedAt };
+    return {
+      outcome: "unknown",
+      reason: "the processor answered 200 without a JSON object",
+      evidence: evidence({ status, body: shown }),
+      checkedAt,
+    };
   }
   const reading = readStatusWord((body as { status?: unknown }).status, "the processor");
   const receipt = (body as { receipt?: unknown }).receipt;

@@ -31,9 +31,25 @@ export async function checkMcpToolProcessor(
   const checkedAt = new Date().toISOString();
   const signal = AbortSignal.timeout(timeoutMs);
   const options = () => ({ signal, timeout: Math.max(1, timeoutMs - elapsedSince(started)) });
-  const request: Record<string, unknown> = { server: server.name, transport: server.transport, ...(server.transport === "http" ? { url: server.url } : { command: server.command }), tool: processor.tool, timeoutMs };
-  const evidence = (fields: Omit<ProcessorEvidence, "adapter" | "request" | "ms">): ProcessorEvidence => ({ adapter: "mcp-tool", request, ...fields, ms: elapsedSince(started) });
-  const unknown = (reason: string, fields: Omit<ProcessorEvidence, "adapter" | "request" | "ms">): ProcessorCheck => ({ outcome: "unknown", reason, evidence: evidence(fields), checkedAt });
+  const request: Record<string, unknown> = {
+    server: server.name,
+    transport: server.transport,
+    ...(server.transport === "http" ? { url: server.url } : { command: server.command }),
+    tool: processor.tool,
+    timeoutMs,
+  };
+  const evidence = (fields: Omit<ProcessorEvidence, "adapter" | "request" | "ms">): ProcessorEvidence => ({
+    adapter: "mcp-tool",
+    request,
+    ...fields,
+    ms: elapsedSince(started),
+  });
+  const unknown = (reason: string, fields: Omit<ProcessorEvidence, "adapter" | "request" | "ms">): ProcessorCheck => ({
+    outcome: "unknown",
+    reason,
+    evidence: evidence(fields),
+    checkedAt,
+  });
 
   const client = new Client(CLIENT_INFO);
   try {
@@ -51,28 +67,42 @@ export async function checkMcpToolProcessor(
       const why = describeMcpError(error, timeoutMs);
       return unknown(`the MCP server ${server.name} did not list its tools: ${why}`, { status: null, error: why });
     }
-    if (!tool) return unknown(`the MCP server ${server.name} lists no tool ${processor.tool}`, { status: null, error: "tool not listed" });
+    if (!tool)
+      return unknown(`the MCP server ${server.name} lists no tool ${processor.tool}`, {
+        status: null,
+        error: "tool not listed",
+      });
 
     const properties = Object.keys(tool.inputSchema.properties ?? {});
     const args = properties.includes("key") ? { key } : properties.includes("ref") ? { ref: refOf(key) } : null;
     if (!args) {
-      return unknown(`${processor.tool} takes neither a key nor a ref (its arguments: ${properties.join(", ") || "none"}), so it cannot be asked about this record`, {
-        status: null,
-        error: "no key or ref argument",
-      });
+      return unknown(
+        `${processor.tool} takes neither a key nor a ref (its arguments: ${properties.join(", ") || "none"}), so it cannot be asked about this record`,
+        {
+          status: null,
+          error: "no key or ref argument",
+        },
+      );
     }
     request.arguments = args;
 
     let result: CallToolResult;
     try {
-      result = (await client.callTool({ name: processor.tool, arguments: args }, undefined, options())) as CallToolResult;
+      result = (await client.callTool(
+        { name: processor.tool, arguments: args },
+        undefined,
+        options(),
+      )) as CallToolResult;
     } catch (error) {
       const why = describeMcpError(error, timeoutMs);
       return unknown(`${processor.tool} did not answer: ${why}`, { status: null, error: why });
     }
     const body = result.structuredContent ?? textOf(result);
     if (result.isError) {
-      return unknown(`${processor.tool} answered with an error: ${summarise(textOf(result))}`, { status: "isError", body });
+      return unknown(`${processor.tool} answered with an error: ${summarise(textOf(result))}`, {
+        status: "isError",
+        body,
+      });
     }
     return readToolAnswer(processor.tool, body, evidence({ status: "ok", body }), checkedAt);
   } finally {
@@ -85,16 +115,34 @@ export async function checkMcpToolProcessor(
  * returns the row's status and a `processor` object): the processor's word is the evidence, so it
  * is read first; the tool's own `status` only when there is no `processor` object.
  */
-function readToolAnswer(toolName: string, body: unknown, evidence: ProcessorEvidence, checkedAt: string): ProcessorCheck {
+function readToolAnswer(
+  toolName: string,
+  body: unknown,
+  evidence: ProcessorEvidence,
+  checkedAt: string,
+): ProcessorCheck {
   const answer = typeof body === "string" ? parseJson(body) : body;
   if (typeof answer !== "object" || answer === null) {
-    return { outcome: "unknown", reason: `${toolName} answered something the console cannot read as a status`, evidence, checkedAt };
+    return {
+      outcome: "unknown",
+      reason: `${toolName} answered something the console cannot read as a status`,
+      evidence,
+      checkedAt,
+    };
   }
   const nested = (answer as { processor?: unknown }).processor;
-  const source = typeof nested === "object" && nested !== null ? (nested as Record<string, unknown>) : (answer as Record<string, unknown>);
+  const source =
+    typeof nested === "object" && nested !== null
+      ? (nested as Record<string, unknown>)
+      : (answer as Record<string, unknown>);
   const who = source === answer ? toolName : `the processor (through ${toolName})`;
   if ("processor" in answer && nested === null) {
-    return { outcome: "unknown", reason: `${toolName} says it has nothing to ask a processor about for this record`, evidence, checkedAt };
+    return {
+      outcome: "unknown",
+      reason: `${toolName} says it has nothing to ask a processor about for this record`,
+      evidence,
+      checkedAt,
+    };
   }
   const reading = readStatusWord(source.status, who);
   return {
@@ -111,10 +159,19 @@ function createTransport(server: McpServerConfig): Transport {
     return new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: server.headers } });
   }
   // stdio servers come only from the configuration file (docs/architecture.md#tool-servers-and-configuration): never from a request.
-  return new StdioClientTransport({ command: server.command, args: server.args, env: { ...getDefaultEnvironment(), ...server.env }, stderr: "ignore" });
+  return new StdioClientTransport({
+    command: server.command,
+    args: server.args,
+    env: { ...getDefaultEnvironment(), ...server.env },
+    stderr: "ignore",
+  });
 }
 
-async function findTool(client: Client, name: string, options: () => { signal: AbortSignal; timeout: number }): Promise<Tool | undefined> {
+async function findTool(
+  client: Client,
+  name: string,
+  options: () => { signal: AbortSignal; timeout: number },
+): Promise<Tool | undefined> {
   let cursor: string | undefined;
   for (let page = 0; page < MAX_LIST_PAGES; page++) {
     const listed = await client.listTools(cursor ? { cursor } : undefined, options());
@@ -146,6 +203,7 @@ function summarise(text: string): string {
 }
 
 function describeMcpError(error: unknown, timeoutMs: number): string {
-  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout) return `no answer within ${formatSeconds(timeoutMs)}`;
+  if (error instanceof McpError && error.code === ErrorCode.RequestTimeout)
+    return `no answer within ${formatSeconds(timeoutMs)}`;
   return describeFetchError(error, timeoutMs);
 }

@@ -18,7 +18,14 @@ import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
  * (the CLI's rows say `system:cli (<user>)`). An operator, never an admin: it may complete and
  * release on evidence, never force.
  */
-export const RECONCILER_ACTOR: Actor = { kind: "system", id: "reconciler", name: "reconciler", displayName: "Reconciler", role: "operator", tenants: [] };
+export const RECONCILER_ACTOR: Actor = {
+  kind: "system",
+  id: "reconciler",
+  name: "reconciler",
+  displayName: "Reconciler",
+  role: "operator",
+  tenants: [],
+};
 
 export const DEFAULT_RECONCILE_LIMIT = 1000;
 export const DEFAULT_RECONCILE_CONCURRENCY = 4;
@@ -66,7 +73,14 @@ export type ReconcileResult = {
   dryRun: boolean;
   startedAt: string;
   durationMs: number;
-  criteria: { olderThanMs: number | null; olderThan: string; tool: string | null; tenant: string | null; limit: number; concurrency: number };
+  criteria: {
+    olderThanMs: number | null;
+    olderThan: string;
+    tool: string | null;
+    tenant: string | null;
+    limit: number;
+    concurrency: number;
+  };
   /** in_progress rows that matched the criteria when the run started. */
   candidates: number;
   rows: ReconcileRowResult[];
@@ -151,7 +165,13 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
         // as it was. Report it and go on; a database that is gone fails the next row too.
         errors += 1;
         if (!taken) throw error;
-        record({ ...describeRow(taken, now), outcome: "unknown", action: "left", reason: `not resolved: ${errorMessage(error)}`, checkMs: 0 });
+        record({
+          ...describeRow(taken, now),
+          outcome: "unknown",
+          action: "left",
+          reason: `not resolved: ${errorMessage(error)}`,
+          checkMs: 0,
+        });
         return;
       }
     }
@@ -164,7 +184,10 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
   });
 
   if (!options.dryRun) {
-    const stragglers = await stillInProgress(db, candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key));
+    const stragglers = await stillInProgress(
+      db,
+      candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key),
+    );
     const straggler = async (key: string) => {
       let taken: LockedRow | undefined;
       try {
@@ -175,7 +198,9 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
         const candidate = byKey.get(key);
         const row = taken ?? candidate;
         if (!row) throw error;
-        const reason = taken ? `not resolved: ${errorMessage(error)}` : `held by another session throughout; not resolved: ${errorMessage(error)}`;
+        const reason = taken
+          ? `not resolved: ${errorMessage(error)}`
+          : `held by another session throughout; not resolved: ${errorMessage(error)}`;
         record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
       }
     };
@@ -211,7 +236,13 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
 }
 
 /** The oldest claims matching the criteria, limited to the actor's tenants. Uses the partial `status <> 'completed'` index. */
-async function selectCandidates(db: Db, config: IdemConfig, actor: Actor, options: ReconcileOptions, now: Date): Promise<CandidateRow[]> {
+async function selectCandidates(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  options: ReconcileOptions,
+  now: Date,
+): Promise<CandidateRow[]> {
   const conditions: Prisma.Sql[] = [
     options.olderThanMs === null
       ? stuckCondition(config, now)
@@ -302,17 +333,38 @@ async function reconcileHeldRow(
 }
 
 /** Ask the processor about a row this transaction holds, and apply what the answer allows. */
-async function resolveLockedRow(tx: Prisma.TransactionClient, config: IdemConfig, actor: Actor, row: LockedRow, now: Date): Promise<ReconcileRowResult> {
+async function resolveLockedRow(
+  tx: Prisma.TransactionClient,
+  config: IdemConfig,
+  actor: Actor,
+  row: LockedRow,
+  now: Date,
+): Promise<ReconcileRowResult> {
   const check = await boundedCheck(config, row);
   const base = { ...describeRow(row, now), outcome: check.outcome, checkMs: check.evidence.ms };
   if (check.outcome === "unknown") return { ...base, action: "left", reason: check.reason };
   const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
   if (!decision.ok) return { ...base, action: "left", reason: decision.message };
-  const applied = await applyResolution(tx, actor, { key: row.key, expectedVersion: row.version, decision, reason: `reconciler: ${check.reason}`, check });
+  const applied = await applyResolution(tx, actor, {
+    key: row.key,
+    expectedVersion: row.version,
+    decision,
+    reason: `reconciler: ${check.reason}`,
+    check,
+  });
   if (!applied.ok) {
-    return { ...base, action: "conflict", reason: `changed by someone else meanwhile (now ${applied.current?.status ?? "deleted"}); nothing was overwritten` };
+    return {
+      ...base,
+      action: "conflict",
+      reason: `changed by someone else meanwhile (now ${applied.current?.status ?? "deleted"}); nothing was overwritten`,
+    };
   }
-  return { ...base, action: decision.action === "complete" ? "completed" : "released", reason: check.reason, auditId: applied.auditId.toString() };
+  return {
+    ...base,
+    action: decision.action === "complete" ? "completed" : "released",
+    reason: check.reason,
+    auditId: applied.auditId.toString(),
+  };
 }
 
 /** Which of these keys are still in_progress (no lock taken: round two locks them one by one). */
@@ -342,7 +394,13 @@ function takeNext(pending: Set<string>, byKey: Map<string, CandidateRow>): Candi
 }
 
 function describeRow(row: CandidateRow, now: Date) {
-  return { key: row.key, ref: refOf(row.key), tenant: row.tenant, tool: row.tool, ageMs: Math.max(0, now.getTime() - row.created_at.getTime()) };
+  return {
+    key: row.key,
+    ref: refOf(row.key),
+    tenant: row.tenant,
+    tool: row.tool,
+    ageMs: Math.max(0, now.getTime() - row.created_at.getTime()),
+  };
 }
 
 function processorTimeout(config: IdemConfig, tool: string | null): number {
@@ -350,7 +408,10 @@ function processorTimeout(config: IdemConfig, tool: string | null): number {
 }
 
 function maxProcessorTimeout(config: IdemConfig): number {
-  return Math.max(DEFAULT_PROCESSOR_TIMEOUT_MS, ...Object.keys(config.tools).map((tool) => processorTimeout(config, tool)));
+  return Math.max(
+    DEFAULT_PROCESSOR_TIMEOUT_MS,
+    ...Object.keys(config.tools).map((tool) => processorTimeout(config, tool)),
+  );
 }
 
 /**
@@ -363,7 +424,12 @@ async function boundedCheck(config: IdemConfig, row: { key: string; tool: string
   const overdue = new Promise<ProcessorCheck>((resolve) => {
     timer = setTimeout(() => {
       const reason = `the processor check did not finish within ${limitMs} ms`;
-      resolve({ outcome: "unknown", reason, evidence: { adapter: "none", request: { tool: row.tool }, status: null, error: reason, ms: limitMs }, checkedAt: new Date().toISOString() });
+      resolve({
+        outcome: "unknown",
+        reason,
+        evidence: { adapter: "none", request: { tool: row.tool }, status: null, error: reason, ms: limitMs },
+        checkedAt: new Date().toISOString(),
+      });
     }, limitMs);
   });
   try {
@@ -375,5 +441,11 @@ async function boundedCheck(config: IdemConfig, row: { key: string; tool: string
 
 function errorMessage(error: unknown): string {
   const text = error instanceof Error ? error.message : String(error);
-  return text.split("\n").map((l) => l.trim()).filter(Boolean).slice(-1)[0] ?? text;
+  return (
+    text
+      .split("\n")
+      .map((l) => l.trim())
+      .filter(Boolean)
+      .slice(-1)[0] ?? text
+  );
 }

@@ -32,34 +32,70 @@ export type Decision =
  */
 export function decideResolution(actor: Actor, action: ResolveAction, check: ProcessorCheck, force: boolean): Decision {
   if (action === "complete") {
-    if (!can(actor.role, "records:resolve")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not complete claims.` };
+    if (!can(actor.role, "records:resolve"))
+      return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not complete claims.` };
     if (check.outcome === "taken") return { ok: true, action, response: check.receipt ?? null, forced: false };
     return check.outcome === "unknown"
-      ? { ok: false, code: "outcome_unknown", message: `The processor's answer is unknown (${check.reason}); nothing was changed.` }
-      : { ok: false, code: "outcome_mismatch", message: `The processor says this was not taken (${check.reason}): release the claim instead.` };
+      ? {
+          ok: false,
+          code: "outcome_unknown",
+          message: `The processor's answer is unknown (${check.reason}); nothing was changed.`,
+        }
+      : {
+          ok: false,
+          code: "outcome_mismatch",
+          message: `The processor says this was not taken (${check.reason}): release the claim instead.`,
+        };
   }
-  if (!can(actor.role, "records:release")) return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not release claims.` };
+  if (!can(actor.role, "records:release"))
+    return { ok: false, code: "forbidden", message: `Your role (${actor.role}) may not release claims.` };
   if (check.outcome === "not_taken") return { ok: true, action, forced: false };
   if (!force) {
     return check.outcome === "unknown"
-      ? { ok: false, code: "outcome_unknown", message: `The processor's answer is unknown (${check.reason}); releasing now could allow a second charge. Nothing was changed.` }
-      : { ok: false, code: "outcome_mismatch", message: `The processor says this was taken (${check.reason}): complete the claim with its receipt instead.` };
+      ? {
+          ok: false,
+          code: "outcome_unknown",
+          message: `The processor's answer is unknown (${check.reason}); releasing now could allow a second charge. Nothing was changed.`,
+        }
+      : {
+          ok: false,
+          code: "outcome_mismatch",
+          message: `The processor says this was taken (${check.reason}): complete the claim with its receipt instead.`,
+        };
   }
   if (!can(actor.role, "records:force-release")) {
-    return { ok: false, code: "forbidden", message: `Releasing without "not taken" evidence needs an admin (your role: ${actor.role}).` };
+    return {
+      ok: false,
+      code: "forbidden",
+      message: `Releasing without "not taken" evidence needs an admin (your role: ${actor.role}).`,
+    };
   }
   return { ok: true, action, forced: true };
 }
 
 type SnapshotRow = {
-  key: string; tenant: string; subject: string | null; tool: string | null; status: string; response: unknown;
-  created_at: Date; updated_at: Date | null; version: string | null;
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  response: unknown;
+  created_at: Date;
+  updated_at: Date | null;
+  version: string | null;
 };
 
 function toSnapshot(row: SnapshotRow): RowSnapshot {
   return {
-    key: row.key, tenant: row.tenant, subject: row.subject, tool: row.tool, status: row.status, response: row.response,
-    createdAt: row.created_at.toISOString(), updatedAt: row.updated_at?.toISOString() ?? null, version: row.version,
+    key: row.key,
+    tenant: row.tenant,
+    subject: row.subject,
+    tool: row.tool,
+    status: row.status,
+    response: row.response,
+    createdAt: row.created_at.toISOString(),
+    updatedAt: row.updated_at?.toISOString() ?? null,
+    version: row.version,
   };
 }
 
@@ -76,7 +112,13 @@ export type ApplyResult =
 export async function applyResolution(
   tx: Prisma.TransactionClient,
   actor: Actor,
-  input: { key: string; expectedVersion: string | null; decision: Extract<Decision, { ok: true }>; reason: string; check: ProcessorCheck },
+  input: {
+    key: string;
+    expectedVersion: string | null;
+    decision: Extract<Decision, { ok: true }>;
+    reason: string;
+    check: ProcessorCheck;
+  },
 ): Promise<ApplyResult> {
   const select = `key, tenant, subject, tool, status, response, created_at, updated_at, ${ROW_VERSION_SQL} AS version`;
   const [before] = await tx.$queryRawUnsafe<SnapshotRow[]>(
@@ -86,7 +128,10 @@ export async function applyResolution(
     input.expectedVersion,
   );
   if (!before) {
-    const [current] = await tx.$queryRawUnsafe<SnapshotRow[]>(`SELECT ${select} FROM idempotency WHERE key = $1`, input.key);
+    const [current] = await tx.$queryRawUnsafe<SnapshotRow[]>(
+      `SELECT ${select} FROM idempotency WHERE key = $1`,
+      input.key,
+    );
     return { ok: false, code: "conflict", current: current ? toSnapshot(current) : null };
   }
   let after: RowSnapshot | null = null;

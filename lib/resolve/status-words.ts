@@ -15,7 +15,15 @@ export function readStatusWord(status: unknown, who: string): StatusReading {
   const word = status.toLowerCase();
   if (TAKEN.has(word)) return { outcome: "taken", reason: `${who} says the operation happened (status ${status})` };
   if (word === "not_found") return { outcome: "not_taken", reason: `${who} has no operation with this reference` };
-  if (NOT_TAKEN.has(word)) return { outcome: "not_taken", reason: `${who} says it did not happen: it declined or failed it (status ${status})` };
-  if (UNSETTLED.has(word)) return { outcome: "unknown", reason: `${who} has not settled it yet (status ${status}); ask again later` };
-  return { outcome: "unknown", reason: `${who} answered a status the console does not know (${JSON.stringify(status.slice(0, 40))})` };
+  if (NOT_TAKEN.has(word))
+    return {
+      outcome: "not_taken",
+      reason: `${who} says it did not happen: it declined or failed it (status ${status})`,
+    };
+  if (UNSETTLED.has(word))
+    return { outcome: "unknown", reason: `${who} has not settled it yet (status ${status}); ask again later` };
+  return {
+    outcome: "unknown",
+    reason: `${who} answered a status the console does not know (${JSON.stringify(status.slice(0, 40))})`,
+  };
 }

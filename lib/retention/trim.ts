@@ -36,7 +36,14 @@ export type TrimOptions = {
 };
 
 /** An in_progress claim, as the report and the audit row name it. */
-export type UnresolvedClaim = { key: string; ref: string; tenant: string; subject: string | null; tool: string | null; createdAt: string };
+export type UnresolvedClaim = {
+  key: string;
+  ref: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  createdAt: string;
+};
 
 export type TrimResult = {
   dryRun: boolean;
@@ -69,7 +76,16 @@ export type TrimResult = {
 };
 
 type Position = { at: string; id: string } | null;
-type SnapshotRow = { key: string; tenant: string; subject: string | null; tool: string | null; status: string; response: unknown; created_at: Date; updated_at: Date | null };
+type SnapshotRow = {
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  response: unknown;
+  created_at: Date;
+  updated_at: Date | null;
+};
 
 /**
  * Retention (docs/architecture.md#retention): a batched delete of idempotency rows created before the cutoff —
@@ -101,8 +117,14 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
   const [plannedRows] = await db.$queryRaw<{ done: bigint; unresolved: bigint }[]>`
     SELECT count(*) FILTER (WHERE status <> 'in_progress') AS done, count(*) FILTER (WHERE status = 'in_progress') AS unresolved
     FROM idempotency WHERE created_at < ${cutoff}::timestamptz`;
-  const [plannedEvents] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idempotency_event WHERE at < ${cutoff}::timestamptz`;
-  const planned = { records: Number(plannedRows?.done ?? 0), unresolved: Number(plannedRows?.unresolved ?? 0), events: Number(plannedEvents?.n ?? 0) };
+  const [plannedEvents] = await db.$queryRaw<
+    { n: bigint }[]
+  >`SELECT count(*) AS n FROM idempotency_event WHERE at < ${cutoff}::timestamptz`;
+  const planned = {
+    records: Number(plannedRows?.done ?? 0),
+    unresolved: Number(plannedRows?.unresolved ?? 0),
+    events: Number(plannedEvents?.n ?? 0),
+  };
 
   const records = { planned: planned.records, deleted: 0, deletedByStatus: {} as Record<string, number>, batches: 0 };
   const unresolved = { planned: planned.unresolved, deleted: 0, deletedClaims: [] as UnresolvedClaim[], batches: 0 };
@@ -113,11 +135,14 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
     options.onProgress?.({ phase: "records", done: 0, total: planned.records });
     let position: Position = null;
     for (;;) {
-      const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "records", position, options.batchSize), { timeout: BATCH_TRANSACTION_TIMEOUT_MS });
+      const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "records", position, options.batchSize), {
+        timeout: BATCH_TRANSACTION_TIMEOUT_MS,
+      });
       if (batch.deleted.length > 0) {
         records.batches += 1;
         records.deleted += batch.deleted.length;
-        for (const row of batch.deleted) records.deletedByStatus[row.status] = (records.deletedByStatus[row.status] ?? 0) + 1;
+        for (const row of batch.deleted)
+          records.deletedByStatus[row.status] = (records.deletedByStatus[row.status] ?? 0) + 1;
         options.onProgress?.({ phase: "records", done: records.deleted, total: planned.records });
       }
       if (!batch.more) break;
@@ -129,7 +154,9 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
       position = null;
       for (;;) {
         const size = Math.min(options.batchSize, UNRESOLVED_BATCH_MAX);
-        const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "unresolved", position, size), { timeout: BATCH_TRANSACTION_TIMEOUT_MS });
+        const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "unresolved", position, size), {
+          timeout: BATCH_TRANSACTION_TIMEOUT_MS,
+        });
         if (batch.deleted.length > 0) {
           unresolved.batches += 1;
           unresolved.deleted += batch.deleted.length;
@@ -144,7 +171,9 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
     options.onProgress?.({ phase: "events", done: 0, total: planned.events });
     position = null;
     for (;;) {
-      const batch = await db.$transaction((tx) => deleteEventBatch(tx, audit, position, options.batchSize), { timeout: BATCH_TRANSACTION_TIMEOUT_MS });
+      const batch = await db.$transaction((tx) => deleteEventBatch(tx, audit, position, options.batchSize), {
+        timeout: BATCH_TRANSACTION_TIMEOUT_MS,
+      });
       if (batch.deleted > 0) {
         events.batches += 1;
         events.deleted += batch.deleted;
@@ -172,7 +201,12 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
     batchSize: options.batchSize,
     includeUnresolved: options.includeUnresolved,
     records,
-    unresolved: { ...unresolved, kept: Number(kept?.n ?? 0), oldestKept: kept?.oldest?.toISOString() ?? null, keptSample: sample.map(toClaim) },
+    unresolved: {
+      ...unresolved,
+      kept: Number(kept?.n ?? 0),
+      oldestKept: kept?.oldest?.toISOString() ?? null,
+      keptSample: sample.map(toClaim),
+    },
     events,
     auditIds,
     runId,
@@ -194,7 +228,9 @@ async function deleteRowBatch(
   size: number,
 ): Promise<{ deleted: SnapshotRow[]; position: Position; more: boolean }> {
   const status = kind === "records" ? Prisma.sql`status <> 'in_progress'` : Prisma.sql`status = 'in_progress'`;
-  const after = position ? Prisma.sql`AND (created_at, key) > (${position.at}::timestamptz, ${position.id})` : Prisma.empty;
+  const after = position
+    ? Prisma.sql`AND (created_at, key) > (${position.at}::timestamptz, ${position.id})`
+    : Prisma.empty;
   const locked = await tx.$queryRaw<{ key: string; at: string }[]>`
     SELECT key, ${Prisma.raw(exactTimeSql("created_at"))} AS at FROM idempotency
     WHERE created_at < ${audit.cutoff}::timestamptz AND ${status} ${after}
@@ -218,7 +254,17 @@ async function deleteRowBatch(
         kind === "records"
           ? `retention: ${deleted.length} rows created before ${audit.cutoff.toISOString()} (older than ${formatDuration(audit.olderThanMs)})`
           : `retention (--include-unresolved): ${deleted.length} in_progress claims created before ${audit.cutoff.toISOString()}, outcome never recorded`,
-      before: kind === "unresolved" ? json({ claims: deleted.map((row) => ({ ...toClaim(row), status: row.status, response: row.response ?? null, updatedAt: row.updated_at?.toISOString() ?? null })) }) : null,
+      before:
+        kind === "unresolved"
+          ? json({
+              claims: deleted.map((row) => ({
+                ...toClaim(row),
+                status: row.status,
+                response: row.response ?? null,
+                updatedAt: row.updated_at?.toISOString() ?? null,
+              })),
+            })
+          : null,
       evidence: json({
         runId: audit.runId,
         table: "idempotency",
@@ -238,8 +284,15 @@ async function deleteRowBatch(
 }
 
 /** One batch of writer events older than the cutoff, walking (at, id) forward on idempotency_event_at_idx. */
-async function deleteEventBatch(tx: Prisma.TransactionClient, audit: AuditContext, position: Position, size: number): Promise<{ deleted: number; position: Position; more: boolean }> {
-  const after = position ? Prisma.sql`AND (at, id) > (${position.at}::timestamptz, ${position.id}::bigint)` : Prisma.empty;
+async function deleteEventBatch(
+  tx: Prisma.TransactionClient,
+  audit: AuditContext,
+  position: Position,
+  size: number,
+): Promise<{ deleted: number; position: Position; more: boolean }> {
+  const after = position
+    ? Prisma.sql`AND (at, id) > (${position.at}::timestamptz, ${position.id}::bigint)`
+    : Prisma.empty;
   const chosen = await tx.$queryRaw<{ id: bigint; at: string; kind: string }[]>`
     SELECT id, kind, ${Prisma.raw(exactTimeSql("at"))} AS at FROM idempotency_event
     WHERE at < ${audit.cutoff}::timestamptz ${after}
@@ -247,20 +300,36 @@ async function deleteEventBatch(tx: Prisma.TransactionClient, audit: AuditContex
   const first = chosen[0];
   const last = chosen[chosen.length - 1];
   if (!first || !last) return { deleted: 0, position, more: false };
-  const deleted = await tx.$executeRaw`DELETE FROM idempotency_event WHERE id = ANY(${chosen.map((e) => e.id.toString())}::bigint[])`;
+  const deleted =
+    await tx.$executeRaw`DELETE FROM idempotency_event WHERE id = ANY(${chosen.map((e) => e.id.toString())}::bigint[])`;
   const byKind: Record<string, number> = {};
   for (const event of chosen) byKind[event.kind] = (byKind[event.kind] ?? 0) + 1;
   const entry = await writeAudit(tx, audit.actor, {
     action: "retention.trim_events",
     reason: `retention: ${deleted} writer events recorded before ${audit.cutoff.toISOString()} (older than ${formatDuration(audit.olderThanMs)})`,
-    evidence: json({ runId: audit.runId, table: "idempotency_event", cutoff: audit.cutoff.toISOString(), deleted, deletedByKind: byKind, atFrom: first.at, atTo: last.at }),
+    evidence: json({
+      runId: audit.runId,
+      table: "idempotency_event",
+      cutoff: audit.cutoff.toISOString(),
+      deleted,
+      deletedByKind: byKind,
+      atFrom: first.at,
+      atTo: last.at,
+    }),
   });
   audit.auditIds.push(entry.id.toString());
   return { deleted, position: { at: last.at, id: last.id.toString() }, more: chosen.length === size };
 }
 
 function toClaim(row: SnapshotRow): UnresolvedClaim {
-  return { key: row.key, ref: refOf(row.key), tenant: row.tenant, subject: row.subject, tool: row.tool, createdAt: row.created_at.toISOString() };
+  return {
+    key: row.key,
+    ref: refOf(row.key),
+    tenant: row.tenant,
+    subject: row.subject,
+    tool: row.tool,
+    createdAt: row.created_at.toISOString(),
+  };
 }
 
 function json(value: unknown): Prisma.InputJsonValue {

@@ -71,7 +71,11 @@ export function packTrimmedRefs(rows: readonly { key: string; tenant: string }[]
 }
 
 /** Writes one batch's chunks, in the batch's transaction, under its audit row. */
-export async function recordTrimmedRefs(tx: Prisma.TransactionClient, auditId: bigint, rows: readonly { key: string; tenant: string }[]): Promise<void> {
+export async function recordTrimmedRefs(
+  tx: Prisma.TransactionClient,
+  auditId: bigint,
+  rows: readonly { key: string; tenant: string }[],
+): Promise<void> {
   const chunks = packTrimmedRefs(rows);
   if (chunks.length === 0) return;
   await tx.$executeRaw`
@@ -104,7 +108,9 @@ export async function findTrimmedRefs(db: Db, scope: TenantScope, refs: readonly
     }
   }
   const list = [...probes.values()];
-  const chunks = await db.$queryRaw<{ audit_id: bigint; tenant: string; bucket_bits: number; bucket: number; refs: Uint8Array; trimmed_at: Date }[]>`
+  const chunks = await db.$queryRaw<
+    { audit_id: bigint; tenant: string; bucket_bits: number; bucket: number; refs: Uint8Array; trimmed_at: Date }[]
+  >`
     SELECT c.audit_id, c.tenant, c.bucket_bits, c.bucket, c.refs, c.trimmed_at
       FROM unnest(${list.map((p) => p.bits)}::int2[], ${list.map((p) => p.bucket)}::int2[]) AS p(bits, bucket)
       JOIN trimmed_ref_chunk c ON c.bucket_bits = p.bits AND c.bucket = p.bucket
@@ -115,7 +121,8 @@ export async function findTrimmedRefs(db: Db, scope: TenantScope, refs: readonly
     const packed = Buffer.from(chunk.refs);
     for (const ref of wanted) {
       if (bucketOf(parseInt(ref, 16), chunk.bucket_bits) !== chunk.bucket) continue;
-      if (containsRef(packed, Buffer.from(ref, "hex"))) matches.push({ ref, tenant: chunk.tenant, auditId: chunk.audit_id, trimmedAt: chunk.trimmed_at });
+      if (containsRef(packed, Buffer.from(ref, "hex")))
+        matches.push({ ref, tenant: chunk.tenant, auditId: chunk.audit_id, trimmedAt: chunk.trimmed_at });
     }
   }
   return matches;

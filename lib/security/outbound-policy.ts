@@ -19,7 +19,14 @@ export type OutboundPolicy = { allow: readonly string[] };
 export type OutboundCheck = { ok: true } | { ok: false; reason: string };
 
 /** Cloud metadata services answer under these names too (GCP, AWS, Azure, …), whatever DNS says. */
-const METADATA_HOSTS = new Set(["metadata", "metadata.google.internal", "metadata.goog", "instance-data", "instance-data.ec2.internal", "metadata.azure.internal"]);
+const METADATA_HOSTS = new Set([
+  "metadata",
+  "metadata.google.internal",
+  "metadata.goog",
+  "instance-data",
+  "instance-data.ec2.internal",
+  "metadata.azure.internal",
+]);
 
 const RANGE_WORDS: Record<string, string> = {
   unspecified: "an unspecified",
@@ -35,7 +42,10 @@ const RANGE_WORDS: Record<string, string> = {
 
 /** The host as the policy compares it: lower case, no brackets, no trailing dot. */
 function normalHost(hostname: string): string {
-  return hostname.replace(/^\[|\]$/g, "").replace(/\.$/, "").toLowerCase();
+  return hostname
+    .replace(/^\[|\]$/g, "")
+    .replace(/\.$/, "")
+    .toLowerCase();
 }
 
 function allowedHost(host: string, policy: OutboundPolicy): boolean {
@@ -70,14 +80,19 @@ export function addressRefusal(address: string, policy: OutboundPolicy): string 
 }
 
 /** Whether the console may connect to this URL: the scheme, the name, and every address it resolves to now. */
-export async function checkOutboundUrl(urlText: string, policy: OutboundPolicy, resolve = resolveAll): Promise<OutboundCheck> {
+export async function checkOutboundUrl(
+  urlText: string,
+  policy: OutboundPolicy,
+  resolve = resolveAll,
+): Promise<OutboundCheck> {
   let url: URL;
   try {
     url = new URL(urlText);
   } catch {
     return { ok: false, reason: "not a URL" };
   }
-  if (url.protocol !== "http:" && url.protocol !== "https:") return { ok: false, reason: `the scheme ${url.protocol} is not http or https` };
+  if (url.protocol !== "http:" && url.protocol !== "https:")
+    return { ok: false, reason: `the scheme ${url.protocol} is not http or https` };
   const host = normalHost(url.hostname);
   if (allowedHost(host, policy)) return { ok: true };
   if (METADATA_HOSTS.has(host)) return { ok: false, reason: `${host} is a cloud metadata service` };
@@ -100,7 +115,11 @@ export async function checkOutboundUrl(urlText: string, policy: OutboundPolicy, 
 }
 
 function resolveAll(host: string): Promise<string[]> {
-  return new Promise((resolve, reject) => lookup(host, { all: true, verbatim: true }, (error, found) => (error ? reject(error) : resolve(found.map((f) => f.address)))));
+  return new Promise((resolve, reject) =>
+    lookup(host, { all: true, verbatim: true }, (error, found) =>
+      error ? reject(error) : resolve(found.map((f) => f.address)),
+    ),
+  );
 }
 
 /** The error a refused connection fails with: named so the console's messages can say what happened. */
@@ -108,7 +127,11 @@ export class OutboundRefusedError extends Error {
   readonly code = "EOUTBOUND";
 }
 
-type LookupCallback = (error: NodeJS.ErrnoException | null, address: string | { address: string; family: number }[], family?: number) => void;
+type LookupCallback = (
+  error: NodeJS.ErrnoException | null,
+  address: string | { address: string; family: number }[],
+  family?: number,
+) => void;
 
 /**
  * A fetch whose every connection is judged at connect time: the agent resolves names itself and
@@ -120,8 +143,19 @@ export function policyFetch(policy: OutboundPolicy): typeof fetch {
       lookup(hostname: string, options: { all?: boolean }, callback: LookupCallback) {
         lookup(hostname, { all: true, verbatim: true }, (error, found) => {
           if (error) return callback(error, []);
-          const refused = allowedHost(normalHost(hostname), policy) ? null : found.map((f) => addressRefusal(f.address, policy)).find((r) => r !== null);
-          if (refused) return callback(Object.assign(new OutboundRefusedError(`refused by the outbound policy: ${hostname} resolves to ${refused.replace(/ is /, ", which is ")}`), { code: "EOUTBOUND" }), []);
+          const refused = allowedHost(normalHost(hostname), policy)
+            ? null
+            : found.map((f) => addressRefusal(f.address, policy)).find((r) => r !== null);
+          if (refused)
+            return callback(
+              Object.assign(
+                new OutboundRefusedError(
+                  `refused by the outbound policy: ${hostname} resolves to ${refused.replace(/ is /, ", which is ")}`,
+                ),
+                { code: "EOUTBOUND" },
+              ),
+              [],
+            );
           if (options.all) return callback(null, found);
           const first = found[0]!;
           return callback(null, first.address, first.family);
@@ -129,7 +163,8 @@ export function policyFetch(policy: OutboundPolicy): typeof fetch {
       },
     },
   });
-  return ((input: string | URL | Request, init?: RequestInit) => undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
+  return ((input: string | URL | Request, init?: RequestInit) =>
+    undiciFetch(input as never, { ...(init as object), dispatcher: agent } as never)) as unknown as typeof fetch;
 }
 
 /** A URL as people are shown it: no user name or password, and each query value replaced by "…". */

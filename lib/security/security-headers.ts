@@ -11,7 +11,8 @@ export const STATIC_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   "X-Content-Type-Options": "nosniff",
   // Old browsers' frame-ancestors: the console has buttons that release claims; no clickjacking.
   "X-Frame-Options": "DENY",
-  "Permissions-Policy": "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()",
+  "Permissions-Policy":
+    "camera=(), microphone=(), geolocation=(), payment=(), usb=(), interest-cohort=(), browsing-topics=()",
   "Cross-Origin-Opener-Policy": "same-origin",
 };
 
@@ -46,7 +47,8 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
 }
 
 /** JSON and file downloads load nothing and are never framed. */
-export const API_CONTENT_SECURITY_POLICY = "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+export const API_CONTENT_SECURITY_POLICY =
+  "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
 /** 128 random bits, base64: what a CSP nonce-source accepts. */
 export function newNonce(): string {

@@ -18,7 +18,10 @@ const MAX_DEPTH = 64;
  * The first string (or object key) in a parsed JSON value that cannot be stored, with its
  * path; or a body nested deeper than MAX_DEPTH. Iterative: a 5,000-deep array is no stack overflow.
  */
-export function findUnstorableText(root: unknown, rootPath: (string | number)[] = []): { field: string; message: string } | null {
+export function findUnstorableText(
+  root: unknown,
+  rootPath: (string | number)[] = [],
+): { field: string; message: string } | null {
   const stack: { value: unknown; path: (string | number)[] }[] = [{ value: root, path: rootPath }];
   while (stack.length > 0) {
     const { value, path } = stack.pop()!;
@@ -27,7 +30,8 @@ export function findUnstorableText(root: unknown, rootPath: (string | number)[] 
       const reason = unstorableTextReason(value);
       if (reason) return { field, message: reason };
     } else if (typeof value === "object" && value !== null) {
-      if (path.length - rootPath.length >= MAX_DEPTH) return { field, message: `is nested more than ${MAX_DEPTH} levels deep` };
+      if (path.length - rootPath.length >= MAX_DEPTH)
+        return { field, message: `is nested more than ${MAX_DEPTH} levels deep` };
       const entries: [string | number, unknown][] = Array.isArray(value) ? [...value.entries()] : Object.entries(value);
       for (const [key, item] of entries.reverse()) {
         const keyReason = typeof key === "string" ? unstorableTextReason(key) : null;

@@ -2,7 +2,12 @@ import type { DeclaredAnnotations, EffectiveAnnotations, HintName } from "./anno
 import { HINT_NAMES } from "./annotation-types";
 
 /** The spec's defaults: an unannotated tool is assumed to write, destroy, not be safe to repeat, and reach outside. */
-export const SPEC_DEFAULTS: Record<HintName, boolean> = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+export const SPEC_DEFAULTS: Record<HintName, boolean> = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 /**
  * Keeps only the four hints, and only when they are booleans: a server that sends

@@ -38,7 +38,8 @@ export async function loadKnownTools(db: Db, config: IdemConfig): Promise<Map<st
       if (!tool.listedBy.includes(server)) tool.listedBy.push(server);
       const declared = declaredHints(listed.annotations).idempotentHint;
       // A claim made by any server is the one that matters: a host may retry on it.
-      if (declared === true || (declared === false && tool.declaredIdempotentHint === null)) tool.declaredIdempotentHint = declared;
+      if (declared === true || (declared === false && tool.declaredIdempotentHint === null))
+        tool.declaredIdempotentHint = declared;
     }
   }
   return known;

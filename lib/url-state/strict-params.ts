@@ -55,7 +55,9 @@ export function groupParams(input: RawParams): [string, string[]][] {
     for (const [k, v] of input) grouped.set(k, [...(grouped.get(k) ?? []), v]);
     return [...grouped];
   }
-  return Object.entries(input).flatMap(([k, v]) => (v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]]));
+  return Object.entries(input).flatMap(([k, v]) =>
+    v === undefined ? [] : [[k, Array.isArray(v) ? v : [v]] as [string, string[]]],
+  );
 }
 
 export type StrictParamsOptions = {

@@ -33,8 +33,10 @@ export function listAppRoutes(appDir = path.resolve("app")): AppRoute[] {
       }
       const pattern = `/${segments.join("/")}`;
       const file = path.relative(path.dirname(appDir), full);
-      if (/^page\.(tsx|ts|jsx|js|mdx)$/.test(entry.name)) routes.push({ kind: "page", pattern, file, methods: ["GET"] });
-      if (/^route\.(ts|js)$/.test(entry.name)) routes.push({ kind: "route", pattern, file, methods: exportedHttpMethods(full) });
+      if (/^page\.(tsx|ts|jsx|js|mdx)$/.test(entry.name))
+        routes.push({ kind: "page", pattern, file, methods: ["GET"] });
+      if (/^route\.(ts|js)$/.test(entry.name))
+        routes.push({ kind: "route", pattern, file, methods: exportedHttpMethods(full) });
     }
   }
 }
@@ -55,7 +57,11 @@ export function exportedHttpMethods(file: string): string[] {
       }
     } else if (ts.isFunctionDeclaration(statement) && isExported(statement) && statement.name) {
       names.push(statement.name.text);
-    } else if (ts.isExportDeclaration(statement) && statement.exportClause && ts.isNamedExports(statement.exportClause)) {
+    } else if (
+      ts.isExportDeclaration(statement) &&
+      statement.exportClause &&
+      ts.isNamedExports(statement.exportClause)
+    ) {
       for (const element of statement.exportClause.elements) names.push(element.name.text);
     }
   }

@@ -18,7 +18,8 @@ export async function callAs(baseUrl: string, credentials: Credentials, call: Ca
   if (credentials.cookie) headers.cookie = credentials.cookie;
   if (credentials.bearer) headers.authorization = `Bearer ${credentials.bearer}`;
   if (call.contentType) headers["content-type"] = call.contentType;
-  const origin = call.origin === undefined ? (credentials.cookie && call.method !== "GET" ? baseUrl : null) : call.origin;
+  const origin =
+    call.origin === undefined ? (credentials.cookie && call.method !== "GET" ? baseUrl : null) : call.origin;
   if (origin !== null) headers.origin = origin;
   const response = await fetch(`${baseUrl}${call.path}`, {
     method: call.method,

@@ -16,7 +16,10 @@ const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token=/;
 export async function signInOverHttp(baseUrl: string, email: string): Promise<HttpSession> {
   const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const csrfCookie = csrf.headers.getSetCookie().map((line) => line.split(";")[0]).join("; ");
+  const csrfCookie = csrf.headers
+    .getSetCookie()
+    .map((line) => line.split(";")[0])
+    .join("; ");
   const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
     method: "POST",
     redirect: "manual",
@@ -24,6 +27,9 @@ export async function signInOverHttp(baseUrl: string, email: string): Promise<Ht
     body: new URLSearchParams({ csrfToken, email, password: DEMO_PASSWORD, callbackUrl: `${baseUrl}/`, json: "true" }),
   });
   const setCookie = response.headers.getSetCookie().find((line) => SESSION_COOKIE.test(line));
-  if (!setCookie) throw new Error(`signing in as ${email} gave no session cookie (${response.status} ${response.headers.get("location") ?? ""})`);
+  if (!setCookie)
+    throw new Error(
+      `signing in as ${email} gave no session cookie (${response.status} ${response.headers.get("location") ?? ""})`,
+    );
   return { cookie: setCookie.split(";")[0]!, setCookie };
 }

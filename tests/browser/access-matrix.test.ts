@@ -12,9 +12,20 @@ import { connectTestDb } from "../helpers/db";
 // handler method found in app/ × every kind of caller, each cell as tests/access/expected-access.ts says.
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
-const fixtures = { missingKey: createHash("sha256").update(`access-matrix|${run}`).digest("hex"), noSuchTenant: `no-such-tenant-${run}`, run };
+const fixtures = {
+  missingKey: createHash("sha256").update(`access-matrix|${run}`).digest("hex"),
+  noSuchTenant: `no-such-tenant-${run}`,
+  run,
+};
 const requests = accessRequests(fixtures);
-const system = { kind: "system" as const, id: "access-matrix", name: "access-matrix-test", displayName: "access-matrix-test", role: "admin" as const, tenants: [] };
+const system = {
+  kind: "system" as const,
+  id: "access-matrix",
+  name: "access-matrix-test",
+  displayName: "access-matrix-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 /** What a cell requires of an answer; null when it holds. */
 function judge(cell: Cell, answer: Answer, path: string, ran: () => string | null): string | null {
@@ -28,16 +39,26 @@ function judge(cell: Cell, answer: Answer, path: string, ran: () => string | nul
   const target = answer.location === null ? null : new URL(answer.location, baseUrl);
   switch (cell) {
     case SIGN_IN:
-      if (answer.status !== 307 || target?.pathname !== "/sign-in") return `expected 307 to /sign-in, got ${answer.status} ${answer.location ?? ""}`;
-      return sameUrl(target.searchParams.get("callbackUrl") ?? "", path) ? null : `sign-in should return to ${path}, not ${target.searchParams.get("callbackUrl")}`;
+      if (answer.status !== 307 || target?.pathname !== "/sign-in")
+        return `expected 307 to /sign-in, got ${answer.status} ${answer.location ?? ""}`;
+      return sameUrl(target.searchParams.get("callbackUrl") ?? "", path)
+        ? null
+        : `sign-in should return to ${path}, not ${target.searchParams.get("callbackUrl")}`;
     case HOME:
-      return answer.status === 307 && target?.pathname === "/" ? null : `expected 307 to /, got ${answer.status} ${answer.location ?? ""}`;
+      return answer.status === 307 && target?.pathname === "/"
+        ? null
+        : `expected 307 to /, got ${answer.status} ${answer.location ?? ""}`;
     case 401:
-      return answer.status === 401 && code === "unauthenticated" ? null : `expected 401 unauthenticated, got ${answer.status} ${code ?? answer.text.slice(0, 120)}`;
+      return answer.status === 401 && code === "unauthenticated"
+        ? null
+        : `expected 401 unauthenticated, got ${answer.status} ${code ?? answer.text.slice(0, 120)}`;
     case 403:
-      return answer.status === 403 && code === "forbidden" ? null : `expected 403 forbidden, got ${answer.status} ${code ?? answer.text.slice(0, 120)}`;
+      return answer.status === 403 && code === "forbidden"
+        ? null
+        : `expected 403 forbidden, got ${answer.status} ${code ?? answer.text.slice(0, 120)}`;
     default:
-      if (answer.status !== cell) return `expected ${cell}, got ${answer.status} ${answer.location ?? ""} ${answer.text.slice(0, 160)}`;
+      if (answer.status !== cell)
+        return `expected ${cell}, got ${answer.status} ${answer.location ?? ""} ${answer.text.slice(0, 160)}`;
       return ran();
   }
 }
@@ -64,7 +85,12 @@ describe("access matrix: every page and /api route × every kind of caller", () 
   const credentials = { anonymous: {} } as Record<Identity, Credentials>;
 
   beforeAll(async () => {
-    const accounts = { viewer: "viewer@demo.test", operator: "operator@demo.test", admin: "admin@demo.test", "acme viewer": "acme-support@demo.test" } as const;
+    const accounts = {
+      viewer: "viewer@demo.test",
+      operator: "operator@demo.test",
+      admin: "admin@demo.test",
+      "acme viewer": "acme-support@demo.test",
+    } as const;
     await Promise.all(
       Object.entries(accounts).map(async ([identity, email]) => {
         credentials[identity as Identity] = { cookie: (await signInOverHttp(baseUrl, email)).cookie };
@@ -77,7 +103,11 @@ describe("access matrix: every page and /api route × every kind of caller", () 
       ["acme token", "viewer", ["acme"]],
     ] as const;
     for (const [identity, role, tenants] of tokens) {
-      const { token } = await createToken(db, system, { name: `matrix-${identity.replace(" ", "-")}-${run}`, role, tenants: [...tenants] });
+      const { token } = await createToken(db, system, {
+        name: `matrix-${identity.replace(" ", "-")}-${run}`,
+        role,
+        tenants: [...tenants],
+      });
       credentials[identity] = { bearer: token };
     }
   });
@@ -88,19 +118,33 @@ describe("access matrix: every page and /api route × every kind of caller", () 
     const missing = inApp.filter((entry) => !Object.hasOwn(EXPECTED_ACCESS, entry));
     const gone = Object.keys(EXPECTED_ACCESS).filter((entry) => !inApp.includes(entry));
     const noRequest = inApp.filter((entry) => !Object.hasOwn(requests, entry));
-    expect(missing, `in app/ but not in tests/access/expected-access.ts (add a row saying who may call it): ${missing.join(", ")}`).toEqual([]);
+    expect(
+      missing,
+      `in app/ but not in tests/access/expected-access.ts (add a row saying who may call it): ${missing.join(", ")}`,
+    ).toEqual([]);
     expect(gone, `in tests/access/expected-access.ts but no longer in app/: ${gone.join(", ")}`).toEqual([]);
-    expect(noRequest, `no harmless request in tests/access/access-requests.ts for: ${noRequest.join(", ")}`).toEqual([]);
+    expect(noRequest, `no harmless request in tests/access/access-requests.ts for: ${noRequest.join(", ")}`).toEqual(
+      [],
+    );
   });
 
   it("every cell answers as the table says, and allowed cells show the route itself ran", async () => {
-    const entries = routeEntries(listAppRoutes()).filter((entry) => Object.hasOwn(EXPECTED_ACCESS, entry) && Object.hasOwn(requests, entry));
-    const cells = entries.flatMap((entry) => IDENTITIES.map((identity, column) => ({ entry, identity, expected: EXPECTED_ACCESS[entry]![column]! })));
+    const entries = routeEntries(listAppRoutes()).filter(
+      (entry) => Object.hasOwn(EXPECTED_ACCESS, entry) && Object.hasOwn(requests, entry),
+    );
+    const cells = entries.flatMap((entry) =>
+      IDENTITIES.map((identity, column) => ({ entry, identity, expected: EXPECTED_ACCESS[entry]![column]! })),
+    );
     const started = Date.now();
     const results = await mapLimited(cells, 4, async ({ entry, identity, expected }) => {
       const method = entry.split(" ")[0]!;
       const request = requests[entry]!;
-      const answer = await callAs(baseUrl, credentials[identity], { method, path: request.path, body: request.body, contentType: request.contentType });
+      const answer = await callAs(baseUrl, credentials[identity], {
+        method,
+        path: request.path,
+        body: request.body,
+        contentType: request.contentType,
+      });
       const problem = judge(expected, answer, request.path, () => request.ran(answer, identity));
       return { entry, identity, expected, answer, problem };
     });

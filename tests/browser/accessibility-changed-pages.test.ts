@@ -46,7 +46,17 @@ describe.skipIf(browserMissing)("accessibility of the pages this wave changed (a
     );
     await pool.query(
       `INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason, before) VALUES ('operator@demo.test', 'operator', 'record.release', $1, $2, 'a11y fixture', $3)`,
-      [key("released"), TENANT, JSON.stringify({ key: key("released"), tenant: TENANT, tool: "charge_card", status: "in_progress", createdAt: new Date().toISOString() })],
+      [
+        key("released"),
+        TENANT,
+        JSON.stringify({
+          key: key("released"),
+          tenant: TENANT,
+          tool: "charge_card",
+          status: "in_progress",
+          createdAt: new Date().toISOString(),
+        }),
+      ],
     );
   });
   afterAll(async () => {
@@ -61,7 +71,13 @@ describe.skipIf(browserMissing)("accessibility of the pages this wave changed (a
     const results = await new AxeBuilder({ page }).analyze();
     return results.violations
       .filter((v) => v.impact === "serious" || v.impact === "critical")
-      .map((v) => ({ page: path, width, id: v.id, impact: v.impact, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")) }));
+      .map((v) => ({
+        page: path,
+        width,
+        id: v.id,
+        impact: v.impact,
+        nodes: v.nodes.slice(0, 3).map((n) => n.target.join(" ")),
+      }));
   }
 
   it("has no serious or critical violation, signed in as admin and on the sign-in page", async () => {

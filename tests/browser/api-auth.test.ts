@@ -3,7 +3,14 @@ import { createToken, revokeToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
-const admin = { kind: "system" as const, id: "test", name: "api-test", displayName: "api-test", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "test",
+  name: "api-test",
+  displayName: "api-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe("the JSON API over HTTP", () => {
   const db = connectTestDb();

@@ -14,10 +14,27 @@ const TENANT = `audit-${run}`;
 const SERVER_RENDER = { timeout: 15_000, interval: 100 };
 const key = (name: string) => createHash("sha256").update(`audit-browser|${run}|${name}`).digest("hex");
 
-const reconciler: Actor = { kind: "system", id: "reconciler", name: "reconciler", displayName: "Reconciler", role: "operator", tenants: [] };
-const omar: Actor = { kind: "user", id: "omar", name: "operator@demo.test", displayName: "Omar Operator", role: "operator", tenants: [] };
+const reconciler: Actor = {
+  kind: "system",
+  id: "reconciler",
+  name: "reconciler",
+  displayName: "Reconciler",
+  role: "operator",
+  tenants: [],
+};
+const omar: Actor = {
+  kind: "user",
+  id: "omar",
+  name: "operator@demo.test",
+  displayName: "Omar Operator",
+  role: "operator",
+  tenants: [],
+};
 
-const shownActions = (page: Page) => page.locator('[data-testid="audit-table"] tbody tr[data-action]').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
+const shownActions = (page: Page) =>
+  page
+    .locator('[data-testid="audit-table"] tbody tr[data-action]')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-action")));
 
 describe.skipIf(browserMissing)("audit page, in Chromium", () => {
   let browser: Browser;
@@ -28,7 +45,15 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
   beforeAll(async () => {
     // Entries as the reconciler and an operator write them, in the served console's database.
     db = createPrismaClient(inject("databaseUrl"), 1);
-    await db.idempotency.create({ data: { key: completed, tenant: TENANT, tool: "charge_card", status: "completed", response: { id: "ch_1", card: "c_4242" } } });
+    await db.idempotency.create({
+      data: {
+        key: completed,
+        tenant: TENANT,
+        tool: "charge_card",
+        status: "completed",
+        response: { id: "ch_1", card: "c_4242" },
+      },
+    });
     const receipt = { id: "ch_1", status: "succeeded", amount_cents: 2400, card: "c_4242", reference: completed };
     await writeAudit(db, reconciler, {
       action: "record.complete",
@@ -47,7 +72,12 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
       before: { key: released, status: "in_progress", tool: "charge_card" },
       evidence: { outcome: "not_taken", evidence: { adapter: "http", status: 404 } },
     });
-    await writeAudit(db, reconciler, { action: "record.release", key: key("released-2"), tenant: TENANT, reason: "reconciler: the processor has no operation with this reference" });
+    await writeAudit(db, reconciler, {
+      action: "record.release",
+      key: key("released-2"),
+      tenant: TENANT,
+      reason: "reconciler: the processor has no operation with this reference",
+    });
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -60,7 +90,11 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     const page = await signInInContext(context, "operator@demo.test", `/audit?tenant=${TENANT}`);
     await page.waitForSelector('[data-testid="audit-table"]');
     expect(await shownActions(page)).toEqual(["record.release", "record.release", "record.complete"]);
-    expect(await page.locator('[data-column="actor"]').allTextContents()).toEqual(["system:reconciler", "operator@demo.test", "system:reconciler"]);
+    expect(await page.locator('[data-column="actor"]').allTextContents()).toEqual([
+      "system:reconciler",
+      "operator@demo.test",
+      "system:reconciler",
+    ]);
 
     // The completed record exists: its ref links to it. The released one is gone: only its ref, marked.
     const link = page.locator(`[data-testid="audit-table"] a[href="/records/${completed}"]`);
@@ -85,7 +119,11 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     expect(new URL(page.url()).searchParams.get("tenant")).toBe(TENANT);
 
     // The same URL in a fresh session shows the same entries.
-    const shared = await signInInContext(await browser.newContext(), "viewer@demo.test", new URL(page.url()).pathname + new URL(page.url()).search);
+    const shared = await signInInContext(
+      await browser.newContext(),
+      "viewer@demo.test",
+      new URL(page.url()).pathname + new URL(page.url()).search,
+    );
     await shared.waitForSelector('[data-testid="audit-table"]');
     expect(await shownActions(shared)).toEqual(["record.complete"]);
     // A viewer's copy of the receipt is masked.
@@ -98,7 +136,9 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     const page = await signInInContext(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
     await page.waitForSelector('[data-testid="unknown-tenant"]');
     expect((await fetch(`${baseUrl}/api/v1/audit`)).status).toBe(401);
-    const fromPage = await page.evaluate(() => fetch("/api/v1/audit?colour=red").then(async (r) => ({ status: r.status, body: await r.json() })));
+    const fromPage = await page.evaluate(() =>
+      fetch("/api/v1/audit?colour=red").then(async (r) => ({ status: r.status, body: await r.json() })),
+    );
     expect(fromPage).toMatchObject({ status: 400, body: { error: { code: "bad_request", params: ["colour"] } } });
   });
 });

@@ -36,7 +36,11 @@ const PAGES: [path: string, base: Record<string, string>, params: string[]][] = 
   ["/records", {}, ["tenant", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"]],
   ["/stuck", {}, ["tenant", "tool", "cursor", "dir", "limit"]],
   ["/lookup", {}, ["q"]],
-  ["/keys", { tenant: `bad-${run}`, tool: "charge_card", args: "{}" }, ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"]],
+  [
+    "/keys",
+    { tenant: `bad-${run}`, tool: "charge_card", args: "{}" },
+    ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"],
+  ],
   ["/audit", {}, ["actor", "action", "key", "tenant", "from", "to", "cursor", "limit"]],
   ["/metrics", {}, ["window", "tool", "tenant"]],
   ["/tools", {}, ["window"]],
@@ -44,7 +48,8 @@ const PAGES: [path: string, base: Record<string, string>, params: string[]][] = 
 ];
 
 /** A server error that happened anyway: React streams its digest; the error boundaries say so. */
-const SERVER_ERROR = /data-dgst="(?!NEXT_)|\$RX\("[^"]*","(?!NEXT_)|This page could not be loaded|Idem Console could not answer/;
+const SERVER_ERROR =
+  /data-dgst="(?!NEXT_)|\$RX\("[^"]*","(?!NEXT_)|This page could not be loaded|Idem Console could not answer/;
 const STACK = /\n\s+at .+\(|\s+at .+\.[jt]sx?:\d+:\d+|node_modules|PrismaClient|invalid byte sequence/;
 
 describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP with a session", () => {
@@ -60,10 +65,18 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
   });
   afterAll(async () => {
     await browser?.close();
-    console.log(`bad-input page sweep: ${tried} bad URLs tried; answers by status: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`);
+    console.log(
+      `bad-input page sweep: ${tried} bad URLs tried; answers by status: ${JSON.stringify(Object.fromEntries([...statuses].sort()))}`,
+    );
   });
 
-  async function check(url: string, context: string, allowed: number[], failures: string[], options: { resetIsRefusal?: boolean } = {}) {
+  async function check(
+    url: string,
+    context: string,
+    allowed: number[],
+    failures: string[],
+    options: { resetIsRefusal?: boolean } = {},
+  ) {
     let response: Response;
     try {
       response = await fetch(`${baseUrl}${url}`, { headers: { cookie }, redirect: "manual" });
@@ -83,10 +96,13 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
     tried += 1;
     statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     const location = response.headers.get("location") ?? "";
-    if (!allowed.includes(response.status)) failures.push(`${context}: status ${response.status} ${html.slice(0, 200)}`);
+    if (!allowed.includes(response.status))
+      failures.push(`${context}: status ${response.status} ${html.slice(0, 200)}`);
     // A redirect is the lookup going to its record; to sign-in would mean the session was not sent.
-    else if (response.status >= 300 && response.status < 400 && !/^\/(records|lookup)\b/.test(location)) failures.push(`${context}: redirected to ${location}`);
-    else if (SERVER_ERROR.test(html)) failures.push(`${context}: a server error in the page (${SERVER_ERROR.exec(html)?.[0]})`);
+    else if (response.status >= 300 && response.status < 400 && !/^\/(records|lookup)\b/.test(location))
+      failures.push(`${context}: redirected to ${location}`);
+    else if (SERVER_ERROR.test(html))
+      failures.push(`${context}: a server error in the page (${SERVER_ERROR.exec(html)?.[0]})`);
     else if (STACK.test(html)) failures.push(`${context}: a stack trace or server detail (${STACK.exec(html)?.[0]})`);
     else if (response.status === 200 && !/<h1[^>]*>/.test(html)) failures.push(`${context}: no page heading`);
   }
@@ -102,13 +118,29 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
             for (let next = queue.shift(); next; next = queue.shift()) {
               const [label, value] = next;
               // The lookup sends a single match straight to its record (a redirect): fine too.
-              await check(`${path}?${new URLSearchParams({ ...base, [param]: value })}`, `${path} ?${param}= ${label}`, [200, 307], failures);
+              await check(
+                `${path}?${new URLSearchParams({ ...base, [param]: value })}`,
+                `${path} ?${param}= ${label}`,
+                [200, 307],
+                failures,
+              );
             }
           }),
         );
       }
-      await check(`${path}?${params[0]}=%E0%A4%A&${params[0]}=%ZZ%00`, `${path} broken percent-encoding`, [200, 307, 400], failures);
-      await check(`${path}?${params[0]}=${"b".repeat(2 * 1024 * 1024)}`, `${path} 2 MB query`, [200, 400, 413, 414, 431], failures, { resetIsRefusal: true });
+      await check(
+        `${path}?${params[0]}=%E0%A4%A&${params[0]}=%ZZ%00`,
+        `${path} broken percent-encoding`,
+        [200, 307, 400],
+        failures,
+      );
+      await check(
+        `${path}?${params[0]}=${"b".repeat(2 * 1024 * 1024)}`,
+        `${path} 2 MB query`,
+        [200, 400, 413, 414, 431],
+        failures,
+        { resetIsRefusal: true },
+      );
     }
     expect(failures).toEqual([]);
     // Most answers are the page itself, rendered for the signed-in admin.
@@ -117,8 +149,17 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
 
   it("the record key in the path: the not-found page or the lookup, never a 500", async () => {
     const failures: string[] = [];
-    for (const [label, value] of [...PAGE_VALUES.filter(([l]) => l !== "empty"), ["ref", "0123456789ab"], ["encoded slash", "..%2F..%2Fetc"]] as const) {
-      await check(`/records/${label === "encoded slash" ? value : encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, "\uFFFD"))}`, `/records/{key} ${label}`, [404, 307, 308], failures);
+    for (const [label, value] of [
+      ...PAGE_VALUES.filter(([l]) => l !== "empty"),
+      ["ref", "0123456789ab"],
+      ["encoded slash", "..%2F..%2Fetc"],
+    ] as const) {
+      await check(
+        `/records/${label === "encoded slash" ? value : encodeURIComponent(value.replace(/[\uD800-\uDFFF]/g, "\uFFFD"))}`,
+        `/records/{key} ${label}`,
+        [404, 307, 308],
+        failures,
+      );
     }
     expect(failures).toEqual([]);
   }, 120_000);

@@ -14,17 +14,37 @@ import { connectTestDb } from "../helpers/db";
 // bearer token is never sent by a browser on its own, so token requests need no Origin.
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
-const requests = accessRequests({ missingKey: createHash("sha256").update(`csrf|${run}`).digest("hex"), noSuchTenant: `no-such-tenant-${run}`, run });
-const system = { kind: "system" as const, id: "csrf", name: "csrf-test", displayName: "csrf-test", role: "admin" as const, tenants: [] };
+const requests = accessRequests({
+  missingKey: createHash("sha256").update(`csrf|${run}`).digest("hex"),
+  noSuchTenant: `no-such-tenant-${run}`,
+  run,
+});
+const system = {
+  kind: "system" as const,
+  id: "csrf",
+  name: "csrf-test",
+  displayName: "csrf-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 /** Every mutating method of every /api/v1 route handler, read from app/. */
 const mutations = listAppRoutes()
   .filter((route) => route.kind === "route" && route.pattern.startsWith("/api/v1/"))
-  .flatMap((route) => route.methods.filter((m) => !["GET", "HEAD", "OPTIONS"].includes(m)).map((m) => `${m} ${route.pattern}`));
+  .flatMap((route) =>
+    route.methods.filter((m) => !["GET", "HEAD", "OPTIONS"].includes(m)).map((m) => `${m} ${route.pattern}`),
+  );
 
 const host = new URL(baseUrl).host;
 // `https://${host}`: the same host and port on another scheme (a host-only compare let it through).
-const FOREIGN_ORIGINS = [`https://${host}`, "https://evil.example", `http://${host}.evil.example`, `http://evil.example/${host}`, "null", `https://${host}`.replace(/:\d+$/, ":1")];
+const FOREIGN_ORIGINS = [
+  `https://${host}`,
+  "https://evil.example",
+  `http://${host}.evil.example`,
+  `http://evil.example/${host}`,
+  "null",
+  `https://${host}`.replace(/:\d+$/, ":1"),
+];
 
 describe("CSRF: session mutations need this site's Origin; tokens need none; the session cookie", () => {
   const db = connectTestDb();
@@ -34,7 +54,10 @@ describe("CSRF: session mutations need this site's Origin; tokens need none; the
   let adminToken: string;
 
   beforeAll(async () => {
-    [admin, operator] = await Promise.all([signInOverHttp(baseUrl, "admin@demo.test"), signInOverHttp(baseUrl, "operator@demo.test")]);
+    [admin, operator] = await Promise.all([
+      signInOverHttp(baseUrl, "admin@demo.test"),
+      signInOverHttp(baseUrl, "operator@demo.test"),
+    ]);
     adminToken = (await createToken(db, system, { name: `csrf-admin-${run}`, role: "admin" })).token;
   });
   afterAll(() => pool.end());
@@ -65,11 +88,13 @@ describe("CSRF: session mutations need this site's Origin; tokens need none; the
       const call = { method, path: request.path, body: request.body, contentType: request.contentType };
       for (const origin of [null, ...FOREIGN_ORIGINS]) {
         const answer = await callAs(baseUrl, { cookie: admin.cookie }, { ...call, origin });
-        if (answer.status !== 403 || code(answer.text) !== "cross_origin") problems.push(`${entry} with Origin ${origin ?? "(none)"}: ${answer.status} ${answer.text.slice(0, 120)}`);
+        if (answer.status !== 403 || code(answer.text) !== "cross_origin")
+          problems.push(`${entry} with Origin ${origin ?? "(none)"}: ${answer.status} ${answer.text.slice(0, 120)}`);
       }
       // Control: from this site the same session gets what the access matrix says an admin gets.
       const same = await callAs(baseUrl, { cookie: admin.cookie }, { ...call, origin: baseUrl });
-      if (same.status !== EXPECTED_ACCESS[entry]![adminColumn]) problems.push(`${entry} from this site: ${same.status}, expected ${EXPECTED_ACCESS[entry]![adminColumn]}`);
+      if (same.status !== EXPECTED_ACCESS[entry]![adminColumn])
+        problems.push(`${entry} from this site: ${same.status}, expected ${EXPECTED_ACCESS[entry]![adminColumn]}`);
     }
     expect(problems, problems.join("\n")).toEqual([]);
   });
@@ -81,8 +106,17 @@ describe("CSRF: session mutations need this site's Origin; tokens need none; the
       const request = requests[entry]!;
       const credentials: Credentials = { bearer: adminToken };
       for (const origin of [null, "https://evil.example"]) {
-        const answer = await callAs(baseUrl, credentials, { method: entry.split(" ")[0]!, path: request.path, body: request.body, contentType: request.contentType, origin });
-        if (answer.status !== EXPECTED_ACCESS[entry]![column]) problems.push(`${entry} by token, Origin ${origin ?? "(none)"}: ${answer.status} ${answer.text.slice(0, 120)}`);
+        const answer = await callAs(baseUrl, credentials, {
+          method: entry.split(" ")[0]!,
+          path: request.path,
+          body: request.body,
+          contentType: request.contentType,
+          origin,
+        });
+        if (answer.status !== EXPECTED_ACCESS[entry]![column])
+          problems.push(
+            `${entry} by token, Origin ${origin ?? "(none)"}: ${answer.status} ${answer.text.slice(0, 120)}`,
+          );
       }
     }
     expect(problems, problems.join("\n")).toEqual([]);
@@ -90,11 +124,27 @@ describe("CSRF: session mutations need this site's Origin; tokens need none; the
 
   it("a forged cross-site release changes nothing and writes no audit row; the same release from this site does", async () => {
     const key = createHash("sha256").update(`csrf-claim|${run}`).digest("hex");
-    await pool.query(`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, 'charge_card', 'in_progress', now() - interval '1 hour')`, [key, `csrf-${run}`]);
-    const release = { method: "POST", path: `/api/v1/records/${key}/resolve`, contentType: "application/json", body: JSON.stringify({ action: "release", reason: "csrf test: the processor never saw it", expectedUpdatedAt: null }) };
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, 'charge_card', 'in_progress', now() - interval '1 hour')`,
+      [key, `csrf-${run}`],
+    );
+    const release = {
+      method: "POST",
+      path: `/api/v1/records/${key}/resolve`,
+      contentType: "application/json",
+      body: JSON.stringify({
+        action: "release",
+        reason: "csrf test: the processor never saw it",
+        expectedUpdatedAt: null,
+      }),
+    };
     const state = async () => ({
-      status: (await pool.query<{ status: string }>(`SELECT status FROM idempotency WHERE key = $1`, [key])).rows[0]?.status ?? null,
-      audits: Number((await pool.query<{ n: string }>(`SELECT count(*) AS n FROM audit_log WHERE key = $1`, [key])).rows[0]?.n),
+      status:
+        (await pool.query<{ status: string }>(`SELECT status FROM idempotency WHERE key = $1`, [key])).rows[0]
+          ?.status ?? null,
+      audits: Number(
+        (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM audit_log WHERE key = $1`, [key])).rows[0]?.n,
+      ),
     });
 
     for (const origin of [null, "https://evil.example"]) {

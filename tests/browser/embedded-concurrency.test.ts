@@ -11,7 +11,14 @@ import { embeddedDatabaseUrl, startConsoleProcess, type ConsoleProcess } from ".
 
 const ROWS = 120;
 const REQUESTS = 300;
-const admin = { kind: "system" as const, id: "test", name: "embedded-load", displayName: "embedded-load", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "test",
+  name: "embedded-load",
+  displayName: "embedded-load",
+  role: "admin" as const,
+  tenants: [],
+};
 const keyOf = (i: number) => createHash("sha256").update(`embedded-load|${i}`).digest("hex");
 
 // The console on its embedded database (no DATABASE_URL), as `npm run demo` serves it: 300 mixed API
@@ -22,7 +29,10 @@ describe("the console on the embedded database under 300 concurrent API requests
   let token: string;
 
   beforeAll(async () => {
-    consoleProcess = await startConsoleProcess({ port: await freePort(), env: { DATABASE_URL: undefined, IDEM_DATA_DIR: dataDir, IDEM_EMBEDDED_PORT: "0", IDEM_DEMO_HISTORY_HOURS: "0" } });
+    consoleProcess = await startConsoleProcess({
+      port: await freePort(),
+      env: { DATABASE_URL: undefined, IDEM_DATA_DIR: dataDir, IDEM_EMBEDDED_PORT: "0", IDEM_DEMO_HISTORY_HOURS: "0" },
+    });
     const url = embeddedDatabaseUrl(dataDir);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
@@ -32,7 +42,13 @@ describe("the console on the embedded database under 300 concurrent API requests
         await client.query(
           `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at)
            VALUES ($1, $2, 'cust', 'charge_card', $3, $4, now() - make_interval(mins => $5), CASE WHEN $3 = 'completed' THEN now() END)`,
-          [keyOf(i), i % 2 ? "acme" : "globex", completed ? "completed" : "in_progress", completed ? { charge_id: `ch_${i}` } : null, 10 + i],
+          [
+            keyOf(i),
+            i % 2 ? "acme" : "globex",
+            completed ? "completed" : "in_progress",
+            completed ? { charge_id: `ch_${i}` } : null,
+            10 + i,
+          ],
         );
       }
     } finally {
@@ -53,9 +69,14 @@ describe("the console on the embedded database under 300 concurrent API requests
 
   it("answers every one below 500", async () => {
     const requests: (() => Promise<Response>)[] = [];
-    const get = (p: string) => () => fetch(`${consoleProcess.baseUrl}${p}`, { headers: { authorization: `Bearer ${token}` } });
+    const get = (p: string) => () =>
+      fetch(`${consoleProcess.baseUrl}${p}`, { headers: { authorization: `Bearer ${token}` } });
     const post = (p: string, body: unknown) => () =>
-      fetch(`${consoleProcess.baseUrl}${p}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+      fetch(`${consoleProcess.baseUrl}${p}`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
     for (let i = 0; i < REQUESTS; i++) {
       const key = keyOf(i % ROWS);
       const mix = [
@@ -72,16 +93,26 @@ describe("the console on the embedded database under 300 concurrent API requests
       ];
       requests.push(mix[i % mix.length]!);
     }
-    const answers = await Promise.all(requests.map(async (send) => {
-      const response = await send();
-      const text = await response.text();
-      return { status: response.status, url: response.url, text };
-    }));
+    const answers = await Promise.all(
+      requests.map(async (send) => {
+        const response = await send();
+        const text = await response.text();
+        return { status: response.status, url: response.url, text };
+      }),
+    );
     const statuses: Record<number, number> = {};
     for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     const failures = answers.filter((a) => a.status >= 500).map((a) => `${a.status} ${a.url}: ${a.text.slice(0, 160)}`);
     console.log(`embedded database, ${REQUESTS} concurrent API requests: statuses ${JSON.stringify(statuses)}`);
-    if (failures.length > 0) console.log(consoleProcess.output().split("\n").filter((l) => /\[api\]|Error|error/.test(l)).slice(0, 30).join("\n"));
+    if (failures.length > 0)
+      console.log(
+        consoleProcess
+          .output()
+          .split("\n")
+          .filter((l) => /\[api\]|Error|error/.test(l))
+          .slice(0, 30)
+          .join("\n"),
+      );
     expect(failures.slice(0, 5)).toEqual([]);
     expect(answers).toHaveLength(REQUESTS);
     expect(statuses[200]).toBe(REQUESTS);

@@ -39,7 +39,12 @@ describe.skipIf(browserMissing)("lookup of a released ref, in Chromium: what hap
     await page.fill('textarea[name="reason"]', REASON);
     await page.click('[data-testid="resolve-release"]');
     await page.waitForSelector('[data-testid="resolve-done"]');
-    const [audit] = (await pool.query<{ id: string; actor: string }>(`SELECT id::text, actor FROM audit_log WHERE key = $1 AND action = 'record.release'`, [key])).rows;
+    const [audit] = (
+      await pool.query<{ id: string; actor: string }>(
+        `SELECT id::text, actor FROM audit_log WHERE key = $1 AND action = 'record.release'`,
+        [key],
+      )
+    ).rows;
     expect(audit).toBeDefined();
 
     const ref = key.slice(0, 12);

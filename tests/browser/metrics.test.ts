@@ -28,40 +28,66 @@ async function writeRows(): Promise<void> {
   const now = Date.now();
   const key = (label: string) => createHash("sha256").update(`${run}|${label}`).digest("hex");
   const rows: [string, string, string, number, number | null][] = [];
-  for (let i = 0; i < 12; i++) rows.push([key(`c${i}`), RECORDING_TOOL, "completed", now - 200_000 + i * 10_000, 180 + i * 40]);
+  for (let i = 0; i < 12; i++)
+    rows.push([key(`c${i}`), RECORDING_TOOL, "completed", now - 200_000 + i * 10_000, 180 + i * 40]);
   for (let i = 0; i < 5; i++) rows.push([key(`s${i}`), SILENT_TOOL, "completed", now - 150_000 + i * 10_000, 900]);
   rows.push([key("stuck"), RECORDING_TOOL, "in_progress", now - 40 * 60_000, null]);
   try {
     for (const [k, tool, status, createdAt, latency] of rows) {
       await db.$executeRawUnsafe(
         `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz)`,
-        k, TENANT, tool, status, new Date(createdAt).toISOString(), latency === null ? null : new Date(createdAt + latency).toISOString(),
+        k,
+        TENANT,
+        tool,
+        status,
+        new Date(createdAt).toISOString(),
+        latency === null ? null : new Date(createdAt + latency).toISOString(),
       );
     }
     for (let i = 0; i < 4; i++) {
       await db.$executeRawUnsafe(
         `INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, $3, $4, $5::timestamptz)`,
-        key(`c${i}`), TENANT, RECORDING_TOOL, i < 3 ? "replay_served" : "in_flight_rejected", new Date(now - 60_000 + i * 1_000).toISOString(),
+        key(`c${i}`),
+        TENANT,
+        RECORDING_TOOL,
+        i < 3 ? "replay_served" : "in_flight_rejected",
+        new Date(now - 60_000 + i * 1_000).toISOString(),
       );
     }
     // The console's own work, as applyResolution records it: an operator's completion of a claim two
     // hours old (updated_at = the snapshot's version) and the reconciler's release of one three hours old.
     const completedAt = new Date(now - 30_000).toISOString();
     const snapshot = (k: string, ageMs: number, status: string, updatedAt: string | null) => ({
-      key: k, tenant: TENANT, subject: null, tool: RESOLVED_TOOL, status, response: null, createdAt: new Date(now - ageMs).toISOString(), updatedAt,
+      key: k,
+      tenant: TENANT,
+      subject: null,
+      tool: RESOLVED_TOOL,
+      status,
+      response: null,
+      createdAt: new Date(now - ageMs).toISOString(),
+      updatedAt,
       version: updatedAt === null ? null : updatedAt.replace("Z", "000Z"),
     });
     await db.$executeRawUnsafe(
       `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at) VALUES ($1, $2, $3, 'completed', $4::timestamptz, $5::timestamptz)`,
-      key("resolved"), TENANT, RESOLVED_TOOL, new Date(now - 2 * 3_600_000).toISOString(), completedAt,
+      key("resolved"),
+      TENANT,
+      RESOLVED_TOOL,
+      new Date(now - 2 * 3_600_000).toISOString(),
+      completedAt,
     );
     await db.$executeRawUnsafe(
       `INSERT INTO audit_log (at, actor, actor_role, action, key, tenant, before, after, reason) VALUES
          ($1::timestamptz, 'operator@demo.test', 'operator', 'record.complete', $2, $3, $4::jsonb, $5::jsonb, 'processor says charged'),
          ($6::timestamptz, 'system:reconciler', 'operator', 'record.release', $7, $3, $8::jsonb, NULL, 'reconciler: not taken')`,
-      completedAt, key("resolved"), TENANT, JSON.stringify(snapshot(key("resolved"), 2 * 3_600_000, "in_progress", null)),
+      completedAt,
+      key("resolved"),
+      TENANT,
+      JSON.stringify(snapshot(key("resolved"), 2 * 3_600_000, "in_progress", null)),
       JSON.stringify(snapshot(key("resolved"), 2 * 3_600_000, "completed", completedAt)),
-      new Date(now - 20_000).toISOString(), key("released"), JSON.stringify(snapshot(key("released"), 3 * 3_600_000, "in_progress", null)),
+      new Date(now - 20_000).toISOString(),
+      key("released"),
+      JSON.stringify(snapshot(key("released"), 3 * 3_600_000, "in_progress", null)),
     );
     await forgetMinuteSlicesSince(db, new Date(now - 41 * 60_000));
   } finally {
@@ -96,14 +122,24 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     const recordingCells = await recording.locator("td").allTextContents();
     // stuck now, executions, completed, outcome unknown, replays, in-flight rejected, suppression …
     // 17 calls: fewer than MIN_RATE_CALLS, so the rate carries its count.
-    expect(recordingCells.slice(1, 8)).toEqual(["1", "13", "12", "0", "3", "1", `${((4 / 17) * 100).toFixed(1)}% of 17`]);
+    expect(recordingCells.slice(1, 8)).toEqual([
+      "1",
+      "13",
+      "12",
+      "0",
+      "3",
+      "1",
+      `${((4 / 17) * 100).toFixed(1)}% of 17`,
+    ]);
     expect(await recording.getAttribute("data-risk")).toBe("high");
     // A writer that records no events: one "not recorded" across the four event figures.
     const silentCells = await silent.locator("td").allTextContents();
     expect(silentCells.slice(1, 5)).toEqual(["0", "5", "5", "not recorded"]);
     expect(await silent.locator("td").nth(4).getAttribute("colspan")).toBe("4");
     // Riskiest first: the tool with a stuck claim comes before the silent one.
-    const order = await page.locator('[data-testid="risk-table-tool"] tbody tr').evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-row")));
+    const order = await page
+      .locator('[data-testid="risk-table-tool"] tbody tr')
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-row")));
     expect(order.indexOf(RECORDING_TOOL)).toBeLessThan(order.indexOf(SILENT_TOOL));
 
     // The tenant filter goes into the URL and narrows the page.
@@ -120,10 +156,24 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     await page.waitForSelector('[data-testid="activity-chart"] svg.recharts-surface');
 
     // The API answers the same, and refuses an unknown parameter.
-    const api = await page.evaluate((t) => fetch(`/api/v1/metrics?window=1h&tenant=${t}`).then((r) => r.json()), TENANT);
-    expect(api.tools.find((t: { tool: string }) => t.tool === SILENT_TOOL)).toMatchObject({ executions: 5, replaysServed: null, suppressionRate: null });
-    expect(api.tools.find((t: { tool: string }) => t.tool === RECORDING_TOOL)).toMatchObject({ executions: 13, replaysServed: 3, inFlightRejected: 1, stuckNow: 1 });
-    const refused = await page.evaluate(() => fetch("/api/v1/metrics?window=1h&tenat=x").then(async (r) => [r.status, await r.json()] as const));
+    const api = await page.evaluate(
+      (t) => fetch(`/api/v1/metrics?window=1h&tenant=${t}`).then((r) => r.json()),
+      TENANT,
+    );
+    expect(api.tools.find((t: { tool: string }) => t.tool === SILENT_TOOL)).toMatchObject({
+      executions: 5,
+      replaysServed: null,
+      suppressionRate: null,
+    });
+    expect(api.tools.find((t: { tool: string }) => t.tool === RECORDING_TOOL)).toMatchObject({
+      executions: 13,
+      replaysServed: 3,
+      inFlightRejected: 1,
+      stuckNow: 1,
+    });
+    const refused = await page.evaluate(() =>
+      fetch("/api/v1/metrics?window=1h&tenat=x").then(async (r) => [r.status, await r.json()] as const),
+    );
     expect(refused[0]).toBe(400);
     expect(refused[1].error.message).toMatch(/unknown parameter "tenat"/);
 
@@ -149,16 +199,33 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     const table = page.locator('[data-testid="risk-table-tool"]');
     const resolved = table.locator(`tr[data-row="${RESOLVED_TOOL}"]`);
     await expect.poll(() => resolved.count(), SERVER_RENDER).toBe(1);
-    const api = await page.evaluate((t) => fetch(`/api/v1/metrics?window=1h&tenant=${t}`).then((r) => r.json()), TENANT);
+    const api = await page.evaluate(
+      (t) => fetch(`/api/v1/metrics?window=1h&tenant=${t}`).then((r) => r.json()),
+      TENANT,
+    );
     const figures = api.tools.find((t: { tool: string }) => t.tool === RESOLVED_TOOL);
     // Item 2: the console's completion is not a writer's: no writer latency; the operators' and the reconciler's own delays.
-    expect(figures).toMatchObject({ completed: 1, timedCompletions: 0, completeP50Ms: null, completeP95Ms: null, resolvedByOperator: 1, resolvedByReconciler: 1 });
+    expect(figures).toMatchObject({
+      completed: 1,
+      timedCompletions: 0,
+      completeP50Ms: null,
+      completeP95Ms: null,
+      resolvedByOperator: 1,
+      resolvedByReconciler: 1,
+    });
     expect(Math.abs(figures.operatorResolveP50Ms / (2 * 3_600_000) - 1)).toBeLessThan(0.1);
     expect(Math.abs(figures.reconcilerResolveP95Ms / (3 * 3_600_000) - 1)).toBeLessThan(0.1);
     expect(await resolved.locator('[data-testid="writer-latency"]').textContent()).toBe("— / —");
-    const cellParts = async (testId: string) => resolved.locator(`[data-testid="${testId}"] [data-part]`).allTextContents();
-    expect(await cellParts("resolved-by-operators")).toEqual(["1", `${formatMs(figures.operatorResolveP50Ms)} / ${formatMs(figures.operatorResolveP95Ms)}`]);
-    expect(await cellParts("resolved-by-reconciler")).toEqual(["1", `${formatMs(figures.reconcilerResolveP50Ms)} / ${formatMs(figures.reconcilerResolveP95Ms)}`]);
+    const cellParts = async (testId: string) =>
+      resolved.locator(`[data-testid="${testId}"] [data-part]`).allTextContents();
+    expect(await cellParts("resolved-by-operators")).toEqual([
+      "1",
+      `${formatMs(figures.operatorResolveP50Ms)} / ${formatMs(figures.operatorResolveP95Ms)}`,
+    ]);
+    expect(await cellParts("resolved-by-reconciler")).toEqual([
+      "1",
+      `${formatMs(figures.reconcilerResolveP50Ms)} / ${formatMs(figures.reconcilerResolveP95Ms)}`,
+    ]);
     expect(await table.locator("thead").textContent()).toMatch(/Writer p50 \/ p95.*By operators.*By reconciler/);
 
     // Item 4: every known tool has a row; create_shipment, with no rows here, reads zeros and "never seen" beside its declared hint.
@@ -169,22 +236,32 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     const shipmentCells = await shipment.locator("td").allTextContents();
     expect(shipmentCells.slice(1, 4)).toEqual(["0", "0", "0"]); // stuck now, executions, completed
     expect(await shipment.getAttribute("class")).toContain("bg-amber-50");
-    expect(api.tools.find((t: { tool: string }) => t.tool === "create_shipment")).toMatchObject({ seen: false, declaredIdempotentHint: true, executions: 0 });
+    expect(api.tools.find((t: { tool: string }) => t.tool === "create_shipment")).toMatchObject({
+      seen: false,
+      declaredIdempotentHint: true,
+      executions: 0,
+    });
     expect(await table.locator(`tr[data-row="${RECORDING_TOOL}"]`).getAttribute("data-seen")).toBe("true");
 
     // Item 5: 17 calls in the window: the headline names them, and each step's rate over fewer than
     // MIN_RATE_CALLS is a hollow point with its count, never a point on the line.
     expect(api.overall).toMatchObject({ suppressionCalls: 17, smallSample: true });
-    expect(await page.textContent('[data-testid="headline-suppression-rate"] dd')).toBe(`${((4 / 17) * 100).toFixed(1)}% of 17 calls`);
+    expect(await page.textContent('[data-testid="headline-suppression-rate"] dd')).toBe(
+      `${((4 / 17) * 100).toFixed(1)}% of 17 calls`,
+    );
     expect(await page.getAttribute('[data-testid="headline-rate-sample"]', "data-small-sample")).toBe("true");
     const smallSteps = api.series.filter((p: { smallSample: boolean; calls: number | null }) => p.smallSample);
     expect(smallSteps.length).toBeGreaterThan(0);
     for (const p of api.series) expect(p.smallSample).toBe(p.calls !== null && p.calls > 0 && p.calls < MIN_RATE_CALLS);
     await page.waitForSelector('[data-testid="suppression-chart"] svg.recharts-surface');
     const hollow = page.locator('[data-testid="suppression-chart"] circle[data-small-sample="true"]');
-    await expect.poll(() => hollow.count(), SERVER_RENDER).toBe(smallSteps.filter((p: { suppressionRate: number | null }) => p.suppressionRate !== null).length);
+    await expect
+      .poll(() => hollow.count(), SERVER_RENDER)
+      .toBe(smallSteps.filter((p: { suppressionRate: number | null }) => p.suppressionRate !== null).length);
     expect(await hollow.first().getAttribute("fill")).toBe("#ffffff");
-    expect(await page.locator('[data-testid="suppression-chart"] circle[data-calls]:not([data-small-sample])').count()).toBe(0);
+    expect(
+      await page.locator('[data-testid="suppression-chart"] circle[data-calls]:not([data-small-sample])').count(),
+    ).toBe(0);
 
     mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "metrics-resolutions"), "docs/screenshots/metrics.png");

@@ -26,13 +26,26 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
   beforeAll(async () => {
     database = await createTestDatabase();
     const port = await freePort();
-    issuer = await startOidcIssuer({ redirectUri: `http://localhost:${port}/api/auth/callback/oidc`, people: [LISTED, UNLISTED, DISABLED, UNVERIFIED] });
+    issuer = await startOidcIssuer({
+      redirectUri: `http://localhost:${port}/api/auth/callback/oidc`,
+      people: [LISTED, UNLISTED, DISABLED, UNVERIFIED],
+    });
     const cli = async (...args: string[]) => {
       const result = await runCli(args, { DATABASE_URL: database.url });
       if (result.code !== 0) throw new Error(`idem ${args.join(" ")} failed:\n${result.stderr}`);
     };
     // The user list, as an operator fills it in: a listed user with a role and tenants, and one disabled.
-    await cli("user", "add", "--email", LISTED.email, "--name", LISTED.name, "--role", LISTED.role, ...LISTED.tenants.flatMap((t) => ["--tenant", t]));
+    await cli(
+      "user",
+      "add",
+      "--email",
+      LISTED.email,
+      "--name",
+      LISTED.name,
+      "--role",
+      LISTED.role,
+      ...LISTED.tenants.flatMap((t) => ["--tenant", t]),
+    );
     await cli("user", "add", "--email", DISABLED.email, "--role", "admin");
     await cli("user", "disable", DISABLED.email);
     // Listed, but the provider has not verified the address: anyone could have claimed it there.
@@ -84,7 +97,10 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
   }
 
   async function failuresFor(account: string) {
-    const { rows } = await sql.query<{ reason: string; evidence: { provider: string; account: string; client: string } }>(
+    const { rows } = await sql.query<{
+      reason: string;
+      evidence: { provider: string; account: string; client: string };
+    }>(
       "SELECT reason, evidence FROM audit_log WHERE action = 'auth.sign_in_failed' AND evidence->>'account' = $1 ORDER BY id",
       [account],
     );
@@ -95,7 +111,8 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
     return (await sql.query<{ n: number }>("SELECT count(*)::int AS n FROM console_session")).rows[0]!.n;
   }
 
-  const me = (page: Page) => page.evaluate(() => fetch("/api/v1/me").then(async (r) => ({ status: r.status, body: await r.json() })));
+  const me = (page: Page) =>
+    page.evaluate(() => fetch("/api/v1/me").then(async (r) => ({ status: r.status, body: await r.json() })));
 
   it("a listed user signs in through the provider and lands in the console with their role and tenants", async () => {
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
@@ -104,7 +121,10 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
     await logInAtProvider(page, LISTED.email);
     await page.waitForURL(`${consoleProcess.baseUrl}/records`);
 
-    expect(await me(page)).toEqual({ status: 200, body: { kind: "user", name: LISTED.email, role: LISTED.role, tenants: LISTED.tenants } });
+    expect(await me(page)).toEqual({
+      status: 200,
+      body: { kind: "user", name: LISTED.email, role: LISTED.role, tenants: LISTED.tenants },
+    });
     expect(await page.textContent('[data-testid="user-name"]')).toBe(LISTED.name);
     expect(await page.textContent('[data-testid="user-role"]')).toBe(LISTED.role);
     expect(await page.textContent("header")).toContain(LISTED.tenants.join(", "));
@@ -123,20 +143,36 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
   it.each([
     ["an unlisted user", UNLISTED.email, "not a console user"],
     ["a disabled user", DISABLED.email, "account disabled"],
-    ["a listed user whose e-mail the provider has not verified", UNVERIFIED.email, "e-mail not verified by the provider"],
-  ])("%s is refused at the console with a clear message, no session, and an auth.sign_in_failed row", async (_who, email, reason) => {
-    const sessionsBefore = await sessionCount();
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await toProviderLogin(page, "/");
-    await logInAtProvider(page, email);
-    await page.waitForURL((url) => url.origin === consoleProcess.baseUrl && url.pathname === "/sign-in" && url.searchParams.get("error") === "NotAllowed");
-    expect(await page.textContent('[data-testid="sign-in-error"]')).toMatch(/no access to Idem Console, or it was disabled/);
-    expect((await me(page)).status).toBe(401);
-    expect(await sessionCount()).toBe(sessionsBefore);
-    expect(await failuresFor(email)).toEqual([{ reason, evidence: { provider: "oidc", account: email, client: "provider" } }]);
-    await context.close();
-  });
+    [
+      "a listed user whose e-mail the provider has not verified",
+      UNVERIFIED.email,
+      "e-mail not verified by the provider",
+    ],
+  ])(
+    "%s is refused at the console with a clear message, no session, and an auth.sign_in_failed row",
+    async (_who, email, reason) => {
+      const sessionsBefore = await sessionCount();
+      const context = await browser.newContext();
+      const page = await context.newPage();
+      await toProviderLogin(page, "/");
+      await logInAtProvider(page, email);
+      await page.waitForURL(
+        (url) =>
+          url.origin === consoleProcess.baseUrl &&
+          url.pathname === "/sign-in" &&
+          url.searchParams.get("error") === "NotAllowed",
+      );
+      expect(await page.textContent('[data-testid="sign-in-error"]')).toMatch(
+        /no access to Idem Console, or it was disabled/,
+      );
+      expect((await me(page)).status).toBe(401);
+      expect(await sessionCount()).toBe(sessionsBefore);
+      expect(await failuresFor(email)).toEqual([
+        { reason, evidence: { provider: "oidc", account: email, client: "provider" } },
+      ]);
+      await context.close();
+    },
+  );
 
   it("a callback whose state was tampered with is refused before the code is exchanged, and audited", async () => {
     const context = await browser.newContext();
@@ -153,13 +189,17 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
     expect(asked?.get("state") ?? "(no state)").toMatch(/^[\w-]{20,}$/);
     expect(asked?.get("code_challenge_method")).toBe("S256");
     await page.waitForURL((url) => url.pathname === "/sign-in" && url.searchParams.get("error") === "OAuthCallback");
-    expect(await page.textContent('[data-testid="sign-in-error"]')).toBe("The identity provider's answer could not be verified. Try again.");
+    expect(await page.textContent('[data-testid="sign-in-error"]')).toBe(
+      "The identity provider's answer could not be verified. Try again.",
+    );
     expect((await me(page)).status).toBe(401);
     expect(await sessionCount()).toBe(sessionsBefore);
     expect(issuer.codesExchanged()).toBe(exchangedBefore);
-    await expect.poll(async () => (await failuresFor("(unknown)")).slice(refusedBefore)).toEqual([
-      { reason: "OAUTH_CALLBACK_ERROR", evidence: { provider: "oidc", account: "(unknown)", client: "provider" } },
-    ]);
+    await expect
+      .poll(async () => (await failuresFor("(unknown)")).slice(refusedBefore))
+      .toEqual([
+        { reason: "OAUTH_CALLBACK_ERROR", evidence: { provider: "oidc", account: "(unknown)", client: "provider" } },
+      ]);
 
     // The control: the same redirect with the state the console issued signs the user in, so the
     // refusal above was the state's doing and nothing else.

@@ -29,7 +29,13 @@ describe.skipIf(browserMissing)("records facets on the demo, in Chromium", () =>
     consoleProcess = await startConsoleProcess({
       port: await freePort(),
       deadlineMs: 1_150_000,
-      env: { DATABASE_URL: "", IDEM_DATA_DIR: dataDir, IDEM_EMBEDDED_PORT: "0", IDEM_DEMO_HISTORY_HOURS: "", NEXTAUTH_SECRET: "test-secret-for-the-demo-facets" },
+      env: {
+        DATABASE_URL: "",
+        IDEM_DATA_DIR: dataDir,
+        IDEM_EMBEDDED_PORT: "0",
+        IDEM_DEMO_HISTORY_HOURS: "",
+        NEXTAUTH_SECRET: "test-secret-for-the-demo-facets",
+      },
     });
     baseUrl = consoleProcess.baseUrl;
     databaseUrl = embeddedDatabaseUrl(dataDir);
@@ -77,7 +83,9 @@ describe.skipIf(browserMissing)("records facets on the demo, in Chromium", () =>
     const what = `${label} ${chip.value}: shown "${chip.text}" (${chip.kind}), SQL count ${actual}`;
     if (chip.kind === "estimate") {
       expect(chip.text, what).toMatch(/^≈ [\d,]+$/);
-      expect(chip.title, what).toMatch(/^planner estimate, within 2× of the true count: [\d,]+ rows × [\d.]+ % share in the statistics; analysed /);
+      expect(chip.title, what).toMatch(
+        /^planner estimate, within 2× of the true count: [\d,]+ rows × [\d.]+ % share in the statistics; analysed /,
+      );
       expect(shown, what).toBeGreaterThanOrEqual(actual / 2);
       expect(shown, what).toBeLessThanOrEqual(actual * 2);
     } else if (chip.kind === "lower-bound") {
@@ -105,7 +113,18 @@ describe.skipIf(browserMissing)("records facets on the demo, in Chromium", () =>
 
     // The API says what the page shows, and what each estimate was made from.
     const listing = (await page.evaluate(async () => (await fetch("/api/v1/records")).json())) as {
-      facets: Record<"status" | "tool", { entries: { value: string | null; count: number; estimate: boolean; atLeast: boolean; basis: Record<string, unknown> | null }[] }>;
+      facets: Record<
+        "status" | "tool",
+        {
+          entries: {
+            value: string | null;
+            count: number;
+            estimate: boolean;
+            atLeast: boolean;
+            basis: Record<string, unknown> | null;
+          }[];
+        }
+      >;
     };
     const completed = listing.facets.status.entries.find((e) => e.value === "completed")!;
     expect(completed.estimate).toBe(true);

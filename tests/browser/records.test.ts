@@ -12,8 +12,12 @@ const TENANT = `shop-${run}`;
 const SERVER_RENDER = { timeout: 15_000, interval: 100 };
 const TOOLS = ["charge_card", "create_shipment", "send_receipt_email", "refund_charge", null] as const;
 
-const rowKeys = (page: Page) => page.locator('[data-testid="records-table"] tbody tr').evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")));
-const columnTexts = (page: Page, column: string) => page.locator(`[data-testid="records-table"] tbody td[data-column="${column}"]`).allTextContents();
+const rowKeys = (page: Page) =>
+  page
+    .locator('[data-testid="records-table"] tbody tr')
+    .evaluateAll((rows) => rows.map((r) => r.getAttribute("data-key")));
+const columnTexts = (page: Page, column: string) =>
+  page.locator(`[data-testid="records-table"] tbody td[data-column="${column}"]`).allTextContents();
 
 describe.skipIf(browserMissing)("records page, in Chromium", () => {
   let browser: Browser;
@@ -29,7 +33,15 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
         await client.query(
           `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at)
            VALUES ($1, $2, $3, $4, $5, $6, now() - $7 * interval '41 seconds', CASE WHEN $5 = 'completed' THEN now() - $7 * interval '41 seconds' + interval '2 seconds' END)`,
-          [key, TENANT, `customer-${i % 6}`, TOOLS[i % TOOLS.length], status, status === "completed" ? { charge_id: `ch_${i}`, card: { last4: "4242" } } : null, i],
+          [
+            key,
+            TENANT,
+            `customer-${i % 6}`,
+            TOOLS[i % TOOLS.length],
+            status,
+            status === "completed" ? { charge_id: `ch_${i}`, card: { last4: "4242" } } : null,
+            i,
+          ],
         );
       }
     } finally {
@@ -59,7 +71,9 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     await page.waitForURL(/status=in_progress/);
     await expect.poll(() => columnTexts(page, "tool"), SERVER_RENDER).toEqual(["create_shipment"]);
     await page.goBack();
-    await page.waitForURL((url) => url.searchParams.get("status") === null && url.searchParams.get("tool") === "create_shipment");
+    await page.waitForURL(
+      (url) => url.searchParams.get("status") === null && url.searchParams.get("tool") === "create_shipment",
+    );
     await expect.poll(() => rowKeys(page), SERVER_RENDER).toEqual(shipmentKeys);
     expect(await page.inputValue('select[name="status"]')).toBe("");
     await page.goBack();
@@ -91,7 +105,11 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
 
     // The third page's URL, opened by someone else in a fresh browser context, shows the same rows.
     const other = await browser.newContext({ viewport: { width: 1360, height: 900 } });
-    const shared = await signInInContext(other, "viewer@demo.test", new URL(thirdPageUrl).pathname + new URL(thirdPageUrl).search);
+    const shared = await signInInContext(
+      other,
+      "viewer@demo.test",
+      new URL(thirdPageUrl).pathname + new URL(thirdPageUrl).search,
+    );
     await shared.waitForURL(thirdPageUrl);
     await shared.waitForSelector('[data-testid="records-table"]');
     expect(await rowKeys(shared)).toEqual(thirdPage);
@@ -110,7 +128,12 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     const api = (path: string) =>
       page.evaluate(async (p) => {
         const response = await fetch(p);
-        return { status: response.status, type: response.headers.get("content-type"), disposition: response.headers.get("content-disposition"), body: await response.text() };
+        return {
+          status: response.status,
+          type: response.headers.get("content-type"),
+          disposition: response.headers.get("content-disposition"),
+          body: await response.text(),
+        };
       }, path);
 
     const list = await api(`/api/v1/records?tenant=${TENANT}&tool=(unrecorded)&limit=25`);
@@ -118,12 +141,24 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     const listing = JSON.parse(list.body);
     expect(listing.records).toHaveLength(14);
     expect(listing.records.every((r: { tool: string | null }) => r.tool === null)).toBe(true);
-    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({ value: null, count: 14, estimate: false, atLeast: false, basis: null });
+    expect(listing.facets.tool.entries.find((e: { value: string | null }) => e.value === null)).toEqual({
+      value: null,
+      count: 14,
+      estimate: false,
+      atLeast: false,
+      basis: null,
+    });
     expect(listing.page).toMatchObject({ limit: 25, nextCursor: null, prevCursor: null });
 
     const unknown = await api(`/api/v1/records?tenant=${TENANT}&colour=red`);
     expect(unknown.status).toBe(400);
-    expect(JSON.parse(unknown.body)).toEqual({ error: { code: "bad_request", message: expect.stringContaining('unknown parameter "colour"'), params: ["colour"] } });
+    expect(JSON.parse(unknown.body)).toEqual({
+      error: {
+        code: "bad_request",
+        message: expect.stringContaining('unknown parameter "colour"'),
+        params: ["colour"],
+      },
+    });
     const badCursor = await api(`/api/v1/records?cursor=%%%`);
     expect(badCursor.status).toBe(400);
     expect(JSON.parse(badCursor.body).error.message).toMatch(/^cursor: /);
@@ -141,9 +176,17 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     const acme = await browser.newContext();
     const limited = await signInInContext(acme, "acme-support@demo.test", `/records?tenant=${TENANT}`);
     await limited.waitForSelector('[data-testid="unknown-tenant"]');
-    expect(await limited.textContent('[data-testid="unknown-tenant-message"]')).toBe(`no tenant '${TENANT}' among yours`);
-    const hidden = await limited.evaluate((p) => fetch(p).then(async (r) => ({ status: r.status, body: await r.json() })), `/api/v1/records?tenant=${TENANT}`);
-    expect(hidden).toEqual({ status: 404, body: { error: { code: "unknown_tenant", message: `no tenant '${TENANT}' among yours` } } });
+    expect(await limited.textContent('[data-testid="unknown-tenant-message"]')).toBe(
+      `no tenant '${TENANT}' among yours`,
+    );
+    const hidden = await limited.evaluate(
+      (p) => fetch(p).then(async (r) => ({ status: r.status, body: await r.json() })),
+      `/api/v1/records?tenant=${TENANT}`,
+    );
+    expect(hidden).toEqual({
+      status: 404,
+      body: { error: { code: "unknown_tenant", message: `no tenant '${TENANT}' among yours` } },
+    });
     await acme.close();
     await context.close();
   });

@@ -19,7 +19,13 @@ const LISTEN_FOR_VIOLATIONS = () => {
   const w = window as unknown as { __violations: unknown[] };
   w.__violations = [];
   document.addEventListener("securitypolicyviolation", (e) => {
-    w.__violations.push({ directive: e.violatedDirective, blocked: e.blockedURI, sample: e.sample, source: `${e.sourceFile}:${e.lineNumber}`, page: location.pathname + location.search });
+    w.__violations.push({
+      directive: e.violatedDirective,
+      blocked: e.blockedURI,
+      sample: e.sample,
+      source: `${e.sourceFile}:${e.lineNumber}`,
+      page: location.pathname + location.search,
+    });
   });
 };
 
@@ -29,7 +35,8 @@ function expectSecurityHeaders(headers: Record<string, string>, kind: "page" | "
   expect(headers["referrer-policy"]).toBe("strict-origin-when-cross-origin");
   expect(headers["permissions-policy"]).toMatch(/camera=\(\)/);
   const csp = headers["content-security-policy"] ?? "";
-  for (const directive of ["frame-ancestors 'none'", kind === "page" ? "object-src 'none'" : "default-src 'none'"]) expect(csp).toContain(directive);
+  for (const directive of ["frame-ancestors 'none'", kind === "page" ? "object-src 'none'" : "default-src 'none'"])
+    expect(csp).toContain(directive);
   if (kind === "api") expect(headers["cache-control"]).toMatch(/no-store/);
   if (kind === "page") {
     expect(csp).toMatch(/script-src 'self' 'nonce-[A-Za-z0-9+/=]{20,}' 'strict-dynamic'(;|$)/);
@@ -67,7 +74,8 @@ describe.skipIf(browserMissing)("security headers and the Content-Security-Polic
     const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
     await context.addInitScript(LISTEN_FOR_VIOLATIONS);
     context.on("console", (message) => {
-      if (/content security policy|refused to/i.test(message.text())) cspConsole.push(`${message.type()}: ${message.text()}`);
+      if (/content security policy|refused to/i.test(message.text()))
+        cspConsole.push(`${message.type()}: ${message.text()}`);
     });
     return context;
   }
@@ -83,7 +91,9 @@ describe.skipIf(browserMissing)("security headers and the Content-Security-Polic
     // Every inline script (the framework's hydration data) carries this request's nonce; chunks the
     // runtime loads later need none ('strict-dynamic'). The browser hides a nonce attribute's
     // value from the DOM, but not from the .nonce property.
-    const inlineNonces = await page.locator("script:not([src])").evaluateAll((scripts) => scripts.map((s) => (s as HTMLScriptElement).nonce));
+    const inlineNonces = await page
+      .locator("script:not([src])")
+      .evaluateAll((scripts) => scripts.map((s) => (s as HTMLScriptElement).nonce));
     expect(inlineNonces.length, path).toBeGreaterThan(0);
     expect(new Set(inlineNonces), path).toEqual(new Set([nonce]));
     await collect(page);

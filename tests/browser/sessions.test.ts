@@ -46,7 +46,10 @@ describe.skipIf(browserMissing)("server-side sessions, in Chromium", () => {
     const { sid } = await sessionIdOf(page);
     expect(sid).toEqual(expect.any(String));
     // 31 minutes without a request (the default idle limit is 30).
-    const moved = await pool.query(`UPDATE console_session SET last_seen_at = now() - interval '31 minutes' WHERE id = $1 AND ended_at IS NULL`, [sid]);
+    const moved = await pool.query(
+      `UPDATE console_session SET last_seen_at = now() - interval '31 minutes' WHERE id = $1 AND ended_at IS NULL`,
+      [sid],
+    );
     expect(moved.rowCount).toBe(1);
 
     await page.goto(`${baseUrl}/stuck`);

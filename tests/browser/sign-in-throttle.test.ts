@@ -6,7 +6,14 @@ import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
-const admin = { kind: "system" as const, id: "t", name: "throttle-http", displayName: "throttle-http", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "t",
+  name: "throttle-http",
+  displayName: "throttle-http",
+  role: "admin" as const,
+  tenants: [],
+};
 
 /** One password sign-in through next-auth's own credentials callback, as the sign-in form posts it. */
 async function signIn(email: string, password: string): Promise<{ ok: boolean; error: string | null }> {
@@ -19,9 +26,13 @@ async function signIn(email: string, password: string): Promise<{ ok: boolean; e
     headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: baseUrl },
     body: new URLSearchParams({ csrfToken, email, password, callbackUrl: "/", json: "true" }),
   });
-  const location = response.headers.get("location") ?? ((await response.json().catch(() => ({}))) as { url?: string }).url ?? "";
+  const location =
+    response.headers.get("location") ?? ((await response.json().catch(() => ({}))) as { url?: string }).url ?? "";
   const error = new URL(location, baseUrl).searchParams.get("error");
-  return { ok: error === null && (response.headers.getSetCookie?.() ?? []).some((c) => c.includes("session-token")), error };
+  return {
+    ok: error === null && (response.headers.getSetCookie?.() ?? []).some((c) => c.includes("session-token")),
+    error,
+  };
 }
 
 // The finding: 50 wrong passwords in a row, each answered at once, then the right one worked, and no
@@ -33,10 +44,17 @@ describe("password sign-in over HTTP: throttled and audited", () => {
     const email = `throttled-${run}@throttle.test`;
     await saveUser(db, admin, { email, role: "viewer", password: "the-right-one" });
     expect((await signIn(email, "the-right-one")).ok).toBe(true);
-    for (let i = 0; i < SIGN_IN_THROTTLE.refuseAccountAt; i++) expect((await signIn(email, `wrong-${i}`)).error).toBe("CredentialsSignin");
+    for (let i = 0; i < SIGN_IN_THROTTLE.refuseAccountAt; i++)
+      expect((await signIn(email, `wrong-${i}`)).error).toBe("CredentialsSignin");
     expect(await signIn(email, "the-right-one")).toEqual({ ok: false, error: "Throttled" });
-    const audited = await db.auditLog.findMany({ where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: email } }, select: { reason: true } });
-    expect(audited.map((a) => a.reason?.split(":")[0])).toEqual([...Array<string>(SIGN_IN_THROTTLE.refuseAccountAt).fill("wrong password"), "throttled"]);
+    const audited = await db.auditLog.findMany({
+      where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: email } },
+      select: { reason: true },
+    });
+    expect(audited.map((a) => a.reason?.split(":")[0])).toEqual([
+      ...Array<string>(SIGN_IN_THROTTLE.refuseAccountAt).fill("wrong password"),
+      "throttled",
+    ]);
     // The page names the wait.
     const page = await fetch(`${baseUrl}/sign-in?error=Throttled`);
     expect(await page.text()).toContain("Too many failed sign-ins");

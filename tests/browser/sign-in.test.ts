@@ -22,37 +22,40 @@ describe.skipIf(browserMissing)("sign-in and the shell, in Chromium", () => {
   });
   afterAll(() => browser?.close());
 
-  it.each(DEMO_USERS.map((u) => [u.email, u] as const))("%s signs in, sees the shell and every page, and signs out", async (_email, user) => {
-    const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
-    const page = await context.newPage();
-    await signIn(page, user.email, DEMO_PASSWORD, "/records");
-    await page.waitForURL(`${baseUrl}/records`);
+  it.each(DEMO_USERS.map((u) => [u.email, u] as const))(
+    "%s signs in, sees the shell and every page, and signs out",
+    async (_email, user) => {
+      const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
+      const page = await context.newPage();
+      await signIn(page, user.email, DEMO_PASSWORD, "/records");
+      await page.waitForURL(`${baseUrl}/records`);
 
-    await expect.poll(() => page.textContent('[data-testid="user-role"]')).toBe(user.role);
-    expect(await page.textContent('[data-testid="user-name"]')).toBe(user.name);
-    const navLabels = await page.locator('nav[aria-label="Main"] a').allTextContents();
-    expect(navLabels).toEqual(NAV_ITEMS.map((i) => i.label));
+      await expect.poll(() => page.textContent('[data-testid="user-role"]')).toBe(user.role);
+      expect(await page.textContent('[data-testid="user-name"]')).toBe(user.name);
+      const navLabels = await page.locator('nav[aria-label="Main"] a').allTextContents();
+      expect(navLabels).toEqual(NAV_ITEMS.map((i) => i.label));
 
-    for (const item of NAV_ITEMS) {
-      await page.click(`nav[aria-label="Main"] a[href="${item.href}"]`);
-      await page.waitForURL(`${baseUrl}${item.href}`);
-      await expect.poll(() => page.textContent("main h1")).toBe(item.label);
-      expect(await page.getAttribute(`nav[aria-label="Main"] a[href="${item.href}"]`, "aria-current")).toBe("page");
-    }
-    await page.goto(`${baseUrl}/`);
-    await page.waitForSelector("main dl");
-    await screenshot(page, `shell-${user.role}-${user.email.split("@")[0]}`);
+      for (const item of NAV_ITEMS) {
+        await page.click(`nav[aria-label="Main"] a[href="${item.href}"]`);
+        await page.waitForURL(`${baseUrl}${item.href}`);
+        await expect.poll(() => page.textContent("main h1")).toBe(item.label);
+        expect(await page.getAttribute(`nav[aria-label="Main"] a[href="${item.href}"]`, "aria-current")).toBe("page");
+      }
+      await page.goto(`${baseUrl}/`);
+      await page.waitForSelector("main dl");
+      await screenshot(page, `shell-${user.role}-${user.email.split("@")[0]}`);
 
-    const me = await page.evaluate(() => fetch("/api/v1/me").then((r) => r.json()));
-    expect(me).toEqual({ kind: "user", name: user.email, role: user.role, tenants: user.tenants });
+      const me = await page.evaluate(() => fetch("/api/v1/me").then((r) => r.json()));
+      expect(me).toEqual({ kind: "user", name: user.email, role: user.role, tenants: user.tenants });
 
-    await page.click("text=Sign out");
-    await page.waitForURL(/\/sign-in/);
-    await page.goto(`${baseUrl}/records`);
-    await page.waitForURL(/\/sign-in\?callbackUrl=%2Frecords/);
-    expect(await page.evaluate(() => fetch("/api/v1/me").then((r) => r.status))).toBe(401);
-    await context.close();
-  });
+      await page.click("text=Sign out");
+      await page.waitForURL(/\/sign-in/);
+      await page.goto(`${baseUrl}/records`);
+      await page.waitForURL(/\/sign-in\?callbackUrl=%2Frecords/);
+      expect(await page.evaluate(() => fetch("/api/v1/me").then((r) => r.status))).toBe(401);
+      await context.close();
+    },
+  );
 
   it("a wrong password gets a clear message and no session", async () => {
     const page = await browser.newPage();

@@ -9,19 +9,23 @@ import { freePort } from "../helpers/free-port";
 // server at once with one line naming it, instead of failing on the first request.
 async function startNext(env: Record<string, string | undefined>) {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-    env: {
-      ...process.env,
-      NODE_ENV: "production",
-      DATABASE_URL: inject("databaseUrl"),
-      NEXTAUTH_SECRET: "startup-test",
-      IDEM_DEMO: "1",
-      IDEM_DEMO_ALLOW_PRODUCTION: "1",
-      IDEM_CONFIG: undefined,
-      ...env,
+  const child = spawn(
+    process.execPath,
+    [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+    {
+      env: {
+        ...process.env,
+        NODE_ENV: "production",
+        DATABASE_URL: inject("databaseUrl"),
+        NEXTAUTH_SECRET: "startup-test",
+        IDEM_DEMO: "1",
+        IDEM_DEMO_ALLOW_PRODUCTION: "1",
+        IDEM_CONFIG: undefined,
+        ...env,
+      },
+      stdio: ["ignore", "pipe", "pipe"],
     },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
+  );
   let output = "";
   child.stdout.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr.on("data", (d: Buffer) => (output += d.toString()));
@@ -47,7 +51,10 @@ function badConfig(text: string): string {
 describe("the server refuses to start with a bad setup", () => {
   it.each([
     [{ IDEM_DEMO_ALLOW_PRODUCTION: undefined }, /IDEM_DEMO=1 turns on demo sign-ins.*NODE_ENV is production/],
-    [{ IDEM_CONFIG: badConfig('{"tools": {"charge_card": {"stuckAfter": "soon"}}}') }, /tools\.charge_card\.stuckAfter: expected a positive duration/],
+    [
+      { IDEM_CONFIG: badConfig('{"tools": {"charge_card": {"stuckAfter": "soon"}}}') },
+      /tools\.charge_card\.stuckAfter: expected a positive duration/,
+    ],
     [{ IDEM_CONFIG: badConfig("{oops") }, /idem\.config\.json: not valid JSON/],
     [{ IDEM_CONFIG: "/nonexistent/idem.config.json" }, /cannot read the configuration file/],
     [{ DATABASE_URL: "mysql://db/idem" }, /DATABASE_URL must start with postgresql/],
@@ -67,19 +74,42 @@ describe("the server refuses to start with a bad setup", () => {
 describe("the server with an unreachable database", () => {
   it("starts, and answers 503 JSON (health and API) instead of a stack trace", async () => {
     const port = await freePort();
-    const child = spawn(process.execPath, [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"], {
-      env: { ...process.env, NODE_ENV: "production", DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem", NEXTAUTH_SECRET: "x", IDEM_DEMO: "1", IDEM_DEMO_ALLOW_PRODUCTION: "1", IDEM_CONFIG: undefined },
-      stdio: "ignore",
-    });
+    const child = spawn(
+      process.execPath,
+      [path.resolve("node_modules/next/dist/bin/next"), "start", "-p", String(port), "-H", "127.0.0.1"],
+      {
+        env: {
+          ...process.env,
+          NODE_ENV: "production",
+          DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem",
+          NEXTAUTH_SECRET: "x",
+          IDEM_DEMO: "1",
+          IDEM_DEMO_ALLOW_PRODUCTION: "1",
+          IDEM_CONFIG: undefined,
+        },
+        stdio: "ignore",
+      },
+    );
     try {
       const base = `http://127.0.0.1:${port}`;
-      await expect.poll(() => fetch(`${base}/api/health`).then((r) => r.status, () => 0), { timeout: 20_000, interval: 250 }).toBe(503);
+      await expect
+        .poll(
+          () =>
+            fetch(`${base}/api/health`).then(
+              (r) => r.status,
+              () => 0,
+            ),
+          { timeout: 20_000, interval: 250 },
+        )
+        .toBe(503);
       const health = (await (await fetch(`${base}/api/health`)).json()) as { ok: boolean; database: string };
       expect(health.ok).toBe(false);
       expect(health.database).toMatch(/connection refused/);
       const api = await fetch(`${base}/api/v1/me`, { headers: { authorization: "Bearer idem_whatever" } });
       expect(api.status).toBe(503);
-      expect(await api.json()).toEqual({ error: { code: "database_unavailable", message: expect.stringMatching(/cannot reach its database/) } });
+      expect(await api.json()).toEqual({
+        error: { code: "database_unavailable", message: expect.stringMatching(/cannot reach its database/) },
+      });
     } finally {
       child.kill("SIGTERM");
     }

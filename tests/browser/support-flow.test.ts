@@ -22,11 +22,18 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
   const collisionRef = randomBytes(6).toString("hex");
 
   const chargeCard = (at: Date, timeout = false) =>
-    withIdempotency({ db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at }, async ({ key }) => {
-      if (timeout) throw new OutcomeUnknownError("processor timeout", 30_000);
-      return { id: `ch_${run}`, status: "succeeded", amount_cents: 24_000, card: "c_4242", reference: key };
-    });
-  const call = (amount: number) => ({ tenant: TENANT, subject: "user_1", argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_4242" }) });
+    withIdempotency(
+      { db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at },
+      async ({ key }) => {
+        if (timeout) throw new OutcomeUnknownError("processor timeout", 30_000);
+        return { id: `ch_${run}`, status: "succeeded", amount_cents: 24_000, card: "c_4242", reference: key };
+      },
+    );
+  const call = (amount: number) => ({
+    tenant: TENANT,
+    subject: "user_1",
+    argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_4242" }),
+  });
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -64,13 +71,17 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
     expect(await page.textContent('[data-testid="record-ref"]')).toBe(stuck.ref);
     expect(await page.textContent('[data-testid="record-status"]')).toBe("in_progress · stuck");
-    expect(await page.textContent('[data-testid="in-flight-message"]')).toContain(`already in progress (ref ${stuck.ref})`);
+    expect(await page.textContent('[data-testid="in-flight-message"]')).toContain(
+      `already in progress (ref ${stuck.ref})`,
+    );
     expect(await page.textContent('[data-testid="timeline"]')).toMatch(/Claimed.*Outcome unknown.*Repeat rejected/s);
 
     // The console under test may run with the demo world's processor configured, or with none.
     // With one, make the processor take this very reference (as a charge the server never heard
     // back about would have) and expect "taken"; with none, the honest answer is "unknown" and why.
-    const detail = (await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.json()), stuck.key)) as { processor: string | null };
+    const detail = (await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.json()), stuck.key)) as {
+      processor: string | null;
+    };
     const processorUrl = /^GET (http\S+)\/references\/\{key\}$/.exec(detail.processor ?? "")?.[1];
     if (processorUrl) {
       const charged = await fetch(`${processorUrl}/charges`, {
@@ -105,18 +116,36 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     await page.waitForSelector('[data-testid="revealed-response"]');
     expect(await page.textContent('[data-testid="revealed-response"]')).toContain("c_4242");
     await screenshot(page, "record-revealed");
-    const audit = await pool.query(`SELECT actor, action, reason FROM audit_log WHERE key = $1 AND action = 'record.reveal'`, [completed.key]);
-    expect(audit.rows).toEqual([{ actor: "operator@demo.test", action: "record.reveal", reason: `ticket ${run}: which card was charged?` }]);
+    const audit = await pool.query(
+      `SELECT actor, action, reason FROM audit_log WHERE key = $1 AND action = 'record.reveal'`,
+      [completed.key],
+    );
+    expect(audit.rows).toEqual([
+      { actor: "operator@demo.test", action: "record.reveal", reason: `ticket ${run}: which card was charged?` },
+    ]);
 
     // A viewer's session cannot reveal, even by calling the API itself; the refusal is audited.
     const viewer = await signInInContext(await browser.newContext(), "viewer@demo.test", "/records");
     const status = await viewer.evaluate(
-      (key) => fetch(`/api/v1/records/${key}/reveal`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ reason: "curious" }) }).then((r) => r.status),
+      (key) =>
+        fetch(`/api/v1/records/${key}/reveal`, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ reason: "curious" }),
+        }).then((r) => r.status),
       completed.key,
     );
     expect(status).toBe(403);
-    const denied = await pool.query(`SELECT actor, evidence FROM audit_log WHERE action = 'access.denied' AND evidence->>'path' = $1`, [`/api/v1/records/${completed.key}/reveal`]);
-    expect(denied.rows).toEqual([{ actor: "viewer@demo.test", evidence: expect.objectContaining({ status: 403, code: "forbidden", permission: "records:reveal" }) }]);
+    const denied = await pool.query(
+      `SELECT actor, evidence FROM audit_log WHERE action = 'access.denied' AND evidence->>'path' = $1`,
+      [`/api/v1/records/${completed.key}/reveal`],
+    );
+    expect(denied.rows).toEqual([
+      {
+        actor: "viewer@demo.test",
+        evidence: expect.objectContaining({ status: 403, code: "forbidden", permission: "records:reveal" }),
+      },
+    ]);
     await viewer.context().close();
     await context.close();
   });
@@ -154,8 +183,15 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     const shown = await page.innerText("main");
     expect(shown).toContain("not yours to see");
     expect(shown).not.toContain(TENANT);
-    expect(await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.status), completed.key)).toBe(404);
-    expect(await page.evaluate((key) => fetch(`/api/v1/records/${key}/check`, { method: "POST" }).then((r) => r.status), completed.key)).toBe(404);
+    expect(await page.evaluate((key) => fetch(`/api/v1/records/${key}`).then((r) => r.status), completed.key)).toBe(
+      404,
+    );
+    expect(
+      await page.evaluate(
+        (key) => fetch(`/api/v1/records/${key}/check`, { method: "POST" }).then((r) => r.status),
+        completed.key,
+      ),
+    ).toBe(404);
     await page.close();
   });
 

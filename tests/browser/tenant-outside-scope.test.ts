@@ -20,7 +20,8 @@ const PAGES = {
   stuck: (t: string) => `/stuck?tenant=${t}`,
   metrics: (t: string) => `/metrics?window=1h&tenant=${t}`,
   audit: (t: string) => `/audit?tenant=${t}`,
-  keys: (t: string) => `/keys?tenant=${t}&subject=user_1&tool=charge_card&args=${encodeURIComponent(ARGS)}&at=2026-06-01T12:00:00Z`,
+  keys: (t: string) =>
+    `/keys?tenant=${t}&subject=user_1&tool=charge_card&args=${encodeURIComponent(ARGS)}&at=2026-06-01T12:00:00Z`,
 } as const;
 
 const message = (tenant: string) => `no tenant '${tenant}' among yours`;
@@ -30,7 +31,9 @@ const mainText = async (page: Page, tenant: string) => (await page.locator("main
 
 /** The text each tenant picker on the page shows (none when the notice replaces the filters). */
 const pickerTexts = (page: Page) =>
-  page.locator('select[name="tenant"]').evaluateAll((selects) => selects.map((s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent ?? ""));
+  page
+    .locator('select[name="tenant"]')
+    .evaluateAll((selects) => selects.map((s) => (s as HTMLSelectElement).selectedOptions[0]?.textContent ?? ""));
 
 describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every page that takes one", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
@@ -38,8 +41,14 @@ describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every p
 
   beforeAll(async () => {
     // globex exists: a claim stuck for an hour and an audit entry.
-    await pool.query(`INSERT INTO idempotency (key, tenant, subject, tool, status, created_at) VALUES ($1, 'globex', 'user_1', 'charge_card', 'in_progress', now() - interval '1 hour') ON CONFLICT DO NOTHING`, [GLOBEX_CLAIM]);
-    await pool.query(`INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason) VALUES ('system:outside-scope-test', 'admin', 'record.complete', $1, 'globex', 'fixture')`, [`globex-audit-${run}`]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, created_at) VALUES ($1, 'globex', 'user_1', 'charge_card', 'in_progress', now() - interval '1 hour') ON CONFLICT DO NOTHING`,
+      [GLOBEX_CLAIM],
+    );
+    await pool.query(
+      `INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason) VALUES ('system:outside-scope-test', 'admin', 'record.complete', $1, 'globex', 'fixture')`,
+      [`globex-audit-${run}`],
+    );
     browser = await launchChromium();
   });
   afterAll(async () => {
@@ -55,7 +64,9 @@ describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every p
       for (const tenant of ["globex", "nosuch"]) {
         await page.goto(`${inject("baseUrl")}${url(tenant)}`);
         await page.waitForSelector('[data-testid="unknown-tenant"]');
-        expect(await page.textContent('[data-testid="unknown-tenant-message"]'), `${name} ${tenant}`).toBe(message(tenant));
+        expect(await page.textContent('[data-testid="unknown-tenant-message"]'), `${name} ${tenant}`).toBe(
+          message(tenant),
+        );
         expect(await pickerTexts(page), `${name} ${tenant}: the tenant picker`).not.toContain("all my tenants");
         if (tenant === "globex") await screenshot(page, `tenant-outside-scope-${name}`); // under test-results/, to look at
         const text = await mainText(page, tenant);
@@ -87,7 +98,10 @@ describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every p
     await page.setViewportSize({ width: 390, height: 844 });
     await page.reload();
     await page.waitForSelector('[data-testid="unknown-tenant"]');
-    copyFileSync(await screenshot(page, "tenant-outside-scope-mobile"), "docs/screenshots/mobile/tenant-outside-scope.png");
+    copyFileSync(
+      await screenshot(page, "tenant-outside-scope-mobile"),
+      "docs/screenshots/mobile/tenant-outside-scope.png",
+    );
     await context.close();
   });
 

@@ -13,7 +13,8 @@ const run = randomBytes(3).toString("hex");
 const B = `pages-b-${run}`;
 const AT = new Date("2026-06-01T12:00:00Z");
 const ARGS = '{"amount_cents":990}';
-const keyOf = (tenant: string, args: string) => deriveKey({ tenant, subject: "user_1", tool: "charge_card", argumentsJson: args, at: AT }).key;
+const keyOf = (tenant: string, args: string) =>
+  deriveKey({ tenant, subject: "user_1", tool: "charge_card", argumentsJson: args, at: AT }).key;
 const stuckB = keyOf(B, ARGS);
 const acmeKey = keyOf("acme", `{"run":"${run}"}`);
 
@@ -29,8 +30,13 @@ describe("tenant scoping on the pages: acme-support never meets another tenant's
          ($3, 'acme', 'user_1', 'charge_card', 'completed', now())`,
       [stuckB, B, acmeKey],
     );
-    await pool.query(`INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason) VALUES ('system:pages-test', 'admin', 'record.complete', $1, $2, 'tenant scoping fixture')`, [stuckB, B]);
-    [acme, admin] = (await Promise.all([signInOverHttp(baseUrl, "acme-support@demo.test"), signInOverHttp(baseUrl, "admin@demo.test")])).map((s) => s.cookie) as [string, string];
+    await pool.query(
+      `INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason) VALUES ('system:pages-test', 'admin', 'record.complete', $1, $2, 'tenant scoping fixture')`,
+      [stuckB, B],
+    );
+    [acme, admin] = (
+      await Promise.all([signInOverHttp(baseUrl, "acme-support@demo.test"), signInOverHttp(baseUrl, "admin@demo.test")])
+    ).map((s) => s.cookie) as [string, string];
   });
   afterAll(() => pool.end());
 
@@ -47,7 +53,14 @@ describe("tenant scoping on the pages: acme-support never meets another tenant's
 
   it("records, stuck claims, audit log and key explainer: tenant B's record is shown to the admin, never to acme-support", async () => {
     const explain = `/keys?tenant=${B}&subject=user_1&tool=charge_card&args=${encodeURIComponent(ARGS)}&at=${AT.toISOString()}`;
-    for (const path of [`/records?tenant=${B}`, "/records?limit=200", `/stuck?tenant=${B}`, `/audit?tenant=${B}`, `/audit?key=${stuckB}`, explain]) {
+    for (const path of [
+      `/records?tenant=${B}`,
+      "/records?limit=200",
+      `/stuck?tenant=${B}`,
+      `/audit?tenant=${B}`,
+      `/audit?key=${stuckB}`,
+      explain,
+    ]) {
       const shown = await page(admin, path);
       expect(shown.status, path).toBe(200);
       expect(shown.text, `the admin's ${path} links the record`).toContain(`href="/records/${stuckB}"`);
@@ -57,10 +70,13 @@ describe("tenant scoping on the pages: acme-support never meets another tenant's
       // Beyond links, no trace of the key — unless the URL itself holds it (the filter form echoes
       // it) or the explainer derives it (arithmetic, not data).
       const echoes = path.includes(stuckB.slice(0, 12)) || path.startsWith("/keys");
-      if (!echoes) expect(hidden.text.includes(stuckB.slice(0, 12)), `acme-support's ${path} shows B's ref`).toBe(false);
-      if (path.startsWith("/audit?key")) expect(hidden.text, `acme-support's ${path}`).toContain('data-testid="audit-empty"');
+      if (!echoes)
+        expect(hidden.text.includes(stuckB.slice(0, 12)), `acme-support's ${path} shows B's ref`).toBe(false);
+      if (path.startsWith("/audit?key"))
+        expect(hidden.text, `acme-support's ${path}`).toContain('data-testid="audit-empty"');
       // A filter on B itself is answered as a tenant that does not exist (tenant-outside-scope.test.ts).
-      if (/^\/(records|stuck|audit)\?tenant=/.test(path)) expect(hidden.text, `acme-support's ${path}`).toContain('data-testid="unknown-tenant"');
+      if (/^\/(records|stuck|audit)\?tenant=/.test(path))
+        expect(hidden.text, `acme-support's ${path}`).toContain('data-testid="unknown-tenant"');
     }
   });
 

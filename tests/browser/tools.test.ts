@@ -11,7 +11,14 @@ const baseUrl = inject("baseUrl");
 const TENANT = `tools-${randomBytes(3).toString("hex")}`;
 const SERVER_RENDER = { timeout: 20_000, interval: 200 };
 const ADMIN_EMAIL = `${TENANT}-admin@demo.test`;
-const TEST_SETUP = { kind: "system" as const, id: "test", name: "tools-test", displayName: "tools test", role: "admin" as const, tenants: [] };
+const TEST_SETUP = {
+  kind: "system" as const,
+  id: "test",
+  name: "tools-test",
+  displayName: "tools test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", () => {
   let browser: Browser;
@@ -20,9 +27,27 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
   beforeAll(async () => {
     // One keyed charge, as the shop's guard writes it, so charge_card has evidence in the window.
     db = createPrismaClient(inject("databaseUrl"), 1);
-    await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "charge_card", status: "completed", response: { receipt: "r_1" } } });
+    await db.idempotency.create({
+      data: {
+        key: randomBytes(32).toString("hex"),
+        tenant: TENANT,
+        subject: "user_1",
+        tool: "charge_card",
+        status: "completed",
+        response: { receipt: "r_1" },
+      },
+    });
     // And a refund stuck in_progress for an hour (past its 5m stuckAfter): refund_charge's claim is backed, with a row unresolved.
-    await db.idempotency.create({ data: { key: randomBytes(32).toString("hex"), tenant: TENANT, subject: "user_1", tool: "refund_charge", status: "in_progress", createdAt: new Date(Date.now() - 3_600_000) } });
+    await db.idempotency.create({
+      data: {
+        key: randomBytes(32).toString("hex"),
+        tenant: TENANT,
+        subject: "user_1",
+        tool: "refund_charge",
+        status: "in_progress",
+        createdAt: new Date(Date.now() - 3_600_000),
+      },
+    });
     // An admin limited to this file's tenant: the evidence (and so the verdicts) comes from this
     // file's rows only, whatever other test files wrote into the shared table.
     await saveUser(db, TEST_SETUP, { email: ADMIN_EMAIL, role: "admin", tenants: [TENANT], password: DEMO_PASSWORD });
@@ -49,8 +74,11 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     await page.click('[data-testid="refresh-listings"]'); // enabled once hydrated: playwright waits for that
     // Other test files' rows may already list tools; the server's status is what the refresh changes.
     await expect.poll(() => page.getAttribute('[data-server="shop"]', "data-status"), SERVER_RENDER).toBe("ok");
-    await expect.poll(() => page.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
-    const verdictOf = (tool: string) => page.getAttribute(`[data-testid="tool-audit-table"] tr[data-tool="${tool}"]`, "data-verdict");
+    await expect
+      .poll(() => page.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER)
+      .toBeGreaterThanOrEqual(6);
+    const verdictOf = (tool: string) =>
+      page.getAttribute(`[data-testid="tool-audit-table"] tr[data-tool="${tool}"]`, "data-verdict");
     expect(await verdictOf("create_shipment")).toBe("claim_without_key_evidence");
     expect(await verdictOf("charge_card")).toBe("claim_backed_by_keys");
     expect(await verdictOf("get_charge_status")).toBe("read_only");
@@ -59,9 +87,9 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     expect(await receipt.getAttribute("data-declared")).toBe("absent");
     expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
     // The page names the evidence window to the second: 24 h back from the request, not from an hour's start.
-    const [, start, end] = /^(\S+ \S+) – (\S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ?? [];
+    const [, start, end] =
+      /^(\S+ \S+) – (\S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ?? [];
     expect(new Date(Date.parse(`${start?.replace(" ", "T")}Z`) + 24 * 3_600_000).toISOString().slice(11, 19)).toBe(end);
-
   });
 
   it("the summary counts exactly the verdicts of the rows below it, in their words (page and API agree)", async () => {
@@ -76,11 +104,18 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
       })),
     );
     const summary = await page.locator('[data-testid="verdict-counts"] [data-verdict]').evaluateAll((spans) =>
-      spans.map((s) => ({ verdict: s.getAttribute("data-verdict") ?? "", count: Number(s.getAttribute("data-count")), text: s.textContent?.replace(/^ · /, "").trim() ?? "" })),
+      spans.map((s) => ({
+        verdict: s.getAttribute("data-verdict") ?? "",
+        count: Number(s.getAttribute("data-count")),
+        text: s.textContent?.replace(/^ · /, "").trim() ?? "",
+      })),
     );
     const expected = new Map<string, { word: string; count: number }>();
-    for (const r of rowVerdicts) expected.set(r.verdict, { word: r.word, count: (expected.get(r.verdict)?.count ?? 0) + 1 });
-    expect(new Map(summary.map((s) => [s.verdict, { word: s.text.replace(/^\d+ /, ""), count: s.count }]))).toEqual(expected);
+    for (const r of rowVerdicts)
+      expected.set(r.verdict, { word: r.word, count: (expected.get(r.verdict)?.count ?? 0) + 1 });
+    expect(new Map(summary.map((s) => [s.verdict, { word: s.text.replace(/^\d+ /, ""), count: s.count }]))).toEqual(
+      expected,
+    );
     for (const s of summary) expect(s.text).toMatch(new RegExp(`^${s.count} `));
     // The bug this guards: a claim with a stuck row read "backed; unresolved rows" and was counted as "to look at".
     expect(rowVerdicts.find((r) => r.verdict === "claim_with_unresolved_rows")?.word).toBe("unresolved");
@@ -90,13 +125,17 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     for (const r of readOnly) expect([r.word, r.uncertain]).toEqual(["as declared", false]);
 
     const api = await page.evaluate(() => fetch("/api/v1/tools/audit?window=24h").then((r) => r.json()));
-    expect(api.summary.map((s: { verdict: string; count: number }) => [s.verdict, s.count])).toEqual(summary.map((s) => [s.verdict, s.count]));
+    expect(api.summary.map((s: { verdict: string; count: number }) => [s.verdict, s.count])).toEqual(
+      summary.map((s) => [s.verdict, s.count]),
+    );
     expect(api.summary.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(api.tools.length);
 
     mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "tools"), "docs/screenshots/tools.png");
     const phone = await signInAsAdmin(390);
-    await expect.poll(() => phone.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER).toBeGreaterThanOrEqual(6);
+    await expect
+      .poll(() => phone.locator('[data-testid="tool-audit-table"] tr[data-tool]').count(), SERVER_RENDER)
+      .toBeGreaterThanOrEqual(6);
     await phone.waitForSelector('[data-testid="evidence-window"]', { state: "visible" });
     copyFileSync(await screenshot(phone, "tools-mobile"), "docs/screenshots/mobile/tools.png");
   });
@@ -104,7 +143,11 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
   it("adding a stdio server through the API is refused with the reason", async () => {
     const page = await signInAsAdmin();
     const refused = await page.evaluate(() =>
-      fetch("/api/v1/tools/servers", { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ name: "evil", transport: "stdio", command: "rm", args: ["-rf", "/"] }) }).then(async (r) => ({ status: r.status, body: await r.json() })),
+      fetch("/api/v1/tools/servers", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ name: "evil", transport: "stdio", command: "rm", args: ["-rf", "/"] }),
+      }).then(async (r) => ({ status: r.status, body: await r.json() })),
     );
     expect(refused.status).toBe(400);
     expect(refused.body.error.message).toMatch(/only in idem\.config\.json/);

@@ -26,8 +26,24 @@ const OUT = path.resolve("test-results/truth");
 const DATABASES: DatabaseKind[] = ["demo", "bulk-after-analyze", "embedded"];
 
 const FACET_FILTERS: Record<DatabaseKind, FacetFilter[]> = {
-  demo: [{}, { status: "completed" }, { tool: "charge_card" }, { tenant: "acme" }, { stuck: true }, { tenant: "acme", tool: "charge_card" }],
-  "bulk-after-analyze": [{}, { status: "completed" }, { tool: "charge_card" }, { tenant: "globex" }, { tenant: "globex", tool: "charge_card" }, { stuck: true }, { status: "in_progress" }, { tool: "import_ledger" }],
+  demo: [
+    {},
+    { status: "completed" },
+    { tool: "charge_card" },
+    { tenant: "acme" },
+    { stuck: true },
+    { tenant: "acme", tool: "charge_card" },
+  ],
+  "bulk-after-analyze": [
+    {},
+    { status: "completed" },
+    { tool: "charge_card" },
+    { tenant: "globex" },
+    { tenant: "globex", tool: "charge_card" },
+    { stuck: true },
+    { status: "in_progress" },
+    { tool: "import_ledger" },
+  ],
   embedded: [{}, { status: "completed" }, { tool: "refund_charge" }, { tenant: "initech" }, { stuck: true }],
 };
 
@@ -50,7 +66,11 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
   });
   afterAll(async () => {
     await browser?.close();
-    for (const started of starting.values()) await started.then((db) => db.stop(), () => {});
+    for (const started of starting.values())
+      await started.then(
+        (db) => db.stop(),
+        () => {},
+      );
   }, 120_000);
 
   for (const kind of DATABASES) {
@@ -83,7 +103,9 @@ describe.skipIf(browserMissing)("the truth test: every figure shown is true, or 
         mkdirSync(OUT, { recursive: true });
         writeFileSync(path.join(OUT, `${kind}.txt`), `${table}\n`);
         const failed = book.checked.filter((c) => !c.ok).length;
-        console.log(`truth test, ${kind} database (waited ${setupSeconds} s for it): ${book.checked.length} figures, ${failed} not true (table: ${path.join(OUT, `${kind}.txt`)})\n${table}`);
+        console.log(
+          `truth test, ${kind} database (waited ${setupSeconds} s for it): ${book.checked.length} figures, ${failed} not true (table: ${path.join(OUT, `${kind}.txt`)})\n${table}`,
+        );
         await context?.close();
         await db?.stop();
       }, 240_000);

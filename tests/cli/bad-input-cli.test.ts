@@ -20,7 +20,10 @@ const OVERSIZED = "a".repeat(100_000);
 
 /** [argv, the option the message must name]: each must exit 2. Half of each list on one option, one value on each other option: each case is a process of its own (2–6 s on a busy machine). */
 const CASES: [string[], RegExp][] = [
-  ...NUMBERS.filter((_, i) => i % 2 === 0).map((v): [string[], RegExp] => [["reconcile", "--limit", v, "--dry-run"], /--limit/]),
+  ...NUMBERS.filter((_, i) => i % 2 === 0).map((v): [string[], RegExp] => [
+    ["reconcile", "--limit", v, "--dry-run"],
+    /--limit/,
+  ]),
   [["reconcile", "--concurrency", "0", "--dry-run"], /--concurrency/],
   [["trim", "--batch", "1e309", "--dry-run"], /--batch/],
   [["bench-guard", "--iterations", "NaN"], /--iterations/],
@@ -32,23 +35,41 @@ const CASES: [string[], RegExp][] = [
   [["serve", "--port", "' OR 1=1 --"], /--port/],
   [["demo", "--port", "70000"], /--port/],
   [["key", "--tenant", "t", "--tool", "x", "--args", "{}", "--window", "-1"], /--window/],
-  ...DURATIONS.filter((_, i) => i % 2 === 1).map((v): [string[], RegExp] => [["trim", "--older-than", v, "--dry-run"], /--older-than/]),
+  ...DURATIONS.filter((_, i) => i % 2 === 1).map((v): [string[], RegExp] => [
+    ["trim", "--older-than", v, "--dry-run"],
+    /--older-than/,
+  ]),
   [["reconcile", "--older-than", "5 minutes", "--dry-run"], /--older-than/],
   [["token", "create", "--role", "viewer", "--name", "bad-input-cli", "--expires", "-5m"], /--expires/],
   ...NAMES.map((v): [string[], RegExp] => [["reconcile", "--tool", v, "--dry-run"], /--tool/]),
   [["reconcile", "--tenant", "x\r\nSet-Cookie: y", "--dry-run"], /--tenant/],
   // Well-formed, but no tenant of that name has left a row anywhere: not "0 candidates".
-  [["reconcile", "--tenant", "no-such-tenant-cli", "--dry-run"], /--tenant: no tenant 'no-such-tenant-cli' among yours/],
+  [
+    ["reconcile", "--tenant", "no-such-tenant-cli", "--dry-run"],
+    /--tenant: no tenant 'no-such-tenant-cli' among yours/,
+  ],
   [["token", "create", "--role", "viewer", "--name", "bad-input-cli", "--tenant", "a,b"], /--tenant/],
   [["user", "add", "--email", "bad-input@cli.test", "--role", "viewer", "--tenant", "a b"], /--tenant/],
   [["token", "create", "--role", "root", "--name", "bad-input-cli"], /--role/],
   [["token", "create", "--role", "viewer; DROP TABLE api_token", "--name", "bad-input-cli"], /--role/],
   [["user", "add", "--email", "bad-input@cli.test", "--role", "<script>alert(1)</script>"], /--role/],
-  ...["not-an-email", "a@b\r\nc", OVERSIZED].map((v): [string[], RegExp] => [["user", "add", "--email", v, "--role", "viewer"], /email/]),
-  ...["{", `{"a": ${"[".repeat(3000)}`, OVERSIZED].map((v): [string[], RegExp] => [["key", "--tenant", "t", "--tool", "x", "--args", v], /--args|args/]),
-  ...["yesterday", "2026-13-45T00:00:00Z"].map((v): [string[], RegExp] => [["key", "--tenant", "t", "--tool", "x", "--args", "{}", "--at", v], /--at/]),
+  ...["not-an-email", "a@b\r\nc", OVERSIZED].map((v): [string[], RegExp] => [
+    ["user", "add", "--email", v, "--role", "viewer"],
+    /email/,
+  ]),
+  ...["{", `{"a": ${"[".repeat(3000)}`, OVERSIZED].map((v): [string[], RegExp] => [
+    ["key", "--tenant", "t", "--tool", "x", "--args", v],
+    /--args|args/,
+  ]),
+  ...["yesterday", "2026-13-45T00:00:00Z"].map((v): [string[], RegExp] => [
+    ["key", "--tenant", "t", "--tool", "x", "--args", "{}", "--at", v],
+    /--at/,
+  ]),
   [["key", "--tenant", "t", "--tool", "x", "--args", "{}", "--scheme", "md5"], /--scheme/],
-  ...["a b", "999.999.999.999.999", "0.0.0.0; rm -rf /"].map((v): [string[], RegExp] => [["serve", "--host", v], /--host/]),
+  ...["a b", "999.999.999.999.999", "0.0.0.0; rm -rf /"].map((v): [string[], RegExp] => [
+    ["serve", "--host", v],
+    /--host/,
+  ]),
   [["token", "revoke", "' OR 1=1 --"], /No token/],
   [["user", "disable", "<script>@x"], /No user|email/],
   [["reconcile", "--bogus"], /unknown option '--bogus'/],
@@ -58,14 +79,21 @@ const CASES: [string[], RegExp][] = [
 function expectOneCleanLine(stderr: string, context: string) {
   expect(stderr, context).not.toMatch(/^\s+at /m);
   expect(stderr, context).not.toMatch(/node_modules|\.ts:\d+/);
-  const lines = stderr.trim().split("\n").filter((l) => l.startsWith("idem: ") || l.startsWith("error: "));
+  const lines = stderr
+    .trim()
+    .split("\n")
+    .filter((l) => l.startsWith("idem: ") || l.startsWith("error: "));
   expect(lines, context).toHaveLength(1);
   expect(lines[0]!.length, context).toBeLessThan(600);
 }
 
 describe("bad input to the CLI and the configuration file", () => {
   const db = connectTestDb();
-  const counts = async () => ({ tokens: await db.apiToken.count(), users: await db.consoleUser.count(), audit: await db.auditLog.count({ where: { actor: { startsWith: "cli (" } } }) });
+  const counts = async () => ({
+    tokens: await db.apiToken.count(),
+    users: await db.consoleUser.count(),
+    audit: await db.auditLog.count({ where: { actor: { startsWith: "cli (" } } }),
+  });
   let tried = 0;
   afterAll(() => console.log(`bad-input CLI and config sweep: ${tried} bad inputs tried`));
 
@@ -105,18 +133,52 @@ describe("bad input to the CLI and the configuration file", () => {
     ["tools a list", JSON.stringify({ tools: [] }), /tools/],
     ["stuckAfter a number", JSON.stringify({ tools: { t: { stuckAfter: 300 } } }), /tools\.t\.stuckAfter/],
     ["stuckAfter negative", JSON.stringify({ tools: { t: { stuckAfter: "-5m" } } }), /tools\.t\.stuckAfter/],
-    ["stuckAfter 2 MB", JSON.stringify({ tools: { t: { stuckAfter: "9".repeat(2 * 1024 * 1024) } } }), /tools\.t\.stuckAfter/],
+    [
+      "stuckAfter 2 MB",
+      JSON.stringify({ tools: { t: { stuckAfter: "9".repeat(2 * 1024 * 1024) } } }),
+      /tools\.t\.stuckAfter/,
+    ],
     ["processor type unknown", JSON.stringify({ tools: { t: { processor: { type: "ftp" } } } }), /tools\.t\.processor/],
-    ["baseUrl a file", JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }), /tools\.t\.processor\.baseUrl/],
-    ["baseUrl javascript", JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "javascript:alert(1)" } } } }), /tools\.t\.processor\.baseUrl/],
-    ["header CRLF", JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "http://x", headers: { a: "b\r\nSet-Cookie: c" } } } } }), /tools\.t\.processor\.headers/],
-    ["timeout a word", JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "http://x", timeout: "soon" } } } }), /tools\.t\.processor\.timeout/],
+    [
+      "baseUrl a file",
+      JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }),
+      /tools\.t\.processor\.baseUrl/,
+    ],
+    [
+      "baseUrl javascript",
+      JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "javascript:alert(1)" } } } }),
+      /tools\.t\.processor\.baseUrl/,
+    ],
+    [
+      "header CRLF",
+      JSON.stringify({
+        tools: { t: { processor: { type: "http", baseUrl: "http://x", headers: { a: "b\r\nSet-Cookie: c" } } } },
+      }),
+      /tools\.t\.processor\.headers/,
+    ],
+    [
+      "timeout a word",
+      JSON.stringify({ tools: { t: { processor: { type: "http", baseUrl: "http://x", timeout: "soon" } } } }),
+      /tools\.t\.processor\.timeout/,
+    ],
     ["mcp server without transport", JSON.stringify({ mcpServers: [{ name: "s", url: "http://x" }] }), /mcpServers\.0/],
-    ["mcp server name traversal", JSON.stringify({ mcpServers: [{ name: "../../x", transport: "http", url: "http://x" }] }), /mcpServers\.0\.name/],
-    ["stdio args not strings", JSON.stringify({ mcpServers: [{ name: "s", transport: "stdio", command: "x", args: [1] }] }), /mcpServers\.0\.args/],
+    [
+      "mcp server name traversal",
+      JSON.stringify({ mcpServers: [{ name: "../../x", transport: "http", url: "http://x" }] }),
+      /mcpServers\.0\.name/,
+    ],
+    [
+      "stdio args not strings",
+      JSON.stringify({ mcpServers: [{ name: "s", transport: "stdio", command: "x", args: [1] }] }),
+      /mcpServers\.0\.args/,
+    ],
     ["redact not a list", JSON.stringify({ redact: "$..card" }), /redact/],
     ["redact not a JSONPath", JSON.stringify({ redact: ["card"] }), /redact\.0/],
-    ["redact script filter", JSON.stringify({ redact: ["$..[?(@.constructor.constructor('return process')().exit())]"] }), /redact\.0/],
+    [
+      "redact script filter",
+      JSON.stringify({ redact: ["$..[?(@.constructor.constructor('return process')().exit())]"] }),
+      /redact\.0/,
+    ],
     ["NUL in a tool name", '{"tools": {"a\\u0000b": {"stuckAfter": "5m"}}}', /tools/],
     ["lone surrogate", '{"tools": {"\\ud800": {"stuckAfter": "5m"}}}', /tools/],
     ["proto key", '{"__proto__": {"tools": {}}}', /__proto__/],
@@ -137,20 +199,29 @@ describe("bad input to the CLI and the configuration file", () => {
     expect(message.length).toBeLessThan(1000);
   });
 
-  it("a broken configuration stops the CLI with exit 2 and one line naming the field", { timeout: 120_000 }, async () => {
-    const dir = mkdtempSync(path.join(tmpdir(), "idem-bad-config-"));
-    for (const [label, text, names] of BROKEN_CONFIGS.filter(([label]) => ["broken JSON", "unknown tool key", "baseUrl a file", "redact script filter"].includes(label))) {
-      const file = path.join(dir, `${label.replace(/\W+/g, "-")}.json`);
-      writeFileSync(file, text);
-      const result = await runCli(["reconcile", "--dry-run"], { DATABASE_URL: url, IDEM_CONFIG: file });
-      tried += 1;
-      expect(result.code, `${label}: ${result.stderr}`).toBe(2);
-      expect(result.stderr, label).toMatch(names);
-      expect(result.stderr, label).toContain(file);
-      expectOneCleanLine(result.stderr, label);
-    }
-    const missing = await runCli(["reconcile", "--dry-run"], { DATABASE_URL: url, IDEM_CONFIG: path.join(dir, "absent.json") });
-    expect(missing.code).toBe(2);
-    expect(missing.stderr).toMatch(/cannot read the configuration file/);
-  });
+  it(
+    "a broken configuration stops the CLI with exit 2 and one line naming the field",
+    { timeout: 120_000 },
+    async () => {
+      const dir = mkdtempSync(path.join(tmpdir(), "idem-bad-config-"));
+      for (const [label, text, names] of BROKEN_CONFIGS.filter(([label]) =>
+        ["broken JSON", "unknown tool key", "baseUrl a file", "redact script filter"].includes(label),
+      )) {
+        const file = path.join(dir, `${label.replace(/\W+/g, "-")}.json`);
+        writeFileSync(file, text);
+        const result = await runCli(["reconcile", "--dry-run"], { DATABASE_URL: url, IDEM_CONFIG: file });
+        tried += 1;
+        expect(result.code, `${label}: ${result.stderr}`).toBe(2);
+        expect(result.stderr, label).toMatch(names);
+        expect(result.stderr, label).toContain(file);
+        expectOneCleanLine(result.stderr, label);
+      }
+      const missing = await runCli(["reconcile", "--dry-run"], {
+        DATABASE_URL: url,
+        IDEM_CONFIG: path.join(dir, "absent.json"),
+      });
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toMatch(/cannot read the configuration file/);
+    },
+  );
 });

@@ -6,7 +6,16 @@ import { runCli } from "../helpers/run-cli";
 type BenchJson = {
   rows: number;
   database: string;
-  results: { name: string; sqlP50Ms: number; sqlP95Ms: number; apiP50Ms: number; apiP95Ms: number; ratio: number; plan: string; planProblems: string[] }[];
+  results: {
+    name: string;
+    sqlP50Ms: number;
+    sqlP95Ms: number;
+    apiP50Ms: number;
+    apiP95Ms: number;
+    ratio: number;
+    plan: string;
+    planProblems: string[];
+  }[];
   guard: { roundTrips: { guard: { fresh: number }; referenceText: { fresh: number } }; textClaimMedianMs: number };
   page: { javascriptKb: { gzip: number }; ttfbMs: { p50Ms: number } };
   planProblems: string[];
@@ -30,7 +39,9 @@ describe("idem bench at 20,000 rows", () => {
   let report: BenchJson;
   beforeAll(async () => {
     // The bench creates (and drops) its own database on the server the test database lives on.
-    result = await runCli(["bench", "--rows", "20000", "--iterations", "5", "--json"], { DATABASE_URL: inject("databaseUrl") });
+    result = await runCli(["bench", "--rows", "20000", "--iterations", "5", "--json"], {
+      DATABASE_URL: inject("databaseUrl"),
+    });
     report = JSON.parse(result.stdout) as BenchJson;
   }, 900_000);
 
@@ -46,7 +57,9 @@ describe("idem bench at 20,000 rows", () => {
       expect(r.ratio, r.name).toBeGreaterThan(0);
       expect(r.plan, r.name).toMatch(/Scan/);
     }
-    expect(report.results.find((r) => r.name === "ref lookup")?.plan).toMatch(/Index Scan using idempotency_pkey on idempotency/);
+    expect(report.results.find((r) => r.name === "ref lookup")?.plan).toMatch(
+      /Index Scan using idempotency_pkey on idempotency/,
+    );
     expect(report.planProblems).toEqual([]);
   });
 
@@ -75,7 +88,10 @@ describe("the plan check", () => {
   const tenant = `plan-check-${Math.random().toString(16).slice(2, 8)}`;
   const big = new Map([["idempotency", 100_000]]);
   const explain = async (sql: string, values: unknown[] = []) => {
-    const { rows } = await client.query<{ "QUERY PLAN": ExplainOutput[] }>(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`, values);
+    const { rows } = await client.query<{ "QUERY PLAN": ExplainOutput[] }>(
+      `EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${sql}`,
+      values,
+    );
     return rows[0]!["QUERY PLAN"][0]!.Plan;
   };
   beforeAll(async () => {
@@ -106,11 +122,16 @@ describe("the plan check", () => {
     const sorted = await explain("SELECT key FROM idempotency WHERE tenant = $1 ORDER BY md5(key)", [tenant]);
     expect(checkPlan(sorted, big)).toContainEqual(expect.stringMatching(/^sort of 1,500 rows from idempotency/));
     // 20 keys of a primary-key range, sorted: a handful of rows is not "a sort over the table".
-    const few = await explain("SELECT key FROM idempotency WHERE key >= $1 AND key < $2 ORDER BY md5(key)", [`${tenant}000000000001`, `${tenant}000000000021`]);
+    const few = await explain("SELECT key FROM idempotency WHERE key >= $1 AND key < $2 ORDER BY md5(key)", [
+      `${tenant}000000000001`,
+      `${tenant}000000000021`,
+    ]);
     expect(JSON.stringify(few)).toMatch(/"Sort"/);
     expect(checkPlan(few, big)).toEqual([]);
     // The same 1,500-row sort of a table of 10 M rows is 0.015 % of it: traffic-sized, not table-sized.
     expect(checkPlan(sorted, new Map([["idempotency", 10_000_000]]))).toEqual([]);
-    expect(checkPlan(sorted, new Map([["idempotency", 1_000_000]]))).toContainEqual(expect.stringMatching(/^sort of 1,500 rows/));
+    expect(checkPlan(sorted, new Map([["idempotency", 1_000_000]]))).toContainEqual(
+      expect.stringMatching(/^sort of 1,500 rows/),
+    );
   });
 });

@@ -35,7 +35,11 @@ describe("npm run idem", () => {
     try {
       const first = await runCli(["rollup", "--json"], { DATABASE_URL: fresh.url });
       expect(first.code, first.stderr).toBe(0);
-      const result = JSON.parse(first.stdout) as { rolledUp: string[]; closedThrough: string; minutes: { rolledUp: number } };
+      const result = JSON.parse(first.stdout) as {
+        rolledUp: string[];
+        closedThrough: string;
+        minutes: { rolledUp: number };
+      };
       // An empty table still has its hours closed and minutes settled: 72 hours looked back, 60–125 minutes of slices.
       expect(result.rolledUp).toHaveLength(72);
       expect(result.minutes.rolledUp).toBeGreaterThanOrEqual(60);
@@ -48,7 +52,10 @@ describe("npm run idem", () => {
   });
 
   it("token create prints the token once as JSON; list never shows it; revoke takes effect at once", async () => {
-    const created = await runCli(["token", "create", "--role", "operator", "--name", "cli-test", "--tenant", "acme", "--json"], { DATABASE_URL: url });
+    const created = await runCli(
+      ["token", "create", "--role", "operator", "--name", "cli-test", "--tenant", "acme", "--json"],
+      { DATABASE_URL: url },
+    );
     expect(created.code, created.stderr).toBe(0);
     const { token, id } = JSON.parse(created.stdout) as { token: string; id: string };
     expect((await authenticateToken(db, token)).ok).toBe(true);
@@ -65,7 +72,12 @@ describe("npm run idem", () => {
   it.each([
     [["token", "create", "--role", "root", "--name", "x"], {}, 2, /--role.*expected viewer, operator or admin/],
     [["token", "create", "--role", "viewer"], {}, 2, /required option '--name/],
-    [["token", "create", "--role", "viewer", "--name", "x", "--expires", "soon"], {}, 2, /--expires: expected a duration/],
+    [
+      ["token", "create", "--role", "viewer", "--name", "x", "--expires", "soon"],
+      {},
+      2,
+      /--expires: expected a duration/,
+    ],
     [["no-such-command"], {}, 2, /unknown command/],
     [["migrate"], { DATABASE_URL: "mysql://u:secret@db/idem" }, 2, /DATABASE_URL must start with postgresql/],
     [["migrate"], { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem" }, 1, /connection refused/],
@@ -79,5 +91,4 @@ describe("npm run idem", () => {
     expectOneCleanLine(result.stderr);
     expect(await db.apiToken.count()).toBe(tokensBefore);
   });
-
 });

@@ -11,25 +11,83 @@ const args = '{"card": "c_71", "amount_cents": 24000, "note": "caf\u00e9", "qty"
 // Each run starts a Node process; running them side by side keeps the file fast.
 describe.concurrent("npm run idem -- key", () => {
   it("--json prints what deriveKey computes for the same input", async () => {
-    const result = await runCli(["key", "--tenant", "acme", "--subject", "user_42", "--tool", "charge_card", "--args", args, "--at", "2026-03-01T12:00:00Z", "--json"], env);
+    const result = await runCli(
+      [
+        "key",
+        "--tenant",
+        "acme",
+        "--subject",
+        "user_42",
+        "--tool",
+        "charge_card",
+        "--args",
+        args,
+        "--at",
+        "2026-03-01T12:00:00Z",
+        "--json",
+      ],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
-    const expected = deriveKey({ tenant: "acme", subject: "user_42", tool: "charge_card", argumentsJson: args, at: new Date("2026-03-01T12:00:00Z") });
+    const expected = deriveKey({
+      tenant: "acme",
+      subject: "user_42",
+      tool: "charge_card",
+      argumentsJson: args,
+      at: new Date("2026-03-01T12:00:00Z"),
+    });
     expect(JSON.parse(result.stdout)).toEqual(expected);
   });
 
   it("unix seconds, window, jcs scheme and no subject (None) reach deriveKey", async () => {
-    const result = await runCli(["key", "--tenant", "acme", "--tool", "charge_card", "--args", args, "--at", "1772366461", "--window", "60", "--scheme", "jcs", "--json"], env);
+    const result = await runCli(
+      [
+        "key",
+        "--tenant",
+        "acme",
+        "--tool",
+        "charge_card",
+        "--args",
+        args,
+        "--at",
+        "1772366461",
+        "--window",
+        "60",
+        "--scheme",
+        "jcs",
+        "--json",
+      ],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
-    const expected = deriveKey({ tenant: "acme", subject: null, tool: "charge_card", argumentsJson: args, at: new Date(1772366461_000), windowSeconds: 60, scheme: "jcs" });
+    const expected = deriveKey({
+      tenant: "acme",
+      subject: null,
+      tool: "charge_card",
+      argumentsJson: args,
+      at: new Date(1772366461_000),
+      windowSeconds: 60,
+      scheme: "jcs",
+    });
     expect(JSON.parse(result.stdout)).toEqual(expected);
     expect(expected.material.startsWith("acme|None|charge_card|")).toBe(true);
     expect(expected.bucket).toBe(String(Math.floor(1772366461 / 60)));
   });
 
   it("text mode prints one `name: value` line each; a business key replaces the bucket", async () => {
-    const result = await runCli(["key", "--tenant", "acme", "--tool", "create_shipment", "--args", "{}", "--business-key", "order_9001"], env);
+    const result = await runCli(
+      ["key", "--tenant", "acme", "--tool", "create_shipment", "--args", "{}", "--business-key", "order_9001"],
+      env,
+    );
     expect(result.code, result.stderr).toBe(0);
-    const expected = deriveKey({ tenant: "acme", subject: null, tool: "create_shipment", argumentsJson: "{}", at: new Date(), businessKey: "order_9001" });
+    const expected = deriveKey({
+      tenant: "acme",
+      subject: null,
+      tool: "create_shipment",
+      argumentsJson: "{}",
+      at: new Date(),
+      businessKey: "order_9001",
+    });
     expect(result.stdout).toBe(
       [
         `scheme: python-json`,
@@ -44,9 +102,15 @@ describe.concurrent("npm run idem -- key", () => {
   });
 
   it.each([
-    [["--args", "{amount: 1}"], /--args: not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)/],
+    [
+      ["--args", "{amount: 1}"],
+      /--args: not valid JSON: Expecting property name enclosed in double quotes: line 1 column 2 \(char 1\)/,
+    ],
     [["--args", "{}", "--window", "0"], /--window.*expected a positive whole number of seconds/],
-    [["--args", "{}", "--at", "yesterday"], /--at.*expected an ISO 8601 date .*, or unix seconds; a time without a zone is refused/],
+    [
+      ["--args", "{}", "--at", "yesterday"],
+      /--at.*expected an ISO 8601 date .*, or unix seconds; a time without a zone is refused/,
+    ],
     [["--args", "{}", "--scheme", "yaml"], /--scheme.*expected python-json or jcs/],
     [["--args", "{}", "--business-key", ""], /businessKey: must not be empty/],
     [[], /required option '--args/],

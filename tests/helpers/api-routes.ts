@@ -27,7 +27,10 @@ const ROUTE_MODULES = {
 } as const;
 
 export type ApiRoutePath = keyof typeof ROUTE_MODULES;
-export type RouteHandler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
+export type RouteHandler = (
+  request: Request,
+  context: { params: Promise<Record<string, string>> },
+) => Promise<Response>;
 
 /** The handler of `method` at `path`; throws when the route has no such method (a test bug). */
 export async function routeHandler(path: ApiRoutePath, method: "GET" | "POST"): Promise<RouteHandler> {

@@ -25,7 +25,7 @@ export const BAD_STRINGS: readonly (readonly [label: string, value: string])[] =
   ["SQL quote", "' OR '1'='1"],
   ["SQL stacked", "x'; DROP TABLE idempotency; --"],
   ["SQL comment", "*/ UNION SELECT * FROM api_token --"],
-  ["HTML script", '<script>alert(1)</script>'],
+  ["HTML script", "<script>alert(1)</script>"],
   ["HTML attribute", '"><img src=x onerror=alert(1)>'],
   ["path traversal", "../../../../etc/passwd"],
   ["encoded traversal", "..%2F..%2Fetc%2Fpasswd"],
@@ -118,12 +118,16 @@ export const WRONG_TYPES: readonly (readonly [label: string, value: unknown])[] 
 ];
 
 /** A stack frame or a database error's words: in no answer at all. */
-const STACK_TRACE = /\n\s+at .+\(|\s+at .+\.[jt]sx?:\d+:\d+|PrismaClient|invalid byte sequence|syntax error at|unsupported Unicode escape/i;
+const STACK_TRACE =
+  /\n\s+at .+\(|\s+at .+\.[jt]sx?:\d+:\d+|PrismaClient|invalid byte sequence|syntax error at|unsupported Unicode escape/i;
 /** Server paths and source locations: in no refusal (a 2xx may carry data that names paths). */
 const SERVER_DETAIL = /node_modules|\/work\/|\.tsx?:\d+|Error: /;
 
 /** A refusal: 4xx, JSON, `{error: {code, message}}` with a message; no stack trace anywhere. */
-export async function expectCleanAnswer(response: Response, context: string): Promise<{ status: number; body: unknown }> {
+export async function expectCleanAnswer(
+  response: Response,
+  context: string,
+): Promise<{ status: number; body: unknown }> {
   const text = await response.text();
   expect(response.status, `${context}: ${text.slice(0, 300)}`).toBeLessThan(500);
   expect(text, context).not.toMatch(STACK_TRACE);
@@ -143,7 +147,7 @@ export async function expectCleanAnswer(response: Response, context: string): Pr
 }
 
 export function describeValue(value: unknown): string {
-  const text = typeof value === "string" ? value : JSON.stringify(value) ?? String(value);
+  const text = typeof value === "string" ? value : (JSON.stringify(value) ?? String(value));
   return text.length > 40 ? `${JSON.stringify(text.slice(0, 40))}… (${text.length} chars)` : JSON.stringify(text);
 }
 

@@ -10,13 +10,27 @@ export type ConsoleProcess = { baseUrl: string; port: number; output(): string; 
  * launcher, which stops what it started (the server, the demo world, an embedded database).
  * `command: "serve"` starts it as production does instead: no demo mode, no demo accounts, on 127.0.0.1.
  */
-export async function startConsoleProcess(options: { port: number; env: Record<string, string | undefined>; deadlineMs?: number; command?: "demo" | "serve" }): Promise<ConsoleProcess> {
+export async function startConsoleProcess(options: {
+  port: number;
+  env: Record<string, string | undefined>;
+  deadlineMs?: number;
+  command?: "demo" | "serve";
+}): Promise<ConsoleProcess> {
   const baseUrl = `http://localhost:${options.port}`;
   const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
-  const env: Record<string, string | undefined> = { ...process.env, NEXTAUTH_URL: baseUrl, NEXTAUTH_SECRET: "test-secret-for-the-browser-run", ...options.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    NEXTAUTH_URL: baseUrl,
+    NEXTAUTH_SECRET: "test-secret-for-the-browser-run",
+    ...options.env,
+  };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const command = options.command === "serve" ? ["serve", "--host", "127.0.0.1"] : ["demo"];
-  const child: ChildProcess = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", ...command, "--port", String(options.port)], { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [tsx, "--conditions=react-server", "lib/cli/main.ts", ...command, "--port", String(options.port)],
+    { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] },
+  );
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
@@ -29,7 +43,8 @@ export async function startConsoleProcess(options: { port: number; env: Record<s
   // The deadline includes a first `next build` on a fresh clone, slow on two busy cores.
   const deadline = Date.now() + (options.deadlineMs ?? 600_000);
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`the console exited (${child.exitCode}) before it was ready:\n${output}`);
+    if (child.exitCode !== null)
+      throw new Error(`the console exited (${child.exitCode}) before it was ready:\n${output}`);
     try {
       if ((await fetch(`${baseUrl}/api/health`)).ok) break;
     } catch {

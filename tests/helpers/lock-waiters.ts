@@ -24,7 +24,10 @@ export async function waitForLockWaiters(db: pg.Pool, holder: number, count = 1,
     );
     const waiting = rows[0]!.waiting;
     if (waiting >= count) return;
-    if (Date.now() > deadline) throw new Error(`waitForLockWaiters: ${waiting} of ${count} backend(s) blocked by backend ${holder} after ${giveUpMs} ms`);
+    if (Date.now() > deadline)
+      throw new Error(
+        `waitForLockWaiters: ${waiting} of ${count} backend(s) blocked by backend ${holder} after ${giveUpMs} ms`,
+      );
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
 }

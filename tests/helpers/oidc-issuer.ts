@@ -60,7 +60,9 @@ export async function startOidcIssuer(options: { redirectUri: string; people: Oi
       return {
         accountId: sub,
         async claims() {
-          return person ? { sub, email: person.email, email_verified: person.emailVerified ?? true, name: person.name } : { sub };
+          return person
+            ? { sub, email: person.email, email_verified: person.emailVerified ?? true, name: person.name }
+            : { sub };
         },
       };
     },

@@ -60,7 +60,8 @@ export async function startTcpFaultProxy(target: { host: string; port: number },
       server.once("error", reject);
       server.listen(p, "127.0.0.1", () => resolve((server.address() as net.AddressInfo).port));
     });
-  const stopListening = () => new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
+  const stopListening = () =>
+    new Promise<void>((resolve) => (server.listening ? server.close(() => resolve()) : resolve()));
   const resetAll = () => {
     for (const pair of [...pairs]) {
       pair.client.resetAndDestroy();

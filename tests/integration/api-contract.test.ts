@@ -24,18 +24,34 @@ process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-api-contract-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
-writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } }, redact: ["$..card"], outbound: { allow: ["127.0.0.1"] } }));
+writeFileSync(
+  process.env.IDEM_CONFIG,
+  JSON.stringify({
+    tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+    redact: ["$..card"],
+    outbound: { allow: ["127.0.0.1"] },
+  }),
+);
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `contract-${run}`;
 const KEY = createHash("sha256").update(`contract|${run}`).digest("hex");
-const system = { kind: "system" as const, id: "t", name: "api-contract-test", displayName: "api-contract-test", role: "admin" as const, tenants: [] };
+const system = {
+  kind: "system" as const,
+  id: "t",
+  name: "api-contract-test",
+  displayName: "api-contract-test",
+  role: "admin" as const,
+  tenants: [],
+};
 const document = buildOpenApiDocument(API_CONTRACTS, "test");
 
 type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
-const operationOf = (contract: RouteContract) => (document.paths[contract.path] as Record<string, Operation>)[contract.method.toLowerCase()]!;
+const operationOf = (contract: RouteContract) =>
+  (document.paths[contract.path] as Record<string, Operation>)[contract.method.toLowerCase()]!;
 /** "/api/v1/records/{key}/check" → "records/[key]/check", the route module's path. */
-const moduleOf = (contract: RouteContract) => contract.path.replace(/^\/api\/v1\//, "").replace(/\{(\w+)\}/g, "[$1]") as ApiRoutePath;
+const moduleOf = (contract: RouteContract) =>
+  contract.path.replace(/^\/api\/v1\//, "").replace(/\{(\w+)\}/g, "[$1]") as ApiRoutePath;
 
 const ajv = new Ajv2020({ strict: false, allErrors: true });
 addFormats.default(ajv);
@@ -44,13 +60,16 @@ addFormats.default(ajv);
 async function drift(contract: RouteContract, response: Response): Promise<string | null> {
   const declared = operationOf(contract).responses[String(response.status)];
   const text = await response.text();
-  if (!declared) return `status ${response.status} is not in the contract (${Object.keys(operationOf(contract).responses).join(", ")}): ${text.slice(0, 200)}`;
+  if (!declared)
+    return `status ${response.status} is not in the contract (${Object.keys(operationOf(contract).responses).join(", ")}): ${text.slice(0, 200)}`;
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const media = declared.content?.[type];
   if (!media) return `content-type ${type} is not declared for ${response.status}`;
   if (type !== "application/json") return null;
   const validate = ajv.compile(media.schema);
-  return validate(JSON.parse(text)) ? null : `${response.status} body does not match its schema: ${ajv.errorsText(validate.errors)}; body ${text.slice(0, 300)}`;
+  return validate(JSON.parse(text))
+    ? null
+    : `${response.status} body does not match its schema: ${ajv.errorsText(validate.errors)}; body ${text.slice(0, 300)}`;
 }
 
 describe("every /api/v1 route answers as its contract says", () => {
@@ -62,7 +81,11 @@ describe("every /api/v1 route answers as its contract says", () => {
     tokens.admin = (await createToken(db, system, { name: `contract-admin-${run}`, role: "admin" })).token;
     // A stuck claim the processor says was taken: the examples' `{key}`.
     await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${KEY}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
-    const charged = await fetch(`${processor.url}/charges`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card: "c_4242", amount_cents: 700, reference: KEY }) });
+    const charged = await fetch(`${processor.url}/charges`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ card: "c_4242", amount_cents: 700, reference: KEY }),
+    });
     expect(charged.status).toBe(200);
   });
   afterAll(() => processor.stop());
@@ -77,7 +100,10 @@ describe("every /api/v1 route answers as its contract says", () => {
     const body = example.rawBody ?? (example.body !== undefined ? fill(JSON.stringify(example.body)) : undefined);
     const request = new Request(url, {
       method: contract.method,
-      headers: { authorization: token ? `Bearer ${token}` : "Basic not-a-bearer-token", ...(body !== undefined ? { "content-type": "application/json" } : {}) },
+      headers: {
+        authorization: token ? `Bearer ${token}` : "Basic not-a-bearer-token",
+        ...(body !== undefined ? { "content-type": "application/json" } : {}),
+      },
       ...(body !== undefined ? { body } : {}),
     });
     return handler(request, { params: Promise.resolve(params) });
@@ -104,41 +130,77 @@ describe("every /api/v1 route answers as its contract says", () => {
     console.log(`api contract: ${contracted.length} routes under contract`);
   });
 
-  it("each contract's examples get the status they name, and an answer its schema accepts", { timeout: 120_000 }, async () => {
-    const failures: string[] = [];
-    let answers = 0;
-    for (const contract of API_CONTRACTS) {
-      for (const example of contract.examples) {
-        const response = await send(contract, example, tokens.admin);
-        answers += 1;
-        if (response.status !== example.status) failures.push(`${contract.method} ${contract.path} (${example.name}): ${response.status}, expected ${example.status}: ${(await response.text()).slice(0, 300)}`);
-        else {
-          const problem = await drift(contract, response);
-          if (problem) failures.push(`${contract.method} ${contract.path} (${example.name}): ${problem}`);
+  it(
+    "each contract's examples get the status they name, and an answer its schema accepts",
+    { timeout: 120_000 },
+    async () => {
+      const failures: string[] = [];
+      let answers = 0;
+      for (const contract of API_CONTRACTS) {
+        for (const example of contract.examples) {
+          const response = await send(contract, example, tokens.admin);
+          answers += 1;
+          if (response.status !== example.status)
+            failures.push(
+              `${contract.method} ${contract.path} (${example.name}): ${response.status}, expected ${example.status}: ${(await response.text()).slice(0, 300)}`,
+            );
+          else {
+            const problem = await drift(contract, response);
+            if (problem) failures.push(`${contract.method} ${contract.path} (${example.name}): ${problem}`);
+          }
         }
       }
-    }
-    console.log(`api contract: ${answers} example answers checked`);
-    expect(failures).toEqual([]);
-  });
+      console.log(`api contract: ${answers} example answers checked`);
+      expect(failures).toEqual([]);
+    },
+  );
 
   it("the refusals every route shares are declared and shaped as declared", { timeout: 120_000 }, async () => {
     const failures: string[] = [];
     const check = async (contract: RouteContract, label: string, response: Response, status: number) => {
-      if (response.status !== status) failures.push(`${contract.method} ${contract.path} ${label}: ${response.status}, expected ${status}`);
+      if (response.status !== status)
+        failures.push(`${contract.method} ${contract.path} ${label}: ${response.status}, expected ${status}`);
       const problem = await drift(contract, response);
       if (problem) failures.push(`${contract.method} ${contract.path} ${label}: ${problem}`);
     };
     for (const contract of API_CONTRACTS) {
       const valid = contract.examples.find((e) => e.status < 300)!;
       await check(contract, "without a bearer token", await send(contract, valid, null), 401);
-      if (contract.action !== "records:read" && !["records:lookup", "records:check-processor", "records:export", "metrics:read", "keys:explain", "tools:read", "audit:read"].includes(contract.action)) {
+      if (
+        contract.action !== "records:read" &&
+        ![
+          "records:lookup",
+          "records:check-processor",
+          "records:export",
+          "metrics:read",
+          "keys:explain",
+          "tools:read",
+          "audit:read",
+        ].includes(contract.action)
+      ) {
         await check(contract, "as a viewer", await send(contract, valid, tokens.viewer), 403);
       }
-      await check(contract, "with an unknown parameter", await send(contract, { ...valid, query: [...(valid.query ?? []), ["bogus", "1"]] }, tokens.admin), 400);
+      await check(
+        contract,
+        "with an unknown parameter",
+        await send(contract, { ...valid, query: [...(valid.query ?? []), ["bogus", "1"]] }, tokens.admin),
+        400,
+      );
       const first = valid.query?.[0];
-      if (first) await check(contract, `with ${first[0]} twice`, await send(contract, { ...valid, query: [...valid.query!, first] }, tokens.admin), 400);
-      if (contract.body) await check(contract, "with a body that is not JSON", await send(contract, { ...valid, body: undefined, rawBody: "not json" }, tokens.admin), 400);
+      if (first)
+        await check(
+          contract,
+          `with ${first[0]} twice`,
+          await send(contract, { ...valid, query: [...valid.query!, first] }, tokens.admin),
+          400,
+        );
+      if (contract.body)
+        await check(
+          contract,
+          "with a body that is not JSON",
+          await send(contract, { ...valid, body: undefined, rawBody: "not json" }, tokens.admin),
+          400,
+        );
     }
     expect(failures).toEqual([]);
   });

@@ -2,7 +2,14 @@ import { describe, expect, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { connectTestDb } from "../helpers/db";
 
-const actor = { kind: "system" as const, id: "test", name: "audit-test", displayName: "audit-test", role: "admin" as const, tenants: [] };
+const actor = {
+  kind: "system" as const,
+  id: "test",
+  name: "audit-test",
+  displayName: "audit-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe("audit_log", () => {
   const db = connectTestDb();
@@ -12,7 +19,9 @@ describe("audit_log", () => {
     const row = await db.auditLog.findFirstOrThrow({ where: { action: "test.append", key: "k-audit" } });
     expect(row.actor).toBe("system:audit-test");
 
-    await expect(db.$executeRaw`UPDATE audit_log SET reason = 'rewritten' WHERE id = ${row.id}`).rejects.toThrow(/append-only/);
+    await expect(db.$executeRaw`UPDATE audit_log SET reason = 'rewritten' WHERE id = ${row.id}`).rejects.toThrow(
+      /append-only/,
+    );
     await expect(db.$executeRaw`DELETE FROM audit_log WHERE id = ${row.id}`).rejects.toThrow(/append-only/);
     await expect(db.$executeRawUnsafe(`TRUNCATE audit_log`)).rejects.toThrow(/append-only/);
 

@@ -22,12 +22,29 @@ const GLOBEX = `globex-${run}`;
 const PREFIX = `audit-${run}`;
 const REDACT = ["$..card"];
 
-const reader = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `r-${role}`, name: `${role}@audit.test`, displayName: role, role, tenants });
+const reader = (role: Actor["role"], tenants: string[] = []): Actor => ({
+  kind: "user",
+  id: `r-${role}`,
+  name: `${role}@audit.test`,
+  displayName: role,
+  role,
+  tenants,
+});
 const operator = reader("operator");
 const key = (i: number) => createHash("sha256").update(`audit|${run}|${i}`).digest("hex");
 
 function query(extra: Partial<AuditQuery> = {}): AuditQuery {
-  return { actor: PREFIX, action: null, key: null, tenant: null, from: null, to: null, cursor: null, limit: 25, ...extra };
+  return {
+    actor: PREFIX,
+    action: null,
+    key: null,
+    tenant: null,
+    from: null,
+    to: null,
+    cursor: null,
+    limit: 25,
+    ...extra,
+  };
 }
 
 describe("the audit log: listing, filters, paging, scoping, redaction", () => {
@@ -72,14 +89,17 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
   });
 
   it("filters by actor prefix, action, key or ref prefix, tenant and time", async () => {
-    const reasons = async (extra: Partial<AuditQuery>) => (await listAudit(db, operator, query({ limit: 100, ...extra }), { redact: REDACT })).entries.map((e) => e.reason);
+    const reasons = async (extra: Partial<AuditQuery>) =>
+      (await listAudit(db, operator, query({ limit: 100, ...extra }), { redact: REDACT })).entries.map((e) => e.reason);
     expect(await reasons({ actor: `${PREFIX}-system:` })).toHaveLength(30);
     expect(await reasons({ action: "record.release" })).toHaveLength(19); // 0, 3, …, 54
     expect(await reasons({ action: "record.release", tenant: ACME })).toHaveLength(10); // 0, 6, …, 54
     expect(await reasons({ key: key(7) })).toEqual(["entry 7"]);
     expect(await reasons({ key: key(7).slice(0, 12) })).toEqual(["entry 7"]);
     expect(await reasons({ key: "%" })).toEqual([]); // LIKE wildcards are literal
-    expect(await reasons({ from: new Date(base.getTime() + 50 * 60_000), to: new Date(base.getTime() + 53 * 60_000) })).toEqual(["entry 52", "entry 51", "entry 50"]);
+    expect(
+      await reasons({ from: new Date(base.getTime() + 50 * 60_000), to: new Date(base.getTime() + 53 * 60_000) }),
+    ).toEqual(["entry 52", "entry 51", "entry 50"]);
   });
 
   it("links the record only while it exists", async () => {
@@ -108,21 +128,37 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
   });
 
   it("the query parser names unknown and bad parameters", () => {
-    expect(parseAuditQuery(new URLSearchParams("actor=x&colour=red&sort=at"), { unknownParams: "reject" })).toMatchObject({
+    expect(
+      parseAuditQuery(new URLSearchParams("actor=x&colour=red&sort=at"), { unknownParams: "reject" }),
+    ).toMatchObject({
       ok: false,
       problems: [{ param: "colour,sort", message: expect.stringContaining('unknown parameters "colour", "sort"') }],
     });
     expect(parseAuditQuery(new URLSearchParams("colour=red"), { unknownParams: "ignore" })).toMatchObject({ ok: true });
-    const bad = parseAuditQuery(new URLSearchParams("from=yesterday&limit=7&cursor=nope&action=drop%20table"), { unknownParams: "reject" });
+    const bad = parseAuditQuery(new URLSearchParams("from=yesterday&limit=7&cursor=nope&action=drop%20table"), {
+      unknownParams: "reject",
+    });
     expect(bad.ok ? [] : bad.problems.map((p) => p.param).sort()).toEqual(["action", "cursor", "from", "limit"]);
-    expect(parseAuditQuery(new URLSearchParams("from=2026-11-29&to=2026-11-28"), { unknownParams: "reject" })).toMatchObject({ ok: false, problems: [{ param: "from" }] });
+    expect(
+      parseAuditQuery(new URLSearchParams("from=2026-11-29&to=2026-11-28"), { unknownParams: "reject" }),
+    ).toMatchObject({ ok: false, problems: [{ param: "from" }] });
   });
 
   describe("GET /api/v1/audit", () => {
     let viewerToken: string;
     let acmeToken: string;
-    const system = { kind: "system" as const, id: "t", name: `audit-api-${run}`, displayName: "t", role: "admin" as const, tenants: [] };
-    const get = (url: string, token: string) => GET(new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+    const system = {
+      kind: "system" as const,
+      id: "t",
+      name: `audit-api-${run}`,
+      displayName: "t",
+      role: "admin" as const,
+      tenants: [],
+    };
+    const get = (url: string, token: string) =>
+      GET(new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } }), {
+        params: Promise.resolve({}),
+      });
 
     beforeAll(async () => {
       viewerToken = (await createToken(db, system, { name: `audit-viewer-${run}`, role: "viewer" })).token;
@@ -132,15 +168,22 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
     it("answers a page, redacted for a viewer and scoped to a limited token's tenants", async () => {
       const response = await get(`/api/v1/audit?actor=${PREFIX}&key=${key(8).slice(0, 12)}`, viewerToken);
       expect(response.status).toBe(200);
-      const body = (await response.json()) as { entries: { reason: string; after: unknown }[]; nextCursor: string | null };
+      const body = (await response.json()) as {
+        entries: { reason: string; after: unknown }[];
+        nextCursor: string | null;
+      };
       expect(body.entries.map((e) => e.reason)).toEqual(["entry 8"]);
       expect(body.entries[0]?.after).toMatchObject({ response: { card: "[redacted]" } });
       expect(body.nextCursor).toBeNull();
       // Globex's entries exist, but for an acme-only token globex is not a tenant at all.
       const limited = await get(`/api/v1/audit?actor=${PREFIX}&tenant=${GLOBEX}`, acmeToken);
       expect(limited.status).toBe(404);
-      expect(await limited.json()).toEqual({ error: { code: "unknown_tenant", message: `no tenant '${GLOBEX}' among yours` } });
-      const own = (await (await get(`/api/v1/audit?actor=${PREFIX}`, acmeToken)).json()) as { entries: { tenant: string | null }[] };
+      expect(await limited.json()).toEqual({
+        error: { code: "unknown_tenant", message: `no tenant '${GLOBEX}' among yours` },
+      });
+      const own = (await (await get(`/api/v1/audit?actor=${PREFIX}`, acmeToken)).json()) as {
+        entries: { tenant: string | null }[];
+      };
       expect(own.entries.every((e) => e.tenant === ACME)).toBe(true);
     });
 
@@ -149,7 +192,9 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
     it("400 naming unknown or bad parameters", async () => {
       const unknown = await get("/api/v1/audit?actr=omar&limit=50", viewerToken);
       expect(unknown.status).toBe(400);
-      expect(await unknown.json()).toMatchObject({ error: { code: "bad_request", message: expect.stringContaining('"actr"'), params: ["actr"] } });
+      expect(await unknown.json()).toMatchObject({
+        error: { code: "bad_request", message: expect.stringContaining('"actr"'), params: ["actr"] },
+      });
       const bad = await get("/api/v1/audit?from=last%20week", viewerToken);
       expect(bad.status).toBe(400);
       expect(await bad.json()).toMatchObject({ error: { code: "bad_request", params: ["from"] } });

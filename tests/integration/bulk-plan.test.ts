@@ -8,13 +8,26 @@ import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
-import { applyBulkResolution, planBulkResolution, reconcileKeys, type BulkPlan, type PlannedRow } from "@/lib/resolve/bulk-plan";
+import {
+  applyBulkResolution,
+  planBulkResolution,
+  reconcileKeys,
+  type BulkPlan,
+  type PlannedRow,
+} from "@/lib/resolve/bulk-plan";
 import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `bulk-${run}`;
 const OTHER = `bulk-other-${run}`;
-const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `u-${role}`, name: `${role}@bulk.test`, displayName: role, role, tenants });
+const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({
+  kind: "user",
+  id: `u-${role}`,
+  name: `${role}@bulk.test`,
+  displayName: role,
+  role,
+  tenants,
+});
 const operator = actor("operator");
 
 describe("bulk plan and apply against the demo processor", () => {
@@ -49,23 +62,42 @@ describe("bulk plan and apply against the demo processor", () => {
   });
 
   /** An in_progress claim `age` old; `taken` makes the processor hold a succeeded charge under its key. */
-  async function claim(options: { taken?: boolean; tool?: string; tenant?: string; age?: string; status?: string } = {}) {
+  async function claim(
+    options: { taken?: boolean; tool?: string; tenant?: string; age?: string; status?: string } = {},
+  ) {
     n += 1;
     const key = createHash("sha256").update(`bulk|${run}|${n}`).digest("hex");
-    await pool.query(`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, $3, $4, now() - $5::interval)`, [
-      key, options.tenant ?? TENANT, options.tool ?? "charge_card", options.status ?? "in_progress", options.age ?? "1 hour",
-    ]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, $3, $4, now() - $5::interval)`,
+      [
+        key,
+        options.tenant ?? TENANT,
+        options.tool ?? "charge_card",
+        options.status ?? "in_progress",
+        options.age ?? "1 hour",
+      ],
+    );
     if (options.taken) await charge(key);
     return key;
   }
   async function charge(key: string) {
-    const response = await fetch(`${processor.url}/charges`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card: "c_4242", amount_cents: 500 + n, reference: key }) });
+    const response = await fetch(`${processor.url}/charges`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ card: "c_4242", amount_cents: 500 + n, reference: key }),
+    });
     expect(response.status).toBe(200);
   }
   const rowOf = (plan: BulkPlan, key: string) => plan.rows.find((r) => r.key === key) as PlannedRow;
-  const toApply = (plan: BulkPlan) => plan.rows.flatMap((r) => (r.proposed === "leave" ? [] : [{ key: r.key, action: r.proposed, expectedUpdatedAt: r.expectedUpdatedAt }]));
-  const auditCount = async (keys: string[]) => (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM audit_log WHERE key = ANY($1)`, [keys])).rows[0]?.n;
-  const status = async (key: string) => (await pool.query<{ status: string }>(`SELECT status FROM idempotency WHERE key = $1`, [key])).rows[0]?.status ?? null;
+  const toApply = (plan: BulkPlan) =>
+    plan.rows.flatMap((r) =>
+      r.proposed === "leave" ? [] : [{ key: r.key, action: r.proposed, expectedUpdatedAt: r.expectedUpdatedAt }],
+    );
+  const auditCount = async (keys: string[]) =>
+    (await pool.query<{ n: string }>(`SELECT count(*) AS n FROM audit_log WHERE key = ANY($1)`, [keys])).rows[0]?.n;
+  const status = async (key: string) =>
+    (await pool.query<{ status: string }>(`SELECT status FROM idempotency WHERE key = $1`, [key])).rows[0]?.status ??
+    null;
 
   it("proposes complete for taken, release for not taken, and leaves unknown, unreachable, hanging, young, completed and missing rows", async () => {
     const taken = await claim({ taken: true });
@@ -76,16 +108,37 @@ describe("bulk plan and apply against the demo processor", () => {
     const completed = await claim({ status: "completed" });
     const missing = "f".repeat(64);
     const started = Date.now();
-    const plan = await planBulkResolution(db, config, operator, { keys: [taken, notTaken, unreachable, hangs, young, completed, missing] });
+    const plan = await planBulkResolution(db, config, operator, {
+      keys: [taken, notTaken, unreachable, hangs, young, completed, missing],
+    });
     expect(Date.now() - started).toBeLessThan(5_000); // the hanging processor is bounded by its 1 s timeout
 
-    expect(rowOf(plan, taken)).toMatchObject({ outcome: "taken", proposed: "complete", tenant: TENANT, tool: "charge_card", status: "in_progress", expectedUpdatedAt: null });
-    expect(rowOf(plan, notTaken)).toMatchObject({ outcome: "not_taken", proposed: "release", reason: "the processor has no operation with this reference" });
+    expect(rowOf(plan, taken)).toMatchObject({
+      outcome: "taken",
+      proposed: "complete",
+      tenant: TENANT,
+      tool: "charge_card",
+      status: "in_progress",
+      expectedUpdatedAt: null,
+    });
+    expect(rowOf(plan, notTaken)).toMatchObject({
+      outcome: "not_taken",
+      proposed: "release",
+      reason: "the processor has no operation with this reference",
+    });
     expect(rowOf(plan, unreachable)).toMatchObject({ outcome: "unknown", proposed: "leave" });
     expect(rowOf(plan, hangs)).toMatchObject({ outcome: "unknown", proposed: "leave" });
     expect(rowOf(plan, hangs).reason).toMatch(/time|1000 ms|1 s/i);
-    expect(rowOf(plan, young)).toMatchObject({ outcome: null, proposed: "leave", reason: expect.stringMatching(/^not stuck yet/) });
-    expect(rowOf(plan, completed)).toMatchObject({ outcome: null, proposed: "leave", reason: "already completed: nothing to resolve" });
+    expect(rowOf(plan, young)).toMatchObject({
+      outcome: null,
+      proposed: "leave",
+      reason: expect.stringMatching(/^not stuck yet/),
+    });
+    expect(rowOf(plan, completed)).toMatchObject({
+      outcome: null,
+      proposed: "leave",
+      reason: "already completed: nothing to resolve",
+    });
     expect(rowOf(plan, missing)).toMatchObject({ outcome: null, proposed: "leave", status: null });
     expect(plan.totals).toEqual({ complete: 1, release: 1, leave: 5 });
     expect(plan.rows.map((r) => r.key)).toEqual([taken, notTaken, unreachable, hangs, young, completed, missing]);
@@ -101,10 +154,15 @@ describe("bulk plan and apply against the demo processor", () => {
     await claim({ tenant, age: "30 seconds" }); // not stuck
     await claim({ tenant, tool: "dead_tool" });
     const plan = await planBulkResolution(db, config, operator, { filter: { tenant, tool: "charge_card" } });
-    expect(plan.rows.map((r) => [r.key, r.proposed])).toEqual([[older, "release"], [newer, "complete"]]);
+    expect(plan.rows.map((r) => [r.key, r.proposed])).toEqual([
+      [older, "release"],
+      [newer, "complete"],
+    ]);
     expect(plan.scope).toBe(`every stuck claim of tenant ${tenant}, tool charge_card`);
     expect(plan.truncated).toBe(false);
-    const limited = await planBulkResolution(db, config, actor("operator", ["someone-else"]), { filter: { tenant, tool: null } });
+    const limited = await planBulkResolution(db, config, actor("operator", ["someone-else"]), {
+      filter: { tenant, tool: null },
+    });
     expect(limited.rows).toEqual([]);
   });
 
@@ -123,11 +181,17 @@ describe("bulk plan and apply against the demo processor", () => {
     await charge(chargedMeanwhile);
     await pool.query(`DELETE FROM idempotency WHERE key = $1`, [releasedMeanwhile]);
 
-    const applied = await applyBulkResolution(db, config, operator, { reason: "clearing last night's timeouts", rows: toApply(plan) });
+    const applied = await applyBulkResolution(db, config, operator, {
+      reason: "clearing last night's timeouts",
+      rows: toApply(plan),
+    });
     const byKey = new Map(applied.results.map((r) => [r.key, r]));
     expect(byKey.get(taken)).toMatchObject({ result: "ok", outcome: "taken", auditId: expect.any(String) });
     expect(byKey.get(notTaken)).toMatchObject({ result: "ok", outcome: "not_taken" });
-    expect(byKey.get(touched)).toMatchObject({ result: "conflict", current: { status: "in_progress", version: expect.stringMatching(/\.\d{6}Z$/) } });
+    expect(byKey.get(touched)).toMatchObject({
+      result: "conflict",
+      current: { status: "in_progress", version: expect.stringMatching(/\.\d{6}Z$/) },
+    });
     expect(byKey.get(chargedMeanwhile)).toMatchObject({ result: "changed_outcome", outcome: "taken" });
     expect(byKey.get(releasedMeanwhile)).toMatchObject({ result: "conflict", current: null });
     expect(applied.totals).toEqual({ ok: 2, conflict: 2, changed_outcome: 1, error: 0 });
@@ -135,14 +199,30 @@ describe("bulk plan and apply against the demo processor", () => {
     expect(await status(taken)).toBe("completed");
     expect(await status(notTaken)).toBeNull();
     expect([await status(touched), await status(chargedMeanwhile)]).toEqual(["in_progress", "in_progress"]);
-    const audit = await pool.query<{ key: string; action: string; reason: string; actor: string }>(`SELECT key, action, reason, actor FROM audit_log WHERE key = ANY($1) ORDER BY id`, [keys]);
-    expect(audit.rows.map((r) => [r.key, r.action]).sort()).toEqual([[taken, "record.complete"], [notTaken, "record.release"]].sort());
-    expect(audit.rows.every((r) => r.reason === "bulk: clearing last night's timeouts" && r.actor === "operator@bulk.test")).toBe(true);
-    const stored = await pool.query<{ response: { reference: string; status: string } }>(`SELECT response FROM idempotency WHERE key = $1`, [taken]);
+    const audit = await pool.query<{ key: string; action: string; reason: string; actor: string }>(
+      `SELECT key, action, reason, actor FROM audit_log WHERE key = ANY($1) ORDER BY id`,
+      [keys],
+    );
+    expect(audit.rows.map((r) => [r.key, r.action]).sort()).toEqual(
+      [
+        [taken, "record.complete"],
+        [notTaken, "record.release"],
+      ].sort(),
+    );
+    expect(
+      audit.rows.every((r) => r.reason === "bulk: clearing last night's timeouts" && r.actor === "operator@bulk.test"),
+    ).toBe(true);
+    const stored = await pool.query<{ response: { reference: string; status: string } }>(
+      `SELECT response FROM idempotency WHERE key = $1`,
+      [taken],
+    );
     expect(stored.rows[0]?.response).toMatchObject({ reference: taken, status: "succeeded" });
 
     // Applying the same plan again changes nothing more.
-    const again = await applyBulkResolution(db, config, operator, { reason: "clearing last night's timeouts", rows: toApply(plan) });
+    const again = await applyBulkResolution(db, config, operator, {
+      reason: "clearing last night's timeouts",
+      rows: toApply(plan),
+    });
     expect(again.totals.ok).toBe(0);
     expect(await auditCount(keys)).toBe("2");
   });
@@ -152,7 +232,10 @@ describe("bulk plan and apply against the demo processor", () => {
     const young = await claim({ taken: true, age: "5 seconds" });
     const result = await applyBulkResolution(db, config, actor("operator", [TENANT]), {
       reason: "trying",
-      rows: [{ key: theirs, action: "complete", expectedUpdatedAt: null }, { key: young, action: "complete", expectedUpdatedAt: null }],
+      rows: [
+        { key: theirs, action: "complete", expectedUpdatedAt: null },
+        { key: young, action: "complete", expectedUpdatedAt: null },
+      ],
     });
     expect(result.results.map((r) => r.result)).toEqual(["conflict", "error"]);
     expect([await status(theirs), await status(young)]).toEqual(["in_progress", "in_progress"]);
@@ -163,7 +246,10 @@ describe("bulk plan and apply against the demo processor", () => {
     const taken = await claim({ taken: true });
     const unreachable = await claim({ tool: "dead_tool" });
     const dry = await reconcileKeys(db, config, operator, [taken, unreachable], true);
-    expect(dry.rows.map((r) => [r.key, r.action])).toEqual([[taken, "completed"], [unreachable, "left"]]);
+    expect(dry.rows.map((r) => [r.key, r.action])).toEqual([
+      [taken, "completed"],
+      [unreachable, "left"],
+    ]);
     expect(await status(taken)).toBe("in_progress");
     const real = await reconcileKeys(db, config, operator, [taken, unreachable], false);
     expect(real.totals).toMatchObject({ completed: 1, left: 1, conflict: 0 });
@@ -171,6 +257,8 @@ describe("bulk plan and apply against the demo processor", () => {
     expect(await status(taken)).toBe("completed");
     expect(await status(unreachable)).toBe("in_progress");
     // The reconciler's work under the person's name: its reason prefix is what the metrics count as the reconciler's.
-    expect((await db.auditLog.findMany({ where: { key: taken } })).map((r) => r.reason)).toEqual(["reconciler: reconcile by key"]);
+    expect((await db.auditLog.findMany({ where: { key: taken } })).map((r) => r.reason)).toEqual([
+      "reconciler: reconcile by key",
+    ]);
   });
 });

@@ -21,13 +21,28 @@ describe("the demo history", () => {
     const pool = new pg.Pool({ connectionString: database.url, max: 20 });
     const world = await startDemoWorld({ db: pool });
     try {
-      const counts = await generateDemoHistory({ databaseUrl: database.url, processorUrl: world.processor.url, carrierUrl: world.carrier.url, seed: 7, hours: 3, end, callsPerHour: 120 });
+      const counts = await generateDemoHistory({
+        databaseUrl: database.url,
+        processorUrl: world.processor.url,
+        carrierUrl: world.carrier.url,
+        seed: 7,
+        hours: 3,
+        end,
+        callsPerHour: 120,
+      });
       const q = async (sql: string, params: unknown[] = []) => (await pool.query(sql, params)).rows;
       const sql = {
         rows: await q(`SELECT tool, status, count(*)::int AS n FROM idempotency GROUP BY 1, 2 ORDER BY 1, 2`),
         events: await q(`SELECT tool, kind, count(*)::int AS n FROM idempotency_event GROUP BY 1, 2 ORDER BY 1, 2`),
-        stuck: await q(`SELECT key FROM idempotency WHERE status = 'in_progress' AND created_at < $1 AND tool = 'charge_card' ORDER BY key`, [new Date(end.getTime() - 5 * MINUTE)]),
-        recent: (await q(`SELECT count(*)::int AS n FROM idempotency WHERE status = 'in_progress' AND created_at >= $1`, [new Date(end.getTime() - 5 * MINUTE)]))[0]?.n as number,
+        stuck: await q(
+          `SELECT key FROM idempotency WHERE status = 'in_progress' AND created_at < $1 AND tool = 'charge_card' ORDER BY key`,
+          [new Date(end.getTime() - 5 * MINUTE)],
+        ),
+        recent: (
+          await q(`SELECT count(*)::int AS n FROM idempotency WHERE status = 'in_progress' AND created_at >= $1`, [
+            new Date(end.getTime() - 5 * MINUTE),
+          ])
+        )[0]?.n as number,
       };
       // What the processor says about each stuck charge: it took some, it never saw others.
       const verdicts: Record<string, number> = {};
@@ -36,7 +51,13 @@ describe("the demo history", () => {
         const verdict = response.status === 404 ? "not_found" : ((await response.json()) as { status: string }).status;
         verdicts[verdict] = (verdicts[verdict] ?? 0) + 1;
       }
-      return { counts: { ...counts, durationMs: 0 }, sql, verdicts, processor: world.processor.stats().sideEffects, carrier: world.carrier.stats().sideEffects };
+      return {
+        counts: { ...counts, durationMs: 0 },
+        sql,
+        verdicts,
+        processor: world.processor.stats().sideEffects,
+        carrier: world.carrier.stats().sideEffects,
+      };
     } finally {
       await world.stop();
       await pool.end();
@@ -57,7 +78,9 @@ describe("the demo history", () => {
     const { counts, sql, verdicts } = first;
     expect(counts.calls).toBeGreaterThan(300);
     expect(counts.protocolErrors).toBe(0);
-    const rows = (tool: string, status: string) => (sql.rows as { tool: string; status: string; n: number }[]).find((r) => r.tool === tool && r.status === status)?.n ?? 0;
+    const rows = (tool: string, status: string) =>
+      (sql.rows as { tool: string; status: string; n: number }[]).find((r) => r.tool === tool && r.status === status)
+        ?.n ?? 0;
     expect(rows("charge_card", "completed")).toBeGreaterThan(0);
     expect(rows("charge_card", "in_progress")).toBeGreaterThan(0);
     expect(rows("send_receipt_email", "completed")).toBeGreaterThan(0);

@@ -11,12 +11,22 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { resetEnvironment } from "@/lib/config/environment";
 
-const admin: Actor = { kind: "user", id: "demo-launch", name: "demo-launch@test", displayName: "demo launch test", role: "admin", tenants: [] };
+const admin: Actor = {
+  kind: "user",
+  id: "demo-launch",
+  name: "demo-launch@test",
+  displayName: "demo launch test",
+  role: "admin",
+  tenants: [],
+};
 
 // What `npm run demo` does to an empty database, with one hour of history instead of 48.
 describe("the demo launcher", () => {
   let database: TestDatabase | null = null;
-  const env = { IDEM_DEMO_HISTORY_HOURS: process.env.IDEM_DEMO_HISTORY_HOURS, IDEM_DATA_DIR: process.env.IDEM_DATA_DIR };
+  const env = {
+    IDEM_DEMO_HISTORY_HOURS: process.env.IDEM_DEMO_HISTORY_HOURS,
+    IDEM_DATA_DIR: process.env.IDEM_DATA_DIR,
+  };
   afterAll(async () => {
     process.env.IDEM_DEMO_HISTORY_HOURS = env.IDEM_DEMO_HISTORY_HOURS;
     process.env.IDEM_DATA_DIR = env.IDEM_DATA_DIR;
@@ -37,7 +47,11 @@ describe("the demo launcher", () => {
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
       try {
         const [claims] = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency")).rows;
-        const [reported] = (await pool.query<{ operations: number }>("SELECT COALESCE(sum(operations), 0)::int AS operations FROM processor_side_effect_count")).rows;
+        const [reported] = (
+          await pool.query<{ operations: number }>(
+            "SELECT COALESCE(sum(operations), 0)::int AS operations FROM processor_side_effect_count",
+          )
+        ).rows;
         expect(claims!.n).toBeGreaterThan(100);
         expect(reported!.operations).toBeGreaterThan(0);
         // The history is analysed: the records facets may estimate from statistics that describe it.
@@ -53,7 +67,13 @@ describe("the demo launcher", () => {
       }
       const db = createPrismaClient(database.url, 2);
       try {
-        const report = await getMetrics(db, parseConfig(JSON.stringify(demo.world.config)), admin, { window: "24h", tool: "charge_card", tenant: null }, new Date());
+        const report = await getMetrics(
+          db,
+          parseConfig(JSON.stringify(demo.world.config)),
+          admin,
+          { window: "24h", tool: "charge_card", tenant: null },
+          new Date(),
+        );
         // A charge is performed once per reference however often it is asked: one side effect per operation.
         expect(report.overall.sideEffectsPerOperation).toBe(1);
       } finally {

@@ -8,7 +8,12 @@ import { startDemoCarrier } from "@/lib/demo/upstream/carrier-server";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 
-type Result = { isError?: boolean; content: { type: string; text?: string }[]; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
+type Result = {
+  isError?: boolean;
+  content: { type: string; text?: string }[];
+  structuredContent?: Record<string, unknown>;
+  _meta?: Record<string, unknown>;
+};
 
 // The demo shop through a real MCP client, with counting upstream stubs: the counters are the assertion.
 describe("the demo MCP server", () => {
@@ -22,7 +27,13 @@ describe("the demo MCP server", () => {
   beforeAll(async () => {
     processor = await startDemoProcessor();
     carrier = await startDemoCarrier();
-    mcp = await startDemoMcpServer({ db: pool, processorUrl: processor.url, carrierUrl: carrier.url, processorTimeoutMs: 2000, forcedTimeoutMs: 200 });
+    mcp = await startDemoMcpServer({
+      db: pool,
+      processorUrl: processor.url,
+      carrierUrl: carrier.url,
+      processorTimeoutMs: 2000,
+      forcedTimeoutMs: 200,
+    });
     client = new Client({ name: "demo-mcp-server-test", version: "1.0.0" });
     await client.connect(new StreamableHTTPClientTransport(new URL(mcp.url)));
   });
@@ -34,13 +45,23 @@ describe("the demo MCP server", () => {
     await pool.end();
   });
 
-  const meta = (extra: Record<string, unknown> = {}) => ({ "idem.demo/tenant": tenant, "idem.demo/subject": "user_1", "idem.demo/at": new Date().toISOString(), ...extra });
+  const meta = (extra: Record<string, unknown> = {}) => ({
+    "idem.demo/tenant": tenant,
+    "idem.demo/subject": "user_1",
+    "idem.demo/at": new Date().toISOString(),
+    ...extra,
+  });
   const call = async (name: string, args: Record<string, unknown>, extra: Record<string, unknown> = {}) =>
     (await client.callTool({ name, arguments: args, _meta: meta(extra) })) as Result;
   const text = (result: Result) => result.content.map((c) => c.text ?? "").join("");
   const refOf = (result: Result) => String(result._meta?.["idem.demo/ref"]);
   const rowFor = async (ref: string) =>
-    (await pool.query<{ key: string; status: string; tool: string }>(`SELECT key, status, tool FROM idempotency WHERE tenant = $1 AND left(key, 12) = $2`, [tenant, ref])).rows;
+    (
+      await pool.query<{ key: string; status: string; tool: string }>(
+        `SELECT key, status, tool FROM idempotency WHERE tenant = $1 AND left(key, 12) = $2`,
+        [tenant, ref],
+      )
+    ).rows;
   const processorSays = async (key: string) => {
     const response = await fetch(`${processor.url}/references/${key}`);
     return { status: response.status, body: (await response.json()) as { status?: string } };
@@ -76,13 +97,18 @@ describe("the demo MCP server", () => {
   it("charge_card twice at once against a slow processor: one receipt, one in-flight message with the ref", async () => {
     processor.setFaults({ latencyMs: 300 });
     try {
-      const results = await Promise.all([call("charge_card", { card: "c_72", amount_cents: 1299 }), call("charge_card", { card: "c_72", amount_cents: 1299 })]);
+      const results = await Promise.all([
+        call("charge_card", { card: "c_72", amount_cents: 1299 }),
+        call("charge_card", { card: "c_72", amount_cents: 1299 }),
+      ]);
       const ok = results.filter((r) => !r.isError);
       const rejected = results.filter((r) => r.isError);
       expect(ok).toHaveLength(1);
       expect(rejected).toHaveLength(1);
       const ref = refOf(ok[0]!);
-      expect(text(rejected[0]!)).toBe(`A charge with these exact details is already in progress (ref ${ref}). Do not submit it again; call get_charge_status with this ref.`);
+      expect(text(rejected[0]!)).toBe(
+        `A charge with these exact details is already in progress (ref ${ref}). Do not submit it again; call get_charge_status with this ref.`,
+      );
       const [row] = await rowFor(ref);
       expect(processor.stats().sideEffectsByReference[row!.key]).toBe(1);
     } finally {
@@ -98,7 +124,10 @@ describe("the demo MCP server", () => {
     expect(a.isError).toBeFalsy();
     expect(b.isError).toBeFalsy();
     expect(carrier.stats().sideEffects - before).toBe(2);
-    expect((await call("get_shipment_status", { order_id: order })).structuredContent).toMatchObject({ order_id: order, count: 2 });
+    expect((await call("get_shipment_status", { order_id: order })).structuredContent).toMatchObject({
+      order_id: order,
+      count: 2,
+    });
     const rows = await pool.query(`SELECT 1 FROM idempotency WHERE tenant = $1 AND tool = 'create_shipment'`, [tenant]);
     expect(rows.rowCount).toBe(0);
   });
@@ -107,7 +136,9 @@ describe("the demo MCP server", () => {
     const result = await call("charge_card", { card: "c_73", amount_cents: 4999 }, { "idem.demo/fault": "timeout" });
     const ref = refOf(result);
     expect(result.isError).toBe(true);
-    expect(text(result)).toContain(`may or may not have been taken; ref ${ref} is recorded. Call get_charge_status with this ref`);
+    expect(text(result)).toContain(
+      `may or may not have been taken; ref ${ref} is recorded. Call get_charge_status with this ref`,
+    );
     const [row] = await rowFor(ref);
     expect(row?.status).toBe("in_progress");
     expect(await processorSays(row!.key)).toMatchObject({ status: 200, body: { status: "succeeded" } });
@@ -119,9 +150,18 @@ describe("the demo MCP server", () => {
   });
 
   it("a handler that crashes before calling the processor: a stuck row the processor never saw", async () => {
-    const result = await call("charge_card", { card: "c_74", amount_cents: 7900 }, { "idem.demo/fault": "crash-before" });
+    const result = await call(
+      "charge_card",
+      { card: "c_74", amount_cents: 7900 },
+      { "idem.demo/fault": "crash-before" },
+    );
     expect(result.isError).toBe(true);
-    const [row] = (await pool.query<{ key: string; status: string }>(`SELECT key, status FROM idempotency WHERE tenant = $1 AND subject = 'user_1' AND status = 'in_progress' ORDER BY created_at DESC LIMIT 1`, [tenant])).rows;
+    const [row] = (
+      await pool.query<{ key: string; status: string }>(
+        `SELECT key, status FROM idempotency WHERE tenant = $1 AND subject = 'user_1' AND status = 'in_progress' ORDER BY created_at DESC LIMIT 1`,
+        [tenant],
+      )
+    ).rows;
     expect(row?.status).toBe("in_progress");
     expect((await processorSays(row!.key)).status).toBe(404);
     // A retry is now refused as in flight, with the ref the customer can paste to support.
@@ -140,7 +180,11 @@ describe("the demo MCP server", () => {
 
   it("get_charge_status does not find another tenant's ref", async () => {
     const mine = await call("charge_card", { card: "c_76", amount_cents: 499 });
-    const other = (await client.callTool({ name: "get_charge_status", arguments: { ref: refOf(mine) }, _meta: { "idem.demo/tenant": `${tenant}_other` } })) as Result;
+    const other = (await client.callTool({
+      name: "get_charge_status",
+      arguments: { ref: refOf(mine) },
+      _meta: { "idem.demo/tenant": `${tenant}_other` },
+    })) as Result;
     expect(other.isError).toBe(true);
     expect(text(other)).toContain("No operation with ref");
   });

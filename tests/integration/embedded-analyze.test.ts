@@ -10,7 +10,14 @@ import { EMPTY_FILTER } from "@/lib/records/list-filters";
 
 // PGlite has no autovacuum: without the console's own ANALYZE, reltuples stays -1 and pg_stats empty,
 // and every planner estimate is made from nothing (the records page once said completed ≈ 114 of 13,283).
-const admin: Actor = { kind: "system", id: "test-admin", name: "test-admin", displayName: "test", role: "admin", tenants: [] };
+const admin: Actor = {
+  kind: "system",
+  id: "test-admin",
+  name: "test-admin",
+  displayName: "test",
+  role: "admin",
+  tenants: [],
+};
 const config = parseConfig(JSON.stringify({ tools: {} }));
 
 describe("the embedded database keeps its planner statistics", () => {
@@ -62,15 +69,32 @@ describe("the embedded database keeps its planner statistics", () => {
 
     const facets = await getRecordFacets(db, admin, EMPTY_FILTER, config, new Date());
     const completed = facets.status.entries.find((e) => e.value === "completed");
-    expect(completed).toMatchObject({ estimate: true, count: 12_000, basis: { tableRows: 12_120, modifiedSinceAnalyze: 0 } });
-    expect(facets.status.entries.find((e) => e.value === "in_progress")).toMatchObject({ count: 120, estimate: false, atLeast: false });
-    expect(Object.fromEntries(facets.tool.entries.map((e) => [e.value, e.count]))).toEqual({ charge_card: 9_120, create_shipment: 3_000 });
+    expect(completed).toMatchObject({
+      estimate: true,
+      count: 12_000,
+      basis: { tableRows: 12_120, modifiedSinceAnalyze: 0 },
+    });
+    expect(facets.status.entries.find((e) => e.value === "in_progress")).toMatchObject({
+      count: 120,
+      estimate: false,
+      atLeast: false,
+    });
+    expect(Object.fromEntries(facets.tool.entries.map((e) => [e.value, e.count]))).toEqual({
+      charge_card: 9_120,
+      create_shipment: 3_000,
+    });
   }, 120_000);
 
   it("a bulk load the statistics have not seen is counted, not estimated", async () => {
     await insert(40_000, "send_invoice", "in_progress");
     const facets = await getRecordFacets(db, admin, EMPTY_FILTER, config, new Date());
-    expect(facets.status.entries.find((e) => e.value === "completed")).toEqual({ value: "completed", count: 1_000, estimate: false, atLeast: true, basis: null });
+    expect(facets.status.entries.find((e) => e.value === "completed")).toEqual({
+      value: "completed",
+      count: 1_000,
+      estimate: false,
+      atLeast: true,
+      basis: null,
+    });
     expect(facets.tool.entries.some((e) => e.estimate)).toBe(false);
     expect(facets.tool.entries.map((e) => e.value)).toContain("send_invoice");
   }, 120_000);
@@ -82,8 +106,15 @@ describe("the embedded database keeps its planner statistics", () => {
       const other = new pg.Client({ connectionString: served.url });
       await other.connect();
       try {
-        await other.query(`INSERT INTO idempotency (key, tenant, status) SELECT md5(g::text), 'acme', 'completed' FROM generate_series(1, 500) g`);
-        const reltuples = async () => (await other.query<{ r: number }>("SELECT reltuples::float8 AS r FROM pg_class WHERE oid = 'idempotency'::regclass")).rows[0]!.r;
+        await other.query(
+          `INSERT INTO idempotency (key, tenant, status) SELECT md5(g::text), 'acme', 'completed' FROM generate_series(1, 500) g`,
+        );
+        const reltuples = async () =>
+          (
+            await other.query<{ r: number }>(
+              "SELECT reltuples::float8 AS r FROM pg_class WHERE oid = 'idempotency'::regclass",
+            )
+          ).rows[0]!.r;
         await expect.poll(reltuples, { timeout: 30_000, interval: 100 }).toBe(500);
       } finally {
         await other.end();

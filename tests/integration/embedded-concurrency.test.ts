@@ -28,17 +28,25 @@ describe("the embedded database under concurrent connections", () => {
         for (let i = 0; i < 60; i++) {
           try {
             if (client % 3 === 0) {
-              const rows = await db.$transaction(async (tx) => {
-                await tx.$queryRaw`SELECT set_config('statement_timeout', '5000', true)`;
-                return tx.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM idempotency WHERE tenant = ${`t${client}`} AND status = ${"x"}`;
-              }, { maxWait: 30_000 });
+              const rows = await db.$transaction(
+                async (tx) => {
+                  await tx.$queryRaw`SELECT set_config('statement_timeout', '5000', true)`;
+                  return tx.$queryRaw<
+                    { n: number }[]
+                  >`SELECT count(*)::int AS n FROM idempotency WHERE tenant = ${`t${client}`} AND status = ${"x"}`;
+                },
+                { maxWait: 30_000 },
+              );
               if (rows[0]?.n !== 0) failures.push(`transaction ${client}/${i}: ${JSON.stringify(rows)}`);
             } else if (client % 3 === 1) {
               const token = await db.apiToken.findFirst({ where: { tokenHash: `missing-${client}-${i}` } });
               if (token !== null) failures.push(`token ${client}/${i}`);
             } else {
-              const rows = await db.$queryRaw<{ n: number; c: string }[]>`SELECT ${i}::int + ${client}::int AS n, ${`c${client}`}::text AS c`;
-              if (rows[0]?.n !== i + client || rows[0]?.c !== `c${client}`) failures.push(`select ${client}/${i}: ${JSON.stringify(rows)}`);
+              const rows = await db.$queryRaw<
+                { n: number; c: string }[]
+              >`SELECT ${i}::int + ${client}::int AS n, ${`c${client}`}::text AS c`;
+              if (rows[0]?.n !== i + client || rows[0]?.c !== `c${client}`)
+                failures.push(`select ${client}/${i}: ${JSON.stringify(rows)}`);
             }
             answers++;
           } catch (error) {

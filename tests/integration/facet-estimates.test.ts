@@ -13,7 +13,14 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database"
 // runs only when the test says so (autovacuum is off for the table).
 const config = parseConfig(JSON.stringify({ tools: {} }));
 const NOW = new Date();
-const admin: Actor = { kind: "system", id: "test-admin", name: "test-admin", displayName: "test", role: "admin", tenants: [] };
+const admin: Actor = {
+  kind: "system",
+  id: "test-admin",
+  name: "test-admin",
+  displayName: "test",
+  role: "admin",
+  tenants: [],
+};
 
 describe("records facets: estimates only from fresh statistics, counts otherwise (real PostgreSQL)", () => {
   let database: TestDatabase;
@@ -45,7 +52,11 @@ describe("records facets: estimates only from fresh statistics, counts otherwise
   }
 
   /** The true count of each value of a column under a filter, by SQL written here. */
-  async function truth(column: "status" | "tool", where: string, values: unknown[] = []): Promise<Map<string | null, number>> {
+  async function truth(
+    column: "status" | "tool",
+    where: string,
+    values: unknown[] = [],
+  ): Promise<Map<string | null, number>> {
     const { rows } = await client.query<{ value: string | null; n: string }>(
       `SELECT ${column} AS value, count(*) AS n FROM idempotency ${where} GROUP BY ${column}`,
       values,
@@ -73,7 +84,8 @@ describe("records facets: estimates only from fresh statistics, counts otherwise
     }
     const shown = new Set(facet.entries.map((e) => e.value));
     for (const [value, actual] of truths) {
-      if (actual > 0 && !shown.has(value)) expect(facet.note, `${label}: ${String(value)} (${actual} rows) not listed`).toMatch(/not listed/);
+      if (actual > 0 && !shown.has(value))
+        expect(facet.note, `${label}: ${String(value)} (${actual} rows) not listed`).toMatch(/not listed/);
     }
   }
 
@@ -85,14 +97,22 @@ describe("records facets: estimates only from fresh statistics, counts otherwise
     await load(11_000, { tenant: "acme", tool: "charge_card", status: "completed" });
     await load(4_000, { tenant: "globex", tool: "create_shipment", status: "completed" });
     await load(300, { tenant: "acme", tool: "charge_card", status: "in_progress" });
-    const { rows } = await client.query<{ reltuples: number }>("SELECT reltuples::float8 AS reltuples FROM pg_class WHERE oid = 'idempotency'::regclass");
+    const { rows } = await client.query<{ reltuples: number }>(
+      "SELECT reltuples::float8 AS reltuples FROM pg_class WHERE oid = 'idempotency'::regclass",
+    );
     expect(rows[0]?.reltuples).toBe(-1); // the state the embedded database was in before it ran ANALYZE
 
     const facets = await facetsOf();
     expect(facets.status.entries.some((e) => e.estimate) || facets.tool.entries.some((e) => e.estimate)).toBe(false);
     expectTruthful(facets.status, await truth("status", ""), "status");
     expectTruthful(facets.tool, await truth("tool", ""), "tool");
-    expect(facets.status.entries.find((e) => e.value === "completed")).toEqual({ value: "completed", count: 1_000, estimate: false, atLeast: true, basis: null });
+    expect(facets.status.entries.find((e) => e.value === "completed")).toEqual({
+      value: "completed",
+      count: 1_000,
+      estimate: false,
+      atLeast: true,
+      basis: null,
+    });
     expect(facets.status.entries.find((e) => e.value === "in_progress")).toMatchObject({ count: 300, atLeast: false });
     expect(facets.tool.entries.map((e) => e.value).sort()).toEqual(["charge_card", "create_shipment"]);
     expect(facets.status.note).toMatch(/counting stops after the newest 1,000 completed records/);
@@ -116,12 +136,18 @@ describe("records facets: estimates only from fresh statistics, counts otherwise
   it("a correlated filter (tenant × tool) is never estimated: the planner's independence would be off by far more than 2×", async () => {
     // globex writes only create_shipment: the planner's tenant share × tool share would give it charge_card rows.
     const facets = await facetsOf({ tenant: "globex" });
-    expect(facets.tool.entries).toEqual([{ value: "create_shipment", count: 4_000, estimate: false, atLeast: false, basis: null }]);
-    expect(facets.status.entries).toEqual([{ value: "completed", count: 4_000, estimate: false, atLeast: false, basis: null }]);
+    expect(facets.tool.entries).toEqual([
+      { value: "create_shipment", count: 4_000, estimate: false, atLeast: false, basis: null },
+    ]);
+    expect(facets.status.entries).toEqual([
+      { value: "completed", count: 4_000, estimate: false, atLeast: false, basis: null },
+    ]);
     // acme writes only charge_card, and has more rows than one count reads (the planner: tenant share × create_shipment's share).
     const acmeTools = await facetsOf({ tenant: "acme" });
     expectTruthful(acmeTools.tool, await truth("tool", "WHERE tenant = 'acme'"), "acme tools");
-    expect(acmeTools.tool.entries).toEqual([{ value: "charge_card", count: 1_000, estimate: false, atLeast: true, basis: null }]);
+    expect(acmeTools.tool.entries).toEqual([
+      { value: "charge_card", count: 1_000, estimate: false, atLeast: true, basis: null },
+    ]);
     const acme = await facetsOf({ tenant: "acme", tool: "charge_card" });
     expectTruthful(acme.status, await truth("status", "WHERE tenant = 'acme' AND tool = 'charge_card'"), "acme status");
     expect(acme.status.entries.some((e) => e.estimate)).toBe(false);
@@ -146,17 +172,27 @@ describe("records facets: estimates only from fresh statistics, counts otherwise
     await client.query("ANALYZE idempotency");
     await load(200, { tenant: "acme", tool: "charge_card", status: "completed" });
     const after = await facetsOf();
-    expect(after.status.entries.find((e) => e.value === "completed")).toMatchObject({ estimate: true, basis: { modifiedSinceAnalyze: 200 } });
+    expect(after.status.entries.find((e) => e.value === "completed")).toMatchObject({
+      estimate: true,
+      basis: { modifiedSinceAnalyze: 200 },
+    });
     expectTruthful(after.status, await truth("status", ""), "status after ANALYZE");
     expectTruthful(after.tool, await truth("tool", ""), "tool after ANALYZE");
   });
 
   it("the planner's growth of the table counts as change even before a writer's counters reach pg_stat", () => {
     // A writer's backend flushes its counters when idle (up to a minute late); the planner sees the new pages at once.
-    const stats = { tableRows: 15_300, analyzedAt: new Date(), modifiedSinceAnalyze: 0, common: { status: [], tool: [] } };
+    const stats = {
+      tableRows: 15_300,
+      analyzedAt: new Date(),
+      modifiedSinceAnalyze: 0,
+      common: { status: [], tool: [] },
+    };
     expect(wholeTableEstimate(stats, 15_300, 0.98)?.count).toBe(14_994);
     expect(wholeTableEstimate(stats, 75_300, 0.98)).toBeNull();
-    expect(wholeTableEstimate({ ...stats, modifiedSinceAnalyze: 3_748 }, 15_300, 0.98)?.basis.modifiedSinceAnalyze).toBe(3_748);
+    expect(
+      wholeTableEstimate({ ...stats, modifiedSinceAnalyze: 3_748 }, 15_300, 0.98)?.basis.modifiedSinceAnalyze,
+    ).toBe(3_748);
     expect(wholeTableEstimate({ ...stats, modifiedSinceAnalyze: 3_749 }, 15_300, 0.98)).toBeNull();
     expect(wholeTableEstimate({ ...stats, analyzedAt: null }, 15_300, 0.98)).toBeNull();
     expect(wholeTableEstimate({ ...stats, tableRows: -1 }, 15_300, 0.98)).toBeNull();

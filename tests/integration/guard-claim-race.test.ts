@@ -19,7 +19,11 @@ describe("claimOrRead under a concurrent writer", () => {
       await writer.query("BEGIN");
       await writer.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'in_progress')`, [k]);
       let races = 0;
-      const pending = claimOrRead(pool, { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() }, () => (races += 1));
+      const pending = claimOrRead(
+        pool,
+        { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() },
+        () => (races += 1),
+      );
       // The claim's INSERT has reached the conflicting row and blocks on the open transaction.
       await waitForLockWaiters(pool, await backendPid(writer));
       await writer.query("COMMIT");
@@ -50,7 +54,9 @@ describe("claimOrRead under a concurrent writer", () => {
     const racePool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 10 });
     try {
       const results = await Promise.all(
-        Array.from({ length: 40 }, () => claimOrRead(racePool, { key: k, tenant: "acme", subject: "s", tool: "charge_card", at: new Date() })),
+        Array.from({ length: 40 }, () =>
+          claimOrRead(racePool, { key: k, tenant: "acme", subject: "s", tool: "charge_card", at: new Date() }),
+        ),
       );
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
       expect(results.filter((r) => !r.claimed && r.status === "in_progress")).toHaveLength(39);

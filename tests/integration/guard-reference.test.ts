@@ -30,13 +30,17 @@ describe("withIdempotency, against a slow processor that counts", () => {
         try {
           const response = await fetch(`${processor.url}/charges`, {
             method: "POST",
-            headers: { "content-type": "application/json", ...(options.fault ? { "x-demo-fault": options.fault } : {}) },
+            headers: {
+              "content-type": "application/json",
+              ...(options.fault ? { "x-demo-fault": options.fault } : {}),
+            },
             body: JSON.stringify({ ...(args as object), reference: key }),
             signal: AbortSignal.timeout(options.timeoutMs ?? 30_000),
           });
           return (await response.json()) as Record<string, unknown>;
         } catch (error) {
-          if ((error as Error).name === "TimeoutError") throw new OutcomeUnknownError("processor timeout", Date.now() - started);
+          if ((error as Error).name === "TimeoutError")
+            throw new OutcomeUnknownError("processor timeout", Date.now() - started);
           throw error;
         }
       },
@@ -82,7 +86,11 @@ describe("withIdempotency, against a slow processor that counts", () => {
   it("without the claim the same harness catches the duplicate: two invocations", async () => {
     // The control: the handler alone, as a host's retry would reach it with no guard.
     const handler = async () =>
-      fetch(`${processor.url}/charges`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card: "c_71", amount_cents: 500 }) });
+      fetch(`${processor.url}/charges`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card: "c_71", amount_cents: 500 }),
+      });
     await Promise.all([handler(), handler()]);
     expect(invocations()).toBe(2);
     expect(processor.stats().sideEffects).toBe(2);
@@ -93,7 +101,11 @@ describe("withIdempotency, against a slow processor that counts", () => {
     const result = await guarded(call(77_700));
     expect(result.outcome).toBe("outcome_unknown");
     if (result.outcome !== "outcome_unknown") throw new Error("unreachable");
-    expect(result.message).toMatch(new RegExp(`The processor did not answer within 0\\.\\d s\\. A charge may or may not have been taken; ref ${result.ref} is recorded\\. Call get_charge_status with this ref before doing anything else\\. Do not retry this call\\.`));
+    expect(result.message).toMatch(
+      new RegExp(
+        `The processor did not answer within 0\\.\\d s\\. A charge may or may not have been taken; ref ${result.ref} is recorded\\. Call get_charge_status with this ref before doing anything else\\. Do not retry this call\\.`,
+      ),
+    );
     const { rows } = await pool.query(`SELECT status, response FROM idempotency WHERE key = $1`, [result.key]);
     expect(rows).toEqual([{ status: "in_progress", response: null }]);
 
@@ -101,7 +113,8 @@ describe("withIdempotency, against a slow processor that counts", () => {
     expect(retry.outcome).toBe("in_flight");
     expect(invocations()).toBe(1); // the retry never reached the processor
     // The processor goes on and takes the charge after our client gave up: the unknown was real.
-    const status = async () => ((await (await fetch(`${processor.url}/references/${result.key}`)).json()) as { status: string }).status;
+    const status = async () =>
+      ((await (await fetch(`${processor.url}/references/${result.key}`)).json()) as { status: string }).status;
     await expect.poll(status, { timeout: 5_000, interval: 200 }).toBe("succeeded");
     const events = await pool.query(`SELECT kind FROM idempotency_event WHERE key = $1 ORDER BY id`, [result.key]);
     expect(events.rows.map((r) => r.kind)).toEqual(["outcome_unknown", "in_flight_rejected"]);
@@ -112,7 +125,9 @@ describe("withIdempotency, against a slow processor that counts", () => {
       throw new Error("process died");
     });
     await expect(crashing(call(1_234))).rejects.toThrow("process died");
-    const { rows } = await pool.query(`SELECT status FROM idempotency WHERE tenant = 'ref-test' AND status = 'in_progress'`);
+    const { rows } = await pool.query(
+      `SELECT status FROM idempotency WHERE tenant = 'ref-test' AND status = 'in_progress'`,
+    );
     expect(rows.length).toBeGreaterThanOrEqual(1);
   });
 });

@@ -5,7 +5,15 @@ import { parseConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
 import { getRecordFacets, type RecordFacets } from "@/lib/records/facet-counts";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
-import { EMPTY_FILTER, parseRecordsExportQuery, parseRecordsQuery, UNRECORDED_TOOL, type PageSize, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
+import {
+  EMPTY_FILTER,
+  parseRecordsExportQuery,
+  parseRecordsQuery,
+  UNRECORDED_TOOL,
+  type PageSize,
+  type RecordsFilter,
+  type RecordsQuery,
+} from "@/lib/records/list-filters";
 import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 import { REDACTED } from "@/lib/privacy/redact";
 import { connectTestDb } from "../helpers/db";
@@ -15,7 +23,11 @@ const run = randomBytes(3).toString("hex");
 const T = { a: `lr-${run}-a`, b: `lr-${run}-b`, c: `lr-${run}-c`, d: `lr-${run}-d`, e: `lr-${run}-e` };
 
 const config = parseConfig(
-  JSON.stringify({ tools: { charge_card: { stuckAfter: "5m" }, create_shipment: { stuckAfter: "1h" } }, defaultStuckAfter: "10m", redact: ["$..card", "$..email"] }),
+  JSON.stringify({
+    tools: { charge_card: { stuckAfter: "5m" }, create_shipment: { stuckAfter: "1h" } },
+    defaultStuckAfter: "10m",
+    redact: ["$..card", "$..email"],
+  }),
 );
 const NOW = new Date("2026-11-29T12:00:00.000Z");
 
@@ -23,7 +35,15 @@ function actor(role: Actor["role"], tenants: string[]): Actor {
   return { kind: "system", id: `test-${role}`, name: `test-${role}`, displayName: "test", role, tenants };
 }
 
-type Seed = { key: string; tenant: string; subject: string | null; tool: string | null; status: string; createdAt: string; response?: unknown };
+type Seed = {
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string | null;
+  status: string;
+  createdAt: string;
+  response?: unknown;
+};
 
 const key = (label: string) => createHash("sha256").update(`${run}|${label}`).digest("hex");
 
@@ -36,7 +56,10 @@ function microsAgo(us: number): string {
   return new Date(ms).toISOString().replace(/\.(\d{3})Z$/, `.$1${frac}Z`);
 }
 
-function query(filter: Partial<RecordsFilter>, paging: Partial<Pick<RecordsQuery, "cursor" | "dir" | "limit">> = {}): RecordsQuery {
+function query(
+  filter: Partial<RecordsFilter>,
+  paging: Partial<Pick<RecordsQuery, "cursor" | "dir" | "limit">> = {},
+): RecordsQuery {
   return { ...EMPTY_FILTER, ...filter, cursor: null, dir: "next", limit: 25, ...paging };
 }
 
@@ -79,15 +102,37 @@ describe("records list, facets and export (real PostgreSQL)", () => {
       seeds.push({ key: key(label), tenant: T.b, subject: label, tool, status, createdAt: ago(minutes) });
     }
     // Tenant c: subjects that CSV must escape; one status the protocol never writes.
-    const tricky = ['O\'Brien, "Pat"', "line one\nline two", "=HYPERLINK(\"http://x\")", "plain"];
+    const tricky = ['O\'Brien, "Pat"', "line one\nline two", '=HYPERLINK("http://x")', "plain"];
     tricky.forEach((subject, i) =>
-      seeds.push({ key: key(`c${i}`), tenant: T.c, subject, tool: "charge_card", status: i === 3 ? "weird_status" : "completed", createdAt: microsAgo(1000 + i), response: { card: { number: "4242424242424242" }, ok: true } }),
+      seeds.push({
+        key: key(`c${i}`),
+        tenant: T.c,
+        subject,
+        tool: "charge_card",
+        status: i === 3 ? "weird_status" : "completed",
+        createdAt: microsAgo(1000 + i),
+        response: { card: { number: "4242424242424242" }, ok: true },
+      }),
     );
     // Tenant d: another tenant's row, for the scoping checks.
-    seeds.push({ key: key("d0"), tenant: T.d, subject: "secret", tool: "charge_card", status: "in_progress", createdAt: microsAgo(5) });
+    seeds.push({
+      key: key("d0"),
+      tenant: T.d,
+      subject: "secret",
+      tool: "charge_card",
+      status: "in_progress",
+      createdAt: microsAgo(5),
+    });
     // Tenant e: 8 open claims, all in_progress, and 2 completed rows, for the count cap.
     for (let i = 0; i < 10; i++) {
-      seeds.push({ key: key(`e${i}`), tenant: T.e, subject: `e-${i}`, tool: "charge_card", status: i < 8 ? "in_progress" : "completed", createdAt: microsAgo(2000 + i) });
+      seeds.push({
+        key: key(`e${i}`),
+        tenant: T.e,
+        subject: `e-${i}`,
+        tool: "charge_card",
+        status: i < 8 ? "in_progress" : "completed",
+        createdAt: microsAgo(2000 + i),
+      });
     }
 
     await db.$executeRaw`
@@ -107,7 +152,13 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     const cursors: (string | null)[] = [];
     let cursor: string | null = null;
     for (let guard = 0; guard < 50; guard++) {
-      const page = await listRecords(db, who, query(filter, { limit, cursor: cursor ? decodeCursor(cursor) : null }), config, NOW);
+      const page = await listRecords(
+        db,
+        who,
+        query(filter, { limit, cursor: cursor ? decodeCursor(cursor) : null }),
+        config,
+        NOW,
+      );
       pages.push(page.records);
       cursors.push(page.prevCursor);
       if (!page.nextCursor) break;
@@ -128,10 +179,23 @@ describe("records list, facets and export (real PostgreSQL)", () => {
   it("pages backward from the last page to the first, with the same pages in the same order", async () => {
     const forward = (await pageThrough(admin(), { tenant: T.a }, 25)).pages;
     let page = await listRecords(db, admin(), query({ tenant: T.a }), config, NOW);
-    while (page.nextCursor) page = await listRecords(db, admin(), query({ tenant: T.a }, { cursor: decodeCursor(page.nextCursor) }), config, NOW);
+    while (page.nextCursor)
+      page = await listRecords(
+        db,
+        admin(),
+        query({ tenant: T.a }, { cursor: decodeCursor(page.nextCursor) }),
+        config,
+        NOW,
+      );
     const backward: RecordListItem[][] = [page.records];
     while (page.prevCursor) {
-      page = await listRecords(db, admin(), query({ tenant: T.a }, { cursor: decodeCursor(page.prevCursor), dir: "prev" }), config, NOW);
+      page = await listRecords(
+        db,
+        admin(),
+        query({ tenant: T.a }, { cursor: decodeCursor(page.prevCursor), dir: "prev" }),
+        config,
+        NOW,
+      );
       backward.unshift(page.records);
     }
     expect(backward.map((p) => p.map((r) => r.key))).toEqual(forward.map((p) => p.map((r) => r.key)));
@@ -141,21 +205,32 @@ describe("records list, facets and export (real PostgreSQL)", () => {
 
   it("filters by tool (and unrecorded), status (any text), tenant and time window", async () => {
     const a = seedsOf(T.a);
-    const keys = async (filter: Partial<RecordsFilter>) => (await listRecords(db, admin(), query(filter, { limit: 200 }), config, NOW)).records.map((r) => r.key);
+    const keys = async (filter: Partial<RecordsFilter>) =>
+      (await listRecords(db, admin(), query(filter, { limit: 200 }), config, NOW)).records.map((r) => r.key);
 
-    expect(await keys({ tenant: T.a, tool: "create_shipment" })).toEqual(a.filter((s) => s.tool === "create_shipment").map((s) => s.key));
-    expect(await keys({ tenant: T.a, tool: UNRECORDED_TOOL })).toEqual(a.filter((s) => s.tool === null).map((s) => s.key));
-    expect(await keys({ tenant: T.a, status: "in_progress" })).toEqual(a.filter((s) => s.status === "in_progress").map((s) => s.key));
+    expect(await keys({ tenant: T.a, tool: "create_shipment" })).toEqual(
+      a.filter((s) => s.tool === "create_shipment").map((s) => s.key),
+    );
+    expect(await keys({ tenant: T.a, tool: UNRECORDED_TOOL })).toEqual(
+      a.filter((s) => s.tool === null).map((s) => s.key),
+    );
+    expect(await keys({ tenant: T.a, status: "in_progress" })).toEqual(
+      a.filter((s) => s.status === "in_progress").map((s) => s.key),
+    );
     expect(await keys({ tenant: T.a, status: "failed" })).toEqual([key("a7")]);
     expect(await keys({ tenant: T.c, status: "weird_status" })).toEqual([key("c3")]);
 
     const from = new Date(a[99]!.createdAt);
     const to = new Date(a[20]!.createdAt);
-    const inWindow = a.filter((s) => Date.parse(s.createdAt) >= from.getTime() && Date.parse(s.createdAt) < to.getTime()).map((s) => s.key);
+    const inWindow = a
+      .filter((s) => Date.parse(s.createdAt) >= from.getTime() && Date.parse(s.createdAt) < to.getTime())
+      .map((s) => s.key);
     expect(inWindow.length).toBeGreaterThan(50);
     expect(await keys({ tenant: T.a, from, to })).toEqual(inWindow);
 
-    const weird = (await listRecords(db, admin(), query({ tenant: T.c }), config, NOW)).records.find((r) => r.key === key("c3"));
+    const weird = (await listRecords(db, admin(), query({ tenant: T.c }), config, NOW)).records.find(
+      (r) => r.key === key("c3"),
+    );
     expect(weird).toMatchObject({ status: "weird_status", stuck: false, ref: key("c3").slice(0, 12) });
   });
 
@@ -168,7 +243,12 @@ describe("records list, facets and export (real PostgreSQL)", () => {
 
     // The same rows, unfiltered, carry the same verdict row by row.
     const all = await listRecords(db, admin(), query({ tenant: T.b }), config, NOW);
-    expect(all.records.filter((r) => r.stuck).map((r) => r.key).sort()).toEqual(page.records.map((r) => r.key).sort());
+    expect(
+      all.records
+        .filter((r) => r.stuck)
+        .map((r) => r.key)
+        .sort(),
+    ).toEqual(page.records.map((r) => r.key).sort());
   });
 
   it("a tenant-limited actor never sees another tenant's rows, whatever the filter says", async () => {
@@ -182,15 +262,35 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(facets.status.entries).toEqual([]);
     expect(facets.tool.entries).toEqual([]);
 
-    const file = await readAll(exportRecords(db, limited, { ...EMPTY_FILTER, tenant: T.d }, config, NOW, { format: "csv" }).stream);
+    const file = await readAll(
+      exportRecords(db, limited, { ...EMPTY_FILTER, tenant: T.d }, config, NOW, { format: "csv" }).stream,
+    );
     expect(file).not.toContain("secret");
   });
 
-  const exact = (value: string | null, count: number) => ({ value, count, estimate: false, atLeast: false, basis: null });
-  const atLeast = (value: string | null, count: number) => ({ value, count, estimate: false, atLeast: true, basis: null });
+  const exact = (value: string | null, count: number) => ({
+    value,
+    count,
+    estimate: false,
+    atLeast: false,
+    basis: null,
+  });
+  const atLeast = (value: string | null, count: number) => ({
+    value,
+    count,
+    estimate: false,
+    atLeast: true,
+    basis: null,
+  });
 
   it("facets count per status and tool for the current filter, each ignoring its own dimension", async () => {
-    const facets = await getRecordFacets(db, actor("viewer", [T.a]), { ...EMPTY_FILTER, status: "in_progress" }, config, NOW);
+    const facets = await getRecordFacets(
+      db,
+      actor("viewer", [T.a]),
+      { ...EMPTY_FILTER, status: "in_progress" },
+      config,
+      NOW,
+    );
     expect(facets.status.entries).toEqual([exact("completed", 116), exact("in_progress", 13), exact("failed", 1)]);
     expect(facets.status.note).toBeNull();
     // tool counts among in_progress rows (i % 10 === 0 → tools cycle every 4: 0,2,0,2…)
@@ -200,10 +300,18 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     // Past the exact-count limit a filtered view is still counted, never estimated: open statuses up to
     // their cap, completed up to its own (1,000).
     const big = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0 });
-    expect(big.status).toEqual({ entries: [exact("completed", 116), exact("in_progress", 13), exact("failed", 1)], note: null });
-    const capped = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { exactRowLimit: 0, rowsCountCap: 100 });
+    expect(big.status).toEqual({
+      entries: [exact("completed", 116), exact("in_progress", 13), exact("failed", 1)],
+      note: null,
+    });
+    const capped = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, {
+      exactRowLimit: 0,
+      rowsCountCap: 100,
+    });
     expect(capped.status.entries.find((e) => e.value === "completed")).toEqual(atLeast("completed", 100));
-    expect(capped.status.note).toBe('"+" is a lower bound: counting stops after the newest 100 completed records to stay fast');
+    expect(capped.status.note).toBe(
+      '"+" is a lower bound: counting stops after the newest 100 completed records to stay fast',
+    );
   });
 
   it("a filtered view is never a planner estimate, even with fresh statistics: the planner would take the filter and the value as independent", async () => {
@@ -218,7 +326,11 @@ describe("records list, facets and export (real PostgreSQL)", () => {
   it("past the exact-count limit, open claims are counted up to the cap: beyond it each entry is a lower bound", async () => {
     const open = (facets: RecordFacets) => facets.status.entries.filter((e) => e.value !== "completed");
     const facetsOf = (tenant: string, countCap: number, who = admin()) =>
-      getRecordFacets(db, who, { ...EMPTY_FILTER, tenant }, config, NOW, { exactRowLimit: 0, countCap, rowsCountCap: countCap });
+      getRecordFacets(db, who, { ...EMPTY_FILTER, tenant }, config, NOW, {
+        exactRowLimit: 0,
+        countCap,
+        rowsCountCap: countCap,
+      });
 
     // Tenant a has 14 open claims (13 in_progress, 1 failed). A cap of 14 still counts them exactly.
     expect(open(await facetsOf(T.a, 14))).toEqual([exact("in_progress", 13), exact("failed", 1)]);
@@ -241,17 +353,28 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     // Tools among open claims (read from the partial index however few match) are counted up to the cap too,
     // even below the exact-count limit: tenant a's 13 in_progress claims are 7 charge_card, 6 send_receipt_email.
     const openTools = (countCap: number) =>
-      getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a, status: "in_progress" }, config, NOW, { countCap }).then((f) => f.tool);
-    expect(await openTools(13)).toEqual({ entries: [exact("charge_card", 7), exact("send_receipt_email", 6)], note: null });
+      getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.a, status: "in_progress" }, config, NOW, {
+        countCap,
+      }).then((f) => f.tool);
+    expect(await openTools(13)).toEqual({
+      entries: [exact("charge_card", 7), exact("send_receipt_email", 6)],
+      note: null,
+    });
     const cappedTools = await openTools(5);
     expect(cappedTools.entries.every((e) => e.atLeast && e.count <= 5)).toBe(true);
     expect(cappedTools.entries.reduce((sum, e) => sum + e.count, 0)).toBe(6); // the newest 6 split over both tools
-    expect(cappedTools.note).toMatch(/counting stops after the newest 5 open claims .*; a tool not among them is not listed$/);
+    expect(cappedTools.note).toMatch(
+      /counting stops after the newest 5 open claims .*; a tool not among them is not listed$/,
+    );
 
     // The stuck filter's statuses are open claims too: tenant b's 4 stuck claims, a cap of 3.
-    const stuck = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 3 });
+    const stuck = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, {
+      countCap: 3,
+    });
     expect(stuck.status.entries).toEqual([atLeast("in_progress", 3)]);
-    const stuckExact = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, { countCap: 4 });
+    const stuckExact = await getRecordFacets(db, admin(), { ...EMPTY_FILTER, tenant: T.b, stuck: true }, config, NOW, {
+      countCap: 4,
+    });
     expect(stuckExact.status).toEqual({ entries: [exact("in_progress", 4)], note: null });
 
     // A tenant-limited actor never gets planner estimates: completed and the tools are capped counts too.
@@ -263,7 +386,9 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     const toolTotal = limited.tool.entries.reduce((sum, e) => sum + e.count, 0);
     expect(toolTotal).toBeGreaterThanOrEqual(5);
     expect(toolTotal).toBeLessThanOrEqual(6);
-    expect(limited.tool.note).toMatch(/counting stops after the newest 5 matching records .*; a tool not among them is not listed$/);
+    expect(limited.tool.note).toMatch(
+      /counting stops after the newest 5 matching records .*; a tool not among them is not listed$/,
+    );
     // Below the cap the tenant-limited counts are exact.
     const limitedExact = await facetsOf(T.e, 100, actor("viewer", [T.e]));
     expect(limitedExact.status).toEqual({ entries: [exact("in_progress", 8), exact("completed", 2)], note: null });
@@ -277,11 +402,17 @@ describe("records list, facets and export (real PostgreSQL)", () => {
       return result.ok ? [] : result.problems.map((p) => p.message);
     };
     expect(problems("cursor=not-a-cursor")).toEqual([expect.stringMatching(/^cursor: not a cursor/)]);
-    expect(problems(`cursor=${encodeCursor({ createdAt: "2026-02-30T00:00:00.000000Z", key: "k" })}`)).toEqual([expect.stringMatching(/^cursor:/)]);
-    expect(problems("tenant=acme&colour=red&sort=asc")).toEqual([expect.stringMatching(/unknown parameters "colour", "sort"/)]);
+    expect(problems(`cursor=${encodeCursor({ createdAt: "2026-02-30T00:00:00.000000Z", key: "k" })}`)).toEqual([
+      expect.stringMatching(/^cursor:/),
+    ]);
+    expect(problems("tenant=acme&colour=red&sort=asc")).toEqual([
+      expect.stringMatching(/unknown parameters "colour", "sort"/),
+    ]);
     expect(problems("from=yesterday")).toEqual([expect.stringMatching(/^from: expected an ISO 8601 date/)]);
     expect(problems("to=2026-11-29T10:00")).toEqual([expect.stringMatching(/^to: expected .* with a zone/)]);
-    expect(problems("from=2026-11-29&to=2026-11-28")).toEqual([expect.stringMatching(/from .* must be earlier than to/)]);
+    expect(problems("from=2026-11-29&to=2026-11-28")).toEqual([
+      expect.stringMatching(/from .* must be earlier than to/),
+    ]);
     expect(problems("limit=1000")).toEqual([expect.stringMatching(/^limit: expected one of 25, 50, 100, 200/)]);
     expect(problems("stuck=yes")).toEqual([expect.stringMatching(/^stuck: expected true or false/)]);
     expect(problems("tenant=a&tenant=b")).toEqual([expect.stringMatching(/^tenant: given 2 times/)]);
@@ -291,45 +422,95 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(parseRecordsExportQuery(new URLSearchParams("format=xml")).ok).toBe(false);
     expect(parseRecordsExportQuery(new URLSearchParams("format=csv&cursor=x")).ok).toBe(false);
 
-    const ok = parse(`tenant=acme&tool=${encodeURIComponent(UNRECORDED_TOOL)}&stuck=true&from=2026-11-29&to=2026-11-29T18:30:00%2B01:00&limit=100`);
+    const ok = parse(
+      `tenant=acme&tool=${encodeURIComponent(UNRECORDED_TOOL)}&stuck=true&from=2026-11-29&to=2026-11-29T18:30:00%2B01:00&limit=100`,
+    );
     expect(ok).toEqual({
       ok: true,
-      value: { tenant: "acme", tool: UNRECORDED_TOOL, status: null, stuck: true, from: new Date("2026-11-29T00:00:00Z"), to: new Date("2026-11-29T17:30:00Z"), cursor: null, dir: "next", limit: 100 },
+      value: {
+        tenant: "acme",
+        tool: UNRECORDED_TOOL,
+        status: null,
+        stuck: true,
+        from: new Date("2026-11-29T00:00:00Z"),
+        to: new Date("2026-11-29T17:30:00Z"),
+        cursor: null,
+        dir: "next",
+        limit: 100,
+      },
     });
   });
 
   it("exports CSV with RFC 4180 escaping, formula-guarded cells and redaction for every role", async () => {
-    const csv = await readAll(exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream);
+    const csv = await readAll(
+      exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream,
+    );
     const rows = parseCsv(csv);
-    expect(rows[0]).toEqual(["key", "ref", "tenant", "subject", "tool", "status", "stuck", "created_at", "updated_at", "response"]);
+    expect(rows[0]).toEqual([
+      "key",
+      "ref",
+      "tenant",
+      "subject",
+      "tool",
+      "status",
+      "stuck",
+      "created_at",
+      "updated_at",
+      "response",
+    ]);
     expect(rows.length).toBe(5); // header + 4, no trailing line when complete
     const subjects = rows.slice(1).map((r) => r[3]);
-    expect(subjects).toEqual(['O\'Brien, "Pat"', "line one\nline two", "'=HYPERLINK(\"http://x\")", "plain"]);
+    expect(subjects).toEqual(['O\'Brien, "Pat"', "line one\nline two", '\'=HYPERLINK("http://x")', "plain"]);
     expect(csv).toContain('"O\'Brien, ""Pat"""');
     const response = JSON.parse(rows[1]![9]!);
     expect(response).toEqual({ card: REDACTED, ok: true });
     expect(rows[1]![7]).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
-    const operatorCsv = await readAll(exportRecords(db, actor("operator", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream);
+    const operatorCsv = await readAll(
+      exportRecords(db, actor("operator", []), { ...EMPTY_FILTER, tenant: T.c }, config, NOW, { format: "csv" }).stream,
+    );
     expect(JSON.parse(parseCsv(operatorCsv)[1]![9]!)).toEqual({ card: REDACTED, ok: true }); // a file travels: reveal is per record
     expect(operatorCsv).not.toContain("4242424242424242");
   });
 
   it("stops at the bound across batches and says so; JSON is one valid document", async () => {
-    const csv = await readAll(exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "csv", maxRows: 60, batchSize: 25 }).stream);
+    const csv = await readAll(
+      exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, {
+        format: "csv",
+        maxRows: 60,
+        batchSize: 25,
+      }).stream,
+    );
     const lines = parseCsv(csv);
     expect(lines.length).toBe(1 + 60 + 1);
-    expect(lines.slice(1, 61).map((r) => r[0])).toEqual(seedsOf(T.a).slice(0, 60).map((s) => s.key));
+    expect(lines.slice(1, 61).map((r) => r[0])).toEqual(
+      seedsOf(T.a)
+        .slice(0, 60)
+        .map((s) => s.key),
+    );
     expect(lines[61]![0]).toMatch(/^# truncated: the export stops at 60 rows/);
 
-    const json = JSON.parse(await readAll(exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "json", maxRows: 200, batchSize: 40 }).stream));
+    const json = JSON.parse(
+      await readAll(
+        exportRecords(db, actor("viewer", []), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, {
+          format: "json",
+          maxRows: 200,
+          batchSize: 40,
+        }).stream,
+      ),
+    );
     expect(json.count).toBe(130);
     expect(json.truncated).toBe(false);
     expect(json.redacted).toBe(true);
     expect(json.records.map((r: { key: string }) => r.key)).toEqual(seedsOf(T.a).map((s) => s.key));
     expect(json.records[0].response.customer.email).toBe(REDACTED);
 
-    const exactly = JSON.parse(await readAll(exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "json", maxRows: 130 }).stream));
+    const exactly = JSON.parse(
+      await readAll(
+        exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, { format: "json", maxRows: 130 })
+          .stream,
+      ),
+    );
     expect([exactly.count, exactly.truncated]).toEqual([130, false]); // reaching the bound exactly is not a truncation
   });
 });

@@ -21,7 +21,14 @@ const { GET: explain } = await import("@/app/api/v1/keys/explain/route");
 const run = randomBytes(3).toString("hex");
 const TENANT = `api-${run}`;
 const OTHER = `api-other-${run}`;
-const system = { kind: "system" as const, id: "t", name: "api-test", displayName: "api-test", role: "admin" as const, tenants: [] };
+const system = {
+  kind: "system" as const,
+  id: "t",
+  name: "api-test",
+  displayName: "api-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe("/api/v1 lookup, record, check and explain", () => {
   const db = connectTestDb();
@@ -41,7 +48,8 @@ describe("/api/v1 lookup, record, check and explain", () => {
     });
   });
 
-  const get = (url: string, token: string) => new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } });
+  const get = (url: string, token: string) =>
+    new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } });
   const params = <P>(value: P) => ({ params: Promise.resolve(value) });
   const none = params({} as Record<string, never>);
 
@@ -49,7 +57,10 @@ describe("/api/v1 lookup, record, check and explain", () => {
     const q = encodeURIComponent(`already in progress (ref ${mine.slice(0, 12)}).`);
     const all = await lookup(get(`/api/v1/lookup?q=${q}`, allTenants), none);
     expect(all.status).toBe(200);
-    expect(((await all.json()) as { matches: { key: string }[] }).matches.map((m) => m.key).sort()).toEqual([mine, theirs]);
+    expect(((await all.json()) as { matches: { key: string }[] }).matches.map((m) => m.key).sort()).toEqual([
+      mine,
+      theirs,
+    ]);
     const scoped = await lookup(get(`/api/v1/lookup?q=${q}`, limited), none);
     expect(((await scoped.json()) as { matches: { key: string }[] }).matches.map((m) => m.key)).toEqual([mine]);
   });
@@ -57,21 +68,30 @@ describe("/api/v1 lookup, record, check and explain", () => {
   it("lookup: oversized text, no ref and a missing q are 400s with a message", async () => {
     const long = await lookup(get(`/api/v1/lookup?q=${"a".repeat(10_001)}`, allTenants), none);
     expect(long.status).toBe(400);
-    expect(await long.json()).toEqual({ error: { code: "text_too_long", message: expect.stringMatching(/at most 10,000/) } });
+    expect(await long.json()).toEqual({
+      error: { code: "text_too_long", message: expect.stringMatching(/at most 10,000/) },
+    });
     const noRef = await lookup(get(`/api/v1/lookup?q=hello`, allTenants), none);
     expect(await noRef.json()).toMatchObject({ error: { code: "no_ref" } });
     const missing = await lookup(get(`/api/v1/lookup`, allTenants), none);
     expect(missing.status).toBe(400);
-    expect(await missing.json()).toMatchObject({ error: { code: "bad_request", message: expect.stringMatching(/^q: required/) } });
+    expect(await missing.json()).toMatchObject({
+      error: { code: "bad_request", message: expect.stringMatching(/^q: required/) },
+    });
   });
 
   it("record: 200 with the detail, 404 for another tenant's, 400 for a malformed key or a bare ref", async () => {
     const ok = await record(get(`/api/v1/records/${mine}`, limited), params({ key: mine }));
     expect(ok.status).toBe(200);
-    expect(await ok.json()).toMatchObject({ record: { key: mine, tenant: TENANT }, repeatCaller: { kind: "in_flight" } });
+    expect(await ok.json()).toMatchObject({
+      record: { key: mine, tenant: TENANT },
+      repeatCaller: { kind: "in_flight" },
+    });
     const hidden = await record(get(`/api/v1/records/${theirs}`, limited), params({ key: theirs }));
     expect(hidden.status).toBe(404);
-    expect(await hidden.json()).toEqual({ error: { code: "not_found", message: "No record with this key in the tenants you can see." } });
+    expect(await hidden.json()).toEqual({
+      error: { code: "not_found", message: "No record with this key in the tenants you can see." },
+    });
     const bad = await record(get(`/api/v1/records/x`, limited), params({ key: "has space" }));
     expect(bad.status).toBe(400);
     const ref = await record(get(`/api/v1/records/x`, limited), params({ key: mine.slice(0, 12) }));
@@ -80,19 +100,39 @@ describe("/api/v1 lookup, record, check and explain", () => {
 
   it("check: answers with the outcome (no processor configured here), 404 out of scope, and refuses an unknown token", async () => {
     const post = (token: string, key: string) =>
-      check(new Request(`http://console.test/api/v1/records/${key}/check`, { method: "POST", headers: { authorization: `Bearer ${token}` } }), params({ key }));
+      check(
+        new Request(`http://console.test/api/v1/records/${key}/check`, {
+          method: "POST",
+          headers: { authorization: `Bearer ${token}` },
+        }),
+        params({ key }),
+      );
     const answered = await post(limited, mine);
     expect(answered.status).toBe(200);
-    expect(await answered.json()).toMatchObject({ key: mine, check: { outcome: "unknown", reason: "no processor configured for tool charge_card" } });
+    expect(await answered.json()).toMatchObject({
+      key: mine,
+      check: { outcome: "unknown", reason: "no processor configured for tool charge_card" },
+    });
     expect((await post(limited, theirs)).status).toBe(404);
     // (A session POST without a same-origin Origin header is refused by apiRoute; tests/browser covers sessions.)
     expect((await post(`idem_${"x".repeat(43)}`, mine)).status).toBe(401);
   });
 
   it("explain: derives the key, and names the bad field of a bad request", async () => {
-    const good = await explain(get(`/api/v1/keys/explain?tenant=${TENANT}&tool=charge_card&args=${encodeURIComponent('{"b":1,"a":2}')}&at=2026-03-01T12:00:00Z`, limited), none);
+    const good = await explain(
+      get(
+        `/api/v1/keys/explain?tenant=${TENANT}&tool=charge_card&args=${encodeURIComponent('{"b":1,"a":2}')}&at=2026-03-01T12:00:00Z`,
+        limited,
+      ),
+      none,
+    );
     expect(good.status).toBe(200);
-    expect(await good.json()).toMatchObject({ derived: { canonical: '{"a":2,"b":1}', bucket: String(Math.floor(Date.parse("2026-03-01T12:00:00Z") / 1000 / 900)) } });
+    expect(await good.json()).toMatchObject({
+      derived: {
+        canonical: '{"a":2,"b":1}',
+        bucket: String(Math.floor(Date.parse("2026-03-01T12:00:00Z") / 1000 / 900)),
+      },
+    });
     const bad = await explain(get(`/api/v1/keys/explain?tenant=t&tool=x&args=%7Bnope&window=-5`, limited), none);
     expect(bad.status).toBe(400);
     const body = (await bad.json()) as { error: { code: string; fields: { field: string }[] } };

@@ -17,9 +17,18 @@ import { connectTestDb } from "../helpers/db";
 const run = randomBytes(3).toString("hex");
 const ACME = `ld-acme-${run}`;
 const GLOBEX = `ld-globex-${run}`;
-const config = parseConfig(JSON.stringify({ tools: { charge_card: { stuckAfter: "5m" } }, redact: ["$..card", "$..email"] }));
+const config = parseConfig(
+  JSON.stringify({ tools: { charge_card: { stuckAfter: "5m" } }, redact: ["$..card", "$..email"] }),
+);
 
-const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `${role}-${run}`, name: `${role}@test`, displayName: role, role, tenants });
+const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({
+  kind: "user",
+  id: `${role}-${run}`,
+  name: `${role}@test`,
+  displayName: role,
+  role,
+  tenants,
+});
 const viewer = actor("viewer");
 const operator = actor("operator");
 const acmeOnly = actor("viewer", [ACME]);
@@ -31,12 +40,26 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
   const lookUp = (reader: Actor, text: string) => lookUpRefs(db, reader, text, config);
 
   function chargeCard(at: Date, outcome: "ok" | "timeout" = "ok") {
-    return withIdempotency({ db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at }, async ({ key }) => {
-      if (outcome === "timeout") throw new OutcomeUnknownError("processor timeout", 30_000);
-      return { id: `ch_${run}`, status: "succeeded", amount_cents: 24_000, card: "c_71", customer: { email: "ann@example.com" }, reference: key };
-    });
+    return withIdempotency(
+      { db: pool, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", clock: () => at },
+      async ({ key }) => {
+        if (outcome === "timeout") throw new OutcomeUnknownError("processor timeout", 30_000);
+        return {
+          id: `ch_${run}`,
+          status: "succeeded",
+          amount_cents: 24_000,
+          card: "c_71",
+          customer: { email: "ann@example.com" },
+          reference: key,
+        };
+      },
+    );
   }
-  const call = (tenant: string, amount: number) => ({ tenant, subject: "user_1", argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_71" }) });
+  const call = (tenant: string, amount: number) => ({
+    tenant,
+    subject: "user_1",
+    argumentsJson: JSON.stringify({ amount_cents: amount, card: "c_71" }),
+  });
 
   it("the guard's in-flight message leads to its record, whose detail says what a repeat caller gets now", async () => {
     // A minute into a 15-minute bucket 20–35 minutes ago: the repeat 30 s later derives the same key.
@@ -53,11 +76,24 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const detail = await getRecordDetail(db, config, viewer, repeat.key, new Date());
     expect(detail).not.toBeNull();
     if (!detail) return;
-    expect(detail.record).toMatchObject({ key: repeat.key, ref: repeat.ref, tenant: ACME, subject: "user_1", tool: "charge_card", status: "in_progress" });
+    expect(detail.record).toMatchObject({
+      key: repeat.key,
+      ref: repeat.ref,
+      tenant: ACME,
+      subject: "user_1",
+      tool: "charge_card",
+      status: "in_progress",
+    });
     expect(detail.stuck).toMatchObject({ isStuck: true, threshold: "5m", source: "stuckAfter of tool charge_card" });
     // What the guard told the second caller is exactly what the page says a repeat gets now.
-    expect(detail.repeatCaller).toEqual({ kind: "in_flight", message: repeat.message, statusTool: { name: "get_charge_status", source: "convention" } });
-    expect(detail.repeatCaller.kind === "in_flight" && detail.repeatCaller.message).toBe(inFlightMessage("A charge", repeat.ref, "get_charge_status"));
+    expect(detail.repeatCaller).toEqual({
+      kind: "in_flight",
+      message: repeat.message,
+      statusTool: { name: "get_charge_status", source: "convention" },
+    });
+    expect(detail.repeatCaller.kind === "in_flight" && detail.repeatCaller.message).toBe(
+      inFlightMessage("A charge", repeat.ref, "get_charge_status"),
+    );
     expect(detail.timeline.map((t) => t.kind)).toEqual(["claim", "outcome_unknown", "in_flight_rejected"]);
     expect(detail.eventCounts).toEqual({ outcome_unknown: 1, in_flight_rejected: 1 });
     expect(detail.response.present).toBe(false);
@@ -67,26 +103,59 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const at = new Date(Date.now() - 60_000);
     const executed = await chargeCard(at)(call(ACME, 2_002));
     await chargeCard(at)(call(ACME, 2_002));
-    await writeAudit(db, operator, { action: "record.note", key: executed.key, tenant: ACME, reason: "customer asked", after: { card: "c_71" } });
+    await writeAudit(db, operator, {
+      action: "record.note",
+      key: executed.key,
+      tenant: ACME,
+      reason: "customer asked",
+      after: { card: "c_71" },
+    });
 
     const forViewer = await getRecordDetail(db, config, viewer, executed.key, new Date());
     const forOperator = await getRecordDetail(db, config, operator, executed.key, new Date());
     if (!forViewer || !forOperator) throw new Error("record not found");
-    expect(forViewer.response).toMatchObject({ present: true, redacted: true, redactedPaths: ["$['card']", "$['customer']['email']"] });
-    expect(forViewer.response.value).toMatchObject({ card: "[redacted]", customer: { email: "[redacted]" }, amount_cents: 24_000 });
+    expect(forViewer.response).toMatchObject({
+      present: true,
+      redacted: true,
+      redactedPaths: ["$['card']", "$['customer']['email']"],
+    });
+    expect(forViewer.response.value).toMatchObject({
+      card: "[redacted]",
+      customer: { email: "[redacted]" },
+      amount_cents: 24_000,
+    });
     expect(forViewer.repeatCaller).toMatchObject({ kind: "replay", response: { card: "[redacted]" } });
     expect(forViewer.audit).toHaveLength(1);
-    expect(forViewer.audit[0]).toMatchObject({ action: "record.note", actor: "operator@test", after: { card: "[redacted]" } });
+    expect(forViewer.audit[0]).toMatchObject({
+      action: "record.note",
+      actor: "operator@test",
+      after: { card: "[redacted]" },
+    });
     expect(forOperator.response).toEqual(forViewer.response);
 
     const auditCount = () => db.auditLog.count({ where: { key: executed.key } });
-    expect(await revealResponse(db, config, viewer, executed.key, { reason: "curious" })).toMatchObject({ ok: false, code: "forbidden" });
-    expect(await revealResponse(db, config, actor("operator", [GLOBEX]), executed.key, { reason: "ticket 1" })).toMatchObject({ ok: false, code: "not_found" });
+    expect(await revealResponse(db, config, viewer, executed.key, { reason: "curious" })).toMatchObject({
+      ok: false,
+      code: "forbidden",
+    });
+    expect(
+      await revealResponse(db, config, actor("operator", [GLOBEX]), executed.key, { reason: "ticket 1" }),
+    ).toMatchObject({ ok: false, code: "not_found" });
     expect(await auditCount()).toBe(1);
     const revealed = await revealResponse(db, config, operator, executed.key, { reason: "ticket 4411: which card?" });
-    expect(revealed).toMatchObject({ ok: true, response: { card: "c_71", customer: { email: "ann@example.com" } }, revealedPaths: ["$['card']", "$['customer']['email']"] });
+    expect(revealed).toMatchObject({
+      ok: true,
+      response: { card: "c_71", customer: { email: "ann@example.com" } },
+      revealedPaths: ["$['card']", "$['customer']['email']"],
+    });
     const [reveal] = await db.auditLog.findMany({ where: { key: executed.key, action: "record.reveal" } });
-    expect(reveal).toMatchObject({ actor: "operator@test", actorRole: "operator", tenant: ACME, reason: "ticket 4411: which card?", evidence: { revealedPaths: ["$['card']", "$['customer']['email']"] } });
+    expect(reveal).toMatchObject({
+      actor: "operator@test",
+      actorRole: "operator",
+      tenant: ACME,
+      reason: "ticket 4411: which card?",
+      evidence: { revealedPaths: ["$['card']", "$['customer']['email']"] },
+    });
     expect(JSON.stringify({ ...reveal, id: String(reveal?.id) })).not.toContain("c_71"); // the audit row names the paths, never the values
     expect(forViewer.timeline.map((t) => t.kind)).toEqual(["claim", "completed", "replay_served", "operator"]);
     expect(forViewer.stuck.isStuck).toBe(false);
@@ -118,23 +187,38 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const theirs = await chargeCard(at)(call(GLOBEX, 3_003));
     const lookup = await lookUp(acmeOnly, `ref ${theirs.ref}`);
     expect(lookup.kind === "searched" && lookup.matches).toEqual([]);
-    expect(lookup.kind === "searched" && lookup.whyMissing.join(" ")).toMatch(`a tenant you cannot see: you see ${ACME} only`);
+    expect(lookup.kind === "searched" && lookup.whyMissing.join(" ")).toMatch(
+      `a tenant you cannot see: you see ${ACME} only`,
+    );
     // No trace of it either: its events belong to a tenant this user cannot see.
-    expect(lookup.kind === "searched" && lookup.misses).toEqual([{ ref: theirs.ref, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
+    expect(lookup.kind === "searched" && lookup.misses).toEqual([
+      { ref: theirs.ref, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null },
+    ]);
     expect(await getRecordDetail(db, config, acmeOnly, theirs.key, new Date())).toBeNull();
     expect(await checkRecord(db, config, acmeOnly, theirs.key)).toBeNull();
 
-    const params = { tenant: GLOBEX, subject: "user_1", tool: "charge_card", args: '{"amount_cents":3003,"card":"c_71"}', at: at.toISOString() };
+    const params = {
+      tenant: GLOBEX,
+      subject: "user_1",
+      tool: "charge_card",
+      args: '{"amount_cents":3003,"card":"c_71"}',
+      at: at.toISOString(),
+    };
     const input = parseExplainParams(params, new Date());
     if (!input.ok) throw new Error(JSON.stringify(input.errors));
     const hidden = await explainKey(db, acmeOnly, input.input);
     const visible = await explainKey(db, viewer, input.input);
     if (!hidden.ok || !visible.ok) throw new Error("explain failed");
     expect(visible.explanation.derived.key).toBe(theirs.key);
-    expect(visible.explanation.buckets.find((b) => b.position === "same")?.records?.map((r) => r.key)).toEqual([theirs.key]);
+    expect(visible.explanation.buckets.find((b) => b.position === "same")?.records?.map((r) => r.key)).toEqual([
+      theirs.key,
+    ]);
     // Not looked up at all, rather than "no record" in each bucket: the tenant is not theirs.
     expect(hidden.explanation.buckets.map((b) => b.records)).toEqual([null, null, null]);
-    expect(hidden.explanation.recordsError).toEqual({ code: "unknown_tenant", message: `no tenant '${GLOBEX}' among yours` });
+    expect(hidden.explanation.recordsError).toEqual({
+      code: "unknown_tenant",
+      message: `no tenant '${GLOBEX}' among yours`,
+    });
   });
 
   it("the explainer finds the same call 14 minutes earlier in the previous bucket", async () => {
@@ -147,11 +231,23 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const current = await chargeCard(now)(call(ACME, 4_004));
     expect(before.key).not.toBe(current.key);
 
-    const input = parseExplainParams({ tenant: ACME, subject: "user_1", tool: "charge_card", args: '{"card": "c_71", "amount_cents": 4004}', at: now.toISOString(), window: "15m" }, new Date());
+    const input = parseExplainParams(
+      {
+        tenant: ACME,
+        subject: "user_1",
+        tool: "charge_card",
+        args: '{"card": "c_71", "amount_cents": 4004}',
+        at: now.toISOString(),
+        window: "15m",
+      },
+      new Date(),
+    );
     if (!input.ok) throw new Error(JSON.stringify(input.errors));
     const result = await explainKey(db, viewer, input.input);
     if (!result.ok) throw new Error(JSON.stringify(result.errors));
-    const byPosition = Object.fromEntries(result.explanation.buckets.map((b) => [b.position, (b.records ?? []).map((r) => [r.key, r.offsetMs])]));
+    const byPosition = Object.fromEntries(
+      result.explanation.buckets.map((b) => [b.position, (b.records ?? []).map((r) => [r.key, r.offsetMs])]),
+    );
     expect(byPosition).toEqual({ previous: [[before.key, -14 * 60_000]], same: [[current.key, 0]], next: [] });
     expect(result.explanation.derived.canonical).toBe('{"amount_cents":4004,"card":"c_71"}');
   });
@@ -160,7 +256,12 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     const trimmed = await chargeCard(new Date())(call(ACME, 5_005));
     await chargeCard(new Date())(call(ACME, 5_005)); // a replay event
     const released = await chargeCard(new Date())(call(ACME, 5_006));
-    await writeAudit(db, operator, { action: "record.release", key: released.key, tenant: ACME, reason: "processor: not found" });
+    await writeAudit(db, operator, {
+      action: "record.release",
+      key: released.key,
+      tenant: ACME,
+      reason: "processor: not found",
+    });
     await pool.query(`DELETE FROM idempotency WHERE key = ANY($1)`, [[trimmed.key, released.key]]);
 
     const result = await lookUp(viewer, `ref ${trimmed.ref}, ref ${released.ref}`);
@@ -177,10 +278,13 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
 
   it("text without a ref and oversized text get messages, not errors", async () => {
     expect(await lookUp(viewer, "my card was charged twice!")).toMatchObject({ kind: "no_refs" });
-    expect(await lookUp(viewer, "a".repeat(10_001))).toMatchObject({ kind: "invalid", message: expect.stringMatching(/at most 10,000/) });
+    expect(await lookUp(viewer, "a".repeat(10_001))).toMatchObject({
+      kind: "invalid",
+      message: expect.stringMatching(/at most 10,000/),
+    });
   });
 
-  it("the ref look-up is a range scan on the primary key (COLLATE \"C\"), not a table scan", async () => {
+  it('the ref look-up is a range scan on the primary key (COLLATE "C"), not a table scan', async () => {
     const client = await pool.connect();
     try {
       await client.query("BEGIN");

@@ -10,7 +10,14 @@ import { parseConfig } from "@/lib/config/load";
 import { connectTestDb } from "../helpers/db";
 
 const suffix = randomBytes(3).toString("hex");
-const admin: Actor = { kind: "user", id: "u-md", name: `md-${suffix}@export.test`, displayName: "Admin", role: "admin", tenants: [`md-${suffix}`] };
+const admin: Actor = {
+  kind: "user",
+  id: "u-md",
+  name: `md-${suffix}@export.test`,
+  displayName: "Admin",
+  role: "admin",
+  tenants: [`md-${suffix}`],
+};
 const HOSTILE_SERVER = `srv-${suffix}<script>alert(1)</script>`;
 const HOSTILE_TOOLS = [
   "<img src=x onerror=alert(1)>",
@@ -27,7 +34,20 @@ describe("the Markdown export escapes what the console did not write", () => {
   const db = connectTestDb();
 
   it("renders hostile tool and server names as their own text", async () => {
-    const listing = parseToolsListing(JSON.stringify({ jsonrpc: "2.0", id: 1, result: { tools: HOSTILE_TOOLS.map((name) => ({ name, title: `<b>${name}</b>`, description: "<iframe src=//evil>", annotations: { idempotentHint: true } })) } }));
+    const listing = parseToolsListing(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        result: {
+          tools: HOSTILE_TOOLS.map((name) => ({
+            name,
+            title: `<b>${name}</b>`,
+            description: "<iframe src=//evil>",
+            annotations: { idempotentHint: true },
+          })),
+        },
+      }),
+    );
     expect(listing.ok).toBe(true);
     if (!listing.ok) return;
     await recordUploadedListing(db, admin, HOSTILE_SERVER, listing.tools);
@@ -43,7 +63,12 @@ describe("the Markdown export escapes what the console did not write", () => {
     // Headings: the document's own, and one per tool — none injected by a name.
     expect(html.match(/<h[1-6]>/g)?.length).toBe(3 + audit.tools.length);
     // The names read as written once rendered (entities decoded, backslashes gone).
-    const text = html.replace(/<[^>]+>/g, "").replace(/&lt;/g, "<").replace(/&gt;/g, ">").replace(/&quot;/g, '"').replace(/&amp;/g, "&");
+    const text = html
+      .replace(/<[^>]+>/g, "")
+      .replace(/&lt;/g, "<")
+      .replace(/&gt;/g, ">")
+      .replace(/&quot;/g, '"')
+      .replace(/&amp;/g, "&");
     for (const name of HOSTILE_TOOLS) expect(text).toContain(name.replace(/\n+/g, " "));
     expect(text).toContain(HOSTILE_SERVER);
   });

@@ -36,11 +36,27 @@ describe("an official MCP reference server over stdio, from the config file", ()
     expect(pkg.version).toBe("2026.8.31");
     const declared = declaredInPackage();
     expect(Object.keys(declared).length).toBeGreaterThanOrEqual(10);
-    expect(declared.write_file).toEqual({ readOnlyHint: false, idempotentHint: true, destructiveHint: true, openWorldHint: false });
+    expect(declared.write_file).toEqual({
+      readOnlyHint: false,
+      idempotentHint: true,
+      destructiveHint: true,
+      openWorldHint: false,
+    });
   });
 
   it("its tools appear with exactly the annotations it declares", async () => {
-    const config = parseConfig(JSON.stringify({ mcpServers: [{ name: "files", transport: "stdio", command: path.resolve("node_modules/.bin/mcp-server-filesystem"), args: [dir] }] }));
+    const config = parseConfig(
+      JSON.stringify({
+        mcpServers: [
+          {
+            name: "files",
+            transport: "stdio",
+            command: path.resolve("node_modules/.bin/mcp-server-filesystem"),
+            args: [dir],
+          },
+        ],
+      }),
+    );
     const [server] = configServers(config);
     const listing = await listServerTools(server!, 20_000);
     if (!listing.ok) throw new Error(listing.reason);

@@ -34,7 +34,14 @@ const H = 3_600_000;
 const M = 60_000;
 const WRITER_LATENCIES_MS = [40, 180, 420, 900, 1_700, 2_600, 4_100, 8_800];
 
-const OPERATOR: Actor = { kind: "user", id: `op-${run}`, name: `op-${run}@test`, displayName: "operator", role: "operator", tenants: [] };
+const OPERATOR: Actor = {
+  kind: "user",
+  id: `op-${run}`,
+  name: `op-${run}@test`,
+  displayName: "operator",
+  role: "operator",
+  tenants: [],
+};
 const ADMIN: Actor = { ...OPERATOR, id: `admin-${run}`, name: `admin-${run}@test`, role: "admin" };
 
 let database: TestDatabase;
@@ -48,7 +55,9 @@ async function stuckClaim(tenant: string, taken: boolean, ageMs: number): Promis
   const key = keyOf();
   await db.$executeRawUnsafe(
     `INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, 'charge_card', 'in_progress', now() - $3::int * interval '1 millisecond')`,
-    key, tenant, ageMs,
+    key,
+    tenant,
+    ageMs,
   );
   if (taken) {
     const charged = await fetch(`${processor.url}/charges`, {
@@ -68,7 +77,10 @@ async function writerCompletions(tenant: string, count: number): Promise<void> {
     await db.$executeRawUnsafe(
       `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at)
        VALUES ($1, $2, 'charge_card', 'completed', now() - $3::int * interval '1 second', now() - $3::int * interval '1 second' + $4::int * interval '1 millisecond')`,
-      keyOf(), tenant, 60 + i * 7, latency,
+      keyOf(),
+      tenant,
+      60 + i * 7,
+      latency,
     );
   }
 }
@@ -77,9 +89,15 @@ async function writerCompletions(tenant: string, count: number): Promise<void> {
 // The truth, in plain SQL written for this test.
 
 type Truth = {
-  writerP50: number | null; writerP95: number | null; timed: number;
-  operatorP50: number | null; operatorP95: number | null; reconcilerP50: number | null; reconcilerP95: number | null;
-  byOperator: number; byReconciler: number;
+  writerP50: number | null;
+  writerP95: number | null;
+  timed: number;
+  operatorP50: number | null;
+  operatorP95: number | null;
+  reconcilerP50: number | null;
+  reconcilerP95: number | null;
+  byOperator: number;
+  byReconciler: number;
 };
 
 const asBucket = (ms: number | null) => (ms === null ? null : bucketValueMs(latencyBucket(ms)));
@@ -96,7 +114,8 @@ async function truth(report: MetricsReport, tenants: string[]): Promise<Truth> {
   const writerMs = "extract(epoch FROM i.updated_at - i.created_at) * 1000";
   const resolutionMs = "extract(epoch FROM a.at - (a.before->>'createdAt')::timestamptz) * 1000";
   const one = async (sql: string) => (await db.$queryRawUnsafe<{ n: number | null }[]>(sql, ...window))[0]?.n ?? null;
-  const pct = (p: number, ms: string, from: string) => one(`SELECT (percentile_disc(${p}) WITHIN GROUP (ORDER BY ${ms}))::float8 AS n ${from}`);
+  const pct = (p: number, ms: string, from: string) =>
+    one(`SELECT (percentile_disc(${p}) WITHIN GROUP (ORDER BY ${ms}))::float8 AS n ${from}`);
   return {
     writerP50: asBucket(await pct(0.5, writerMs, writerSql)),
     writerP95: asBucket(await pct(0.95, writerMs, writerSql)),
@@ -113,10 +132,15 @@ async function truth(report: MetricsReport, tenants: string[]): Promise<Truth> {
 function figuresOf(f: MetricsFigures | undefined): Truth {
   expect(f).toBeDefined();
   return {
-    writerP50: f!.completeP50Ms, writerP95: f!.completeP95Ms, timed: f!.timedCompletions,
-    operatorP50: f!.operatorResolveP50Ms, operatorP95: f!.operatorResolveP95Ms,
-    reconcilerP50: f!.reconcilerResolveP50Ms, reconcilerP95: f!.reconcilerResolveP95Ms,
-    byOperator: f!.resolvedByOperator, byReconciler: f!.resolvedByReconciler,
+    writerP50: f!.completeP50Ms,
+    writerP95: f!.completeP95Ms,
+    timed: f!.timedCompletions,
+    operatorP50: f!.operatorResolveP50Ms,
+    operatorP95: f!.operatorResolveP95Ms,
+    reconcilerP50: f!.reconcilerResolveP50Ms,
+    reconcilerP95: f!.reconcilerResolveP95Ms,
+    byOperator: f!.resolvedByOperator,
+    byReconciler: f!.resolvedByReconciler,
   };
 }
 
@@ -125,11 +149,14 @@ async function assertTrue(report: MetricsReport, label: string): Promise<void> {
   expect(figuresOf(report.overall), `${label}: overall`).toEqual(overall);
   expect(figuresOf(report.tools.find((t) => t.tool === "charge_card")), `${label}: charge_card`).toEqual(overall);
   for (const tenant of [TA, TB]) {
-    expect(figuresOf(report.tenants.find((t) => t.tenant === tenant)), `${label}: ${tenant}`).toEqual(await truth(report, [tenant]));
+    expect(figuresOf(report.tenants.find((t) => t.tenant === tenant)), `${label}: ${tenant}`).toEqual(
+      await truth(report, [tenant]),
+    );
   }
 }
 
-const metrics = (window: MetricsWindow, now: Date) => getMetrics(db, config, ADMIN, { window, tool: null, tenant: null }, now, { rollUp: false });
+const metrics = (window: MetricsWindow, now: Date) =>
+  getMetrics(db, config, ADMIN, { window, tool: null, tenant: null }, now, { rollUp: false });
 
 describe("metrics: time to complete is the writers', console resolutions are counted apart", () => {
   beforeAll(async () => {
@@ -159,16 +186,34 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     const resolved = await stuckClaim(TA, true, 2 * H);
     const bulkComplete = await stuckClaim(TB, true, 2 * H + 10 * M);
     const bulkRelease = await stuckClaim(TB, false, 3 * H);
-    const reconciled = [await stuckClaim(TA, true, 2 * H + 20 * M), await stuckClaim(TA, false, 90 * M), await stuckClaim(TB, true, 4 * H)];
+    const reconciled = [
+      await stuckClaim(TA, true, 2 * H + 20 * M),
+      await stuckClaim(TA, false, 90 * M),
+      await stuckClaim(TB, true, 4 * H),
+    ];
 
-    const single = await resolveRecord(db, config, OPERATOR, resolved, { action: "complete", reason: "processor says charged", expectedUpdatedAt: null });
+    const single = await resolveRecord(db, config, OPERATOR, resolved, {
+      action: "complete",
+      reason: "processor says charged",
+      expectedUpdatedAt: null,
+    });
     expect(single.ok).toBe(true);
     const bulk = await applyBulkResolution(db, config, OPERATOR, {
       reason: "cleanup",
-      rows: [{ key: bulkComplete, action: "complete", expectedUpdatedAt: null }, { key: bulkRelease, action: "release", expectedUpdatedAt: null }],
+      rows: [
+        { key: bulkComplete, action: "complete", expectedUpdatedAt: null },
+        { key: bulkRelease, action: "release", expectedUpdatedAt: null },
+      ],
     });
     expect(bulk.totals.ok).toBe(2);
-    const sweep = await reconcile(db, config, { olderThanMs: null, tool: null, tenant: null, limit: 100, concurrency: 2, dryRun: false });
+    const sweep = await reconcile(db, config, {
+      olderThanMs: null,
+      tool: null,
+      tenant: null,
+      limit: 100,
+      concurrency: 2,
+      dryRun: false,
+    });
     expect(sweep.totals).toMatchObject({ completed: 2, released: 1 });
     expect(sweep.rows.map((r) => r.key).sort()).toEqual([...reconciled].sort());
     // A run a person started (POST /api/v1/reconcile): under their name, the reconciler's by its reason.
@@ -199,7 +244,8 @@ describe("metrics: time to complete is the writers', console resolutions are cou
       await rolledUpLater(t1, live);
     } finally {
       // The hours rolled "two hours on" are in the future: forget every rollup, for the tests below.
-      for (const table of ["metrics_rollup_hour", "metrics_hourly", "metrics_rollup_minute", "metrics_minute"]) await db.$executeRawUnsafe(`DELETE FROM ${table}`);
+      for (const table of ["metrics_rollup_hour", "metrics_hourly", "metrics_rollup_minute", "metrics_minute"])
+        await db.$executeRawUnsafe(`DELETE FROM ${table}`);
     }
   });
 
@@ -219,7 +265,9 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     await rollUpSettled(db, t3);
     const hourly = await metrics("24h", t3);
     expect(hourly.source.rolledUpSteps).toBeGreaterThan(0);
-    expect(hourly.source.countedLiveFrom === null || Date.parse(hourly.source.countedLiveFrom) > t1.getTime()).toBe(true);
+    expect(hourly.source.countedLiveFrom === null || Date.parse(hourly.source.countedLiveFrom) > t1.getTime()).toBe(
+      true,
+    );
     await assertTrue(hourly, "hourly");
     expect(figuresOf(hourly.overall)).toEqual(figuresOf(live.overall));
   }
@@ -229,11 +277,32 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     const byName = new Map(report.tools.map((t) => [t.tool, t]));
     expect([...byName.keys()].sort()).toEqual(["charge_card", "configured_only", "create_shipment", "get_status"]);
     expect(byName.get("charge_card")).toMatchObject({ seen: true, declaredIdempotentHint: true, listedBy: ["shop"] });
-    expect(byName.get("create_shipment")).toMatchObject({ seen: false, declaredIdempotentHint: true, listedBy: ["shop"], executions: 0, completed: 0, stuckNow: 0, resolvedByOperator: 0, completeP95Ms: null });
+    expect(byName.get("create_shipment")).toMatchObject({
+      seen: false,
+      declaredIdempotentHint: true,
+      listedBy: ["shop"],
+      executions: 0,
+      completed: 0,
+      stuckNow: 0,
+      resolvedByOperator: 0,
+      completeP95Ms: null,
+    });
     expect(byName.get("get_status")).toMatchObject({ seen: false, declaredIdempotentHint: null, executions: 0 });
-    expect(byName.get("configured_only")).toMatchObject({ seen: false, declaredIdempotentHint: null, listedBy: [], executions: 0 });
+    expect(byName.get("configured_only")).toMatchObject({
+      seen: false,
+      declaredIdempotentHint: null,
+      listedBy: [],
+      executions: 0,
+    });
     // A tool filter keeps only that tool.
-    const one = await getMetrics(db, config, ADMIN, { window: "24h", tool: "create_shipment", tenant: null }, new Date(), { rollUp: false });
+    const one = await getMetrics(
+      db,
+      config,
+      ADMIN,
+      { window: "24h", tool: "create_shipment", tenant: null },
+      new Date(),
+      { rollUp: false },
+    );
     expect(one.tools.map((t) => [t.tool, t.seen])).toEqual([["create_shipment", false]]);
   });
 
@@ -241,14 +310,19 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     // Events make charge_card a recording tool: three replays 50 minutes ago, a step with no claim.
     const key = keyOf();
     for (let i = 0; i < 3; i++) {
-      await db.$executeRawUnsafe(`INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, 'charge_card', 'replay_served', now() - interval '50 minutes')`, key, TA);
+      await db.$executeRawUnsafe(
+        `INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, 'charge_card', 'replay_served', now() - interval '50 minutes')`,
+        key,
+        TA,
+      );
     }
     const now = new Date();
     const report = await metrics("1h", now);
     const [row] = await db.$queryRawUnsafe<{ claims: number; events: number }[]>(
       `SELECT (SELECT count(*)::int FROM idempotency WHERE created_at >= $1::timestamptz AND created_at < $2::timestamptz) AS claims,
               (SELECT count(*)::int FROM idempotency_event WHERE kind IN ('replay_served', 'in_flight_rejected') AND at >= $1::timestamptz AND at < $2::timestamptz) AS events`,
-      report.from, report.to,
+      report.from,
+      report.to,
     );
     expect(report.overall.suppressionCalls).toBe(row!.claims + row!.events);
     expect(report.overall.smallSample).toBe(row!.claims + row!.events < MIN_RATE_CALLS);
@@ -269,35 +343,64 @@ describe("metrics: time to complete is the writers', console resolutions are cou
     const completedAt = new Date(hour.getTime() + 5 * M);
     const key = keyOf();
     // An audit row as applyResolution writes it, for a completion in the rolled hour, and a release by the reconciler.
-    const snapshot = (k: string, status: string, updatedAt: string | null) => ({ key: k, tenant: TA, subject: null, tool: "charge_card", status, response: null, createdAt: createdAt.toISOString(), updatedAt, version: null });
+    const snapshot = (k: string, status: string, updatedAt: string | null) => ({
+      key: k,
+      tenant: TA,
+      subject: null,
+      tool: "charge_card",
+      status,
+      response: null,
+      createdAt: createdAt.toISOString(),
+      updatedAt,
+      version: null,
+    });
     await db.$executeRawUnsafe(
       `INSERT INTO audit_log (at, actor, actor_role, action, key, tenant, before, after, reason) VALUES
          ($1::timestamptz, 'op@test', 'operator', 'record.complete', $2, $3, $4::jsonb, $5::jsonb, 'charged'),
          ($1::timestamptz, 'system:reconciler', 'operator', 'record.release', $6, $3, $7::jsonb, NULL, 'reconciler: not taken')`,
-      completedAt.toISOString(), key, TA, JSON.stringify(snapshot(key, "in_progress", null)), JSON.stringify(snapshot(key, "completed", completedAt.toISOString())),
-      keyOf(), JSON.stringify(snapshot("x", "in_progress", null)),
+      completedAt.toISOString(),
+      key,
+      TA,
+      JSON.stringify(snapshot(key, "in_progress", null)),
+      JSON.stringify(snapshot(key, "completed", completedAt.toISOString())),
+      keyOf(),
+      JSON.stringify(snapshot("x", "in_progress", null)),
     );
     const consoleBucket = String(latencyBucket(completedAt.getTime() - createdAt.getTime()));
     const writerBucket = String(latencyBucket(250));
     // The old, mixed histogram: one writer completion and the console's.
-    await db.$executeRawUnsafe(`ALTER TABLE metrics_hourly DROP COLUMN operator_latency, DROP COLUMN reconciler_latency`);
-    await db.$executeRawUnsafe(`ALTER TABLE metrics_minute DROP COLUMN operator_latency, DROP COLUMN reconciler_latency`);
+    await db.$executeRawUnsafe(
+      `ALTER TABLE metrics_hourly DROP COLUMN operator_latency, DROP COLUMN reconciler_latency`,
+    );
+    await db.$executeRawUnsafe(
+      `ALTER TABLE metrics_minute DROP COLUMN operator_latency, DROP COLUMN reconciler_latency`,
+    );
     await db.$executeRawUnsafe(
       `INSERT INTO metrics_hourly (hour, tenant, tool, executions, completed, resolved_by_operator, resolved_by_reconciler, latency) VALUES ($1::timestamptz, $2, 'charge_card', 1, 2, 1, 1, $3::jsonb)`,
-      hour.toISOString(), TA, JSON.stringify({ [writerBucket]: 1, [consoleBucket]: 1 }),
+      hour.toISOString(),
+      TA,
+      JSON.stringify({ [writerBucket]: 1, [consoleBucket]: 1 }),
     );
     // The migration's statements as the runner sends them: one simple-protocol query.
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     try {
-      await client.query(readFileSync(path.resolve("prisma/migrations/20261218020000_writer_latency/migration.sql"), "utf8"));
+      await client.query(
+        readFileSync(path.resolve("prisma/migrations/20261218020000_writer_latency/migration.sql"), "utf8"),
+      );
     } finally {
       await client.end();
     }
     const [row] = await db.$queryRawUnsafe<{ latency: object; operator_latency: object; reconciler_latency: object }[]>(
-      `SELECT latency, operator_latency, reconciler_latency FROM metrics_hourly WHERE hour = $1::timestamptz AND tenant = $2`, hour.toISOString(), TA,
+      `SELECT latency, operator_latency, reconciler_latency FROM metrics_hourly WHERE hour = $1::timestamptz AND tenant = $2`,
+      hour.toISOString(),
+      TA,
     );
-    expect(row).toEqual({ latency: { [writerBucket]: 1 }, operator_latency: { [consoleBucket]: 1 }, reconciler_latency: { [String(latencyBucket(5 * M + 2 * H))]: 1 } });
+    expect(row).toEqual({
+      latency: { [writerBucket]: 1 },
+      operator_latency: { [consoleBucket]: 1 },
+      reconciler_latency: { [String(latencyBucket(5 * M + 2 * H))]: 1 },
+    });
     expect(await db.$queryRawUnsafe(`SELECT count(*)::int AS n FROM metrics_minute`)).toEqual([{ n: 0 }]);
   });
 });

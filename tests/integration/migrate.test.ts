@@ -47,7 +47,7 @@ describe("migrate", () => {
     expect(await query(url, `SELECT migration_name, checksum, finished_at FROM "_prisma_migrations"`)).toEqual(history);
   });
 
-  it("creates the contract table with key COLLATE \"C\" as its primary key", async () => {
+  it('creates the contract table with key COLLATE "C" as its primary key', async () => {
     const { url } = await freshDatabase();
     await migrate(url);
     const [column] = await query<{ collation_name: string }>(
@@ -55,19 +55,33 @@ describe("migrate", () => {
       `SELECT collation_name FROM information_schema.columns WHERE table_name = 'idempotency' AND column_name = 'key'`,
     );
     expect(column?.collation_name).toBe("C");
-    const indexes = await query<{ indexname: string; indexdef: string }>(url, `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'idempotency'`);
+    const indexes = await query<{ indexname: string; indexdef: string }>(
+      url,
+      `SELECT indexname, indexdef FROM pg_indexes WHERE tablename = 'idempotency'`,
+    );
     expect(indexes.map((i) => i.indexname)).toContain("idempotency_pkey");
-    expect(indexes.find((i) => i.indexname === "idempotency_not_completed_created_at_idx")?.indexdef).toContain("WHERE (status <> 'completed'::text)");
+    expect(indexes.find((i) => i.indexname === "idempotency_not_completed_created_at_idx")?.indexdef).toContain(
+      "WHERE (status <> 'completed'::text)",
+    );
   });
 
-  it("adopts a table the reference writers created: optional columns added, key collated \"C\"", async () => {
+  it('adopts a table the reference writers created: optional columns added, key collated "C"', async () => {
     const { url } = await freshDatabase();
-    await query(url, `CREATE TABLE idempotency (key text COLLATE "POSIX" PRIMARY KEY, tenant text NOT NULL, status text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now())`);
+    await query(
+      url,
+      `CREATE TABLE idempotency (key text COLLATE "POSIX" PRIMARY KEY, tenant text NOT NULL, status text NOT NULL, response jsonb, created_at timestamptz NOT NULL DEFAULT now())`,
+    );
     await query(url, `INSERT INTO idempotency (key, tenant, status) VALUES ('k1', 't', 'completed')`);
     await migrate(url);
-    const rows = await query<{ key: string; subject: string | null; tool: string | null }>(url, `SELECT key, subject, tool, updated_at FROM idempotency`);
+    const rows = await query<{ key: string; subject: string | null; tool: string | null }>(
+      url,
+      `SELECT key, subject, tool, updated_at FROM idempotency`,
+    );
     expect(rows).toEqual([{ key: "k1", subject: null, tool: null, updated_at: null }]);
-    const [column] = await query<{ collation_name: string }>(url, `SELECT collation_name FROM information_schema.columns WHERE table_name = 'idempotency' AND column_name = 'key'`);
+    const [column] = await query<{ collation_name: string }>(
+      url,
+      `SELECT collation_name FROM information_schema.columns WHERE table_name = 'idempotency' AND column_name = 'key'`,
+    );
     expect(column?.collation_name).toBe("C"); // adopted tables get the collation the ref look-up needs
   });
 
@@ -79,13 +93,25 @@ describe("migrate", () => {
     for (const m of later) cpSync(path.join(dir, m.name), path.join(held, m.name), { recursive: true, force: true });
     for (const m of later) rmSync(path.join(dir, m.name), { recursive: true });
     await migrate(url, { dir });
-    await query(url, `INSERT INTO metrics_hourly (hour, tenant, tool, completed) VALUES ('2030-01-01T10:00Z', 'acme', 'charge_card', 5), ('2030-01-01T10:00Z', 'acme', '', 1)`);
-    await query(url, `INSERT INTO metrics_hourly_latency (hour, tenant, tool, bucket, completions) VALUES
-      ('2030-01-01T10:00Z', 'acme', 'charge_card', 29, 3), ('2030-01-01T10:00Z', 'acme', 'charge_card', 40, 2), ('2030-01-01T10:00Z', 'acme', '', 0, 1)`);
+    await query(
+      url,
+      `INSERT INTO metrics_hourly (hour, tenant, tool, completed) VALUES ('2030-01-01T10:00Z', 'acme', 'charge_card', 5), ('2030-01-01T10:00Z', 'acme', '', 1)`,
+    );
+    await query(
+      url,
+      `INSERT INTO metrics_hourly_latency (hour, tenant, tool, bucket, completions) VALUES
+      ('2030-01-01T10:00Z', 'acme', 'charge_card', 29, 3), ('2030-01-01T10:00Z', 'acme', 'charge_card', 40, 2), ('2030-01-01T10:00Z', 'acme', '', 0, 1)`,
+    );
     for (const m of later) cpSync(path.join(held, m.name), path.join(dir, m.name), { recursive: true });
     await migrate(url, { dir });
-    const rows = await query<{ tool: string; latency: unknown }>(url, `SELECT tool, latency FROM metrics_hourly ORDER BY tool`);
-    expect(rows).toEqual([{ tool: "", latency: { "0": 1 } }, { tool: "charge_card", latency: { "29": 3, "40": 2 } }]);
+    const rows = await query<{ tool: string; latency: unknown }>(
+      url,
+      `SELECT tool, latency FROM metrics_hourly ORDER BY tool`,
+    );
+    expect(rows).toEqual([
+      { tool: "", latency: { "0": 1 } },
+      { tool: "charge_card", latency: { "29": 3, "40": 2 } },
+    ]);
     expect(await query(url, `SELECT to_regclass('metrics_hourly_latency') AS t`)).toEqual([{ t: null }]);
   });
 
@@ -93,10 +119,17 @@ describe("migrate", () => {
     const { url } = await freshDatabase();
     const dir = copyMigrations();
     mkdirSync(path.join(dir, "29990101000000_broken"));
-    writeFileSync(path.join(dir, "29990101000000_broken", "migration.sql"), "CREATE TABLE half_done (id int);\nSELECT no_such_function();\n");
-    await expect(migrate(url, { dir })).rejects.toThrow(/Migration 29990101000000_broken failed and was rolled back: .*no_such_function/);
+    writeFileSync(
+      path.join(dir, "29990101000000_broken", "migration.sql"),
+      "CREATE TABLE half_done (id int);\nSELECT no_such_function();\n",
+    );
+    await expect(migrate(url, { dir })).rejects.toThrow(
+      /Migration 29990101000000_broken failed and was rolled back: .*no_such_function/,
+    );
     expect(await query(url, `SELECT to_regclass('half_done') AS t`)).toEqual([{ t: null }]);
-    const names = (await query<{ migration_name: string }>(url, `SELECT migration_name FROM "_prisma_migrations"`)).map((r) => r.migration_name);
+    const names = (await query<{ migration_name: string }>(url, `SELECT migration_name FROM "_prisma_migrations"`)).map(
+      (r) => r.migration_name,
+    );
     expect(names).not.toContain("29990101000000_broken");
     expect(names).toContain(readMigrations()[0]!.name); // the good ones before it stay applied
   });

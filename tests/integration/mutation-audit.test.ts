@@ -16,11 +16,24 @@ process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-mutation-audit-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
-writeFileSync(process.env.IDEM_CONFIG, JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } }, outbound: { allow: ["127.0.0.1"] } }));
+writeFileSync(
+  process.env.IDEM_CONFIG,
+  JSON.stringify({
+    tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+    outbound: { allow: ["127.0.0.1"] },
+  }),
+);
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `maud-${run}`;
-const system = { kind: "system" as const, id: "t", name: "mutation-audit-test", displayName: "mutation-audit-test", role: "admin" as const, tenants: [] };
+const system = {
+  kind: "system" as const,
+  id: "t",
+  name: "mutation-audit-test",
+  displayName: "mutation-audit-test",
+  role: "admin" as const,
+  tenants: [],
+};
 const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** "app/api/v1/records/[key]/resolve/route.ts" exporting POST → "POST /api/v1/records/[key]/resolve". */
@@ -32,7 +45,8 @@ function mutatingRoutes(dir = "app/api"): string[] {
     else if (entry === "route.ts") {
       const source = readFileSync(full, "utf8");
       const route = `/${path.dirname(full).replace(/^app\//, "")}`;
-      for (const method of MUTATING) if (new RegExp(`export (const|async function) ${method}\\b`).test(source)) found.push(`${method} ${route}`);
+      for (const method of MUTATING)
+        if (new RegExp(`export (const|async function) ${method}\\b`).test(source)) found.push(`${method} ${route}`);
     }
   }
   return found.sort();
@@ -50,14 +64,25 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
   beforeAll(async () => {
     const created = await createToken(db, system, { name: `maud-admin-${run}`, role: "admin" });
     token = created.token;
-    label = actorLabel({ kind: "token", id: created.summary.id, name: created.summary.name, displayName: "", role: "admin", tenants: [] });
+    label = actorLabel({
+      kind: "token",
+      id: created.summary.id,
+      name: created.summary.name,
+      displayName: "",
+      role: "admin",
+      tenants: [],
+    });
   });
 
   async function takenClaim(): Promise<string> {
     n += 1;
     const key = createHash("sha256").update(`maud|${run}|${n}`).digest("hex");
     await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${key}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
-    const charged = await fetch(`${processor.url}/charges`, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify({ card: "c_4242", amount_cents: 900 + n, reference: key }) });
+    const charged = await fetch(`${processor.url}/charges`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ card: "c_4242", amount_cents: 900 + n, reference: key }),
+    });
     expect(charged.status).toBe(200);
     return key;
   }
@@ -68,7 +93,11 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
     return key;
   }
   const request = (url: string, body: unknown) =>
-    new Request(`http://console.test${url}`, { method: "POST", headers: { authorization: `Bearer ${token}`, "content-type": "application/json" }, body: JSON.stringify(body) });
+    new Request(`http://console.test${url}`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
   const keyed = (key: string) => ({ params: Promise.resolve({ key }) });
   const none = { params: Promise.resolve({} as Record<string, never>) };
   const route = async (path: ApiRoutePath) => ({ POST: await routeHandler(path, "POST") });
@@ -78,14 +107,24 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
       auditRows: 1,
       call: async () => {
         const key = await takenClaim();
-        return (await route("records/[key]/resolve")).POST!(request(`/api/v1/records/${key}/resolve`, { action: "complete", reason: "processor says taken", expectedUpdatedAt: null }), keyed(key));
+        return (await route("records/[key]/resolve")).POST!(
+          request(`/api/v1/records/${key}/resolve`, {
+            action: "complete",
+            reason: "processor says taken",
+            expectedUpdatedAt: null,
+          }),
+          keyed(key),
+        );
       },
     },
     "POST /api/v1/records/[key]/reveal": {
       auditRows: 1,
       call: async () => {
         const key = await completedRecord();
-        return (await route("records/[key]/reveal")).POST!(request(`/api/v1/records/${key}/reveal`, { reason: "ticket 1: which card?" }), keyed(key));
+        return (await route("records/[key]/reveal")).POST!(
+          request(`/api/v1/records/${key}/reveal`, { reason: "ticket 1: which card?" }),
+          keyed(key),
+        );
       },
     },
     "POST /api/v1/records/[key]/check": {
@@ -95,32 +134,66 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
         return (await route("records/[key]/check")).POST!(request(`/api/v1/records/${key}/check`, {}), keyed(key));
       },
     },
-    "POST /api/v1/bulk/plan": { auditRows: 0, call: async () => (await route("bulk/plan")).POST!(request("/api/v1/bulk/plan", { keys: [await takenClaim()] }), none) },
+    "POST /api/v1/bulk/plan": {
+      auditRows: 0,
+      call: async () =>
+        (await route("bulk/plan")).POST!(request("/api/v1/bulk/plan", { keys: [await takenClaim()] }), none),
+    },
     "POST /api/v1/bulk/apply": {
       auditRows: 1,
       call: async () => {
         const key = await takenClaim();
-        return (await route("bulk/apply")).POST!(request("/api/v1/bulk/apply", { reason: "bulk: processor says taken", rows: [{ key, action: "complete", expectedUpdatedAt: null }] }), none);
+        return (await route("bulk/apply")).POST!(
+          request("/api/v1/bulk/apply", {
+            reason: "bulk: processor says taken",
+            rows: [{ key, action: "complete", expectedUpdatedAt: null }],
+          }),
+          none,
+        );
       },
     },
-    "POST /api/v1/reconcile": { auditRows: 1, call: async () => (await route("reconcile")).POST!(request("/api/v1/reconcile", { filter: { keys: [await takenClaim()] }, dryRun: false }), none) },
+    "POST /api/v1/reconcile": {
+      auditRows: 1,
+      call: async () =>
+        (await route("reconcile")).POST!(
+          request("/api/v1/reconcile", { filter: { keys: [await takenClaim()] }, dryRun: false }),
+          none,
+        ),
+    },
     "POST /api/v1/tools/reviews": {
       auditRows: 1,
-      call: async () => (await route("tools/reviews")).POST!(request("/api/v1/tools/reviews", { server: `maud-${run}`, tool: "get_weather", reason: "reads only: repeating it has no effect" }), none),
+      call: async () =>
+        (await route("tools/reviews")).POST!(
+          request("/api/v1/tools/reviews", {
+            server: `maud-${run}`,
+            tool: "get_weather",
+            reason: "reads only: repeating it has no effect",
+          }),
+          none,
+        ),
     },
     "POST /api/v1/tools/servers": {
       auditRows: 1,
-      call: async () => (await route("tools/servers")).POST!(request("/api/v1/tools/servers", { name: `maud-${run}`, url: "http://127.0.0.1:1/mcp" }), none),
+      call: async () =>
+        (await route("tools/servers")).POST!(
+          request("/api/v1/tools/servers", { name: `maud-${run}`, url: "http://127.0.0.1:1/mcp" }),
+          none,
+        ),
     },
     "POST /api/v1/tools/upload": {
       auditRows: 1,
       call: async () =>
         (await route("tools/upload")).POST!(
-          request(`/api/v1/tools/upload?server=maud-upload-${run}`, { tools: [{ name: "charge_card", inputSchema: { type: "object" }, annotations: { idempotentHint: true } }] }),
+          request(`/api/v1/tools/upload?server=maud-upload-${run}`, {
+            tools: [{ name: "charge_card", inputSchema: { type: "object" }, annotations: { idempotentHint: true } }],
+          }),
           none,
         ),
     },
-    "POST /api/v1/tools/refresh": { auditRows: 1, call: async () => (await route("tools/refresh")).POST!(request("/api/v1/tools/refresh", {}), none) },
+    "POST /api/v1/tools/refresh": {
+      auditRows: 1,
+      call: async () => (await route("tools/refresh")).POST!(request("/api/v1/tools/refresh", {}), none),
+    },
   };
 
   it("has a case for every mutating route in app/", () => {

@@ -8,7 +8,14 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database"
 
 // The overview's "Records" figure: reltuples only while the statistics describe the table. A database
 // of this file's own, autovacuum off for the table, so ANALYZE runs only when the test says so.
-const admin: Actor = { kind: "system", id: "test-admin", name: "test-admin", displayName: "test", role: "admin", tenants: [] };
+const admin: Actor = {
+  kind: "system",
+  id: "test-admin",
+  name: "test-admin",
+  displayName: "test",
+  role: "admin",
+  tenants: [],
+};
 const config = parseConfig(JSON.stringify({ tools: {} }));
 
 describe("overview: the records count is exact, a lower bound, or an estimate from fresh statistics (real PostgreSQL)", () => {
@@ -37,7 +44,8 @@ describe("overview: the records count is exact, a lower bound, or an estimate fr
     await client.query("SELECT pg_stat_force_next_flush()");
     await client.query("SELECT 1");
   };
-  const truth = async () => Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM idempotency")).rows[0]!.n);
+  const truth = async () =>
+    Number((await client.query<{ n: string }>("SELECT count(*) AS n FROM idempotency")).rows[0]!.n);
   const records = async () => {
     const counts = await getOverviewCounts(db, admin, config, new Date());
     return { records: counts.records, estimate: counts.recordsIsEstimate, atLeast: counts.recordsAtLeast };
@@ -58,9 +66,13 @@ describe("overview: the records count is exact, a lower bound, or an estimate fr
     expect(shown.records).toBeLessThanOrEqual(actual * 2);
   });
 
-  it("bulk-loaded since its ANALYZE: a lower bound, never reltuples' 105,000 for 255,000 rows", { timeout: 180_000 }, async () => {
-    await load(150_000);
-    expect(await records()).toEqual({ records: RECORDS_COUNT_CAP, estimate: false, atLeast: true });
-    expect(await truth()).toBe(255_000);
-  });
+  it(
+    "bulk-loaded since its ANALYZE: a lower bound, never reltuples' 105,000 for 255,000 rows",
+    { timeout: 180_000 },
+    async () => {
+      await load(150_000);
+      expect(await records()).toEqual({ records: RECORDS_COUNT_CAP, estimate: false, atLeast: true });
+      expect(await truth()).toBe(255_000);
+    },
+  );
 });

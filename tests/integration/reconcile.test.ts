@@ -81,11 +81,10 @@ describe("reconcile: stuck claims against the demo processor", () => {
   async function stuckClaim(options: { tenant: string; taken: boolean; tool?: string }): Promise<string> {
     n += 1;
     const key = createHash("sha256").update(`reconcile|${run}|${n}`).digest("hex");
-    await pool.query(`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, $3, 'in_progress', now() - interval '1 hour')`, [
-      key,
-      options.tenant,
-      options.tool ?? "charge_card",
-    ]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, $3, 'in_progress', now() - interval '1 hour')`,
+      [key, options.tenant, options.tool ?? "charge_card"],
+    );
     if (options.taken) {
       const response = await fetch(`${processor.url}/charges`, {
         method: "POST",
@@ -117,8 +116,19 @@ describe("reconcile: stuck claims against the demo processor", () => {
 
     const result = await reconcile(db, config, options(t));
 
-    expect(result).toMatchObject({ dryRun: false, candidates: 2, unresolved: 0, totals: { completed: 1, released: 1, left: 0, conflict: 0, skipped: 0, errors: 0 } });
-    expect(byKey(result, taken)).toMatchObject({ ref: taken.slice(0, 12), tenant: t, tool: "charge_card", outcome: "taken", action: "completed" });
+    expect(result).toMatchObject({
+      dryRun: false,
+      candidates: 2,
+      unresolved: 0,
+      totals: { completed: 1, released: 1, left: 0, conflict: 0, skipped: 0, errors: 0 },
+    });
+    expect(byKey(result, taken)).toMatchObject({
+      ref: taken.slice(0, 12),
+      tenant: t,
+      tool: "charge_card",
+      outcome: "taken",
+      action: "completed",
+    });
     expect(byKey(result, taken)?.ageMs).toBeGreaterThan(59 * 60_000);
     expect(byKey(result, notTaken)).toMatchObject({ outcome: "not_taken", action: "released" });
 
@@ -127,14 +137,23 @@ describe("reconcile: stuck claims against the demo processor", () => {
     expect(completed?.response).toMatchObject({ reference: taken, status: "succeeded" });
     const [completeAudit, ...moreComplete] = await auditRows(taken);
     expect(moreComplete).toHaveLength(0);
-    expect(completeAudit).toMatchObject({ action: "record.complete", actor: "system:reconciler", actorRole: "operator", tenant: t });
+    expect(completeAudit).toMatchObject({
+      action: "record.complete",
+      actor: "system:reconciler",
+      actorRole: "operator",
+      tenant: t,
+    });
     expect(completeAudit?.id.toString()).toBe(byKey(result, taken)?.auditId);
     expect(completeAudit?.evidence).toMatchObject({ outcome: "taken" });
 
     expect(await row(notTaken)).toBeNull();
     const [releaseAudit, ...moreRelease] = await auditRows(notTaken);
     expect(moreRelease).toHaveLength(0);
-    expect(releaseAudit).toMatchObject({ action: "record.release", actor: "system:reconciler", before: { key: notTaken, status: "in_progress", tenant: t } });
+    expect(releaseAudit).toMatchObject({
+      action: "record.release",
+      actor: "system:reconciler",
+      before: { key: notTaken, status: "in_progress", tenant: t },
+    });
   });
 
   it("an unreachable or timing-out processor changes nothing: the row stays, no audit row, counted unresolved", async () => {
@@ -147,9 +166,21 @@ describe("reconcile: stuck claims against the demo processor", () => {
     const result = await reconcile(db, config, options(t));
     expect(Date.now() - started).toBeLessThan(5_000); // the hanging processor was cut off at its 300 ms timeout
 
-    expect(result).toMatchObject({ candidates: 3, unresolved: 3, totals: { completed: 0, released: 0, left: 3, conflict: 0 } });
-    expect(byKey(result, hangs)).toMatchObject({ outcome: "unknown", action: "left", reason: expect.stringMatching(/no answer within 0\.3 s/) });
-    expect(byKey(result, unreachable)).toMatchObject({ outcome: "unknown", action: "left", reason: expect.stringMatching(/ECONNREFUSED/) });
+    expect(result).toMatchObject({
+      candidates: 3,
+      unresolved: 3,
+      totals: { completed: 0, released: 0, left: 3, conflict: 0 },
+    });
+    expect(byKey(result, hangs)).toMatchObject({
+      outcome: "unknown",
+      action: "left",
+      reason: expect.stringMatching(/no answer within 0\.3 s/),
+    });
+    expect(byKey(result, unreachable)).toMatchObject({
+      outcome: "unknown",
+      action: "left",
+      reason: expect.stringMatching(/ECONNREFUSED/),
+    });
     expect(byKey(result, unconfigured)).toMatchObject({ outcome: "unknown", action: "left" });
     for (const key of [unreachable, hangs, unconfigured]) {
       expect(await row(key)).toMatchObject({ status: "in_progress", updatedAt: null, response: null });
@@ -179,16 +210,20 @@ describe("reconcile: stuck claims against the demo processor", () => {
     const old = await stuckClaim({ tenant: t, taken: true });
     await pool.query(`UPDATE idempotency SET created_at = now() - interval '3 hours' WHERE key = $1`, [old]);
     await stuckClaim({ tenant: t, taken: true }); // 1 h old
-    await pool.query(`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, 'charge_card', 'in_progress', now() - interval '1 minute')`, [
-      createHash("sha256").update(`fresh|${run}`).digest("hex"),
-      t,
-    ]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES ($1, $2, 'charge_card', 'in_progress', now() - interval '1 minute')`,
+      [createHash("sha256").update(`fresh|${run}`).digest("hex"), t],
+    );
     await stuckClaim({ tenant: t, taken: false, tool: "dead_tool" });
 
     expect((await reconcile(db, config, options(t, { dryRun: true }))).candidates).toBe(3); // the 1-minute claim is not stuck (5 min default)
-    expect((await reconcile(db, config, options(t, { dryRun: true, olderThanMs: 2 * 3_600_000 }))).rows.map((r) => r.key)).toEqual([old]);
+    expect(
+      (await reconcile(db, config, options(t, { dryRun: true, olderThanMs: 2 * 3_600_000 }))).rows.map((r) => r.key),
+    ).toEqual([old]);
     expect((await reconcile(db, config, options(t, { dryRun: true, olderThanMs: 30_000 }))).candidates).toBe(4);
-    expect((await reconcile(db, config, options(t, { dryRun: true, tool: "dead_tool" }))).rows.map((r) => r.tool)).toEqual(["dead_tool"]);
+    expect(
+      (await reconcile(db, config, options(t, { dryRun: true, tool: "dead_tool" }))).rows.map((r) => r.tool),
+    ).toEqual(["dead_tool"]);
     expect((await reconcile(db, config, options(t, { dryRun: true, limit: 1 }))).rows.map((r) => r.key)).toEqual([old]);
   });
 
@@ -288,7 +323,18 @@ describe("reconcile: stuck claims against the demo processor", () => {
         [taken, "completed"],
         [notTaken, "released"],
       ]);
-      expect(Object.keys(result.rows[0] ?? {}).sort()).toEqual(["action", "ageMs", "auditId", "checkMs", "key", "outcome", "reason", "ref", "tenant", "tool"]);
+      expect(Object.keys(result.rows[0] ?? {}).sort()).toEqual([
+        "action",
+        "ageMs",
+        "auditId",
+        "checkMs",
+        "key",
+        "outcome",
+        "reason",
+        "ref",
+        "tenant",
+        "tool",
+      ]);
       expect((await auditRows(taken))[0]?.actor).toBe("system:reconciler");
     });
 

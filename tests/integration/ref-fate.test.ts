@@ -24,11 +24,25 @@ const { GET: lookupRoute } = await import("@/app/api/v1/lookup/route");
 const run = randomBytes(3).toString("hex");
 const ACME = `fate-acme-${run}`;
 const GLOBEX = `fate-globex-${run}`;
-const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({ kind: "user", id: `${role}-${run}`, name: `${role}-${run}@fate.test`, displayName: role, role, tenants });
+const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({
+  kind: "user",
+  id: `${role}-${run}`,
+  name: `${role}-${run}@fate.test`,
+  displayName: role,
+  role,
+  tenants,
+});
 const operator = actor("operator");
 const viewer = actor("viewer");
 const acmeOnly = actor("viewer", [ACME]);
-const system = { kind: "system" as const, id: "t", name: `fate-${run}`, displayName: "fate", role: "admin" as const, tenants: [] };
+const system = {
+  kind: "system" as const,
+  id: "t",
+  name: `fate-${run}`,
+  displayName: "fate",
+  role: "admin" as const,
+  tenants: [],
+};
 
 type Searched = Extract<LookupResult, { kind: "searched" }>;
 
@@ -41,7 +55,12 @@ describe("what happened to a ref no longer in the table: released, or never seen
 
   beforeAll(async () => {
     processor = await startDemoProcessor();
-    config = parseConfig(JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } }, redact: ["$..card"] }));
+    config = parseConfig(
+      JSON.stringify({
+        tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+        redact: ["$..card"],
+      }),
+    );
   });
   afterAll(async () => {
     await processor.stop();
@@ -53,15 +72,18 @@ describe("what happened to a ref no longer in the table: released, or never seen
     n += 1;
     const key = createHash("sha256").update(`fate|${run}|${n}`).digest("hex");
     // A writer may leave a partial response on a claim; the snapshot keeps it, masked.
-    await pool.query(`INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at) VALUES ($1, $2, 'user_1', 'charge_card', 'in_progress', $3, now() - interval '1 hour')`, [
-      key,
-      tenant,
-      { card: "4242424242424242", attempt: 1 },
-    ]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at) VALUES ($1, $2, 'user_1', 'charge_card', 'in_progress', $3, now() - interval '1 hour')`,
+      [key, tenant, { card: "4242424242424242", attempt: 1 }],
+    );
     return key;
   }
   async function release(key: string, reason: string) {
-    const outcome = await resolveRecord(db, config, operator, key, { action: "release", reason, expectedUpdatedAt: null });
+    const outcome = await resolveRecord(db, config, operator, key, {
+      action: "release",
+      reason,
+      expectedUpdatedAt: null,
+    });
     if (!outcome.ok) throw new Error(outcome.message);
     return outcome;
   }
@@ -94,14 +116,22 @@ describe("what happened to a ref no longer in the table: released, or never seen
           key,
           tenant: ACME,
           reason: "processor has no charge for this reference",
-          snapshot: expect.objectContaining({ key, tenant: ACME, tool: "charge_card", status: "in_progress", response: { card: "[redacted]", attempt: 1 } }),
+          snapshot: expect.objectContaining({
+            key,
+            tenant: ACME,
+            tool: "charge_card",
+            status: "in_progress",
+            response: { card: "[redacted]", attempt: 1 },
+          }),
           redactedPaths: ["$['response']['card']"],
         },
       ]);
       expect(JSON.stringify(result)).not.toContain("4242424242424242");
       // The answer is the fact, not the list of guesses.
       // A pasted key is named whole; a ref as pasted.
-      expect(result.whyMissing).toEqual([expect.stringContaining(`${text === key ? key : ref}: released by ${operator.name} at `)]);
+      expect(result.whyMissing).toEqual([
+        expect.stringContaining(`${text === key ? key : ref}: released by ${operator.name} at `),
+      ]);
       expect(result.whyMissing[0]).toContain(`(audit entry ${released.auditId})`);
       expect(result.whyMissing.join(" ")).not.toMatch(/never existed|Never seen/);
     }
@@ -116,15 +146,21 @@ describe("what happened to a ref no longer in the table: released, or never seen
     expect((await searched(viewer, `ref ${ref}`)).misses[0]?.fate).toBe("released"); // the entry is there to leak
     const hidden = await searched(acmeOnly, `ref ${ref}`);
     const random = await searched(acmeOnly, `ref ${ghost}`);
-    expect(hidden.misses).toEqual([{ ref, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
+    expect(hidden.misses).toEqual([
+      { ref, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null },
+    ]);
     expect(JSON.stringify(hidden).replaceAll(ref, "REF")).toBe(JSON.stringify(random).replaceAll(ghost, "REF"));
-    expect(hidden.whyMissing.join(" ")).toContain(`Never seen: ${ref} — no row, no release and no trim in the last 30 days in your tenants.`);
+    expect(hidden.whyMissing.join(" ")).toContain(
+      `Never seen: ${ref} — no row, no release and no trim in the last 30 days in your tenants.`,
+    );
   });
 
   it("a random ref is never seen, and the possibilities say how far back trims are known", async () => {
     const ghost = randomBytes(6).toString("hex");
     const result = await searched(viewer, `ref ${ghost}`);
-    expect(result.misses).toEqual([{ ref: ghost, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
+    expect(result.misses).toEqual([
+      { ref: ghost, fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null },
+    ]);
     const why = result.whyMissing.join("\n");
     expect(why).toContain(`Never seen: ${ghost} — no row, no release and no trim in the last 30 days.`);
     expect(why).toMatch(/never existed/);
@@ -137,9 +173,15 @@ describe("what happened to a ref no longer in the table: released, or never seen
     const theirs = await stuckClaim(GLOBEX);
     await release(theirs, "not taken");
     const all = (await createToken(db, system, { name: `fate-all-${run}`, role: "viewer" })).token;
-    const limited = (await createToken(db, system, { name: `fate-acme-${run}`, role: "viewer", tenants: [ACME] })).token;
+    const limited = (await createToken(db, system, { name: `fate-acme-${run}`, role: "viewer", tenants: [ACME] }))
+      .token;
     const get = async (text: string, token: string) => {
-      const response = await lookupRoute(new Request(`http://console.test/api/v1/lookup?q=${encodeURIComponent(text)}`, { headers: { authorization: `Bearer ${token}` } }), { params: Promise.resolve({}) });
+      const response = await lookupRoute(
+        new Request(`http://console.test/api/v1/lookup?q=${encodeURIComponent(text)}`, {
+          headers: { authorization: `Bearer ${token}` },
+        }),
+        { params: Promise.resolve({}) },
+      );
       return { status: response.status, body: (await response.json()) as Omit<Searched, "kind"> };
     };
     const mine = await get(`ref ${key.slice(0, 12)}, ref ${theirs.slice(0, 12)}`, limited);
@@ -148,13 +190,18 @@ describe("what happened to a ref no longer in the table: released, or never seen
       [key.slice(0, 12), "released"],
       [theirs.slice(0, 12), "never_seen"],
     ]);
-    expect(mine.body.misses[0]?.released[0]).toMatchObject({ auditId: released.auditId, actor: operator.name, reason: "customer cancelled; processor: not taken", snapshot: { response: { card: "[redacted]" } } });
+    expect(mine.body.misses[0]?.released[0]).toMatchObject({
+      auditId: released.auditId,
+      actor: operator.name,
+      reason: "customer cancelled; processor: not taken",
+      snapshot: { response: { card: "[redacted]" } },
+    });
     expect(JSON.stringify(mine.body)).not.toContain(GLOBEX);
     const everyone = await get(`ref ${theirs.slice(0, 12)}`, all);
     expect(everyone.body.misses[0]).toMatchObject({ fate: "released", released: [{ tenant: GLOBEX }] });
   });
 
-  it("the audit look-up is a range on audit_log_key_at_idx (key COLLATE \"C\"), not a scan of the log", async () => {
+  it('the audit look-up is a range on audit_log_key_at_idx (key COLLATE "C"), not a scan of the log', async () => {
     const client = await pool.connect();
     try {
       await client.query("BEGIN");
@@ -169,7 +216,9 @@ describe("what happened to a ref no longer in the table: released, or never seen
       const plan = rows.map((r) => r["QUERY PLAN"]).join("\n");
       // On a log this small the tenant index (tenant, at DESC) costs the same as the key range; both are
       // index walks. Without a tenant the key range is the only door.
-      expect(plan).toMatch(/Index Scan using audit_log_(key|tenant)_at_idx|Bitmap Index Scan on audit_log_(key|tenant)_at_idx/);
+      expect(plan).toMatch(
+        /Index Scan using audit_log_(key|tenant)_at_idx|Bitmap Index Scan on audit_log_(key|tenant)_at_idx/,
+      );
       expect(plan).not.toMatch(/Seq Scan/);
       const { rows: unscoped } = await client.query<{ "QUERY PLAN": string }>(
         `EXPLAIN SELECT id, at, actor, reason, before FROM audit_log
@@ -177,7 +226,9 @@ describe("what happened to a ref no longer in the table: released, or never seen
           ORDER BY at DESC, id DESC LIMIT 20`,
         ["3f9a1c2b7d4e", "3f9a1c2b7d4eg", ["record.release", "record.force_release"]],
       );
-      expect(unscoped.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(/Index Cond: \(\(key >= '3f9a1c2b7d4e'::text\) AND \(key < '3f9a1c2b7d4eg'::text\)\)/);
+      expect(unscoped.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(
+        /Index Cond: \(\(key >= '3f9a1c2b7d4e'::text\) AND \(key < '3f9a1c2b7d4eg'::text\)\)/,
+      );
       await client.query("ROLLBACK");
     } finally {
       client.release();

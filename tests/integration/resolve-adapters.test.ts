@@ -19,7 +19,16 @@ const newKey = () => randomBytes(32).toString("hex");
 function httpConfig(baseUrl: string, extra: { headers?: Record<string, string>; timeout?: string } = {}) {
   return parseConfig(
     JSON.stringify({
-      tools: { charge_card: { processor: { type: "http", baseUrl, headers: extra.headers ?? {}, ...(extra.timeout ? { timeout: extra.timeout } : {}) } } },
+      tools: {
+        charge_card: {
+          processor: {
+            type: "http",
+            baseUrl,
+            headers: extra.headers ?? {},
+            ...(extra.timeout ? { timeout: extra.timeout } : {}),
+          },
+        },
+      },
       redact: ["$..card_last4"],
     }),
   );
@@ -46,7 +55,12 @@ describe("http adapter against the real demo processor", () => {
     const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
     expect(result.outcome).toBe("taken");
     expect(result.receipt).toMatchObject({ id: charged.id, status: "succeeded", reference: key, amount_cents: 24_000 });
-    expect(result.evidence).toMatchObject({ adapter: "http", request: { method: "GET", url: `${processor.url}/references/${key}` }, status: 200, body: { status: "succeeded" } });
+    expect(result.evidence).toMatchObject({
+      adapter: "http",
+      request: { method: "GET", url: `${processor.url}/references/${key}` },
+      status: 200,
+      body: { status: "succeeded" },
+    });
     expect(result.evidence.ms).toBeGreaterThanOrEqual(0);
   });
 
@@ -54,13 +68,21 @@ describe("http adapter against the real demo processor", () => {
     const key = newKey();
     expect((await charge(key, DECLINED_CARD)).status).toBe(402);
     const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "not_taken", reason: expect.stringMatching(/declined or failed/), evidence: { status: 200, body: { status: "failed" } } });
+    expect(result).toMatchObject({
+      outcome: "not_taken",
+      reason: expect.stringMatching(/declined or failed/),
+      evidence: { status: 200, body: { status: "failed" } },
+    });
     expect(result.receipt).toBeUndefined();
   });
 
   it("404 → not taken: no operation with this reference", async () => {
     const result = await askProcessor(httpConfig(processor.url), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "not_taken", reason: "the processor has no operation with this reference", evidence: { status: 404 } });
+    expect(result).toMatchObject({
+      outcome: "not_taken",
+      reason: "the processor has no operation with this reference",
+      evidence: { status: 404 },
+    });
   });
 
   it("pending → unknown: the processor has not settled it", async () => {
@@ -69,28 +91,49 @@ describe("http adapter against the real demo processor", () => {
     // The reference exists from the moment the side effect starts; wait until the processor knows it.
     await expect.poll(async () => (await fetch(`${processor.url}/references/${key}`)).status).toBe(200);
     const result = await askProcessor(httpConfig(processor.url), { key, tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/not settled.*pending/), evidence: { status: 200, body: { status: "pending" } } });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: expect.stringMatching(/not settled.*pending/),
+      evidence: { status: 200, body: { status: "pending" } },
+    });
     await inFlight;
   });
 
   it("503 → unknown, with the status and body kept", async () => {
-    const result = await askProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "failure" } }), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: "the processor failed to answer (HTTP 503)", evidence: { status: 503, body: { error: { code: "service_unavailable" } } } });
+    const result = await askProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "failure" } }), {
+      key: newKey(),
+      tool: "charge_card",
+    });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: "the processor failed to answer (HTTP 503)",
+      evidence: { status: 503, body: { error: { code: "service_unavailable" } } },
+    });
     // Header names are evidence; their values may be secrets and are not kept.
     expect(result.evidence.request).toMatchObject({ headers: ["x-demo-fault"] });
   });
 
   it("no answer within the tool's timeout → unknown, well before the processor would answer", async () => {
     const started = Date.now();
-    const result = await askProcessor(httpConfig(processor.url, { headers: { "x-demo-fault": "timeout" }, timeout: "300ms" }), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: "the processor could not be asked: no answer within 0.3 s", evidence: { status: null } });
+    const result = await askProcessor(
+      httpConfig(processor.url, { headers: { "x-demo-fault": "timeout" }, timeout: "300ms" }),
+      { key: newKey(), tool: "charge_card" },
+    );
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: "the processor could not be asked: no answer within 0.3 s",
+      evidence: { status: null },
+    });
     expect(Date.now() - started).toBeLessThan(3_000);
   });
 
   it("connection refused → unknown, saying so", async () => {
     const port = await freePort();
     const result = await askProcessor(httpConfig(`http://127.0.0.1:${port}`), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", evidence: { status: null, error: expect.stringMatching(/ECONNREFUSED/) } });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      evidence: { status: null, error: expect.stringMatching(/ECONNREFUSED/) },
+    });
   });
 
   it("an HTML 404 (a proxy, a wrong baseUrl) is unknown, never 'not taken'", async () => {
@@ -100,8 +143,15 @@ describe("http adapter against the real demo processor", () => {
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
-      const result = await askProcessor(httpConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), { key: newKey(), tool: "charge_card" });
-      expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/check baseUrl/), evidence: { status: 404 } });
+      const result = await askProcessor(httpConfig(`http://127.0.0.1:${(server.address() as AddressInfo).port}`), {
+        key: newKey(),
+        tool: "charge_card",
+      });
+      expect(result).toMatchObject({
+        outcome: "unknown",
+        reason: expect.stringMatching(/check baseUrl/),
+        evidence: { status: 404 },
+      });
     } finally {
       server.close();
     }
@@ -126,11 +176,19 @@ describe("http adapter against the real demo processor", () => {
     it("asks the processor, redacts the receipt for a viewer, and writes nothing", async () => {
       const key = newKey();
       await charge(key, "c_1234");
-      const row = await db.idempotency.create({ data: { key, tenant, tool: "charge_card", status: "in_progress", createdAt: new Date(Date.now() - 3_600_000) } });
+      const row = await db.idempotency.create({
+        data: { key, tenant, tool: "charge_card", status: "in_progress", createdAt: new Date(Date.now() - 3_600_000) },
+      });
       const before = { row, audit: await db.auditLog.count(), events: await db.idempotencyEvent.count() };
 
       const result = await checkRecord(db, httpConfig(processor.url), viewer, key);
-      expect(result).toMatchObject({ key, ref: key.slice(0, 12), status: "in_progress", check: { outcome: "taken", receipt: { card_last4: "[redacted]" } }, redactedPaths: ["$['card_last4']", "$['receipt']['card_last4']"] });
+      expect(result).toMatchObject({
+        key,
+        ref: key.slice(0, 12),
+        status: "in_progress",
+        check: { outcome: "taken", receipt: { card_last4: "[redacted]" } },
+        redactedPaths: ["$['card_last4']", "$['receipt']['card_last4']"],
+      });
       expect(await checkRecord(db, httpConfig(processor.url), otherTenantOnly, key)).toBeNull();
 
       expect(await db.idempotency.findUnique({ where: { key } })).toEqual(before.row);
@@ -141,27 +199,34 @@ describe("http adapter against the real demo processor", () => {
 });
 
 /** A tiny real MCP server: status tools that answer from a map, one that is slow, one that takes an order id. */
-async function startStatusServer(outcomes: Map<string, unknown>): Promise<{ url: string; calls: unknown[]; stop(): Promise<void> }> {
+async function startStatusServer(
+  outcomes: Map<string, unknown>,
+): Promise<{ url: string; calls: unknown[]; stop(): Promise<void> }> {
   const calls: unknown[] = [];
   function build() {
     const server = new McpServer({ name: "status-test", version: "1.0.0" });
     server.registerTool("get_charge_status", { inputSchema: { ref: z.string() } }, async ({ ref }) => {
       calls.push({ tool: "get_charge_status", ref });
       const outcome = outcomes.get(ref);
-      if (outcome === undefined) return { content: [{ type: "text", text: `No operation with ref ${ref} for this account.` }], isError: true };
+      if (outcome === undefined)
+        return { content: [{ type: "text", text: `No operation with ref ${ref} for this account.` }], isError: true };
       const body = { ref, processor: outcome };
       return { content: [{ type: "text", text: JSON.stringify(body) }], structuredContent: body };
     });
     server.registerTool("get_payment_by_key", { inputSchema: { key: z.string() } }, async ({ key }) => {
       calls.push({ tool: "get_payment_by_key", key });
       // Text only, no structured content: the adapter reads JSON from the text.
-      return { content: [{ type: "text", text: JSON.stringify({ status: "succeeded", receipt: { id: "py_1", key } }) }] };
+      return {
+        content: [{ type: "text", text: JSON.stringify({ status: "succeeded", receipt: { id: "py_1", key } }) }],
+      };
     });
     server.registerTool("slow_status", { inputSchema: { key: z.string() } }, async () => {
       await new Promise((r) => setTimeout(r, 3_000));
       return { content: [{ type: "text", text: "{}" }] };
     });
-    server.registerTool("get_shipment_status", { inputSchema: { order_id: z.string() } }, async () => ({ content: [{ type: "text", text: "{}" }] }));
+    server.registerTool("get_shipment_status", { inputSchema: { order_id: z.string() } }, async () => ({
+      content: [{ type: "text", text: "{}" }],
+    }));
     return server;
   }
   const http: Server = createServer(async (req, res) => {
@@ -201,7 +266,9 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
   const config = (tool: string, timeout?: string) =>
     parseConfig(
       JSON.stringify({
-        tools: { charge_card: { processor: { type: "mcp-tool", server: "shop", tool, ...(timeout ? { timeout } : {}) } } },
+        tools: {
+          charge_card: { processor: { type: "mcp-tool", server: "shop", tool, ...(timeout ? { timeout } : {}) } },
+        },
         mcpServers: [{ name: "shop", transport: "http", url: server.url }],
       }),
     );
@@ -210,7 +277,15 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
     const key = newKey();
     outcomes.set(key.slice(0, 12), { status: "succeeded", receipt: { id: "ch_9", amount_cents: 500 } });
     const result = await askProcessor(config("get_charge_status"), { key, tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "taken", receipt: { id: "ch_9" }, evidence: { adapter: "mcp-tool", status: "ok", request: { server: "shop", tool: "get_charge_status", arguments: { ref: key.slice(0, 12) } } } });
+    expect(result).toMatchObject({
+      outcome: "taken",
+      receipt: { id: "ch_9" },
+      evidence: {
+        adapter: "mcp-tool",
+        status: "ok",
+        request: { server: "shop", tool: "get_charge_status", arguments: { ref: key.slice(0, 12) } },
+      },
+    });
     expect(server.calls).toContainEqual({ tool: "get_charge_status", ref: key.slice(0, 12) });
   });
 
@@ -219,9 +294,15 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
     outcomes.set(notFound.slice(0, 12), { status: "not_found" });
     outcomes.set(failed.slice(0, 12), { status: "failed", receipt: { error: "card_declined" } });
     outcomes.set(pending.slice(0, 12), { status: "pending" });
-    expect((await askProcessor(config("get_charge_status"), { key: notFound, tool: "charge_card" })).outcome).toBe("not_taken");
-    expect((await askProcessor(config("get_charge_status"), { key: failed, tool: "charge_card" })).outcome).toBe("not_taken");
-    expect((await askProcessor(config("get_charge_status"), { key: pending, tool: "charge_card" })).outcome).toBe("unknown");
+    expect((await askProcessor(config("get_charge_status"), { key: notFound, tool: "charge_card" })).outcome).toBe(
+      "not_taken",
+    );
+    expect((await askProcessor(config("get_charge_status"), { key: failed, tool: "charge_card" })).outcome).toBe(
+      "not_taken",
+    );
+    expect((await askProcessor(config("get_charge_status"), { key: pending, tool: "charge_card" })).outcome).toBe(
+      "unknown",
+    );
   });
 
   it("passes the full key to a tool that takes one, and reads JSON from text content", async () => {
@@ -232,21 +313,33 @@ describe("mcp-tool adapter against a real MCP server over Streamable HTTP", () =
 
   it("an error result → unknown, with the tool's words", async () => {
     const result = await askProcessor(config("get_charge_status"), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/answered with an error: No operation with ref/), evidence: { status: "isError" } });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: expect.stringMatching(/answered with an error: No operation with ref/),
+      evidence: { status: "isError" },
+    });
   });
 
   it("a timeout → unknown, within the tool's timeout", async () => {
     const started = Date.now();
     const result = await askProcessor(config("slow_status", "500ms"), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/did not answer: no answer within 0.5 s/) });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: expect.stringMatching(/did not answer: no answer within 0.5 s/),
+    });
     expect(Date.now() - started).toBeLessThan(2_500);
   });
 
   it("a tool that is not listed, or takes neither key nor ref, is reported rather than called", async () => {
-    expect((await askProcessor(config("get_refund_status"), { key: newKey(), tool: "charge_card" })).reason).toBe("the MCP server shop lists no tool get_refund_status");
+    expect((await askProcessor(config("get_refund_status"), { key: newKey(), tool: "charge_card" })).reason).toBe(
+      "the MCP server shop lists no tool get_refund_status",
+    );
     const before = server.calls.length;
     const result = await askProcessor(config("get_shipment_status"), { key: newKey(), tool: "charge_card" });
-    expect(result).toMatchObject({ outcome: "unknown", reason: expect.stringMatching(/takes neither a key nor a ref \(its arguments: order_id\)/) });
+    expect(result).toMatchObject({
+      outcome: "unknown",
+      reason: expect.stringMatching(/takes neither a key nor a ref \(its arguments: order_id\)/),
+    });
     expect(server.calls.length).toBe(before);
   });
 

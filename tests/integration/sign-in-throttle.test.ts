@@ -6,7 +6,14 @@ import { saveUser } from "@/lib/auth/users";
 import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
-const admin = { kind: "system" as const, id: "t", name: "throttle-test", displayName: "throttle-test", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "t",
+  name: "throttle-test",
+  displayName: "throttle-test",
+  role: "admin" as const,
+  tenants: [],
+};
 const MINUTE = 60_000;
 const noWait = async () => {};
 
@@ -20,7 +27,8 @@ describe("password sign-in: throttle and audit", () => {
     await saveUser(db, admin, { email, role: "viewer", password: "right-password" });
     return email;
   };
-  const failures = (account: string) => db.auditLog.count({ where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: account } } });
+  const failures = (account: string) =>
+    db.auditLog.count({ where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: account } } });
 
   it("audits each failure, slows from the third, refuses from the tenth, and opens after the window", async () => {
     const email = await user("locked");
@@ -31,7 +39,11 @@ describe("password sign-in: throttle and audit", () => {
     for (let i = 0; i < SIGN_IN_THROTTLE.refuseAccountAt; i++) {
       delays.push((await throttleState(db, email, client, at(i * 0.01))).delayMs);
       // The delay itself is tested through throttleState: the attempts pass the clock so the test does not wait.
-      expect(await passwordSignIn(db, { email, password: `wrong-${i}`, client }, at(i * 0.01), noWait).then((r) => (r.ok ? "ok" : r.reason))).toBe("refused");
+      expect(
+        await passwordSignIn(db, { email, password: `wrong-${i}`, client }, at(i * 0.01), noWait).then((r) =>
+          r.ok ? "ok" : r.reason,
+        ),
+      ).toBe("refused");
     }
     // Three failures answered at once, then 0.5 s, 1 s, 2 s … up to the cap.
     expect(delays.slice(0, 6)).toEqual([0, 0, 0, 500, 1000, 2000]);
@@ -42,19 +54,34 @@ describe("password sign-in: throttle and audit", () => {
     expect(locked).toMatchObject({ ok: false, reason: "throttled" });
     expect(await failures(email)).toBe(SIGN_IN_THROTTLE.refuseAccountAt + 1);
     // From another address too: the account is what is locked.
-    expect(await passwordSignIn(db, { email, password: "right-password", client: `other-${run}` }, at(2), noWait)).toMatchObject({ ok: false, reason: "throttled" });
+    expect(
+      await passwordSignIn(db, { email, password: "right-password", client: `other-${run}` }, at(2), noWait),
+    ).toMatchObject({ ok: false, reason: "throttled" });
     // Fifteen minutes after the latest failure, the right password works and the account's count is cleared.
-    expect(await passwordSignIn(db, { email, password: "right-password", client }, at(16), noWait)).toMatchObject({ ok: true });
+    expect(await passwordSignIn(db, { email, password: "right-password", client }, at(16), noWait)).toMatchObject({
+      ok: true,
+    });
     expect((await throttleState(db, email, `fresh-${run}`, at(16))).accountFailures).toBe(0);
   }, 120_000);
 
   it("refuses an address that failed fifty times, whichever account it names next", async () => {
     const client = `203.0.113.7-${run}`;
     const now = new Date();
-    await db.signInFailure.createMany({ data: Array.from({ length: SIGN_IN_THROTTLE.refuseClientAt }, (_, i) => ({ account: `guess-${i}-${run}@throttle.test`, client, at: new Date(now.getTime() - 60_000) })) });
+    await db.signInFailure.createMany({
+      data: Array.from({ length: SIGN_IN_THROTTLE.refuseClientAt }, (_, i) => ({
+        account: `guess-${i}-${run}@throttle.test`,
+        client,
+        at: new Date(now.getTime() - 60_000),
+      })),
+    });
     const email = await user("sprayed");
-    expect(await passwordSignIn(db, { email, password: "right-password", client }, now)).toMatchObject({ ok: false, reason: "throttled" });
-    expect(await passwordSignIn(db, { email, password: "right-password", client: `elsewhere-${run}` }, now)).toMatchObject({ ok: true });
+    expect(await passwordSignIn(db, { email, password: "right-password", client }, now)).toMatchObject({
+      ok: false,
+      reason: "throttled",
+    });
+    expect(
+      await passwordSignIn(db, { email, password: "right-password", client: `elsewhere-${run}` }, now),
+    ).toMatchObject({ ok: true });
   });
 
   it("an unknown e-mail is audited and costs the same work as a wrong password", async () => {

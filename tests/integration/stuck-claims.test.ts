@@ -8,9 +8,30 @@ import { connectTestDb } from "../helpers/db";
 const run = randomBytes(3).toString("hex");
 const TENANT = `stuck-${run}`;
 const OTHER = `stuck-other-${run}`;
-const everyone: Actor = { kind: "user", id: "v", name: "viewer@stuck.test", displayName: "v", role: "viewer", tenants: [] };
-const config = parseConfig(JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:1" } }, create_shipment: { stuckAfter: "30m" } } }));
-const query = (extra: Partial<StuckQuery> = {}): StuckQuery => ({ tenant: TENANT, tool: null, cursor: null, dir: "next", limit: 25, ...extra });
+const everyone: Actor = {
+  kind: "user",
+  id: "v",
+  name: "viewer@stuck.test",
+  displayName: "v",
+  role: "viewer",
+  tenants: [],
+};
+const config = parseConfig(
+  JSON.stringify({
+    tools: {
+      charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:1" } },
+      create_shipment: { stuckAfter: "30m" },
+    },
+  }),
+);
+const query = (extra: Partial<StuckQuery> = {}): StuckQuery => ({
+  tenant: TENANT,
+  tool: null,
+  cursor: null,
+  dir: "next",
+  limit: 25,
+  ...extra,
+});
 const key = (n: number) => `${run}${String(n).padStart(58, "0")}`;
 
 describe("the stuck list: per-tool thresholds, counts, tenant scope, paging", () => {
@@ -38,8 +59,14 @@ describe("the stuck list: per-tool thresholds, counts, tenant scope, paging", ()
     expect(stuck.claims.map((c) => c.key)).toEqual([key(6), key(1), key(5), key(2)]); // newest first
     expect(stuck.total).toBe(4);
     expect(stuck.oldestAgeMs).toBe(90 * 60_000);
-    const counts = Object.fromEntries(stuck.byTool.map((t) => [t.tool ?? "(null)", [t.count, t.threshold, t.thresholdSource]]));
-    expect(counts).toEqual({ charge_card: [2, "5m", "tool"], create_shipment: [1, "30m", "tool"], "(null)": [1, "5m", "default"] });
+    const counts = Object.fromEntries(
+      stuck.byTool.map((t) => [t.tool ?? "(null)", [t.count, t.threshold, t.thresholdSource]]),
+    );
+    expect(counts).toEqual({
+      charge_card: [2, "5m", "tool"],
+      create_shipment: [1, "30m", "tool"],
+      "(null)": [1, "5m", "default"],
+    });
     expect(stuck.byTool.find((t) => t.tool === "create_shipment")?.processor).toBeNull();
   });
 

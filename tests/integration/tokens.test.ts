@@ -2,22 +2,45 @@ import { describe, expect, it } from "vitest";
 import { authenticateToken, createToken, hashToken, listTokens, revokeToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
 
-const admin = { kind: "system" as const, id: "test", name: "token-test", displayName: "token-test", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "test",
+  name: "token-test",
+  displayName: "token-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe("API tokens", () => {
   const db = connectTestDb();
 
   it("stores only the hash, authenticates the token with its role and tenants, and audits creation", async () => {
-    const { token, summary } = await createToken(db, admin, { name: "ci-tokens-1", role: "operator", tenants: ["acme"] });
+    const { token, summary } = await createToken(db, admin, {
+      name: "ci-tokens-1",
+      role: "operator",
+      tenants: ["acme"],
+    });
     expect(token).toMatch(/^idem_[A-Za-z0-9_-]{43}$/);
     const row = await db.apiToken.findUniqueOrThrow({ where: { id: summary.id } });
     expect(row.tokenHash).toBe(hashToken(token));
     expect(JSON.stringify(row)).not.toContain(token);
 
     const check = await authenticateToken(db, token);
-    expect(check).toEqual({ ok: true, actor: { kind: "token", id: summary.id, name: "ci-tokens-1", displayName: "token ci-tokens-1", role: "operator", tenants: ["acme"] } });
+    expect(check).toEqual({
+      ok: true,
+      actor: {
+        kind: "token",
+        id: summary.id,
+        name: "ci-tokens-1",
+        displayName: "token ci-tokens-1",
+        role: "operator",
+        tenants: ["acme"],
+      },
+    });
 
-    const audit = await db.auditLog.findMany({ where: { action: "token.create", after: { path: ["id"], equals: summary.id } } });
+    const audit = await db.auditLog.findMany({
+      where: { action: "token.create", after: { path: ["id"], equals: summary.id } },
+    });
     expect(audit).toHaveLength(1);
   });
 
@@ -31,7 +54,11 @@ describe("API tokens", () => {
     expect(await authenticateToken(db, revoked.token)).toEqual({ ok: false, reason: "token revoked" });
     await expect(revokeToken(db, admin, revoked.summary.id)).rejects.toThrow(/already revoked/);
 
-    const expired = await createToken(db, admin, { name: "ci-tokens-3", role: "viewer", expiresAt: new Date(Date.now() - 1000) });
+    const expired = await createToken(db, admin, {
+      name: "ci-tokens-3",
+      role: "viewer",
+      expiresAt: new Date(Date.now() - 1000),
+    });
     expect(await authenticateToken(db, expired.token)).toEqual({ ok: false, reason: "token expired" });
   });
 

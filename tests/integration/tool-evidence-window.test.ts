@@ -27,22 +27,52 @@ const H = 60 * M;
 const NOW = new Date(Date.parse("2034-03-10T12:37:00.000Z"));
 const WINDOWS = Object.keys(AUDIT_WINDOWS) as AuditWindow[];
 const config = parseConfig(JSON.stringify({ tools: {}, defaultStuckAfter: "10m" }));
-const actor: Actor = { kind: "user", id: `tew-${run}`, name: `tew-${run}@test`, displayName: "window test", role: "viewer", tenants: [TENANT] };
+const actor: Actor = {
+  kind: "user",
+  id: `tew-${run}`,
+  name: `tew-${run}@test`,
+  displayName: "window test",
+  role: "viewer",
+  tenants: [TENANT],
+};
 
 let serial = 0;
 const key = () => createHash("sha256").update(`${run}|${serial++}`).digest("hex");
 
-async function claim(tool: string, createdAt: Date, status: "in_progress" | "completed", updatedAt: Date | null = null, tenant = TENANT): Promise<string> {
+async function claim(
+  tool: string,
+  createdAt: Date,
+  status: "in_progress" | "completed",
+  updatedAt: Date | null = null,
+  tenant = TENANT,
+): Promise<string> {
   const k = key();
   await db.$executeRawUnsafe(
     `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz)`,
-    k, tenant, tool, status, createdAt.toISOString(), updatedAt?.toISOString() ?? null,
+    k,
+    tenant,
+    tool,
+    status,
+    createdAt.toISOString(),
+    updatedAt?.toISOString() ?? null,
   );
   return k;
 }
 
-async function event(k: string, tool: string, kind: "replay_served" | "in_flight_rejected" | "outcome_unknown", at: Date): Promise<void> {
-  await db.$executeRawUnsafe(`INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, $3, $4, $5::timestamptz)`, k, TENANT, tool, kind, at.toISOString());
+async function event(
+  k: string,
+  tool: string,
+  kind: "replay_served" | "in_flight_rejected" | "outcome_unknown",
+  at: Date,
+): Promise<void> {
+  await db.$executeRawUnsafe(
+    `INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, $3, $4, $5::timestamptz)`,
+    k,
+    TENANT,
+    tool,
+    kind,
+    at.toISOString(),
+  );
 }
 
 /** A claim an operator released: gone from the table, its snapshot in the audit log. */
@@ -50,7 +80,10 @@ async function released(tool: string, createdAt: Date, at: Date): Promise<void> 
   const before = { key: key(), tenant: TENANT, tool, status: "in_progress", createdAt: createdAt.toISOString() };
   await db.$executeRawUnsafe(
     `INSERT INTO audit_log (at, actor, actor_role, action, key, tenant, before, reason) VALUES ($1::timestamptz, 'tew@test', 'operator', 'record.release', $2, $3, $4::jsonb, 'processor says not taken')`,
-    at.toISOString(), before.key, TENANT, JSON.stringify(before),
+    at.toISOString(),
+    before.key,
+    TENANT,
+    JSON.stringify(before),
   );
 }
 
@@ -107,13 +140,21 @@ async function truth(tool: string, since: Date, now: Date): Promise<ToolEvidence
        (SELECT count(*)::int FROM idempotency i WHERE tenant = $1 AND tool = $2 AND status = 'in_progress'
           AND EXISTS (SELECT 1 FROM idempotency_event e WHERE e.key = i.key AND e.kind = 'outcome_unknown' AND e.at >= $3 AND e.at < $4)) AS unresolved,
        (SELECT max(created_at) FROM idempotency WHERE tenant = $1 AND tool = $2 AND created_at < $4) AS last_seen`,
-    TENANT, tool, since, now,
+    TENANT,
+    tool,
+    since,
+    now,
   );
   const n = (v: unknown) => Number(v);
   return {
-    records: n(row!.records), completed: n(row!.completed), inProgress: n(row!.in_progress),
-    replays: n(row!.replays), rejections: n(row!.rejections), outcomeUnknown: n(row!.outcome_unknown),
-    stuck: n(row!.stuck), unresolvedOutcomeUnknown: n(row!.unresolved),
+    records: n(row!.records),
+    completed: n(row!.completed),
+    inProgress: n(row!.in_progress),
+    replays: n(row!.replays),
+    rejections: n(row!.rejections),
+    outcomeUnknown: n(row!.outcome_unknown),
+    stuck: n(row!.stuck),
+    unresolvedOutcomeUnknown: n(row!.unresolved),
     lastSeen: row!.last_seen instanceof Date ? row!.last_seen.toISOString() : null,
   };
 }
@@ -131,7 +172,9 @@ describe("the tools audit's evidence is exact for the window it names", () => {
         expect(row?.evidence, `${tool} over ${window}`).toEqual(expected);
       }
       // The boundary rows are really there: the window's start splits a hour that holds rows on both sides.
-      expect((await truth(CHARGE, new Date(since.getTime() - 1), NOW)).records).toBeGreaterThan((await truth(CHARGE, since, NOW)).records);
+      expect((await truth(CHARGE, new Date(since.getTime() - 1), NOW)).records).toBeGreaterThan(
+        (await truth(CHARGE, since, NOW)).records,
+      );
     });
   }
 });

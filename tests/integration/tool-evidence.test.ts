@@ -24,23 +24,44 @@ const at = (ms: number) => new Date(H0 + ms);
 const NOW = at(20 * 60 * M + 30 * M);
 const SINCE = new Date(NOW.getTime() - 24 * 60 * M);
 const config = parseConfig(JSON.stringify({ tools: {}, defaultStuckAfter: "10m" }));
-const actor = (tenants: string[]): Actor => ({ kind: "user", id: `te-${run}`, name: `te-${run}@test`, displayName: "evidence test", role: "viewer", tenants });
+const actor = (tenants: string[]): Actor => ({
+  kind: "user",
+  id: `te-${run}`,
+  name: `te-${run}@test`,
+  displayName: "evidence test",
+  role: "viewer",
+  tenants,
+});
 
 let serial = 0;
 const key = () => createHash("sha256").update(`${run}|${serial++}`).digest("hex");
 
-async function claim(tenant: string, tool: string, status: "in_progress" | "completed", createdAt: Date, unknownAt?: Date): Promise<void> {
+async function claim(
+  tenant: string,
+  tool: string,
+  status: "in_progress" | "completed",
+  createdAt: Date,
+  unknownAt?: Date,
+): Promise<void> {
   const k = key();
   await db.$executeRawUnsafe(
     `INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::timestamptz, $6::timestamptz)`,
-    k, tenant, tool, status, createdAt.toISOString(), status === "completed" ? new Date(createdAt.getTime() + 400).toISOString() : null,
+    k,
+    tenant,
+    tool,
+    status,
+    createdAt.toISOString(),
+    status === "completed" ? new Date(createdAt.getTime() + 400).toISOString() : null,
   );
   if (unknownAt) {
     // Two outcome_unknown events for the same claim: it is still one unresolved row.
     for (const offset of [0, 1_000]) {
       await db.$executeRawUnsafe(
         `INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, $3, 'outcome_unknown', $4::timestamptz)`,
-        k, tenant, tool, new Date(unknownAt.getTime() + offset).toISOString(),
+        k,
+        tenant,
+        tool,
+        new Date(unknownAt.getTime() + offset).toISOString(),
       );
     }
   }
@@ -62,22 +83,40 @@ beforeAll(async () => {
 
 describe("tool evidence", () => {
   it("counts claims, completions and unresolved outcome_unknown rows per tool", async () => {
-    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, { since: SINCE, now: NOW, tools: [CHARGE, SHIP] });
-    expect(evidence.get(CHARGE)).toMatchObject({ records: 10, completed: 7, inProgress: 3, unresolvedOutcomeUnknown: 3, stuck: 3 });
+    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, {
+      since: SINCE,
+      now: NOW,
+      tools: [CHARGE, SHIP],
+    });
+    expect(evidence.get(CHARGE)).toMatchObject({
+      records: 10,
+      completed: 7,
+      inProgress: 3,
+      unresolvedOutcomeUnknown: 3,
+      stuck: 3,
+    });
     expect(evidence.get(SHIP)).toMatchObject({ records: 1, completed: 1, unresolvedOutcomeUnknown: 0 });
     // Not among the tools it was told about: found all the same.
     expect(evidence.get(OLD)).toMatchObject({ records: 0, unresolvedOutcomeUnknown: 1 });
   });
 
   it("the same when told about every tool (the per-tool fast path)", async () => {
-    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, { since: SINCE, now: NOW, tools: [CHARGE, SHIP, OLD] });
+    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, {
+      since: SINCE,
+      now: NOW,
+      tools: [CHARGE, SHIP, OLD],
+    });
     expect(evidence.get(CHARGE)?.unresolvedOutcomeUnknown).toBe(3);
     expect(evidence.get(OLD)?.unresolvedOutcomeUnknown).toBe(1);
     expect(evidence.get(SHIP)?.unresolvedOutcomeUnknown).toBe(0);
   });
 
   it("a tenant-limited actor's evidence holds its tenant's rows only", async () => {
-    const onlyB = await loadToolEvidence(db, actor([TB]), config, { since: SINCE, now: NOW, tools: [CHARGE, SHIP, OLD] });
+    const onlyB = await loadToolEvidence(db, actor([TB]), config, {
+      since: SINCE,
+      now: NOW,
+      tools: [CHARGE, SHIP, OLD],
+    });
     expect(onlyB.get(CHARGE)).toMatchObject({ records: 1, completed: 0, unresolvedOutcomeUnknown: 1 });
     expect(onlyB.get(OLD)?.unresolvedOutcomeUnknown ?? 0).toBe(0);
   });

@@ -10,7 +10,14 @@ import { runCli } from "../helpers/run-cli";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `trim-${run}`;
-const actor: Actor = { kind: "system", id: "trim-test", name: `trim-test-${run}`, displayName: "trim test", role: "admin", tenants: [] };
+const actor: Actor = {
+  kind: "system",
+  id: "trim-test",
+  name: `trim-test-${run}`,
+  displayName: "trim test",
+  role: "admin",
+  tenants: [],
+};
 
 // trim() acts on the whole table, which the run's other files share. So this file lives in 2001:
 // its "now" is 2001-01-10 and its rows are older than anything another file writes, so a 48 h
@@ -28,20 +35,31 @@ describe("trim: batched retention", () => {
   async function insert(status: string, createdAt: Date, tenant = TENANT): Promise<string> {
     n += 1;
     const key = createHash("sha256").update(`trim|${run}|${n}`).digest("hex");
-    await pool.query(`INSERT INTO idempotency (key, tenant, tool, status, response, created_at) VALUES ($1, $2, 'charge_card', $3, $4, $5)`, [
-      key,
-      tenant,
-      status,
-      status === "completed" ? { id: `ch_${n}` } : null,
-      createdAt,
-    ]);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, response, created_at) VALUES ($1, $2, 'charge_card', $3, $4, $5)`,
+      [key, tenant, status, status === "completed" ? { id: `ch_${n}` } : null, createdAt],
+    );
     return key;
   }
   async function insertEvent(key: string, recordedAt: Date) {
-    await pool.query(`INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, 'charge_card', 'replay_served', $3)`, [key, TENANT, recordedAt]);
+    await pool.query(
+      `INSERT INTO idempotency_event (key, tenant, tool, kind, at) VALUES ($1, $2, 'charge_card', 'replay_served', $3)`,
+      [key, TENANT, recordedAt],
+    );
   }
-  const options = (extra: Partial<TrimOptions> = {}): TrimOptions => ({ olderThanMs: 2 * DAY, batchSize: 4, dryRun: false, includeUnresolved: false, actor, now: NOW, ...extra });
-  const remaining = async () => (await pool.query<{ key: string }>(`SELECT key FROM idempotency WHERE tenant = $1`, [TENANT])).rows.map((r) => r.key).sort();
+  const options = (extra: Partial<TrimOptions> = {}): TrimOptions => ({
+    olderThanMs: 2 * DAY,
+    batchSize: 4,
+    dryRun: false,
+    includeUnresolved: false,
+    actor,
+    now: NOW,
+    ...extra,
+  });
+  const remaining = async () =>
+    (await pool.query<{ key: string }>(`SELECT key FROM idempotency WHERE tenant = $1`, [TENANT])).rows
+      .map((r) => r.key)
+      .sort();
   const trimAudit = () => db.auditLog.findMany({ where: { actor: `system:${actor.name}` }, orderBy: { id: "asc" } });
 
   let oldDone: string[];
@@ -56,7 +74,11 @@ describe("trim: batched retention", () => {
     for (let i = 0; i < 10; i++) oldDone.push(await insert("completed", at(3, i)));
     oldOther = await insert("failed", at(4)); // a status some writer wrote: not a claim, trimmed like completed
     oldClaims = [await insert("in_progress", at(5)), await insert("in_progress", at(3, 30))];
-    recent = [await insert("completed", at(1)), await insert("in_progress", at(0.5)), await insert("completed", at(1.9))];
+    recent = [
+      await insert("completed", at(1)),
+      await insert("in_progress", at(0.5)),
+      await insert("completed", at(1.9)),
+    ];
     for (const key of [...oldDone.slice(0, 5), oldClaims[0]!]) await insertEvent(key, at(3));
     await insertEvent(recent[0]!, at(1));
   });
@@ -66,25 +88,56 @@ describe("trim: batched retention", () => {
     const result = await trim(db, options());
 
     expect(result.cutoff).toBe("2001-01-08T00:00:00.000Z");
-    expect(result.records).toEqual({ planned: 11, deleted: 11, deletedByStatus: { completed: 10, failed: 1 }, batches: 3 }); // 4 + 4 + 3
-    expect(result.unresolved).toMatchObject({ planned: 2, deleted: 0, deletedClaims: [], kept: 2, oldestKept: at(5).toISOString() });
+    expect(result.records).toEqual({
+      planned: 11,
+      deleted: 11,
+      deletedByStatus: { completed: 10, failed: 1 },
+      batches: 3,
+    }); // 4 + 4 + 3
+    expect(result.unresolved).toMatchObject({
+      planned: 2,
+      deleted: 0,
+      deletedClaims: [],
+      kept: 2,
+      oldestKept: at(5).toISOString(),
+    });
     expect(result.unresolved.keptSample.map((c) => c.key)).toEqual(oldClaims);
     expect(result.events).toEqual({ planned: 6, deleted: 6, batches: 2 });
     expect(await remaining()).toEqual([...oldClaims, ...recent].sort());
-    expect((await pool.query(`SELECT count(*)::int AS n FROM idempotency_event WHERE tenant = $1`, [TENANT])).rows[0].n).toBe(1);
+    expect(
+      (await pool.query(`SELECT count(*)::int AS n FROM idempotency_event WHERE tenant = $1`, [TENANT])).rows[0].n,
+    ).toBe(1);
 
     // One audit row per batch, in the batch's transaction: 3 for rows, 2 for events.
     const audit = (await trimAudit()).slice(before);
-    expect(audit.map((a) => a.action)).toEqual(["retention.trim", "retention.trim", "retention.trim", "retention.trim_events", "retention.trim_events"]);
+    expect(audit.map((a) => a.action)).toEqual([
+      "retention.trim",
+      "retention.trim",
+      "retention.trim",
+      "retention.trim_events",
+      "retention.trim_events",
+    ]);
     expect(audit.map((a) => a.id.toString())).toEqual(result.auditIds);
-    expect(audit[0]).toMatchObject({ actorRole: "admin", key: null, tenant: null, evidence: { runId: result.runId, table: "idempotency", deleted: 4, cutoff: result.cutoff, olderThan: "2d" } });
+    expect(audit[0]).toMatchObject({
+      actorRole: "admin",
+      key: null,
+      tenant: null,
+      evidence: { runId: result.runId, table: "idempotency", deleted: 4, cutoff: result.cutoff, olderThan: "2d" },
+    });
     expect(audit.reduce((sum, a) => sum + ((a.evidence as { deleted: number }).deleted ?? 0), 0)).toBe(17);
   });
 
   it("each deleted ref is recorded under its batch: a lookup says trimmed, by which run, within the reader's tenants", async () => {
     const result = await trim(db, options({ includeUnresolved: true }));
     const config = parseConfig(JSON.stringify({}));
-    const reader = (tenants: string[]): Actor => ({ kind: "user", id: `reader-${run}`, name: `reader-${run}@trim.test`, displayName: "reader", role: "viewer", tenants });
+    const reader = (tenants: string[]): Actor => ({
+      kind: "user",
+      id: `reader-${run}`,
+      name: `reader-${run}@trim.test`,
+      displayName: "reader",
+      role: "viewer",
+      tenants,
+    });
     const lookUp = async (who: Actor, text: string) => {
       const found = await lookUpRefs(db, who, text, config);
       if (found.kind !== "searched") throw new Error(found.kind);
@@ -99,7 +152,15 @@ describe("trim: batched retention", () => {
         const miss = found.misses[0]!;
         expect(miss.fate, text).toBe("trimmed");
         expect(miss.trimmed).toHaveLength(1);
-        expect(miss.trimmed[0]).toMatchObject({ runId: result.runId, tenant: TENANT, cutoff: result.cutoff, olderThan: "2d", actor: `system:${actor.name}`, matchedOn: "ref", auditVisible: false });
+        expect(miss.trimmed[0]).toMatchObject({
+          runId: result.runId,
+          tenant: TENANT,
+          cutoff: result.cutoff,
+          olderThan: "2d",
+          actor: `system:${actor.name}`,
+          matchedOn: "ref",
+          auditVisible: false,
+        });
         expect(result.auditIds).toContain(miss.trimmed[0]!.auditId);
         expect(found.whyMissing[0]).toContain(`trimmed by retention run ${result.runId} at `);
       }
@@ -109,7 +170,9 @@ describe("trim: batched retention", () => {
 
     // Another tenant's reader: never seen, as a ref nobody wrote; a recent row is still a match.
     const elsewhere = await lookUp(reader([`other-${run}`]), `ref ${oldDone[1]!.slice(0, 12)}`);
-    expect(elsewhere.misses).toEqual([{ ref: oldDone[1]!.slice(0, 12), fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null }]);
+    expect(elsewhere.misses).toEqual([
+      { ref: oldDone[1]!.slice(0, 12), fate: "never_seen", released: [], trimmed: [], events: null, lastAudit: null },
+    ]);
     expect((await lookUp(reader([TENANT]), recent[0]!)).matches.map((m) => m.key)).toEqual([recent[0]]);
 
     // Exactly the deleted refs, 6 bytes each, under this run's audit rows.
@@ -119,21 +182,37 @@ describe("trim: batched retention", () => {
         WHERE c.audit_id = ANY($1::bigint[]) AND c.tenant = $2`,
       [result.auditIds, TENANT],
     );
-    expect([...(rows[0]?.refs ?? [])].sort()).toEqual([...oldDone, oldOther, ...oldClaims].map((k) => k.slice(0, 12)).sort());
+    expect([...(rows[0]?.refs ?? [])].sort()).toEqual(
+      [...oldDone, oldOther, ...oldClaims].map((k) => k.slice(0, 12)).sort(),
+    );
   });
 
   it("--include-unresolved deletes old claims too, naming each one in the result and the audit log", async () => {
     const before = (await trimAudit()).length;
     const result = await trim(db, options({ includeUnresolved: true }));
 
-    expect(result.unresolved).toMatchObject({ planned: 2, deleted: 2, batches: 1, kept: 0, oldestKept: null, keptSample: [] });
+    expect(result.unresolved).toMatchObject({
+      planned: 2,
+      deleted: 2,
+      batches: 1,
+      kept: 0,
+      oldestKept: null,
+      keptSample: [],
+    });
     expect(result.unresolved.deletedClaims.map((c) => c.key)).toEqual(oldClaims);
-    expect(result.unresolved.deletedClaims[0]).toMatchObject({ ref: oldClaims[0]!.slice(0, 12), tenant: TENANT, tool: "charge_card", createdAt: at(5).toISOString() });
+    expect(result.unresolved.deletedClaims[0]).toMatchObject({
+      ref: oldClaims[0]!.slice(0, 12),
+      tenant: TENANT,
+      tool: "charge_card",
+      createdAt: at(5).toISOString(),
+    });
     expect(await remaining()).toEqual([...recent].sort());
 
     const unresolvedAudit = (await trimAudit()).slice(before).filter((a) => a.action === "retention.trim_unresolved");
     expect(unresolvedAudit).toHaveLength(1);
-    expect(unresolvedAudit[0]?.before).toMatchObject({ claims: oldClaims.map((key) => ({ key, status: "in_progress", tenant: TENANT })) });
+    expect(unresolvedAudit[0]?.before).toMatchObject({
+      claims: oldClaims.map((key) => ({ key, status: "in_progress", tenant: TENANT })),
+    });
   });
 
   it("a dry run counts and deletes nothing, writing no audit row", async () => {
@@ -175,10 +254,31 @@ describe("trim: batched retention", () => {
 
   it("the CLI's dry run prints the whole result as JSON", async () => {
     // 100 years: nothing in this database is that old, so the counts are 0 whoever shares it.
-    const cli = await runCli(["trim", "--dry-run", "--json", "--older-than", "36500d"], { DATABASE_URL: inject("databaseUrl") });
+    const cli = await runCli(["trim", "--dry-run", "--json", "--older-than", "36500d"], {
+      DATABASE_URL: inject("databaseUrl"),
+    });
     expect(cli.code).toBe(0);
     const result = JSON.parse(cli.stdout) as Record<string, unknown>;
-    expect(result).toMatchObject({ dryRun: true, batchSize: 10_000, records: { planned: 0, deleted: 0 }, events: { planned: 0, deleted: 0 }, auditIds: [] });
-    expect(Object.keys(result).sort()).toEqual(["auditIds", "batchSize", "cutoff", "dryRun", "durationMs", "events", "includeUnresolved", "olderThanMs", "records", "runId", "startedAt", "unresolved"]);
+    expect(result).toMatchObject({
+      dryRun: true,
+      batchSize: 10_000,
+      records: { planned: 0, deleted: 0 },
+      events: { planned: 0, deleted: 0 },
+      auditIds: [],
+    });
+    expect(Object.keys(result).sort()).toEqual([
+      "auditIds",
+      "batchSize",
+      "cutoff",
+      "dryRun",
+      "durationMs",
+      "events",
+      "includeUnresolved",
+      "olderThanMs",
+      "records",
+      "runId",
+      "startedAt",
+      "unresolved",
+    ]);
   });
 });

@@ -5,7 +5,14 @@ import { disableUser, saveUser } from "@/lib/auth/users";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
 import { connectTestDb } from "../helpers/db";
 
-const admin = { kind: "system" as const, id: "test", name: "user-test", displayName: "user-test", role: "admin" as const, tenants: [] };
+const admin = {
+  kind: "system" as const,
+  id: "test",
+  name: "user-test",
+  displayName: "user-test",
+  role: "admin" as const,
+  tenants: [],
+};
 
 describe("console users", () => {
   const db = connectTestDb();
@@ -17,10 +24,15 @@ describe("console users", () => {
     const policy = { idleMs: 60_000, maxAgeMs: 3_600_000 };
     expect(await checkSession(db, sid, policy)).toMatchObject({ ok: true, actor: { role: "viewer" } });
     await saveUser(db, admin, { email: "role.change@example.com", role: "operator", tenants: ["acme"] });
-    expect(await checkSession(db, sid, policy)).toMatchObject({ ok: true, actor: { role: "operator", tenants: ["acme"] } });
+    expect(await checkSession(db, sid, policy)).toMatchObject({
+      ok: true,
+      actor: { role: "operator", tenants: ["acme"] },
+    });
     await disableUser(db, admin, "role.change@example.com");
     expect(await checkSession(db, sid, policy)).toEqual({ ok: false, reason: "user_disabled" });
-    const actions = (await db.auditLog.findMany({ where: { actor: "system:user-test" }, orderBy: { id: "asc" } })).map((a) => a.action);
+    const actions = (await db.auditLog.findMany({ where: { actor: "system:user-test" }, orderBy: { id: "asc" } })).map(
+      (a) => a.action,
+    );
     expect(actions).toEqual(["user.create", "user.update", "user.disable"]);
   });
 

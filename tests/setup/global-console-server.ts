@@ -9,7 +9,10 @@ import { startConsoleProcess } from "../helpers/console-process";
  */
 export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
-  const console = await startConsoleProcess({ port: await freePort(), env: { DATABASE_URL: database.url, IDEM_DEMO_HISTORY_HOURS: "0" } });
+  const console = await startConsoleProcess({
+    port: await freePort(),
+    env: { DATABASE_URL: database.url, IDEM_DEMO_HISTORY_HOURS: "0" },
+  });
 
   project.provide("databaseUrl", database.url);
   project.provide("databaseKind", database.kind);

@@ -37,7 +37,8 @@ export async function startDatabase(kind: DatabaseKind): Promise<DatabaseUnderTe
   };
   try {
     if (kind === "bulk-after-analyze") await bulkLoadAfterAnalyze(server.databaseUrl);
-    if (kind === "embedded") await bulkLoad(server.databaseUrl, { rows: 15_000, tool: "refund_charge", tenant: "initech", stuck: 300 });
+    if (kind === "embedded")
+      await bulkLoad(server.databaseUrl, { rows: 15_000, tool: "refund_charge", tenant: "initech", stuck: 300 });
     const tokens = await createTokens(server.databaseUrl);
     const ctx: SurfaceContext = { database: kind, baseUrl: server.baseUrl, truth, tokens };
     // The tools audit and the metrics' known tools read stored listings: list the demo's MCP server now.
@@ -79,7 +80,10 @@ async function bulkLoadAfterAnalyze(url: string): Promise<void> {
  * before the history (timed completions, 5–700 ms), and `stuck` in_progress claims of a tool no
  * listing or configuration names, hours old.
  */
-async function bulkLoad(url: string, load: { rows: number; tool: string; tenant: string; stuck: number }): Promise<void> {
+async function bulkLoad(
+  url: string,
+  load: { rows: number; tool: string; tenant: string; stuck: number },
+): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
@@ -113,8 +117,13 @@ type PlannedRow = { key: string; proposed: "complete" | "release" | "leave"; exp
 async function resolveAsOperators(ctx: SurfaceContext): Promise<void> {
   await postJson(ctx, "/api/v1/reconcile", { filter: { tool: "charge_card", limit: 10 }, dryRun: false });
   const plan = await postJson<{ rows: PlannedRow[] }>(ctx, "/api/v1/bulk/plan", { filter: { tool: "charge_card" } });
-  const rows = plan.rows.filter((r) => r.proposed !== "leave").map((r) => ({ key: r.key, action: r.proposed, expectedUpdatedAt: r.expectedUpdatedAt }));
+  const rows = plan.rows
+    .filter((r) => r.proposed !== "leave")
+    .map((r) => ({ key: r.key, action: r.proposed, expectedUpdatedAt: r.expectedUpdatedAt }));
   for (let i = 0; i < rows.length; i += 50) {
-    await postJson(ctx, "/api/v1/bulk/apply", { reason: "truth test: operators resolve stuck charges", rows: rows.slice(i, i + 50) });
+    await postJson(ctx, "/api/v1/bulk/apply", {
+      reason: "truth test: operators resolve stuck charges",
+      rows: rows.slice(i, i + 50),
+    });
   }
 }

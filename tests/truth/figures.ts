@@ -59,34 +59,53 @@ function violation(f: Figure): string | null {
 function numberViolation(f: Figure): string | null {
   const r = range(f.truth);
   if (r === null || f.shown === null) {
-    return (r === null) === (f.shown === null) ? null : `shown ${f.shown === null ? "nothing" : fmt(f.shown)}, truth ${truthText(f.truth)}`;
+    return (r === null) === (f.shown === null)
+      ? null
+      : `shown ${f.shown === null ? "nothing" : fmt(f.shown)}, truth ${truthText(f.truth)}`;
   }
   const shown = f.shown;
   switch (f.kind) {
     case "exact":
-      return shown >= r.min - 1e-9 && shown <= r.max + 1e-9 ? null : `exact ${fmt(shown)} ≠ truth ${truthText(f.truth)} (off by ${fmt(shown - (shown < r.min ? r.min : r.max))})`;
+      return shown >= r.min - 1e-9 && shown <= r.max + 1e-9
+        ? null
+        : `exact ${fmt(shown)} ≠ truth ${truthText(f.truth)} (off by ${fmt(shown - (shown < r.min ? r.min : r.max))})`;
     case "atLeast":
       return shown <= r.max ? null : `lower bound ${fmt(shown)} exceeds the truth ${truthText(f.truth)}`;
     case "estimate": {
       // The planner never estimates fewer than one row: an estimate of 1 for an empty set is the closest it can be.
       const low = r.min / 2;
       const high = Math.max(2 * r.max, 1);
-      return shown >= low && shown <= high ? null : `estimate ${fmt(shown)} is not within 2× of the truth ${truthText(f.truth)} (×${fmt(r.max === 0 ? Infinity : shown / r.max)})`;
+      return shown >= low && shown <= high
+        ? null
+        : `estimate ${fmt(shown)} is not within 2× of the truth ${truthText(f.truth)} (×${fmt(r.max === 0 ? Infinity : shown / r.max)})`;
     }
     case "percentile": {
       const low = r.min * (1 - HISTOGRAM_ERROR) - 1;
       const high = r.max * (1 + HISTOGRAM_ERROR) + 1;
-      return shown >= low && shown <= high ? null : `percentile ${fmt(shown)} ms is not within ±9.05 % of the truth ${truthText(f.truth)} ms (×${fmt(shown / Math.max(r.max, 1))})`;
+      return shown >= low && shown <= high
+        ? null
+        : `percentile ${fmt(shown)} ms is not within ±9.05 % of the truth ${truthText(f.truth)} ms (×${fmt(shown / Math.max(r.max, 1))})`;
     }
   }
 }
 
 /** The compact table the test prints and writes: figure, shown, truth, kind, ok. */
 export function figureTable(checked: Checked[]): string {
-  const rows = checked.map((c) => [c.database, c.surface, c.name, c.shown === null ? "—" : fmt(c.shown), truthText(c.truth), c.kind, c.ok ? "ok" : `FAIL: ${c.why}`]);
+  const rows = checked.map((c) => [
+    c.database,
+    c.surface,
+    c.name,
+    c.shown === null ? "—" : fmt(c.shown),
+    truthText(c.truth),
+    c.kind,
+    c.ok ? "ok" : `FAIL: ${c.why}`,
+  ]);
   const header = ["database", "surface", "figure", "shown", "truth", "kind", "ok"];
-  const widths = header.map((h, i) => Math.min(60, Math.max(h.length, ...rows.map((r) => (i === 6 ? 2 : (r[i] ?? "").length)))));
-  const line = (cells: string[]) => cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ");
+  const widths = header.map((h, i) =>
+    Math.min(60, Math.max(h.length, ...rows.map((r) => (i === 6 ? 2 : (r[i] ?? "").length)))),
+  );
+  const line = (cells: string[]) =>
+    cells.map((cell, i) => (i === cells.length - 1 ? cell : cell.padEnd(widths[i] ?? 0))).join("  ");
   return [line(header), ...rows.map(line)].join("\n");
 }
 

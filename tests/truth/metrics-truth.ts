@@ -56,9 +56,22 @@ export function callsTruth(g: GroupTruth): number {
 
 function empty(): GroupTruth {
   return {
-    executions: 0, executionsOfRecordingTools: 0, completed: 0, replaysServed: 0, inFlightRejected: 0, outcomeUnknown: 0,
-    resolvedByOperator: 0, resolvedByReconciler: 0, stuckNow: 0, recording: false,
-    completeP50Ms: null, completeP95Ms: null, operatorResolveP50Ms: null, operatorResolveP95Ms: null, reconcilerResolveP50Ms: null, reconcilerResolveP95Ms: null,
+    executions: 0,
+    executionsOfRecordingTools: 0,
+    completed: 0,
+    replaysServed: 0,
+    inFlightRejected: 0,
+    outcomeUnknown: 0,
+    resolvedByOperator: 0,
+    resolvedByReconciler: 0,
+    stuckNow: 0,
+    recording: false,
+    completeP50Ms: null,
+    completeP95Ms: null,
+    operatorResolveP50Ms: null,
+    operatorResolveP95Ms: null,
+    reconcilerResolveP50Ms: null,
+    reconcilerResolveP95Ms: null,
   };
 }
 
@@ -66,7 +79,11 @@ const RECORDING_LOOKBACK = "7 days";
 const RESOLVE_ACTIONS = "('record.complete', 'record.release', 'record.force_release')";
 const BY_RECONCILER = "(actor = 'system:reconciler' OR COALESCE(reason, '') LIKE 'reconciler: %')";
 
-export async function metricsTruth(db: TruthDb, window: { from: Date; to: Date; stepMs: number }, scope: Scope): Promise<MetricsTruth> {
+export async function metricsTruth(
+  db: TruthDb,
+  window: { from: Date; to: Date; stepMs: number },
+  scope: Scope,
+): Promise<MetricsTruth> {
   const params: unknown[] = [window.from.toISOString(), window.to.toISOString(), window.stepMs];
   const p = (v: unknown) => `$${params.push(v)}`;
   const scopeOn = (tenant: string, tool: string) => {
@@ -131,13 +148,27 @@ export async function metricsTruth(db: TruthDb, window: { from: Date; to: Date; 
           g.executions += n;
           if (records) g.executionsOfRecordingTools += n;
           break;
-        case "completed": g.completed += n; break;
-        case "replay_served": g.replaysServed += n; break;
-        case "in_flight_rejected": g.inFlightRejected += n; break;
-        case "outcome_unknown": g.outcomeUnknown += n; break;
-        case "by_operator": g.resolvedByOperator += n; break;
-        case "by_reconciler": g.resolvedByReconciler += n; break;
-        case "stuck": g.stuckNow += n; break;
+        case "completed":
+          g.completed += n;
+          break;
+        case "replay_served":
+          g.replaysServed += n;
+          break;
+        case "in_flight_rejected":
+          g.inFlightRejected += n;
+          break;
+        case "outcome_unknown":
+          g.outcomeUnknown += n;
+          break;
+        case "by_operator":
+          g.resolvedByOperator += n;
+          break;
+        case "by_reconciler":
+          g.resolvedByReconciler += n;
+          break;
+        case "stuck":
+          g.stuckNow += n;
+          break;
       }
     }
   }
@@ -149,7 +180,12 @@ export async function metricsTruth(db: TruthDb, window: { from: Date; to: Date; 
 }
 
 /** Nearest-rank (percentile_disc) per tool, per tenant and overall: writers' completions, and the console's resolutions apart. */
-async function percentiles(db: TruthDb, window: { from: Date; to: Date }, scope: Scope, truth: MetricsTruth): Promise<void> {
+async function percentiles(
+  db: TruthDb,
+  window: { from: Date; to: Date },
+  scope: Scope,
+  truth: MetricsTruth,
+): Promise<void> {
   const params: unknown[] = [window.from.toISOString(), window.to.toISOString()];
   const p = (v: unknown) => `$${params.push(v)}`;
   const parts: string[] = [];
@@ -157,7 +193,15 @@ async function percentiles(db: TruthDb, window: { from: Date; to: Date }, scope:
   if (scope.tenant) parts.push(`tenant = ${p(scope.tenant)}`);
   if (scope.tool) parts.push(`tool = ${p(scope.tool)}`);
   const scoped = parts.map((s) => ` AND ${s}`).join("");
-  const rows = await db.query<{ tenant: string | null; tool: string | null; g_tenant: number; g_tool: number; who: string; p50: number; p95: number }>(
+  const rows = await db.query<{
+    tenant: string | null;
+    tool: string | null;
+    g_tenant: number;
+    g_tool: number;
+    who: string;
+    p50: number;
+    p95: number;
+  }>(
     `
     WITH durations AS (
       SELECT i.tenant, COALESCE(i.tool, '') AS tool, 'writer' AS who, extract(epoch FROM (i.updated_at - i.created_at)) * 1000 AS ms
@@ -178,7 +222,12 @@ async function percentiles(db: TruthDb, window: { from: Date; to: Date }, scope:
     params,
   );
   for (const r of rows) {
-    const group = r.g_tool === 0 ? truth.tools.get(r.tool ?? "") : r.g_tenant === 0 ? truth.tenants.get(r.tenant ?? "") : truth.overall;
+    const group =
+      r.g_tool === 0
+        ? truth.tools.get(r.tool ?? "")
+        : r.g_tenant === 0
+          ? truth.tenants.get(r.tenant ?? "")
+          : truth.overall;
     if (!group) continue;
     if (r.who === "writer") Object.assign(group, { completeP50Ms: r.p50, completeP95Ms: r.p95 });
     if (r.who === "operator") Object.assign(group, { operatorResolveP50Ms: r.p50, operatorResolveP95Ms: r.p95 });
@@ -188,7 +237,11 @@ async function percentiles(db: TruthDb, window: { from: Date; to: Date }, scope:
 
 /** The window the metrics read at `now` (whole steps, the last one partial), computed here. */
 export function metricsWindow(window: "1h" | "24h" | "48h", now: Date): { from: Date; to: Date; stepMs: number } {
-  const { steps, stepMs } = { "1h": { steps: 12, stepMs: 300_000 }, "24h": { steps: 24, stepMs: 3_600_000 }, "48h": { steps: 48, stepMs: 3_600_000 } }[window];
+  const { steps, stepMs } = {
+    "1h": { steps: 12, stepMs: 300_000 },
+    "24h": { steps: 24, stepMs: 3_600_000 },
+    "48h": { steps: 48, stepMs: 3_600_000 },
+  }[window];
   const from = new Date(Math.floor(now.getTime() / stepMs) * stepMs - (steps - 1) * stepMs);
   return { from, to: now, stepMs };
 }

@@ -20,7 +20,12 @@ export async function getJson<T>(ctx: SurfaceContext, path: string, token = ctx.
   return JSON.parse(body) as T;
 }
 
-export async function postJson<T>(ctx: SurfaceContext, path: string, payload: unknown, token = ctx.tokens.admin): Promise<T> {
+export async function postJson<T>(
+  ctx: SurfaceContext,
+  path: string,
+  payload: unknown,
+  token = ctx.tokens.admin,
+): Promise<T> {
   const response = await fetch(`${ctx.baseUrl}${path}`, {
     method: "POST",
     headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
@@ -35,7 +40,10 @@ export async function postJson<T>(ctx: SurfaceContext, path: string, payload: un
  * Reads the console between two instants and computes the truth at both: figures that move with
  * time (claims turning stuck, windows sliding) must lie between the two truths.
  */
-export async function bracket<S, T>(read: () => Promise<S>, truthAt: (now: Date) => Promise<T>): Promise<{ shown: S; before: T; after: T }> {
+export async function bracket<S, T>(
+  read: () => Promise<S>,
+  truthAt: (now: Date) => Promise<T>,
+): Promise<{ shown: S; before: T; after: T }> {
   const t0 = new Date();
   const shown = await read();
   const t1 = new Date();
@@ -55,7 +63,11 @@ export function between(a: number | null | undefined, b: number | null | undefin
 export function parseShownCount(text: string | null): { value: number | null; estimate: boolean; atLeast: boolean } {
   const t = (text ?? "").trim();
   const digits = /(\d[\d,]*(?:\.\d+)?)/.exec(t);
-  return { value: digits ? Number((digits[1] ?? "").replace(/,/g, "")) : null, estimate: t.includes("≈"), atLeast: /\d\s*\+/.test(t) };
+  return {
+    value: digits ? Number((digits[1] ?? "").replace(/,/g, "")) : null,
+    estimate: t.includes("≈"),
+    atLeast: /\d\s*\+/.test(t),
+  };
 }
 
 /** "12.3%" (or "12.3 % of 4,812 calls") as a fraction; null when it says "not recorded" or "—". */

@@ -13,24 +13,43 @@ export const UNRECORDED = "(unrecorded)";
 export type Thresholds = { byTool: Record<string, number>; defaultMs: number; configuredTools: string[] };
 
 export function readThresholds(configFile: string): Thresholds {
-  const config = JSON.parse(readFileSync(configFile, "utf8")) as { tools?: Record<string, { stuckAfter?: string }>; defaultStuckAfter?: string };
+  const config = JSON.parse(readFileSync(configFile, "utf8")) as {
+    tools?: Record<string, { stuckAfter?: string }>;
+    defaultStuckAfter?: string;
+  };
   const byTool: Record<string, number> = {};
-  for (const [tool, entry] of Object.entries(config.tools ?? {})) if (entry.stuckAfter) byTool[tool] = durationMs(entry.stuckAfter);
-  return { byTool, defaultMs: config.defaultStuckAfter ? durationMs(config.defaultStuckAfter) : 5 * 60_000, configuredTools: Object.keys(config.tools ?? {}) };
+  for (const [tool, entry] of Object.entries(config.tools ?? {}))
+    if (entry.stuckAfter) byTool[tool] = durationMs(entry.stuckAfter);
+  return {
+    byTool,
+    defaultMs: config.defaultStuckAfter ? durationMs(config.defaultStuckAfter) : 5 * 60_000,
+    configuredTools: Object.keys(config.tools ?? {}),
+  };
 }
 
 function durationMs(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/.exec(text.trim());
   if (!m) throw new Error(`truth test: cannot read the duration ${JSON.stringify(text)}`);
-  return Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms" | "s" | "m" | "h" | "d"];
+  return (
+    Number(m[1]) * { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 }[m[2] as "ms" | "s" | "m" | "h" | "d"]
+  );
 }
 
 /** Rows of the records list: the filter's conditions (null / false: not filtered). */
-export type RowFilter = { tenants?: string[] | null; tenant?: string | null; tool?: string | null; status?: string | null; stuck?: boolean };
+export type RowFilter = {
+  tenants?: string[] | null;
+  tenant?: string | null;
+  tool?: string | null;
+  status?: string | null;
+  stuck?: boolean;
+};
 
 export class TruthDb {
   readonly pool: pg.Pool;
-  constructor(url: string, readonly thresholds: Thresholds) {
+  constructor(
+    url: string,
+    readonly thresholds: Thresholds,
+  ) {
     this.pool = new pg.Pool({ connectionString: url, max: 3 });
   }
 
@@ -61,9 +80,16 @@ export class TruthDb {
   }
 
   /** count(*) per value of one column over the filter's rows (null: a NULL tool). */
-  async countBy(column: "status" | "tool" | "tenant", filter: RowFilter, now: Date): Promise<Map<string | null, number>> {
+  async countBy(
+    column: "status" | "tool" | "tenant",
+    filter: RowFilter,
+    now: Date,
+  ): Promise<Map<string | null, number>> {
     const { sql, params } = this.where(filter, now);
-    const rows = await this.query<{ value: string | null; n: string }>(`SELECT ${column} AS value, count(*) AS n FROM idempotency ${sql} GROUP BY 1`, params);
+    const rows = await this.query<{ value: string | null; n: string }>(
+      `SELECT ${column} AS value, count(*) AS n FROM idempotency ${sql} GROUP BY 1`,
+      params,
+    );
     return new Map(rows.map((r) => [r.value, Number(r.n)]));
   }
 
@@ -79,7 +105,9 @@ export class TruthDb {
       SELECT DISTINCT t->>'name' AS name, (t->'annotations'->>'idempotentHint')::boolean AS hint
       FROM (SELECT DISTINCT ON (server) tools FROM tool_snapshot WHERE error IS NULL AND tools IS NOT NULL ORDER BY server, taken_at DESC, id DESC) latest,
            jsonb_array_elements(latest.tools) AS t`);
-    const known = new Map<string, { idempotentHint: boolean | null }>(this.thresholds.configuredTools.map((t) => [t, { idempotentHint: null }]));
+    const known = new Map<string, { idempotentHint: boolean | null }>(
+      this.thresholds.configuredTools.map((t) => [t, { idempotentHint: null }]),
+    );
     for (const l of listed) known.set(l.name, { idempotentHint: l.hint });
     return known;
   }

@@ -4,21 +4,52 @@ import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effecti
 import { diffListings } from "@/lib/annotations/snapshot-diff";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";
-import { VERDICT_KINDS, VERDICT_WORDS, verdictFor, type VerdictInput, type VerdictKind } from "@/lib/annotations/verdicts";
+import {
+  VERDICT_KINDS,
+  VERDICT_WORDS,
+  verdictFor,
+  type VerdictInput,
+  type VerdictKind,
+} from "@/lib/annotations/verdicts";
 
 const claimed = effectiveAnnotations({ readOnlyHint: false, idempotentHint: true });
 const unclaimed = effectiveAnnotations({});
 const readOnly = effectiveAnnotations({ readOnlyHint: true, idempotentHint: true, destructiveHint: true });
-const keyed: ToolEvidence = { ...NO_EVIDENCE, records: 12, completed: 11, inProgress: 1, replays: 3, lastSeen: "2026-11-29T10:00:00.000Z" };
-const input = (overrides: Partial<VerdictInput>): VerdictInput => ({ tool: "t", effective: claimed, evidence: NO_EVIDENCE, review: null, window: "24h", ...overrides });
-const review = { reviewedBy: "admin@demo.test", reviewedAt: "2026-11-29T12:00:00.000Z", reason: "sets the address; a repeat writes the same value" };
+const keyed: ToolEvidence = {
+  ...NO_EVIDENCE,
+  records: 12,
+  completed: 11,
+  inProgress: 1,
+  replays: 3,
+  lastSeen: "2026-11-29T10:00:00.000Z",
+};
+const input = (overrides: Partial<VerdictInput>): VerdictInput => ({
+  tool: "t",
+  effective: claimed,
+  evidence: NO_EVIDENCE,
+  review: null,
+  window: "24h",
+  ...overrides,
+});
+const review = {
+  reviewedBy: "admin@demo.test",
+  reviewedAt: "2026-11-29T12:00:00.000Z",
+  reason: "sets the address; a repeat writes the same value",
+};
 
 describe("effective annotations", () => {
   it("applies the spec's defaults to an unannotated tool", () => {
-    expect(effectiveAnnotations({})).toEqual({ readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true });
+    expect(effectiveAnnotations({})).toEqual({
+      readOnlyHint: false,
+      destructiveHint: true,
+      idempotentHint: false,
+      openWorldHint: true,
+    });
   });
   it("keeps declared values", () => {
-    expect(effectiveAnnotations({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false })).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
+    expect(
+      effectiveAnnotations({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false }),
+    ).toEqual({ readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false });
   });
   it("destructive and idempotent do not apply to a read-only tool, whatever it declares", () => {
     expect(readOnly).toEqual({ readOnlyHint: true, destructiveHint: null, idempotentHint: null, openWorldHint: true });
@@ -30,18 +61,18 @@ describe("effective annotations", () => {
 });
 
 const cases = (): [VerdictKind, VerdictInput][] => [
-    ["claim_backed_by_keys", input({ evidence: keyed })],
-    ["claim_with_unresolved_rows", input({ evidence: { ...keyed, stuck: 2 } })],
-    ["claim_with_unresolved_rows", input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } })],
-    ["claim_without_key_evidence", input({})],
-    ["claim_without_recent_evidence", input({ evidence: { ...NO_EVIDENCE, lastSeen: "2026-11-20T00:00:00.000Z" } })],
-    ["claim_reviewed_naturally_idempotent", input({ review })],
-    ["keyed_not_claimed", input({ effective: unclaimed, evidence: keyed })],
-    ["not_claimed", input({ effective: unclaimed })],
-    ["read_only", input({ effective: readOnly })],
-    ["read_only_with_records", input({ effective: readOnly, evidence: keyed })],
-    ["records_for_unlisted_tool", input({ effective: null, evidence: keyed })],
-  ];
+  ["claim_backed_by_keys", input({ evidence: keyed })],
+  ["claim_with_unresolved_rows", input({ evidence: { ...keyed, stuck: 2 } })],
+  ["claim_with_unresolved_rows", input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } })],
+  ["claim_without_key_evidence", input({})],
+  ["claim_without_recent_evidence", input({ evidence: { ...NO_EVIDENCE, lastSeen: "2026-11-20T00:00:00.000Z" } })],
+  ["claim_reviewed_naturally_idempotent", input({ review })],
+  ["keyed_not_claimed", input({ effective: unclaimed, evidence: keyed })],
+  ["not_claimed", input({ effective: unclaimed })],
+  ["read_only", input({ effective: readOnly })],
+  ["read_only_with_records", input({ effective: readOnly, evidence: keyed })],
+  ["records_for_unlisted_tool", input({ effective: null, evidence: keyed })],
+];
 
 describe("verdicts", () => {
   it.each(cases())("%s", (kind, verdictInput) => {
@@ -65,13 +96,17 @@ describe("verdicts", () => {
     expect(verdictFor(input({ effective: unclaimed, evidence: keyed })).fix).toMatch(/idempotentHint: true may be set/);
   });
   it("a review shows who and why", () => {
-    expect(verdictFor(input({ review })).explanation).toContain("reviewed by admin@demo.test on 2026-11-29: sets the address");
+    expect(verdictFor(input({ review })).explanation).toContain(
+      "reviewed by admin@demo.test on 2026-11-29: sets the address",
+    );
   });
   it("keys beat a review: evidence, when present, decides", () => {
     expect(verdictFor(input({ review, evidence: keyed })).kind).toBe("claim_backed_by_keys");
   });
   it("stuck rows older than the window still count against a claim", () => {
-    expect(verdictFor(input({ evidence: { ...NO_EVIDENCE, stuck: 1, lastSeen: "2026-11-01T00:00:00.000Z" } })).kind).toBe("claim_with_unresolved_rows");
+    expect(
+      verdictFor(input({ evidence: { ...NO_EVIDENCE, stuck: 1, lastSeen: "2026-11-01T00:00:00.000Z" } })).kind,
+    ).toBe("claim_with_unresolved_rows");
   });
   it("explicit idempotentHint: false is no claim, as is its absence", () => {
     expect(verdictFor(input({ effective: effectiveAnnotations({ idempotentHint: false }) })).kind).toBe("not_claimed");
@@ -87,10 +122,17 @@ describe("verdicts", () => {
     }
   });
   it("a read-only tool with no rows and no contradiction is 'as declared', and certain", () => {
-    expect(verdictFor(input({ effective: readOnly }))).toMatchObject({ kind: "read_only", label: "as declared", certain: true, fix: null });
+    expect(verdictFor(input({ effective: readOnly }))).toMatchObject({
+      kind: "read_only",
+      label: "as declared",
+      certain: true,
+      fix: null,
+    });
   });
   it("a read-only tool keyed before the window is still contradicted by its keys", () => {
-    const verdict = verdictFor(input({ effective: readOnly, evidence: { ...NO_EVIDENCE, lastSeen: "2026-11-20T00:00:00.000Z" } }));
+    const verdict = verdictFor(
+      input({ effective: readOnly, evidence: { ...NO_EVIDENCE, lastSeen: "2026-11-20T00:00:00.000Z" } }),
+    );
     expect(verdict).toMatchObject({ kind: "read_only_with_records", label: "contradicted", certain: true });
     expect(verdict.explanation).toContain("the newest at 2026-11-20T00:00:00.000Z");
   });
@@ -115,11 +157,16 @@ describe("verdicts", () => {
 
 describe("the verdict summary", () => {
   it("counts exactly the rows' verdicts, under their words, worst first", () => {
-    const rows = cases().map(([, verdictInput]) => verdictFor(verdictInput)).map((v) => ({ verdict: v.kind, tone: v.tone }));
+    const rows = cases()
+      .map(([, verdictInput]) => verdictFor(verdictInput))
+      .map((v) => ({ verdict: v.kind, tone: v.tone }));
     const summary = summarizeVerdicts(rows);
     expect(summary.reduce((n, s) => n + s.count, 0)).toBe(rows.length);
-    for (const entry of summary) expect(entry.count, entry.word).toBe(rows.filter((r) => r.verdict === entry.verdict).length);
-    expect(summary.map((s) => s.word)).toEqual(Object.values(VERDICT_WORDS).filter((w) => summary.some((s) => s.word === w)));
+    for (const entry of summary)
+      expect(entry.count, entry.word).toBe(rows.filter((r) => r.verdict === entry.verdict).length);
+    expect(summary.map((s) => s.word)).toEqual(
+      Object.values(VERDICT_WORDS).filter((w) => summary.some((s) => s.word === w)),
+    );
     expect(summary.find((s) => s.verdict === "claim_with_unresolved_rows")?.count).toBe(2);
   });
   it("names no verdict that no row has", () => {
@@ -155,12 +202,27 @@ describe("listing diffs", () => {
 
 describe("uploaded listings", () => {
   it("accepts a result or a JSON-RPC response", () => {
-    expect(parseToolsListing('{"tools":[{"name":"x","annotations":{"idempotentHint":true}}]}')).toEqual({ ok: true, tools: [{ name: "x", annotations: { idempotentHint: true } }] });
-    expect(parseToolsListing({ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "y" }] } })).toEqual({ ok: true, tools: [{ name: "y" }] });
+    expect(parseToolsListing('{"tools":[{"name":"x","annotations":{"idempotentHint":true}}]}')).toEqual({
+      ok: true,
+      tools: [{ name: "x", annotations: { idempotentHint: true } }],
+    });
+    expect(parseToolsListing({ jsonrpc: "2.0", id: 1, result: { tools: [{ name: "y" }] } })).toEqual({
+      ok: true,
+      tools: [{ name: "y" }],
+    });
   });
   it("says what is wrong with bad JSON, a wrong shape, or a name twice", () => {
-    expect(parseToolsListing("{not json")).toMatchObject({ ok: false, message: expect.stringMatching(/not valid JSON/) });
-    expect(parseToolsListing('{"tools":[{"title":"x"}]}')).toMatchObject({ ok: false, message: expect.stringMatching(/Not a tools\/list result.*tools\.0\.name/) });
-    expect(parseToolsListing('{"tools":[{"name":"x"},{"name":"x"}]}')).toMatchObject({ ok: false, message: expect.stringMatching(/twice/) });
+    expect(parseToolsListing("{not json")).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/not valid JSON/),
+    });
+    expect(parseToolsListing('{"tools":[{"title":"x"}]}')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/Not a tools\/list result.*tools\.0\.name/),
+    });
+    expect(parseToolsListing('{"tools":[{"name":"x"},{"name":"x"}]}')).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/twice/),
+    });
   });
 });

@@ -23,9 +23,11 @@ describe("listAppRoutes", () => {
       "(console)/records/[key]/page.tsx": "export default function Page() { return null; }",
       "(console)/layout.tsx": "export default function Layout() { return null; }",
       "_components/page.tsx": "export default function Page() { return null; }",
-      "api/v1/things/[id]/route.ts": "export const GET = handler; export async function DELETE() {} const handler = () => null;",
+      "api/v1/things/[id]/route.ts":
+        "export const GET = handler; export async function DELETE() {} const handler = () => null;",
       "api/auth/[...nextauth]/route.ts": "const handler = () => null; export { handler as GET, handler as POST };",
-      "api/v1/helpers/route.ts": "export const dynamic = 'force-dynamic'; export function PATCH() {} export type Shape = {};",
+      "api/v1/helpers/route.ts":
+        "export const dynamic = 'force-dynamic'; export function PATCH() {} export type Shape = {};",
     });
     expect(routeEntries(listAppRoutes(app))).toEqual([
       "GET /",

@@ -80,11 +80,15 @@ describe("canonicalJcs (RFC 8785)", () => {
   });
 
   it("escapes only what JSON requires: non-ASCII and DEL stay raw, control characters are \\u00xx or short", () => {
-    expect(canonicalJcs('"\\u00e9\u{1F600}\\u007f\\u0001\\u001f\\b\\t\\n\\f\\r\\/"')).toBe('"\u00e9\u{1F600}\u007f\\u0001\\u001f\\b\\t\\n\\f\\r/"');
+    expect(canonicalJcs('"\\u00e9\u{1F600}\\u007f\\u0001\\u001f\\b\\t\\n\\f\\r\\/"')).toBe(
+      '"\u00e9\u{1F600}\u007f\\u0001\\u001f\\b\\t\\n\\f\\r/"',
+    );
   });
 
   it("differs from the Python form exactly where the schemes differ", () => {
-    expect(canonicalJcs('{"card": "c_71", "amount_cents": 24000.0, "n": "\u00e9"}')).toBe('{"amount_cents":24000,"card":"c_71","n":"\u00e9"}');
+    expect(canonicalJcs('{"card": "c_71", "amount_cents": 24000.0, "n": "\u00e9"}')).toBe(
+      '{"amount_cents":24000,"card":"c_71","n":"\u00e9"}',
+    );
   });
 
   it.each([

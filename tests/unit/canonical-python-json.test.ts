@@ -1,6 +1,11 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { CanonicalJsonError, canonicalPythonJson, MAX_DEPTH, pythonFloatRepr } from "@/lib/idempotency/canonical-python-json";
+import {
+  CanonicalJsonError,
+  canonicalPythonJson,
+  MAX_DEPTH,
+  pythonFloatRepr,
+} from "@/lib/idempotency/canonical-python-json";
 
 // Expected values below were produced by Python 3.11's
 // json.dumps(json.loads(text), sort_keys=True, separators=(",", ":")) and written in by hand.
@@ -33,7 +38,11 @@ const CASES: [string, string, string][] = [
     '{"\ufb33": 1, "\u{1F600}": 2, "\ue000": 3, "a": 4, "A": 5, "": 6}',
     '{"":6,"A":5,"a":4,"\\ue000":3,"\\ufb33":1,"\\ud83d\\ude00":2}',
   ],
-  ["a repeated key keeps the last value, however it is spelled", '{"a": 1, "a": 2, "\\u0061": 3, "b": {"x": [], "x": {}}}', '{"a":3,"b":{"x":{}}}'],
+  [
+    "a repeated key keeps the last value, however it is spelled",
+    '{"a": 1, "a": 2, "\\u0061": 3, "b": {"x": [], "x": {}}}',
+    '{"a":3,"b":{"x":{}}}',
+  ],
   [
     "whitespace anywhere Python allows it",
     ' \t\n\r{ "nested" : [ [ [ ] ] , { } , [ {"z":null,"y":true,"x":false} ] ] } \r\n',
@@ -84,9 +93,13 @@ describe("canonicalPythonJson", () => {
   });
 
   it(`refuses nesting deeper than ${MAX_DEPTH} levels instead of overflowing the stack`, () => {
-    expect(canonicalPythonJson("[".repeat(MAX_DEPTH) + "]".repeat(MAX_DEPTH))).toBe("[".repeat(MAX_DEPTH) + "]".repeat(MAX_DEPTH));
+    expect(canonicalPythonJson("[".repeat(MAX_DEPTH) + "]".repeat(MAX_DEPTH))).toBe(
+      "[".repeat(MAX_DEPTH) + "]".repeat(MAX_DEPTH),
+    );
     const deep = "[".repeat(MAX_DEPTH + 1) + "]".repeat(MAX_DEPTH + 1);
-    expect(() => canonicalPythonJson(deep)).toThrow(`Nesting deeper than ${MAX_DEPTH} levels: line 1 column ${MAX_DEPTH + 1}`);
+    expect(() => canonicalPythonJson(deep)).toThrow(
+      `Nesting deeper than ${MAX_DEPTH} levels: line 1 column ${MAX_DEPTH + 1}`,
+    );
   });
 
   it("keeps an escaped high surrogate before a raw low one as two code points, as Python does", () => {
@@ -124,7 +137,7 @@ function prng(seed: number) {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
   const int = (n: number) => Math.floor(next() * n);
-  const pick = <T,>(items: readonly T[]): T => items[int(items.length)] as T;
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
   return { next, int, pick };
 }
 
@@ -165,7 +178,16 @@ function charText(r: Rng, ch: string): string {
     return `\\u${r.next() < 0.5 ? h : h.toUpperCase()}`;
   };
   const escaped = cp > 0xffff ? [...ch.split("").map((u) => hex(u.charCodeAt(0)))].join("") : hex(cp);
-  const short: Record<string, string> = { '"': '\\"', "\\": "\\\\", "/": "\\/", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t" };
+  const short: Record<string, string> = {
+    '"': '\\"',
+    "\\": "\\\\",
+    "/": "\\/",
+    "\b": "\\b",
+    "\f": "\\f",
+    "\n": "\\n",
+    "\r": "\\r",
+    "\t": "\\t",
+  };
   const mustEscape = cp < 0x20 || ch === '"' || ch === "\\";
   const options = [escaped, ...(short[ch] ? [short[ch]] : []), ...(mustEscape ? [] : [ch])];
   return r.pick(options);
@@ -176,9 +198,12 @@ function stringText(r: Rng, maxLength: number): string {
   const n = r.int(maxLength + 1);
   for (let i = 0; i < n; i++) {
     const roll = r.next();
-    if (roll < 0.03) out += "\\ud800"; // lone high surrogate, escaped
-    else if (roll < 0.05) out += "\\uDFFF"; // lone low surrogate, escaped
-    else if (roll < 0.06) out += "\\ud83d\ude00"; // escaped high then a raw low: two code points to Python
+    if (roll < 0.03)
+      out += "\\ud800"; // lone high surrogate, escaped
+    else if (roll < 0.05)
+      out += "\\uDFFF"; // lone low surrogate, escaped
+    else if (roll < 0.06)
+      out += "\\ud83d\ude00"; // escaped high then a raw low: two code points to Python
     else out += charText(r, r.pick(CHARS));
   }
   return `${out}"`;
@@ -191,11 +216,48 @@ function digits(r: Rng, n: number, leadingNonZero = true): string {
 }
 
 const FIXED_NUMBERS = [
-  "0", "-0", "1", "-1", "1.0", "-0.0", "0.0", "1E2", "1e2", "1E+2", "1e-7", "1e-5", "1e-4", "0.0001", "1e16", "1e15",
-  "9999999999999999", "9999999999999999.0", "5e-324", "2e-324", "4.9406564584124654e-324", "1.7976931348623157e308",
-  "1.7976931348623159e308", "1e400", "-1e400", "2.2250738585072011e-308", "0.1", "0.30000000000000004", "100.0",
-  "18446744073709551616", "-18446744073709551617", "123456789012345678901234567890", "9007199254740993", "NaN",
-  "Infinity", "-Infinity", "0e0", "-0E-0", "1.5e300", "0.000001", "0.0000001", "123.456e-2",
+  "0",
+  "-0",
+  "1",
+  "-1",
+  "1.0",
+  "-0.0",
+  "0.0",
+  "1E2",
+  "1e2",
+  "1E+2",
+  "1e-7",
+  "1e-5",
+  "1e-4",
+  "0.0001",
+  "1e16",
+  "1e15",
+  "9999999999999999",
+  "9999999999999999.0",
+  "5e-324",
+  "2e-324",
+  "4.9406564584124654e-324",
+  "1.7976931348623157e308",
+  "1.7976931348623159e308",
+  "1e400",
+  "-1e400",
+  "2.2250738585072011e-308",
+  "0.1",
+  "0.30000000000000004",
+  "100.0",
+  "18446744073709551616",
+  "-18446744073709551617",
+  "123456789012345678901234567890",
+  "9007199254740993",
+  "NaN",
+  "Infinity",
+  "-Infinity",
+  "0e0",
+  "-0E-0",
+  "1.5e300",
+  "0.000001",
+  "0.0000001",
+  "123.456e-2",
 ] as const;
 
 function numberText(r: Rng): string {
@@ -206,7 +268,8 @@ function numberText(r: Rng): string {
   // Floats in many magnitudes and spellings: fraction and/or exponent, 1 to 25 significant digits.
   const whole = r.next() < 0.3 ? "0" : digits(r, 1 + r.int(8));
   const fraction = r.next() < 0.7 ? `.${digits(r, 1 + r.int(17), false)}` : "";
-  const exponent = fraction === "" || r.next() < 0.6 ? `${r.pick(["e", "E"])}${r.pick(["", "+", "-"])}${r.int(330)}` : "";
+  const exponent =
+    fraction === "" || r.next() < 0.6 ? `${r.pick(["e", "E"])}${r.pick(["", "+", "-"])}${r.int(330)}` : "";
   return sign + whole + fraction + exponent;
 }
 
@@ -214,7 +277,21 @@ function ws(r: Rng): string {
   return r.next() < 0.6 ? "" : Array.from({ length: 1 + r.int(3) }, () => r.pick([" ", "\t", "\n", "\r"])).join("");
 }
 
-const KEY_POOL = ["a", "b", "A", "amount_cents", "card", "", "\u00e9", "\u{1F600}", "\ufb33", "\ue000", "a\u0000", "\u{10FFFF}", "Z"];
+const KEY_POOL = [
+  "a",
+  "b",
+  "A",
+  "amount_cents",
+  "card",
+  "",
+  "\u00e9",
+  "\u{1F600}",
+  "\ufb33",
+  "\ue000",
+  "a\u0000",
+  "\u{10FFFF}",
+  "Z",
+];
 
 function valueText(r: Rng, depth: number): string {
   const roll = r.next();
@@ -251,7 +328,11 @@ function generatedTexts(): string[] {
   for (let i = 0; i < 100; i++) {
     const base = texts[r.int(400)] ?? "";
     const cut = r.int(base.length + 1);
-    texts.push(r.next() < 0.5 ? base.slice(0, cut) : base.slice(0, cut) + r.pick(["]", "}", ",", ":", '"', "\\", "x", "\u0002", "-", "."]) + base.slice(cut));
+    texts.push(
+      r.next() < 0.5
+        ? base.slice(0, cut)
+        : base.slice(0, cut) + r.pick(["]", "}", ",", ":", '"', "\\", "x", "\u0002", "-", "."]) + base.slice(cut),
+    );
   }
   return texts;
 }
@@ -270,8 +351,13 @@ sys.stdout.write(json.dumps(out))
 
 /** Runs a python3 script on a JSON value; null when python3 is absent (outside CI). */
 function runPython(script: string, input: unknown): unknown {
-  const result = spawnSync("python3", ["-c", script], { input: JSON.stringify(input), encoding: "utf8", maxBuffer: 64 * 1024 * 1024 });
-  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT" && process.env.CI !== "true") return null;
+  const result = spawnSync("python3", ["-c", script], {
+    input: JSON.stringify(input),
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  if (result.error && (result.error as NodeJS.ErrnoException).code === "ENOENT" && process.env.CI !== "true")
+    return null;
   if (result.error) throw result.error;
   if (result.status !== 0) throw new Error(`python3 failed: ${result.stderr}`);
   return JSON.parse(result.stdout);
@@ -298,7 +384,8 @@ describe("canonicalPythonJson against python3", () => {
       }
       compared++;
       if (python.startsWith("!error")) rejected++;
-      if ((python.startsWith("!error") ? "!error" : python) !== ours) mismatches.push(`${JSON.stringify(text)}\n  python: ${python}\n  ours:   ${ours}`);
+      if ((python.startsWith("!error") ? "!error" : python) !== ours)
+        mismatches.push(`${JSON.stringify(text)}\n  python: ${python}\n  ours:   ${ours}`);
     });
     expect(mismatches.slice(0, 5).join("\n")).toBe("");
     expect(compared).toBe(600);

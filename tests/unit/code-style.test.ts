@@ -5,7 +5,10 @@ import { describe, expect, it } from "vitest";
 /** Runs a tool from node_modules in the repository root; resolves with its exit code and output. */
 function runTool(script: string, args: string[]): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [path.resolve(script), ...args], { cwd: path.resolve("."), stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [path.resolve(script), ...args], {
+      cwd: path.resolve("."),
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let output = "";
     child.stdout.on("data", (d: Buffer) => (output += d.toString()));
     child.stderr.on("data", (d: Buffer) => (output += d.toString()));

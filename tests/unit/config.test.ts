@@ -6,7 +6,10 @@ import { redactJson } from "@/lib/privacy/redact";
 const EXAMPLE_CONFIG = {
   tools: {
     charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: "http://127.0.0.1:4010", headers: {} } },
-    create_shipment: { stuckAfter: "10m", processor: { type: "mcp-tool", server: "shop", tool: "get_shipment_status" } },
+    create_shipment: {
+      stuckAfter: "10m",
+      processor: { type: "mcp-tool", server: "shop", tool: "get_shipment_status" },
+    },
   },
   mcpServers: [
     { name: "shop", transport: "http", url: "http://127.0.0.1:4020/mcp" },
@@ -42,14 +45,34 @@ describe("idem.config.json", () => {
 
   it.each([
     ["{ not json", /idem.config.json: not valid JSON/],
-    [JSON.stringify({ tools: { charge_card: { stuckAfter: "5 minutes" } } }), /tools\.charge_card\.stuckAfter: expected a positive duration/],
+    [
+      JSON.stringify({ tools: { charge_card: { stuckAfter: "5 minutes" } } }),
+      /tools\.charge_card\.stuckAfter: expected a positive duration/,
+    ],
     [JSON.stringify({ tools: { charge_card: { processor: { type: "ftp" } } } }), /tools\.charge_card\.processor\.type/],
-    [JSON.stringify({ tools: { x: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }), /tools\.x\.processor\.baseUrl: expected an http/],
-    [JSON.stringify({ tools: { x: { processor: { type: "mcp-tool", server: "nope", tool: "s" } } } }), /tools\.x\.processor\.server: names no server/],
-    [JSON.stringify({ mcpServers: [{ name: "a", transport: "http", url: "http://x" }, { name: "a", transport: "http", url: "http://y" }] }), /mcpServers\.1\.name: duplicate/],
+    [
+      JSON.stringify({ tools: { x: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }),
+      /tools\.x\.processor\.baseUrl: expected an http/,
+    ],
+    [
+      JSON.stringify({ tools: { x: { processor: { type: "mcp-tool", server: "nope", tool: "s" } } } }),
+      /tools\.x\.processor\.server: names no server/,
+    ],
+    [
+      JSON.stringify({
+        mcpServers: [
+          { name: "a", transport: "http", url: "http://x" },
+          { name: "a", transport: "http", url: "http://y" },
+        ],
+      }),
+      /mcpServers\.1\.name: duplicate/,
+    ],
     [JSON.stringify({ redact: ["card"] }), /redact\.0: expected a JSONPath/],
     [JSON.stringify({ tool: {} }), /Unrecognized key/],
-    [JSON.stringify({ outbound: { allow: ["10.0.0.0/40"] } }), /outbound\.allow\.0: expected a host name, an IP address or a CIDR range/],
+    [
+      JSON.stringify({ outbound: { allow: ["10.0.0.0/40"] } }),
+      /outbound\.allow\.0: expected a host name, an IP address or a CIDR range/,
+    ],
     [JSON.stringify({ outbound: { allow: [""] } }), /outbound\.allow\.0/],
     [JSON.stringify({ outbound: { deny: [] } }), /Unrecognized key/],
     [JSON.stringify({ redactValues: { email: "yes" } }), /redactValues\.email: .*boolean/],

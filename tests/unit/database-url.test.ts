@@ -26,20 +26,31 @@ describe("DATABASE_URL", () => {
     expect(describeDatabaseError({ code: "ECONNREFUSED" }, "postgresql://db:1/x")).toMatch(/connection refused/);
     expect(describeDatabaseError({ code: "3D000", message: "x" })).toMatch(/does not exist/);
     expect(describeDatabaseError({ errors: [{ code: "ECONNREFUSED" }] })).toMatch(/connection refused/);
-    expect(describeDatabaseError({ code: "42P01", message: 'relation "idempotency" does not exist' })).toMatch(/npm run idem -- migrate/);
+    expect(describeDatabaseError({ code: "42P01", message: 'relation "idempotency" does not exist' })).toMatch(
+      /npm run idem -- migrate/,
+    );
     expect(describeDatabaseError({ code: "P1001", message: "" })).toMatch(/connection refused/); // Prisma's "can't reach"
   });
 
   it("tells an unavailable database from a bad query", () => {
     expect(isDatabaseUnavailable({ code: "P1001" })).toBe(true);
-    expect(isDatabaseUnavailable({ code: "P2010", meta: { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } } })).toBe(true);
+    expect(
+      isDatabaseUnavailable({
+        code: "P2010",
+        meta: { driverAdapterError: { cause: { kind: "DatabaseNotReachable" } } },
+      }),
+    ).toBe(true);
     expect(isDatabaseUnavailable({ errors: [{ code: "ECONNREFUSED" }] })).toBe(true);
     expect(isDatabaseUnavailable({ code: "23505" })).toBe(false);
     expect(isDatabaseUnavailable(new Error("x"))).toBe(false);
   });
 
   it("names every spelling of a database fault that Prisma 7, @prisma/adapter-pg and pg produce", () => {
-    const raw = (code: string, message: string) => ({ code: "P2010", message: `Raw query failed. Code: \`${code}\``, meta: { driverAdapterError: { cause: { kind: "postgres", code, message } } } });
+    const raw = (code: string, message: string) => ({
+      code: "P2010",
+      message: `Raw query failed. Code: \`${code}\``,
+      meta: { driverAdapterError: { cause: { kind: "postgres", code, message } } },
+    });
     // Seen through the fault proxy and on PostgreSQL (pg_terminate_backend, a shutdown, refused, black-holed).
     for (const error of [
       raw("57P01", "terminating connection due to administrator command"),
@@ -48,7 +59,9 @@ describe("DATABASE_URL", () => {
       { code: "P1017", message: "Server has closed the connection." },
       new Error("timeout exceeded when trying to connect"),
       new Error("Connection terminated unexpectedly"),
-      Object.assign(new Error("Connection terminated due to connection timeout"), { cause: new Error("Connection terminated unexpectedly") }),
+      Object.assign(new Error("Connection terminated due to connection timeout"), {
+        cause: new Error("Connection terminated unexpectedly"),
+      }),
       new Error("Query read timeout"),
       Object.assign(new Error("ConnectionClosed"), { name: "DriverAdapterError", cause: { kind: "ConnectionClosed" } }), // a transaction's BEGIN/ROLLBACK
       { code: "57P03", message: "the database system is starting up" },

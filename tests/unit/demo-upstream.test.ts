@@ -42,7 +42,11 @@ async function send(upstream: DemoUpstream, path: string, body: unknown, options
     body: options.raw ?? JSON.stringify(body),
     signal: options.signal,
   });
-  return { status: response.status, headers: response.headers, body: (await response.json()) as Record<string, unknown> };
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: (await response.json()) as Record<string, unknown>,
+  };
 }
 
 async function get(upstream: DemoUpstream, path: string) {
@@ -59,11 +63,20 @@ describe("demo processor: reference is its own idempotency reference", () => {
     const second = await send(upstream, "/charges", charge("ref-a"));
 
     expect(first.status).toBe(200);
-    expect(first.body).toMatchObject({ status: "succeeded", amount_cents: 24_000, card_last4: "c_71", reference: "ref-a" });
+    expect(first.body).toMatchObject({
+      status: "succeeded",
+      amount_cents: 24_000,
+      card_last4: "c_71",
+      reference: "ref-a",
+    });
     expect(String(first.body.id)).toMatch(/^ch_/);
     expect(second.body).toEqual(first.body);
     expect(second.headers.get("idempotent-replayed")).toBe("true");
-    expect(upstream.stats()).toMatchObject({ sideEffects: 1, sideEffectsByReference: { "ref-a": 1 }, duplicatesPrevented: 1 });
+    expect(upstream.stats()).toMatchObject({
+      sideEffects: 1,
+      sideEffectsByReference: { "ref-a": 1 },
+      duplicatesPrevented: 1,
+    });
     expect(upstream.stats().requests.byRoute["POST /charges"]).toBe(2);
   });
 
@@ -84,7 +97,10 @@ describe("demo processor: reference is its own idempotency reference", () => {
     expect((await send(upstream, "/charges", declined)).status).toBe(402);
 
     const lookup = await get(upstream, "/references/ref-declined");
-    expect(lookup).toMatchObject({ status: 200, body: { status: "failed", receipt: { error: { code: "card_declined" } } } });
+    expect(lookup).toMatchObject({
+      status: 200,
+      body: { status: "failed", receipt: { error: { code: "card_declined" } } },
+    });
     expect(upstream.stats()).toMatchObject({ sideEffects: 0, duplicatesPrevented: 1 });
   });
 
@@ -107,9 +123,17 @@ describe("demo processor: reference is its own idempotency reference", () => {
     expect(String(first.body.id)).toMatch(/^re_/);
     expect(again.body.id).toBe(first.body.id);
 
-    const tooMuch = await send(upstream, "/refunds", { charge_id: taken.id, amount_cents: 600, reference: "ref-refund-2" });
+    const tooMuch = await send(upstream, "/refunds", {
+      charge_id: taken.id,
+      amount_cents: 600,
+      reference: "ref-refund-2",
+    });
     expect(tooMuch).toMatchObject({ status: 400, body: { error: { code: "amount_exceeds_charge" } } });
-    const unknown = await send(upstream, "/refunds", { charge_id: "ch_nope", amount_cents: 1, reference: "ref-refund-3" });
+    const unknown = await send(upstream, "/refunds", {
+      charge_id: "ch_nope",
+      amount_cents: 1,
+      reference: "ref-refund-3",
+    });
     expect(unknown.status).toBe(404);
     expect(upstream.stats()).toMatchObject({ sideEffects: 2, duplicatesPrevented: 1 });
     expect((await get(upstream, "/references/ref-refund-2")).status).toBe(404);
@@ -124,7 +148,10 @@ describe("GET /references/{reference}: what the resolver asks", () => {
       body: { error: { code: "not_found", message: "no operation with reference never-seen" } },
     });
     const { body: taken } = await send(upstream, "/charges", charge("ref-known"));
-    expect(await get(upstream, "/references/ref-known")).toEqual({ status: 200, body: { status: "succeeded", receipt: taken } });
+    expect(await get(upstream, "/references/ref-known")).toEqual({
+      status: 200,
+      body: { status: "succeeded", receipt: taken },
+    });
   });
 
   it("says pending while the charge is processing; a concurrent repeat waits and gets the same charge", async () => {
@@ -156,7 +183,9 @@ describe("GET /references/{reference}: what the resolver asks", () => {
     const lookup = (fault: string, signal?: AbortSignal) =>
       fetch(`${upstream.url}/references/anything`, { headers: { "x-demo-fault": fault }, signal });
     expect((await lookup("failure")).status).toBe(503);
-    await expect(lookup("timeout", AbortSignal.timeout(100))).rejects.toThrow(expect.objectContaining({ name: "TimeoutError" }));
+    await expect(lookup("timeout", AbortSignal.timeout(100))).rejects.toThrow(
+      expect.objectContaining({ name: "TimeoutError" }),
+    );
     expect((await get(upstream, "/references/anything")).status).toBe(404);
   });
 });
@@ -164,7 +193,10 @@ describe("GET /references/{reference}: what the resolver asks", () => {
 describe("fault injection", () => {
   it("a timeout takes the charge but holds the answer: the client gives up, the reference says succeeded", async () => {
     const upstream = await processor();
-    const attempt = send(upstream, "/charges", charge("ref-timeout"), { fault: "timeout", signal: AbortSignal.timeout(200) });
+    const attempt = send(upstream, "/charges", charge("ref-timeout"), {
+      fault: "timeout",
+      signal: AbortSignal.timeout(200),
+    });
     await expect(attempt).rejects.toThrow(expect.objectContaining({ name: "TimeoutError" }));
 
     const lookup = await get(upstream, "/references/ref-timeout");
@@ -256,7 +288,12 @@ describe("fault injection", () => {
 });
 
 describe("demo carrier", () => {
-  const shipment = (reference?: string) => ({ order_id: "ord_1", address: "1 Main St", service_level: "ground", reference });
+  const shipment = (reference?: string) => ({
+    order_id: "ord_1",
+    address: "1 Main St",
+    service_level: "ground",
+    reference,
+  });
 
   it("without a reference creates a new shipment on every call: two shipments for one order", async () => {
     const upstream = await carrier();
@@ -278,7 +315,10 @@ describe("demo carrier", () => {
     expect(second.status).toBe(201);
     expect(second.body.tracking_number).toBe(first.body.tracking_number);
     expect((await get(upstream, "/shipments?order_id=ord_1")).body.shipments).toHaveLength(1);
-    expect(await get(upstream, "/references/ship-ref")).toEqual({ status: 200, body: { status: "succeeded", receipt: first.body } });
+    expect(await get(upstream, "/references/ship-ref")).toEqual({
+      status: 200,
+      body: { status: "succeeded", receipt: first.body },
+    });
     expect(upstream.stats()).toMatchObject({ sideEffects: 1, duplicatesPrevented: 1 });
   });
 

@@ -12,7 +12,10 @@ const CRUISED = ["lib", "app", "components", "proxy.ts", "instrumentation.ts"];
 
 async function violations(config: string): Promise<string> {
   try {
-    await promisify(execFile)(depcruise, [...CRUISED, "--config", config, "--output-type", "err"], { cwd: root, maxBuffer: 16 * 1024 * 1024 });
+    await promisify(execFile)(depcruise, [...CRUISED, "--config", config, "--output-type", "err"], {
+      cwd: root,
+      maxBuffer: 16 * 1024 * 1024,
+    });
     return "";
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
@@ -21,9 +24,13 @@ async function violations(config: string): Promise<string> {
 }
 
 describe("dependency rules", () => {
-  it("keeps the rooms: no folder or module cycle, no forbidden door (type imports included)", { timeout: 180_000 }, async () => {
-    expect(await violations(".dependency-cruiser.cjs")).toBe("");
-  });
+  it(
+    "keeps the rooms: no folder or module cycle, no forbidden door (type imports included)",
+    { timeout: 180_000 },
+    async () => {
+      expect(await violations(".dependency-cruiser.cjs")).toBe("");
+    },
+  );
 
   it("keeps server code out of components at run time (server-only, Prisma)", { timeout: 180_000 }, async () => {
     expect(await violations(".dependency-cruiser-runtime.cjs")).toBe("");

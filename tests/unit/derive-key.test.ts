@@ -1,10 +1,23 @@
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { argumentsJsonOf, DEFAULT_WINDOW_SECONDS, deriveKey, KeyInputError, refOf, type KeyInput } from "@/lib/idempotency/derive-key";
+import {
+  argumentsJsonOf,
+  DEFAULT_WINDOW_SECONDS,
+  deriveKey,
+  KeyInputError,
+  refOf,
+  type KeyInput,
+} from "@/lib/idempotency/derive-key";
 
 const at = new Date("2026-03-01T12:00:00Z"); // unix 1772366400 = 900 × 1969296
-const base: KeyInput = { tenant: "acme", subject: "user_42", tool: "charge_card", argumentsJson: '{"amount_cents": 24000, "card": "c_71"}', at };
+const base: KeyInput = {
+  tenant: "acme",
+  subject: "user_42",
+  tool: "charge_card",
+  argumentsJson: '{"amount_cents": 24000, "card": "c_71"}',
+  at,
+};
 
 describe("deriveKey", () => {
   it("gives two orderings of one object one key", () => {
@@ -38,7 +51,8 @@ describe("deriveKey", () => {
 
   it("buckets time by the window: the last second of a bucket and the first of the next differ", () => {
     const start = 1772366400; // a multiple of 900
-    const keyAt = (seconds: number, windowSeconds?: number) => deriveKey({ ...base, at: new Date(seconds * 1000), windowSeconds });
+    const keyAt = (seconds: number, windowSeconds?: number) =>
+      deriveKey({ ...base, at: new Date(seconds * 1000), windowSeconds });
     expect(keyAt(start).bucket).toBe(String(start / 900));
     expect(keyAt(start + 899.999).key).toBe(keyAt(start).key);
     expect(keyAt(start + 900).key).not.toBe(keyAt(start).key);
@@ -69,10 +83,15 @@ describe("deriveKey", () => {
     expect(jcs.key).not.toBe(python.key);
   });
 
-  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])("refuses window %s, naming the field", (windowSeconds) => {
-    expect(() => deriveKey({ ...base, windowSeconds })).toThrow(KeyInputError);
-    expect(() => deriveKey({ ...base, windowSeconds })).toThrow(/^window: expected a positive whole number of seconds/);
-  });
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])(
+    "refuses window %s, naming the field",
+    (windowSeconds) => {
+      expect(() => deriveKey({ ...base, windowSeconds })).toThrow(KeyInputError);
+      expect(() => deriveKey({ ...base, windowSeconds })).toThrow(
+        /^window: expected a positive whole number of seconds/,
+      );
+    },
+  );
 
   it("refuses an invalid date, an empty business key, an unknown scheme and a lone surrogate, naming each", () => {
     expect(() => deriveKey({ ...base, at: new Date("nope") })).toThrow(/^at: /);
@@ -121,7 +140,15 @@ describe("deriveKey against python3", () => {
       subjects.flatMap((subject, j) => {
         const t = 1772366400 + i * 7919 + j * 613 - (i === 5 ? 3_000_000_000 : 0) + 0.25; // one pre-1970
         return [
-          { tenant: i % 2 ? "acme" : "t\u00e9nant", subject, tool: "charge_card", args, t, window: [900, 60, 1, 86400][j] ?? 900, businessKey: null as string | null },
+          {
+            tenant: i % 2 ? "acme" : "t\u00e9nant",
+            subject,
+            tool: "charge_card",
+            args,
+            t,
+            window: [900, 60, 1, 86400][j] ?? 900,
+            businessKey: null as string | null,
+          },
           { tenant: "acme", subject, tool: "create_shipment", args, t, window: 900, businessKey: `order_${i}_\u00e9` },
         ];
       }),

@@ -3,8 +3,23 @@ import { env, parseEnvironment, resetEnvironment } from "@/lib/config/environmen
 
 describe("the environment, parsed by one schema", () => {
   it("blank means unset; flags are 1 or 0; numbers and durations arrive parsed", () => {
-    const parsed = parseEnvironment({ DATABASE_URL: " ", IDEM_DEMO: "1", IDEM_TRUST_PROXY: "0", IDEM_EMBEDDED_PORT: "5433", IDEM_DEMO_HISTORY_HOURS: "0", IDEM_SESSION_IDLE: "45m" });
-    expect(parsed).toMatchObject({ DATABASE_URL: undefined, IDEM_DEMO: true, IDEM_TRUST_PROXY: false, IDEM_EMBEDDED_PORT: 5433, IDEM_DEMO_HISTORY_HOURS: 0, IDEM_SESSION_IDLE: 45 * 60_000, IDEM_DEBUG: false });
+    const parsed = parseEnvironment({
+      DATABASE_URL: " ",
+      IDEM_DEMO: "1",
+      IDEM_TRUST_PROXY: "0",
+      IDEM_EMBEDDED_PORT: "5433",
+      IDEM_DEMO_HISTORY_HOURS: "0",
+      IDEM_SESSION_IDLE: "45m",
+    });
+    expect(parsed).toMatchObject({
+      DATABASE_URL: undefined,
+      IDEM_DEMO: true,
+      IDEM_TRUST_PROXY: false,
+      IDEM_EMBEDDED_PORT: 5433,
+      IDEM_DEMO_HISTORY_HOURS: 0,
+      IDEM_SESSION_IDLE: 45 * 60_000,
+      IDEM_DEBUG: false,
+    });
   });
 
   it.each([
@@ -18,7 +33,9 @@ describe("the environment, parsed by one schema", () => {
   });
 
   it("names every bad variable at once", () => {
-    expect(() => parseEnvironment({ IDEM_DEBUG: "yes", IDEM_SESSION_MAX_AGE: "forever" })).toThrow('IDEM_SESSION_MAX_AGE="forever" is not a duration like "30m" or "12h"; IDEM_DEBUG="yes" must be 1 or 0 (or unset).');
+    expect(() => parseEnvironment({ IDEM_DEBUG: "yes", IDEM_SESSION_MAX_AGE: "forever" })).toThrow(
+      'IDEM_SESSION_MAX_AGE="forever" is not a duration like "30m" or "12h"; IDEM_DEBUG="yes" must be 1 or 0 (or unset).',
+    );
   });
 
   const saved = process.env.IDEM_DATA_DIR;

@@ -12,7 +12,8 @@ function found(text: string) {
 
 describe("extractRefs: whatever support pastes", () => {
   it("finds the ref in the guard's in-flight message", () => {
-    const message = "A charge with these exact details is already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with this ref.";
+    const message =
+      "A charge with these exact details is already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with this ref.";
     expect(found(message)).toEqual({ keys: [], refs: ["3f9a1c2b7d4e"] });
   });
 
@@ -42,7 +43,10 @@ describe("extractRefs: whatever support pastes", () => {
   });
 
   it("returns two refs in order, once each", () => {
-    expect(found("first ref 111111aaaaaa, then ref 222222bbbbbb, and again 111111aaaaaa")).toEqual({ keys: [], refs: ["111111aaaaaa", "222222bbbbbb"] });
+    expect(found("first ref 111111aaaaaa, then ref 222222bbbbbb, and again 111111aaaaaa")).toEqual({
+      keys: [],
+      refs: ["111111aaaaaa", "222222bbbbbb"],
+    });
   });
 
   it("takes a full key as a key, and counts it as its ref too", () => {
@@ -52,7 +56,11 @@ describe("extractRefs: whatever support pastes", () => {
   });
 
   it("ignores hex runs of other lengths, UUIDs and words", () => {
-    expect(found("commit 3f9a1c2b7d4e8a6b5c4d3e2f1a0b9c8d7e6f5a4b, request 123e4567-e89b-12d3-a456-426614174000, deadbeef, cafe")).toEqual({ keys: [], refs: [] });
+    expect(
+      found(
+        "commit 3f9a1c2b7d4e8a6b5c4d3e2f1a0b9c8d7e6f5a4b, request 123e4567-e89b-12d3-a456-426614174000, deadbeef, cafe",
+      ),
+    ).toEqual({ keys: [], refs: [] });
     expect(found("3f9a1c2b7d4ex 3f9a1c2b7d4 ch_3f9a1c2b7d4e")).toEqual({ keys: [], refs: [] });
     expect(found("")).toEqual({ keys: [], refs: [] });
   });
@@ -77,9 +85,14 @@ describe("key explainer input and byte diff", () => {
   const now = new Date("2026-03-01T12:00:00Z");
 
   it("two orderings of one object canonicalise to the same bytes", () => {
-    const parsed = parseExplainParams({ tenant: "t", tool: "charge_card", args: '{"amount_cents": 24000, "card": "c_71"}' }, now);
+    const parsed = parseExplainParams(
+      { tenant: "t", tool: "charge_card", args: '{"amount_cents": 24000, "card": "c_71"}' },
+      now,
+    );
     expect(parsed.ok).toBe(true);
-    expect(diffCanonical('{"amount_cents":24000,"card":"c_71"}', '{"amount_cents":24000,"card":"c_71"}')).toMatchObject({ equal: true, offset: null });
+    expect(diffCanonical('{"amount_cents":24000,"card":"c_71"}', '{"amount_cents":24000,"card":"c_71"}')).toMatchObject(
+      { equal: true, offset: null },
+    );
   });
 
   it("points at the first differing byte, with the bytes around it", () => {
@@ -103,7 +116,10 @@ describe("key explainer input and byte diff", () => {
   });
 
   it("reads windows as seconds or durations, and times with a zone or as unix seconds", () => {
-    const parsed = parseExplainParams({ tenant: "t", tool: "x", args: "{}", window: "15m", at: "2026-03-01T12:00Z" }, now);
+    const parsed = parseExplainParams(
+      { tenant: "t", tool: "x", args: "{}", window: "15m", at: "2026-03-01T12:00Z" },
+      now,
+    );
     expect(parsed.ok && parsed.input.windowSeconds).toBe(900);
     expect(parsed.ok && parsed.input.at.toISOString()).toBe("2026-03-01T12:00:00.000Z");
     expect(parseAt("1772366400")?.toISOString()).toBe("2026-03-01T12:00:00.000Z");
@@ -115,7 +131,9 @@ describe("key explainer input and byte diff", () => {
     const parsed = parseExplainParams({ tenant: "t", tool: "x", args: "{}", at: "2026-03-01T12:00" }, now);
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
-    expect(parsed.errors.find((e) => e.field === "at")?.message).toMatch(/^at: expected .*with a zone.*; a time without a zone is refused$/);
+    expect(parsed.errors.find((e) => e.field === "at")?.message).toMatch(
+      /^at: expected .*with a zone.*; a time without a zone is refused$/,
+    );
     expect(parseAt("2026-03-01T12:00")).toBeNull();
   });
 });

@@ -2,11 +2,21 @@ import { describe, expect, it } from "vitest";
 import { REDACTED, redactJson } from "@/lib/privacy/redact";
 
 describe("redactJson", () => {
-  const receipt = { id: "ch_1", card: "c_71", customer: { email: "a@b.c", name: "Ann" }, items: [{ card: "c_2" }, { sku: "x" }] };
+  const receipt = {
+    id: "ch_1",
+    card: "c_71",
+    customer: { email: "a@b.c", name: "Ann" },
+    items: [{ card: "c_2" }, { sku: "x" }],
+  };
 
   it("masks every match of each path, anywhere in the document, on a copy", () => {
     const { value, redactedPaths } = redactJson(receipt, ["$..card", "$..email"]);
-    expect(value).toEqual({ id: "ch_1", card: REDACTED, customer: { email: REDACTED, name: "Ann" }, items: [{ card: REDACTED }, { sku: "x" }] });
+    expect(value).toEqual({
+      id: "ch_1",
+      card: REDACTED,
+      customer: { email: REDACTED, name: "Ann" },
+      items: [{ card: REDACTED }, { sku: "x" }],
+    });
     expect(redactedPaths).toEqual(["$['card']", "$['customer']['email']", "$['items'][0]['card']"]);
     expect(receipt.card).toBe("c_71");
   });
@@ -24,7 +34,10 @@ describe("redactJson", () => {
 
 describe("redactJson by value: e-mail addresses and card numbers under any key", () => {
   it("masks an address under a field no path names, inside text too, and reports where", () => {
-    const { value, redactedPaths } = redactJson({ to: "user_24@globex.example", note: "sent to Ann <ann.lee+shop@mail.example.co.uk> at 10:02", id: "msg_1" }, []);
+    const { value, redactedPaths } = redactJson(
+      { to: "user_24@globex.example", note: "sent to Ann <ann.lee+shop@mail.example.co.uk> at 10:02", id: "msg_1" },
+      [],
+    );
     expect(value).toEqual({ to: REDACTED, note: `sent to Ann <${REDACTED}> at 10:02`, id: "msg_1" });
     expect(redactedPaths).toEqual(["$['note']", "$['to']"]);
   });
@@ -57,7 +70,10 @@ describe("redactJson by value: e-mail addresses and card numbers under any key",
 
   it("can be turned off per kind", () => {
     const doc = { to: "a@b.example", pan: "4242424242424242" };
-    expect(redactJson(doc, { paths: [], values: { email: false, cardNumbers: true } }).value).toEqual({ to: "a@b.example", pan: REDACTED });
+    expect(redactJson(doc, { paths: [], values: { email: false, cardNumbers: true } }).value).toEqual({
+      to: "a@b.example",
+      pan: REDACTED,
+    });
     expect(redactJson(doc, { paths: [], values: { email: false, cardNumbers: false } }).value).toEqual(doc);
   });
 

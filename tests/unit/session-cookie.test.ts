@@ -5,7 +5,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { sessionCookie } from "@/lib/auth/session-cookie";
 
 // next-auth's own defaults (not in its package exports: loaded by path).
-const { defaultCookies } = createRequire(import.meta.url)(path.resolve("node_modules/next-auth/core/lib/cookie.js")) as {
+const { defaultCookies } = createRequire(import.meta.url)(
+  path.resolve("node_modules/next-auth/core/lib/cookie.js"),
+) as {
   defaultCookies: (secure: boolean) => CookiesOptions;
 };
 
@@ -19,7 +21,10 @@ describe("the session cookie", () => {
 
   it("is Secure, with the __Secure- prefix, when the console's public URL is https", () => {
     expect(sessionCookie("https://idem.example.com")).toEqual({
-      sessionToken: { name: "__Secure-next-auth.session-token", options: { httpOnly: true, sameSite: "lax", path: "/", secure: true } },
+      sessionToken: {
+        name: "__Secure-next-auth.session-token",
+        options: { httpOnly: true, sameSite: "lax", path: "/", secure: true },
+      },
     });
   });
 
@@ -33,7 +38,9 @@ describe("the session cookie", () => {
 
   it("keeps next-auth's own names, which proxy.ts looks for", () => {
     for (const secure of [true, false]) {
-      expect(sessionCookie(secure ? "https://idem.example.com" : "http://localhost").sessionToken.name).toBe(defaultCookies(secure).sessionToken.name);
+      expect(sessionCookie(secure ? "https://idem.example.com" : "http://localhost").sessionToken.name).toBe(
+        defaultCookies(secure).sessionToken.name,
+      );
     }
   });
 

@@ -4,8 +4,14 @@ import { DEFAULT_SESSION_IDLE_MS, DEFAULT_SESSION_MAX_AGE_MS, sessionPolicy } fr
 describe("session policy from the environment", () => {
   it("defaults when unset or empty; takes durations", () => {
     expect(sessionPolicy({})).toEqual({ idleMs: DEFAULT_SESSION_IDLE_MS, maxAgeMs: DEFAULT_SESSION_MAX_AGE_MS });
-    expect(sessionPolicy({ IDEM_SESSION_IDLE: " ", IDEM_SESSION_MAX_AGE: "" })).toEqual({ idleMs: DEFAULT_SESSION_IDLE_MS, maxAgeMs: DEFAULT_SESSION_MAX_AGE_MS });
-    expect(sessionPolicy({ IDEM_SESSION_IDLE: "45m", IDEM_SESSION_MAX_AGE: "8h" })).toEqual({ idleMs: 45 * 60_000, maxAgeMs: 8 * 3_600_000 });
+    expect(sessionPolicy({ IDEM_SESSION_IDLE: " ", IDEM_SESSION_MAX_AGE: "" })).toEqual({
+      idleMs: DEFAULT_SESSION_IDLE_MS,
+      maxAgeMs: DEFAULT_SESSION_MAX_AGE_MS,
+    });
+    expect(sessionPolicy({ IDEM_SESSION_IDLE: "45m", IDEM_SESSION_MAX_AGE: "8h" })).toEqual({
+      idleMs: 45 * 60_000,
+      maxAgeMs: 8 * 3_600_000,
+    });
   });
 
   it.each([

@@ -3,7 +3,14 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
 import { actorTenantScope, tenantScopeOf } from "@/lib/tenancy/tenant-scope";
 
-const actor = (tenants: string[]): Actor => ({ kind: "user", id: "u", name: "u@x", displayName: "U", role: "viewer", tenants });
+const actor = (tenants: string[]): Actor => ({
+  kind: "user",
+  id: "u",
+  name: "u@x",
+  displayName: "U",
+  role: "viewer",
+  tenants,
+});
 
 describe("the one tenant scope", () => {
   it("limits a tenant-limited actor in every form: Prisma where, condition list, AND, WHERE", () => {
@@ -22,7 +29,9 @@ describe("the one tenant scope", () => {
   it("names the column a query uses (an alias, an expression)", () => {
     const scope = tenantScopeOf(["acme"]);
     expect(scope.and(Prisma.sql`i.tenant`).sql).toBe("AND i.tenant = ANY(?::text[])");
-    expect(scope.conditions(Prisma.sql`COALESCE(tenant, before->>'tenant')`)[0]?.sql).toBe("COALESCE(tenant, before->>'tenant') = ANY(?::text[])");
+    expect(scope.conditions(Prisma.sql`COALESCE(tenant, before->>'tenant')`)[0]?.sql).toBe(
+      "COALESCE(tenant, before->>'tenant') = ANY(?::text[])",
+    );
   });
 
   it("an unrestricted actor (no tenants) and null both mean every tenant: no condition at all", () => {

@@ -17,14 +17,24 @@ describe("packing trimmed refs", () => {
     ];
     rows.push({ ...rows[0]!, key: `${rows[0]!.key.slice(0, 12)}${"0".repeat(52)}` }); // same ref, another key: stored once
     const chunks = packTrimmedRefs(rows);
-    const refsOf = (tenant: string) => chunks.filter((c) => c.tenant === tenant).flatMap((c) => c.refsHex.match(/.{12}/g) ?? []);
-    expect(refsOf("acme")).toEqual([...new Set(rows.filter((r) => r.tenant === "acme" && /^[0-9a-f]{12}/.test(r.key)).map((r) => r.key.slice(0, 12)))].sort());
+    const refsOf = (tenant: string) =>
+      chunks.filter((c) => c.tenant === tenant).flatMap((c) => c.refsHex.match(/.{12}/g) ?? []);
+    expect(refsOf("acme")).toEqual(
+      [
+        ...new Set(
+          rows.filter((r) => r.tenant === "acme" && /^[0-9a-f]{12}/.test(r.key)).map((r) => r.key.slice(0, 12)),
+        ),
+      ].sort(),
+    );
     expect(refsOf("globex")).toHaveLength(5);
-    expect(chunks.filter((c) => c.tenant === "globex")).toEqual([expect.objectContaining({ bucketBits: 0, bucket: 0 })]);
+    expect(chunks.filter((c) => c.tenant === "globex")).toEqual([
+      expect.objectContaining({ bucketBits: 0, bucket: 0 }),
+    ]);
     const acme = chunks.filter((c) => c.tenant === "acme");
     expect(acme.every((c) => c.bucketBits === 7)).toBe(true);
     for (const chunk of acme) {
-      for (const ref of chunk.refsHex.match(/.{12}/g) ?? []) expect(Math.floor(parseInt(ref, 16) / 2 ** 41)).toBe(chunk.bucket);
+      for (const ref of chunk.refsHex.match(/.{12}/g) ?? [])
+        expect(Math.floor(parseInt(ref, 16) / 2 ** 41)).toBe(chunk.bucket);
     }
     // ~78 refs a chunk: the chunk row's overhead is under a byte per ref.
     expect(10_000 / acme.length).toBeGreaterThan(60);

@@ -18,7 +18,10 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const actor = await requirePageActor("audit:read", "/audit");
   return (
     <>
-      <PageHeader title="Audit" description="Every change the console made, append-only: who did what to which record, on what evidence. Filters live in the URL: copy it to share this view." />
+      <PageHeader
+        title="Audit"
+        description="Every change the console made, append-only: who did what to which record, on what evidence. Filters live in the URL: copy it to share this view."
+      />
       <Suspense fallback={<RecordsSkeleton />}>
         <AuditSection actor={actor} searchParams={searchParams} />
       </Suspense>
@@ -29,10 +32,18 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
 async function AuditSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const parsed = parseAuditQuery(params, { unknownParams: "ignore" });
-  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/audit", label: "Show the newest entries" }} testId="audit-query-problems" />;
+  if (!parsed.ok)
+    return (
+      <QueryProblems
+        problems={parsed.problems}
+        reset={{ href: "/audit", label: "Show the newest entries" }}
+        testId="audit-query-problems"
+      />
+    );
   const query = parsed.value;
   const data = await loadAuditPageData(actor, query);
-  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
+  if (!data.ok)
+    return <UnknownTenantNotice message={data.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
   const { page, actions } = data;
   const values = auditFilterValues(query);
   return (

@@ -36,7 +36,10 @@ export default async function KeysPage({ searchParams }: Props) {
   const errorByField = Object.fromEntries(errors.map((e) => [e.field, e.message]));
   return (
     <>
-      <PageHeader title="Keys" description="How a key is derived: sha256(tenant|subject|tool|canonical arguments|time bucket), and which records the same call left in the neighbouring buckets." />
+      <PageHeader
+        title="Keys"
+        description="How a key is derived: sha256(tenant|subject|tool|canonical arguments|time bucket), and which records the same call left in the neighbouring buckets."
+      />
       <div className="space-y-6">
         <ExplainForm values={values} errors={errorByField} />
         {explanation ? <KeyExplanationView explanation={explanation} /> : null}

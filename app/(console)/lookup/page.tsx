@@ -13,14 +13,21 @@ type Props = { searchParams: Promise<Record<string, string | string[] | undefine
 
 export default async function LookupPage({ searchParams }: Props) {
   const { q: text } = await loadLookupParams(searchParams);
-  const actor = await requirePageActor("records:lookup", serializeLookupParams("/lookup", { q: text ? text.slice(0, 2_000) : null }));
+  const actor = await requirePageActor(
+    "records:lookup",
+    serializeLookupParams("/lookup", { q: text ? text.slice(0, 2_000) : null }),
+  );
   const now = new Date();
   const result = text.trim() ? await lookUpForPage(actor, text) : null;
   // One record: straight to it, the answer support came for.
-  if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0]) redirect(`/records/${result.matches[0].key}`);
+  if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0])
+    redirect(`/records/${result.matches[0].key}`);
   return (
     <>
-      <PageHeader title="Lookup" description="Paste a customer's error message, a ref or a full key and land on the record." />
+      <PageHeader
+        title="Lookup"
+        description="Paste a customer's error message, a ref or a full key and land on the record."
+      />
       <div className="max-w-5xl space-y-6">
         <LookupForm key={text} initialText={text} />
         {result ? <LookupResults result={result} now={now} /> : null}

@@ -15,7 +15,10 @@ export default async function MetricsPage({ searchParams }: { searchParams: Prom
   const actor = await requirePageActor("metrics:read", "/metrics");
   return (
     <>
-      <PageHeader title="Metrics" description="Is deduplication working for each tool, and what is it costing? Window, tool and tenant live in the URL." />
+      <PageHeader
+        title="Metrics"
+        description="Is deduplication working for each tool, and what is it costing? Window, tool and tenant live in the URL."
+      />
       <Suspense fallback={<MetricsSkeleton />}>
         <MetricsSection actor={actor} searchParams={searchParams} />
       </Suspense>
@@ -36,6 +39,13 @@ async function MetricsSection({ actor, searchParams }: { actor: Actor; searchPar
     );
   }
   const data = await loadMetricsPageData(actor, parsed.value);
-  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/metrics", params, tenants: actor.tenants }} />;
-  return <MetricsView report={data.report} configuredTools={data.configuredTools} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
+  if (!data.ok)
+    return <UnknownTenantNotice message={data.message} link={{ path: "/metrics", params, tenants: actor.tenants }} />;
+  return (
+    <MetricsView
+      report={data.report}
+      configuredTools={data.configuredTools}
+      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+    />
+  );
 }

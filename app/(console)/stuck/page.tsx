@@ -31,8 +31,22 @@ export default async function StuckClaimsPage({ searchParams }: { searchParams: 
 async function StuckSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const parsed = parseStuckQuery(params);
-  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
+  if (!parsed.ok)
+    return (
+      <QueryProblems
+        problems={parsed.problems}
+        reset={{ href: "/records", label: "Show all records" }}
+        testId="records-query-problems"
+      />
+    );
   const loaded = await loadStuckPageData(actor, parsed.value);
-  if (!loaded.ok) return <UnknownTenantNotice message={loaded.message} link={{ path: "/stuck", params, tenants: actor.tenants }} />;
-  return <StuckView data={loaded.data} canPlan={can(actor.role, "records:resolve")} tenantChoices={actor.tenants.length > 0 ? actor.tenants : null} />;
+  if (!loaded.ok)
+    return <UnknownTenantNotice message={loaded.message} link={{ path: "/stuck", params, tenants: actor.tenants }} />;
+  return (
+    <StuckView
+      data={loaded.data}
+      canPlan={can(actor.role, "records:resolve")}
+      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+    />
+  );
 }

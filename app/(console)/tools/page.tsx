@@ -28,5 +28,12 @@ export default async function ToolsPage({ searchParams }: { searchParams: Promis
 async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const { window } = await loadToolsParams(searchParams);
   const audit = await loadToolsPageData(actor, window);
-  return <ToolsView audit={audit} canRefresh={can(actor.role, "tools:refresh")} canConfigure={can(actor.role, "tools:configure")} canReview={can(actor.role, "annotations:review")} />;
+  return (
+    <ToolsView
+      audit={audit}
+      canRefresh={can(actor.role, "tools:refresh")}
+      canConfigure={can(actor.role, "tools:configure")}
+      canReview={can(actor.role, "annotations:review")}
+    />
+  );
 }

@@ -1,8 +1,31 @@
 import type { RouteContract } from "@/lib/api/contract";
 import { openapiContract } from "./openapi";
-import { auditListContract, bulkApplyContract, bulkPlanContract, meContract, metricsContract, reconcileContract } from "./operations";
-import { checkRecordContract, explainKeyContract, exportRecordsContract, listRecordsContract, lookupContract, recordDetailContract, resolveRecordContract, revealRecordContract } from "./records";
-import { toolsAddServerContract, toolsAuditContract, toolsAuditExportContract, toolsRefreshContract, toolsReviewContract, toolsUploadContract } from "./tools";
+import {
+  auditListContract,
+  bulkApplyContract,
+  bulkPlanContract,
+  meContract,
+  metricsContract,
+  reconcileContract,
+} from "./operations";
+import {
+  checkRecordContract,
+  explainKeyContract,
+  exportRecordsContract,
+  listRecordsContract,
+  lookupContract,
+  recordDetailContract,
+  resolveRecordContract,
+  revealRecordContract,
+} from "./records";
+import {
+  toolsAddServerContract,
+  toolsAuditContract,
+  toolsAuditExportContract,
+  toolsRefreshContract,
+  toolsReviewContract,
+  toolsUploadContract,
+} from "./tools";
 
 /** Every /api/v1 route's contract: the OpenAPI document and the contract test read this list. */
 export const API_CONTRACTS: readonly RouteContract[] = [

@@ -12,7 +12,12 @@ export const openapiContract = defineContract({
   tag: "session",
   summary: "This API as an OpenAPI 3.1 document, generated from the route contracts.",
   action: "records:read",
-  responses: { 200: { description: "The OpenAPI document.", schema: z.looseObject({ openapi: z.literal("3.1.0"), paths: z.record(z.string(), z.unknown()) }) } },
+  responses: {
+    200: {
+      description: "The OpenAPI document.",
+      schema: z.looseObject({ openapi: z.literal("3.1.0"), paths: z.record(z.string(), z.unknown()) }),
+    },
+  },
   errors: [],
   examples: [{ name: "the document", status: 200 }],
 });

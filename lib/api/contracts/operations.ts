@@ -16,7 +16,12 @@ export const meContract = defineContract({
   responses: {
     200: {
       description: "The caller.",
-      schema: z.object({ kind: z.enum(["user", "token", "system"]), name: z.string(), role: z.enum(["viewer", "operator", "admin"]), tenants: z.array(z.string()) }),
+      schema: z.object({
+        kind: z.enum(["user", "token", "system"]),
+        name: z.string(),
+        role: z.enum(["viewer", "operator", "admin"]),
+        tenants: z.array(z.string()),
+      }),
     },
   },
   errors: [],
@@ -58,7 +63,11 @@ export const auditListContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
-  examples: [{ name: "a page", query: [["limit", "25"]], status: 200 }, { name: "a bad limit", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
+  examples: [
+    { name: "a page", query: [["limit", "25"]], status: 200 },
+    { name: "a bad limit", query: [["limit", "7"]], status: 400 },
+    { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 },
+  ],
 });
 
 export const metricsContract = defineContract({
@@ -86,7 +95,10 @@ export const metricsContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
-  examples: [{ name: "the last hour", query: [["window", "1h"]], status: 200 }, { name: "a window it does not have", query: [["window", "2h"]], status: 400 }],
+  examples: [
+    { name: "the last hour", query: [["window", "1h"]], status: 200 },
+    { name: "a window it does not have", query: [["window", "2h"]], status: 400 },
+  ],
 });
 
 const plannedRow = z.object({
@@ -124,14 +136,19 @@ export const bulkPlanContract = defineContract({
     },
   },
   errors: [...BODY_ERRORS, "unknown_tenant"],
-  examples: [{ name: "a plan of one claim", body: { keys: ["{key}"] }, status: 200 }, { name: "neither keys nor a filter", body: {}, status: 400 }, { name: "a tenant nobody has", body: { filter: { tenant: "nobody-has-this" } }, status: 404 }],
+  examples: [
+    { name: "a plan of one claim", body: { keys: ["{key}"] }, status: 200 },
+    { name: "neither keys nor a filter", body: {}, status: 400 },
+    { name: "a tenant nobody has", body: { filter: { tenant: "nobody-has-this" } }, status: 404 },
+  ],
 });
 
 export const bulkApplyContract = defineContract({
   method: "POST",
   path: "/api/v1/bulk/apply",
   tag: "resolve",
-  summary: "Applies a plan (at most 50 rows a request): each row's fate in its own result; 200 whenever the request was sound.",
+  summary:
+    "Applies a plan (at most 50 rows a request): each row's fate in its own result; 200 whenever the request was sound.",
   action: "records:resolve",
   body: bulkApplyInputSchema,
   responses: {
@@ -140,30 +157,40 @@ export const bulkApplyContract = defineContract({
       schema: z.object({
         appliedAt: instant,
         results: z.array(
-          z.object({
-            key: z.string(),
-            ref: z.string(),
-            action: z.enum(["complete", "release"]),
-            result: z.enum(["ok", "conflict", "changed_outcome", "error"]),
-            message: z.string(),
-            outcome: processorOutcome.nullable(),
-            auditId: z.string().optional(),
-            current: z.object({ status: z.string(), version: nullableString }).nullable().optional(),
-          }).loose(),
+          z
+            .object({
+              key: z.string(),
+              ref: z.string(),
+              action: z.enum(["complete", "release"]),
+              result: z.enum(["ok", "conflict", "changed_outcome", "error"]),
+              message: z.string(),
+              outcome: processorOutcome.nullable(),
+              auditId: z.string().optional(),
+              current: z.object({ status: z.string(), version: nullableString }).nullable().optional(),
+            })
+            .loose(),
         ),
         totals: z.object({ ok: z.number(), conflict: z.number(), changed_outcome: z.number(), error: z.number() }),
       }),
     },
   },
   errors: [...BODY_ERRORS],
-  examples: [{ name: "apply one row", body: { reason: "contract test", rows: [{ key: "{key}", action: "complete", expectedUpdatedAt: null }] }, status: 200 }, { name: "no reason", body: { rows: [] }, status: 400 }],
+  examples: [
+    {
+      name: "apply one row",
+      body: { reason: "contract test", rows: [{ key: "{key}", action: "complete", expectedUpdatedAt: null }] },
+      status: 200,
+    },
+    { name: "no reason", body: { rows: [] }, status: 400 },
+  ],
 });
 
 export const reconcileContract = defineContract({
   method: "POST",
   path: "/api/v1/reconcile",
   tag: "resolve",
-  summary: "The reconciler: a sweep of stuck claims (oldest first, at most 500), or exactly the named keys, each resolved only if stuck.",
+  summary:
+    "The reconciler: a sweep of stuck claims (oldest first, at most 500), or exactly the named keys, each resolved only if stuck.",
   action: "reconcile:run",
   body: reconcileInputSchema,
   responses: {
@@ -173,15 +200,33 @@ export const reconcileContract = defineContract({
         dryRun: z.boolean(),
         startedAt: instant,
         durationMs: z.number(),
-        criteria: z.object({ olderThanMs: z.number().nullable(), olderThan: z.string(), tool: nullableString, tenant: nullableString, limit: z.number(), concurrency: z.number() }),
+        criteria: z.object({
+          olderThanMs: z.number().nullable(),
+          olderThan: z.string(),
+          tool: nullableString,
+          tenant: nullableString,
+          limit: z.number(),
+          concurrency: z.number(),
+        }),
         candidates: z.number(),
-        rows: z.array(z.looseObject({ key: z.string(), ref: z.string(), outcome: processorOutcome, action: z.enum(["completed", "released", "left", "conflict"]), reason: z.string() })),
+        rows: z.array(
+          z.looseObject({
+            key: z.string(),
+            ref: z.string(),
+            outcome: processorOutcome,
+            action: z.enum(["completed", "released", "left", "conflict"]),
+            reason: z.string(),
+          }),
+        ),
         totals: z.looseObject({ skipped: z.number(), errors: z.number() }),
         unresolved: z.number(),
       }),
     },
   },
   errors: [...BODY_ERRORS, "unknown_tenant"],
-  examples: [{ name: "a dry sweep", body: { filter: {}, dryRun: true }, status: 200 }, { name: "keys with a tenant", body: { filter: { keys: ["{key}"], tenant: "t" }, dryRun: true }, status: 400 }, { name: "broken JSON", rawBody: "{", status: 400 }],
+  examples: [
+    { name: "a dry sweep", body: { filter: {}, dryRun: true }, status: 200 },
+    { name: "keys with a tenant", body: { filter: { keys: ["{key}"], tenant: "t" }, dryRun: true }, status: 400 },
+    { name: "broken JSON", rawBody: "{", status: 400 },
+  ],
 });
-

@@ -20,7 +20,14 @@ export const listRecordsContract = defineContract({
     200: {
       description: "The page, its filter, the links to its neighbours and the facet counts.",
       schema: z.object({
-        filter: z.object({ tenant: nullableString, tool: nullableString, status: nullableString, stuck: z.boolean(), from: instant.nullable(), to: instant.nullable() }),
+        filter: z.object({
+          tenant: nullableString,
+          tool: nullableString,
+          status: nullableString,
+          stuck: z.boolean(),
+          from: instant.nullable(),
+          to: instant.nullable(),
+        }),
         records: z.array(recordSummary.extend({ stuck: z.boolean(), stuckAfterMs: z.number() })),
         page: z.object({
           limit: z.number().int(),
@@ -35,7 +42,11 @@ export const listRecordsContract = defineContract({
     },
   },
   errors: ["unknown_tenant"],
-  examples: [{ name: "a page of 25", query: [["limit", "25"]], status: 200 }, { name: "a page size it does not have", query: [["limit", "7"]], status: 400 }, { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 }],
+  examples: [
+    { name: "a page of 25", query: [["limit", "25"]], status: 200 },
+    { name: "a page size it does not have", query: [["limit", "7"]], status: 400 },
+    { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 },
+  ],
 });
 
 export const exportRecordsContract = defineContract({
@@ -47,10 +58,25 @@ export const exportRecordsContract = defineContract({
   pool: "export",
   query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery),
   responses: {
-    200: { description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.", schema: z.unknown(), contentTypes: ["text/csv"] },
+    200: {
+      description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.",
+      schema: z.unknown(),
+      contentTypes: ["text/csv"],
+    },
   },
   errors: ["unknown_tenant"],
-  examples: [{ name: "as JSON", query: [["format", "json"]], status: 200 }, { name: "as CSV", query: [["format", "csv"]], status: 200 }, { name: "a cursor", query: [["format", "json"], ["cursor", "x"]], status: 400 }],
+  examples: [
+    { name: "as JSON", query: [["format", "json"]], status: 200 },
+    { name: "as CSV", query: [["format", "csv"]], status: 200 },
+    {
+      name: "a cursor",
+      query: [
+        ["format", "json"],
+        ["cursor", "x"],
+      ],
+      status: 400,
+    },
+  ],
 });
 
 export const recordDetailContract = defineContract({
@@ -67,7 +93,12 @@ export const recordDetailContract = defineContract({
         record: recordSummary,
         ageMs: z.number(),
         stuck: z.object({ isStuck: z.boolean(), thresholdMs: z.number(), threshold: z.string(), source: z.string() }),
-        response: z.object({ value: z.unknown(), present: z.boolean(), redacted: z.boolean(), redactedPaths: z.array(z.string()) }),
+        response: z.object({
+          value: z.unknown(),
+          present: z.boolean(),
+          redacted: z.boolean(),
+          redactedPaths: z.array(z.string()),
+        }),
         repeatCaller: z.looseObject({}),
         timeline: z.array(z.looseObject({})),
         eventCounts: z.record(z.string(), z.number()).nullable(),
@@ -78,7 +109,11 @@ export const recordDetailContract = defineContract({
     },
   },
   errors: ["bad_key", "ref_not_key", "not_found"],
-  examples: [{ name: "the record", params: { key: "{key}" }, status: 200 }, { name: "a bare ref", params: { key: "0123456789ab" }, status: 400 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
+  examples: [
+    { name: "the record", params: { key: "{key}" }, status: 200 },
+    { name: "a bare ref", params: { key: "0123456789ab" }, status: 400 },
+    { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 },
+  ],
 });
 
 export const checkRecordContract = defineContract({
@@ -89,10 +124,23 @@ export const checkRecordContract = defineContract({
   action: "records:check-processor",
   path_params: recordKeyPath,
   responses: {
-    200: { description: "The processor's answer.", schema: z.object({ key: z.string(), ref: z.string(), tool: nullableString, status: z.string(), check: processorCheck, redactedPaths: z.array(z.string()) }) },
+    200: {
+      description: "The processor's answer.",
+      schema: z.object({
+        key: z.string(),
+        ref: z.string(),
+        tool: nullableString,
+        status: z.string(),
+        check: processorCheck,
+        redactedPaths: z.array(z.string()),
+      }),
+    },
   },
   errors: ["bad_key", "ref_not_key", "not_found"],
-  examples: [{ name: "ask the processor", params: { key: "{key}" }, status: 200 }, { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 }],
+  examples: [
+    { name: "ask the processor", params: { key: "{key}" }, status: 200 },
+    { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 },
+  ],
 });
 
 export const resolveRecordContract = defineContract({
@@ -101,18 +149,44 @@ export const resolveRecordContract = defineContract({
   tag: "records",
   summary: "Complete or release one stuck claim, on the processor's answer (asked by the console itself).",
   description:
-    "409 conflict carries `current` when the row changed since `expectedUpdatedAt` (nothing overwritten); 409 outcome_unknown and 422 outcome_mismatch carry `check`. Releasing without \"not taken\" evidence needs an admin and `force` with `confirm`.",
+    '409 conflict carries `current` when the row changed since `expectedUpdatedAt` (nothing overwritten); 409 outcome_unknown and 422 outcome_mismatch carry `check`. Releasing without "not taken" evidence needs an admin and `force` with `confirm`.',
   action: "records:resolve",
   path_params: recordKeyPath,
   body: resolveInputSchema,
   responses: {
     200: {
       description: "Resolved, with its audit row.",
-      schema: z.object({ action: z.enum(["complete", "release"]), forced: z.boolean(), before: rowSnapshot, after: rowSnapshot.nullable(), check: processorCheck, auditId: z.string() }),
+      schema: z.object({
+        action: z.enum(["complete", "release"]),
+        forced: z.boolean(),
+        before: rowSnapshot,
+        after: rowSnapshot.nullable(),
+        check: processorCheck,
+        auditId: z.string(),
+      }),
     },
   },
   errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found", "conflict", "outcome_unknown", "outcome_mismatch"],
-  examples: [{ name: "complete a taken claim", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 200 }, { name: "resolve it again", params: { key: "{key}" }, body: { action: "complete", reason: "contract test", expectedUpdatedAt: null }, status: 409 }, { name: "an unknown action", params: { key: "{key}" }, body: { action: "undo", reason: "contract test", expectedUpdatedAt: null }, status: 400 }],
+  examples: [
+    {
+      name: "complete a taken claim",
+      params: { key: "{key}" },
+      body: { action: "complete", reason: "contract test", expectedUpdatedAt: null },
+      status: 200,
+    },
+    {
+      name: "resolve it again",
+      params: { key: "{key}" },
+      body: { action: "complete", reason: "contract test", expectedUpdatedAt: null },
+      status: 409,
+    },
+    {
+      name: "an unknown action",
+      params: { key: "{key}" },
+      body: { action: "undo", reason: "contract test", expectedUpdatedAt: null },
+      status: 400,
+    },
+  ],
 });
 
 export const revealRecordContract = defineContract({
@@ -124,10 +198,22 @@ export const revealRecordContract = defineContract({
   path_params: recordKeyPath,
   body: revealInputSchema,
   responses: {
-    200: { description: "The unmasked response.", schema: z.object({ key: z.string(), ref: z.string(), response: z.unknown(), revealedPaths: z.array(z.string()), auditId: z.string() }) },
+    200: {
+      description: "The unmasked response.",
+      schema: z.object({
+        key: z.string(),
+        ref: z.string(),
+        response: z.unknown(),
+        revealedPaths: z.array(z.string()),
+        auditId: z.string(),
+      }),
+    },
   },
   errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found"],
-  examples: [{ name: "reveal with a reason", params: { key: "{key}" }, body: { reason: "contract test" }, status: 200 }, { name: "no reason", params: { key: "{key}" }, body: {}, status: 400 }],
+  examples: [
+    { name: "reveal with a reason", params: { key: "{key}" }, body: { reason: "contract test" }, status: 200 },
+    { name: "no reason", params: { key: "{key}" }, body: {}, status: 400 },
+  ],
 });
 
 export const lookupContract = defineContract({
@@ -138,7 +224,10 @@ export const lookupContract = defineContract({
   action: "records:lookup",
   query: strictQuery(
     { q: z.string().describe("The text to search for refs: an error message, a ref or a key.") },
-    { hint: "the lookup takes q", required: { q: "required — the text to search for refs (an error message, a ref or a key)" } },
+    {
+      hint: "the lookup takes q",
+      required: { q: "required — the text to search for refs (an error message, a ref or a key)" },
+    },
   ),
   responses: {
     200: {
@@ -155,7 +244,18 @@ export const lookupContract = defineContract({
     },
   },
   errors: ["text_too_long", "no_ref"],
-  examples: [{ name: "a pasted key", query: [["q", "failed: {key}"]], status: 200 }, { name: "no ref in the text", query: [["q", "my card was charged twice"]], status: 400 }, { name: "q twice", query: [["q", "a"], ["q", "b"]], status: 400 }],
+  examples: [
+    { name: "a pasted key", query: [["q", "failed: {key}"]], status: 200 },
+    { name: "no ref in the text", query: [["q", "my card was charged twice"]], status: 400 },
+    {
+      name: "q twice",
+      query: [
+        ["q", "a"],
+        ["q", "b"],
+      ],
+      status: 400,
+    },
+  ],
 });
 
 const EXPLAIN_PARAMS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
@@ -164,11 +264,18 @@ export const explainKeyContract = defineContract({
   method: "GET",
   path: "/api/v1/keys/explain",
   tag: "keys",
-  summary: "How a key is derived: canonical form, material, bucket, key and ref; the neighbouring buckets' records (your tenants only).",
+  summary:
+    "How a key is derived: canonical form, material, bucket, key and ref; the neighbouring buckets' records (your tenants only).",
   action: "keys:explain",
-  query: strictQuery(Object.fromEntries(EXPLAIN_PARAMS.map((name) => [name, z.string()])) as Record<(typeof EXPLAIN_PARAMS)[number], z.ZodString>, {
-    hint: `the explainer takes ${EXPLAIN_PARAMS.join(", ")}`,
-  }),
+  query: strictQuery(
+    Object.fromEntries(EXPLAIN_PARAMS.map((name) => [name, z.string()])) as Record<
+      (typeof EXPLAIN_PARAMS)[number],
+      z.ZodString
+    >,
+    {
+      hint: `the explainer takes ${EXPLAIN_PARAMS.join(", ")}`,
+    },
+  ),
   responses: {
     200: {
       description: "The explanation.",
@@ -182,5 +289,25 @@ export const explainKeyContract = defineContract({
     },
   },
   errors: [],
-  examples: [{ name: "a charge", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", '{"amount_cents":100}'], ["at", "2026-01-01T00:00:00Z"]], status: 200 }, { name: "args not JSON", query: [["tenant", "acme"], ["tool", "charge_card"], ["args", "{"]], status: 400 }],
+  examples: [
+    {
+      name: "a charge",
+      query: [
+        ["tenant", "acme"],
+        ["tool", "charge_card"],
+        ["args", '{"amount_cents":100}'],
+        ["at", "2026-01-01T00:00:00Z"],
+      ],
+      status: 200,
+    },
+    {
+      name: "args not JSON",
+      query: [
+        ["tenant", "acme"],
+        ["tool", "charge_card"],
+        ["args", "{"],
+      ],
+      status: 400,
+    },
+  ],
 });

@@ -12,7 +12,13 @@ const toolsAudit = z.object({
   generatedAt: instant,
   since: instant,
   servers: z.array(z.looseObject({})),
-  tools: z.array(z.looseObject({ server: z.string().nullable().describe("null: a tool the table records that no listed server declares."), name: z.string(), verdict: z.string() })),
+  tools: z.array(
+    z.looseObject({
+      server: z.string().nullable().describe("null: a tool the table records that no listed server declares."),
+      name: z.string(),
+      verdict: z.string(),
+    }),
+  ),
   summary: z.array(z.looseObject({})),
 });
 
@@ -20,12 +26,16 @@ export const toolsAuditContract = defineContract({
   method: "GET",
   path: "/api/v1/tools/audit",
   tag: "tools",
-  summary: "The annotation audit: each tool's declared and effective annotations beside the table's evidence, and a verdict. Reads stored snapshots only.",
+  summary:
+    "The annotation audit: each tool's declared and effective annotations beside the table's evidence, and a verdict. Reads stored snapshots only.",
   action: "tools:read",
   query: strictQuery({ window: windowParam }, { hint: "the tools audit takes window" }),
   responses: { 200: { description: "The audit.", schema: toolsAudit } },
   errors: ["bad_window"],
-  examples: [{ name: "the last day", query: [["window", "24h"]], status: 200 }, { name: "a window it does not have", query: [["window", "1y"]], status: 400 }],
+  examples: [
+    { name: "the last day", query: [["window", "24h"]], status: 200 },
+    { name: "a window it does not have", query: [["window", "1y"]], status: 400 },
+  ],
 });
 
 export const toolsAuditExportContract = defineContract({
@@ -34,24 +44,50 @@ export const toolsAuditExportContract = defineContract({
   tag: "tools",
   summary: "The annotation audit as a file for a code review: Markdown (the default) or JSON.",
   action: "tools:read",
-  query: strictQuery({ format: z.string().describe("md (the default) or json."), window: windowParam }, { hint: "the export takes format, window" }),
-  responses: { 200: { description: "The file (content-disposition: attachment); with format=json, the audit as JSON.", schema: toolsAudit, contentTypes: ["text/markdown"] } },
+  query: strictQuery(
+    { format: z.string().describe("md (the default) or json."), window: windowParam },
+    { hint: "the export takes format, window" },
+  ),
+  responses: {
+    200: {
+      description: "The file (content-disposition: attachment); with format=json, the audit as JSON.",
+      schema: toolsAudit,
+      contentTypes: ["text/markdown"],
+    },
+  },
   errors: ["bad_format", "bad_window"],
-  examples: [{ name: "as JSON", query: [["format", "json"]], status: 200 }, { name: "as Markdown", query: [["format", "md"], ["window", "7d"]], status: 200 }, { name: "as PDF", query: [["format", "pdf"]], status: 400 }],
+  examples: [
+    { name: "as JSON", query: [["format", "json"]], status: 200 },
+    {
+      name: "as Markdown",
+      query: [
+        ["format", "md"],
+        ["window", "7d"],
+      ],
+      status: 200,
+    },
+    { name: "as PDF", query: [["format", "pdf"]], status: 400 },
+  ],
 });
 
 export const toolsRefreshContract = defineContract({
   method: "POST",
   path: "/api/v1/tools/refresh",
   tag: "tools",
-  summary: "Lists every configured and added server now and stores each answer (or failure) as a snapshot; one audit row.",
+  summary:
+    "Lists every configured and added server now and stores each answer (or failure) as a snapshot; one audit row.",
   action: "tools:refresh",
   responses: {
     200: {
       description: "Each server's listing: its page and tool counts, or why it failed.",
       schema: z.object({
         auditId: z.string(),
-        listings: z.array(z.union([z.object({ server: z.string(), ok: z.literal(true), pages: z.number(), tools: z.number() }), z.object({ server: z.string(), ok: z.literal(false), reason: z.string() })])),
+        listings: z.array(
+          z.union([
+            z.object({ server: z.string(), ok: z.literal(true), pages: z.number(), tools: z.number() }),
+            z.object({ server: z.string(), ok: z.literal(false), reason: z.string() }),
+          ]),
+        ),
       }),
     },
   },
@@ -68,19 +104,31 @@ export const toolsReviewContract = defineContract({
   body: reviewInputSchema,
   responses: { 201: { description: "Recorded.", schema: z.object({ reviewId: z.string(), auditId: z.string() }) } },
   errors: [...BODY_ERRORS],
-  examples: [{ name: "a review", body: { server: "contract-shop", tool: "set_flag", reason: "it sets a value; repeating it changes nothing" }, status: 201 }, { name: "a short reason", body: { server: "contract-shop", tool: "set_flag", reason: "short" }, status: 400 }],
+  examples: [
+    {
+      name: "a review",
+      body: { server: "contract-shop", tool: "set_flag", reason: "it sets a value; repeating it changes nothing" },
+      status: 201,
+    },
+    { name: "a short reason", body: { server: "contract-shop", tool: "set_flag", reason: "short" }, status: 400 },
+  ],
 });
 
 export const toolsAddServerContract = defineContract({
   method: "POST",
   path: "/api/v1/tools/servers",
   tag: "tools",
-  summary: "Adds an HTTP MCP server (stdio servers come only from the config file). The answer names headers, never their values.",
+  summary:
+    "Adds an HTTP MCP server (stdio servers come only from the config file). The answer names headers, never their values.",
   action: "tools:configure",
   body: addServerSchema,
   responses: { 201: { description: "Added.", schema: z.object({ server: z.looseObject({ name: z.string() }) }) } },
   errors: [...BODY_ERRORS, "name_taken", "outbound_refused"],
-  examples: [{ name: "an HTTP server", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 201 }, { name: "the same name again", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 409 }, { name: "a stdio server", body: { name: "contract-stdio", transport: "stdio", command: "sh" }, status: 400 }],
+  examples: [
+    { name: "an HTTP server", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 201 },
+    { name: "the same name again", body: { name: "contract-http", url: "http://127.0.0.1:9/mcp" }, status: 409 },
+    { name: "a stdio server", body: { name: "contract-stdio", transport: "stdio", command: "sh" }, status: 400 },
+  ],
 });
 
 export const toolsUploadContract = defineContract({
@@ -89,9 +137,29 @@ export const toolsUploadContract = defineContract({
   tag: "tools",
   summary: "Stores an uploaded tools/list result (or its JSON-RPC response) as the named server's snapshot.",
   action: "tools:configure",
-  query: strictQuery({ server: z.string().describe("The server this listing belongs to (letters, digits, _ . : -).") }, { hint: "the upload takes server" }),
-  rawBody: { description: "The tools/list result, or the JSON-RPC response that carries it (at most 2 MiB).", schema: z.looseObject({}) },
-  responses: { 201: { description: "Stored.", schema: z.object({ snapshotId: z.string(), auditId: z.string(), tools: z.number() }) } },
+  query: strictQuery(
+    { server: z.string().describe("The server this listing belongs to (letters, digits, _ . : -).") },
+    { hint: "the upload takes server" },
+  ),
+  rawBody: {
+    description: "The tools/list result, or the JSON-RPC response that carries it (at most 2 MiB).",
+    schema: z.looseObject({}),
+  },
+  responses: {
+    201: {
+      description: "Stored.",
+      schema: z.object({ snapshotId: z.string(), auditId: z.string(), tools: z.number() }),
+    },
+  },
   errors: ["bad_server", "bad_listing", "too_large"],
-  examples: [{ name: "a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}', status: 201 }, { name: "no server", rawBody: "{}", status: 400 }, { name: "not a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":"x"}', status: 400 }],
+  examples: [
+    {
+      name: "a listing",
+      query: [["server", "contract-upload"]],
+      rawBody: '{"tools":[{"name":"t","inputSchema":{"type":"object"}}]}',
+      status: 201,
+    },
+    { name: "no server", rawBody: "{}", status: 400 },
+    { name: "not a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":"x"}', status: 400 },
+  ],
 });

@@ -20,11 +20,19 @@ export function registerBench(program: Command): void {
         const log = (line: string) => {
           if (process.stderr.isTTY || !options.json) process.stderr.write(`${line}\n`);
         };
-        const report = await runBench({ rows: options.rows, iterations: options.iterations, keep: options.keep ?? false, progress: createProgressBar(), log });
+        const report = await runBench({
+          rows: options.rows,
+          iterations: options.iterations,
+          keep: options.keep ?? false,
+          progress: createProgressBar(),
+          log,
+        });
         if (options.json) printJson(report);
         else console.log(formatBenchReport(report));
         if (report.planProblems.length > 0) {
-          console.error(`idem: PLAN CHECK FAILED — ${report.planProblems.length} plan(s) scan or sort a big table:\n${report.planProblems.map((p) => `  - ${p}`).join("\n")}`);
+          console.error(
+            `idem: PLAN CHECK FAILED — ${report.planProblems.length} plan(s) scan or sort a big table:\n${report.planProblems.map((p) => `  - ${p}`).join("\n")}`,
+          );
           return 1;
         }
         return 0;

@@ -11,7 +11,9 @@ import { UserError } from "@/lib/errors/user-error";
 export function registerDb(program: Command): void {
   const db = program.command("db").description("database administration, run as the schema's owner");
   db.command("grant")
-    .description("create or update the least-privilege role the console serves as (owns nothing; INSERT/SELECT only on audit_log)")
+    .description(
+      "create or update the least-privilege role the console serves as (owns nothing; INSERT/SELECT only on audit_log)",
+    )
     .requiredOption("--role <name>", "the role's name, e.g. idem_console")
     .option("--password-env <VAR>", "set the role's password from this environment variable")
     .option("--owner-url <url>", "connect as the owner with this URL (default DATABASE_MIGRATE_URL, then DATABASE_URL)")
@@ -33,7 +35,9 @@ export function registerDb(program: Command): void {
         if (options.json) return printJson(report);
         console.log(`${report.created ? "created" : "updated"} role ${report.role} in schema ${report.schema}:`);
         for (const grant of report.grants) console.log(`  ${grant}`);
-        console.log(`serve the console as it: DATABASE_URL=postgresql://${report.role}:…@host/db, with DATABASE_MIGRATE_URL naming the owner for migrations`);
+        console.log(
+          `serve the console as it: DATABASE_URL=postgresql://${report.role}:…@host/db, with DATABASE_MIGRATE_URL naming the owner for migrations`,
+        );
       }),
     );
 }

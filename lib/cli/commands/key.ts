@@ -3,7 +3,13 @@ import { printJson, runCommand } from "@/lib/cli/run-command";
 import { UserError } from "@/lib/errors/user-error";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
-import { DEFAULT_WINDOW_SECONDS, deriveKey, KEY_SCHEMES, KeyInputError, type KeyScheme } from "@/lib/idempotency/derive-key";
+import {
+  DEFAULT_WINDOW_SECONDS,
+  deriveKey,
+  KEY_SCHEMES,
+  KeyInputError,
+  type KeyScheme,
+} from "@/lib/idempotency/derive-key";
 
 type KeyOptions = {
   tenant: string;
@@ -52,7 +58,8 @@ export function registerKey(program: Command): void {
         }
         const { scheme, canonical, material, bucket, key, ref } = derived;
         if (options.json) return void printJson({ scheme, canonical, material, bucket, key, ref });
-        for (const [name, value] of Object.entries({ scheme, canonical, material, bucket, key, ref })) console.log(`${name}: ${value}`);
+        for (const [name, value] of Object.entries({ scheme, canonical, material, bucket, key, ref }))
+          console.log(`${name}: ${value}`);
       }),
     );
 }
@@ -60,13 +67,17 @@ export function registerKey(program: Command): void {
 export function parseAtOption(value: string): Date {
   // The console's one instant rule (lib/format/instant.ts): a bare "12:00" is refused, not read in this machine's zone.
   const at = parseInstant(value.trim(), { unixSeconds: true });
-  if (at === null) throw new InvalidArgumentError(`expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused.`);
+  if (at === null)
+    throw new InvalidArgumentError(
+      `expected ${expectedInstant({ unixSeconds: true })}; a time without a zone is refused.`,
+    );
   return at;
 }
 
 export function parseWindowOption(value: string): number {
   const seconds = /^\d+$/.test(value.trim()) ? Number(value) : NaN;
-  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InvalidArgumentError("expected a positive whole number of seconds.");
+  if (!Number.isSafeInteger(seconds) || seconds <= 0)
+    throw new InvalidArgumentError("expected a positive whole number of seconds.");
   return seconds;
 }
 

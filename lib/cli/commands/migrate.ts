@@ -26,7 +26,8 @@ export function registerMigrate(program: Command): void {
           }),
         );
         if (options.json) printJson(report);
-        else if (report.applied.length === 0) console.log(`database is up to date (${report.alreadyApplied.length} migrations applied earlier)`);
+        else if (report.applied.length === 0)
+          console.log(`database is up to date (${report.alreadyApplied.length} migrations applied earlier)`);
       }),
     );
 }

@@ -11,24 +11,54 @@ import { createPrismaClient } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";
 import { formatAge } from "@/lib/format/relative-time";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { DEFAULT_RECONCILE_CONCURRENCY, DEFAULT_RECONCILE_LIMIT, RECONCILER_ACTOR, reconcile, type ReconcileResult } from "@/lib/resolve/reconcile";
+import {
+  DEFAULT_RECONCILE_CONCURRENCY,
+  DEFAULT_RECONCILE_LIMIT,
+  RECONCILER_ACTOR,
+  reconcile,
+  type ReconcileResult,
+} from "@/lib/resolve/reconcile";
 
 /** Exit code when the run worked but claims stay unresolved (unknown outcome, conflicts): cron should notice. */
 export const EXIT_UNRESOLVED = 3;
 const MAX_CONCURRENCY = 32;
 const MAX_LIMIT = 100_000;
 
-type Options = { olderThan?: number; tool?: string; tenant?: string; limit: number; concurrency: number; dryRun?: boolean; json?: boolean };
+type Options = {
+  olderThan?: number;
+  tool?: string;
+  tenant?: string;
+  limit: number;
+  concurrency: number;
+  dryRun?: boolean;
+  json?: boolean;
+};
 
 export function registerReconcile(program: Command): void {
   program
     .command("reconcile")
-    .description("ask the processor about stuck in_progress claims and complete (taken) or release (not taken) them; for cron")
-    .option("--older-than <duration>", "claims older than this (default: each tool's stuckAfter threshold)", parseDurationOption)
+    .description(
+      "ask the processor about stuck in_progress claims and complete (taken) or release (not taken) them; for cron",
+    )
+    .option(
+      "--older-than <duration>",
+      "claims older than this (default: each tool's stuckAfter threshold)",
+      parseDurationOption,
+    )
     .option("--tool <name>", "only this tool's claims", parseNameOption)
     .option("--tenant <tenant>", "only this tenant's claims", parseNameOption)
-    .option("--limit <n>", "at most this many claims, oldest first", wholeNumberOption(1, MAX_LIMIT), DEFAULT_RECONCILE_LIMIT)
-    .option("--concurrency <n>", "processor questions in flight at once", wholeNumberOption(1, MAX_CONCURRENCY), DEFAULT_RECONCILE_CONCURRENCY)
+    .option(
+      "--limit <n>",
+      "at most this many claims, oldest first",
+      wholeNumberOption(1, MAX_LIMIT),
+      DEFAULT_RECONCILE_LIMIT,
+    )
+    .option(
+      "--concurrency <n>",
+      "processor questions in flight at once",
+      wholeNumberOption(1, MAX_CONCURRENCY),
+      DEFAULT_RECONCILE_CONCURRENCY,
+    )
     .option("--dry-run", "ask and report what would be done; change nothing")
     .option("--json", "print the full result as JSON")
     .addHelpText(
@@ -68,7 +98,10 @@ async function runReconcile(options: Options): Promise<number> {
         onCandidates: (total) => bar.start(total, options.dryRun ? "reconcile (dry run)" : "reconcile"),
         onRow: (row, done) => {
           counts[row.action] += 1;
-          bar.update(done, `completed ${counts.completed} · released ${counts.released} · left ${counts.left}${counts.conflict ? ` · conflicts ${counts.conflict}` : ""}`);
+          bar.update(
+            done,
+            `completed ${counts.completed} · released ${counts.released} · left ${counts.left}${counts.conflict ? ` · conflicts ${counts.conflict}` : ""}`,
+          );
         },
       });
       bar.stop();
@@ -83,23 +116,42 @@ async function runReconcile(options: Options): Promise<number> {
 }
 
 const VERB = { completed: "completed", released: "released", left: "left in_progress", conflict: "conflict" } as const;
-const PLANNED = { completed: "would complete", released: "would release", left: "would leave", conflict: "conflict" } as const;
+const PLANNED = {
+  completed: "would complete",
+  released: "would release",
+  left: "would leave",
+  conflict: "conflict",
+} as const;
 
 function printSummary(result: ReconcileResult): void {
   const { criteria } = result;
-  const age = criteria.olderThanMs === null ? "older than each tool's stuckAfter" : `older than ${formatDuration(criteria.olderThanMs)}`;
-  const filters = [criteria.tool ? `tool ${criteria.tool}` : "", criteria.tenant ? `tenant ${criteria.tenant}` : ""].filter(Boolean).join(", ");
-  console.log(`${result.dryRun ? "dry run: " : ""}${result.candidates} in_progress claim${result.candidates === 1 ? "" : "s"} ${age}${filters ? ` (${filters})` : ""}, limit ${criteria.limit}, concurrency ${criteria.concurrency}`);
+  const age =
+    criteria.olderThanMs === null
+      ? "older than each tool's stuckAfter"
+      : `older than ${formatDuration(criteria.olderThanMs)}`;
+  const filters = [criteria.tool ? `tool ${criteria.tool}` : "", criteria.tenant ? `tenant ${criteria.tenant}` : ""]
+    .filter(Boolean)
+    .join(", ");
+  console.log(
+    `${result.dryRun ? "dry run: " : ""}${result.candidates} in_progress claim${result.candidates === 1 ? "" : "s"} ${age}${filters ? ` (${filters})` : ""}, limit ${criteria.limit}, concurrency ${criteria.concurrency}`,
+  );
   const now = new Date(result.startedAt);
   for (const row of result.rows) {
     const verb = result.dryRun ? PLANNED[row.action] : VERB[row.action];
     const age = formatAge(new Date(now.getTime() - row.ageMs), now);
-    console.log(`  ${row.ref}  ${row.tenant}  ${row.tool ?? "(unrecorded)"}  ${age} old  ${row.outcome} → ${verb}: ${row.reason}`);
+    console.log(
+      `  ${row.ref}  ${row.tenant}  ${row.tool ?? "(unrecorded)"}  ${age} old  ${row.outcome} → ${verb}: ${row.reason}`,
+    );
   }
   const t = result.totals;
   const parts = [`completed ${t.completed}`, `released ${t.released}`, `left ${t.left}`, `conflicts ${t.conflict}`];
   if (t.skipped) parts.push(`skipped ${t.skipped} (taken by another reconciler or resolved meanwhile)`);
   if (t.errors) parts.push(`errors ${t.errors}`);
-  const tail = result.unresolved > 0 ? `${result.unresolved} ${result.dryRun ? "would stay" : "stay"} unresolved` : "nothing stays unresolved";
-  console.log(`${result.dryRun ? "would have: " : ""}${parts.join(", ")}; ${tail} (${(result.durationMs / 1000).toFixed(1)} s)`);
+  const tail =
+    result.unresolved > 0
+      ? `${result.unresolved} ${result.dryRun ? "would stay" : "stay"} unresolved`
+      : "nothing stays unresolved";
+  console.log(
+    `${result.dryRun ? "would have: " : ""}${parts.join(", ")}; ${tail} (${(result.durationMs / 1000).toFixed(1)} s)`,
+  );
 }

@@ -17,13 +17,15 @@ const MAX_HOURS = 168;
 
 export function parseSeedOption(value: string): number {
   const seed = Number(value);
-  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(seed) || seed > 0xffffffff) throw new InvalidArgumentError("expected a whole number from 0 to 4294967295.");
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(seed) || seed > 0xffffffff)
+    throw new InvalidArgumentError("expected a whole number from 0 to 4294967295.");
   return seed;
 }
 
 export function parseHoursOption(value: string): number {
   const hours = Number(value);
-  if (value.trim() === "" || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS) throw new InvalidArgumentError(`expected a number of hours above 0 and at most ${MAX_HOURS}.`);
+  if (value.trim() === "" || !Number.isFinite(hours) || hours <= 0 || hours > MAX_HOURS)
+    throw new InvalidArgumentError(`expected a number of hours above 0 and at most ${MAX_HOURS}.`);
   return hours;
 }
 
@@ -32,9 +34,16 @@ type Options = { seed: number; hours: number; json?: boolean };
 export function registerSeedDemo(program: Command): void {
   program
     .command("seed-demo")
-    .description("write a simulated history of MCP tool calls (through the demo shop and the idempotency guard) into the database")
+    .description(
+      "write a simulated history of MCP tool calls (through the demo shop and the idempotency guard) into the database",
+    )
     .option("--seed <n>", "same seed, same history", parseSeedOption, 1)
-    .option("--hours <h>", `hours of history ending now (at most ${MAX_HOURS})`, parseHoursOption, DEFAULT_HISTORY_HOURS)
+    .option(
+      "--hours <h>",
+      `hours of history ending now (at most ${MAX_HOURS})`,
+      parseHoursOption,
+      DEFAULT_HISTORY_HOURS,
+    )
     .option("--json", "print the counts as JSON")
     .action(runCommand((options: Options) => withConnection((connection) => seedDemo(connection.url, options))));
 }
@@ -65,7 +74,11 @@ async function seedDemo(url: string, options: Options): Promise<void> {
       },
     });
     bar.stop();
-    const tables = await summarizeDemoTables(pool, DEMO_TENANTS.map((t) => t.tenant), new Date());
+    const tables = await summarizeDemoTables(
+      pool,
+      DEMO_TENANTS.map((t) => t.tenant),
+      new Date(),
+    );
     const processor = world.processor.stats();
     const carrier = world.carrier.stats();
     // The demo upstreams count side effects per reference: the metrics' "side effects per operation".
@@ -93,7 +106,9 @@ async function seedDemo(url: string, options: Options): Promise<void> {
     if (options.json) printJson(report);
     else printReport(report);
     if (history.protocolErrors > 0) {
-      console.error(`idem: ${history.protocolErrors} calls failed at the MCP layer, e.g. ${history.protocolErrorSamples[0] ?? "?"}`);
+      console.error(
+        `idem: ${history.protocolErrors} calls failed at the MCP layer, e.g. ${history.protocolErrorSamples[0] ?? "?"}`,
+      );
       process.exitCode = 1;
     }
   } finally {
@@ -103,7 +118,11 @@ async function seedDemo(url: string, options: Options): Promise<void> {
 }
 
 function line(values: Record<string, number>): string {
-  return Object.entries(values).map(([k, v]) => `${k} ${v}`).join(", ") || "none";
+  return (
+    Object.entries(values)
+      .map(([k, v]) => `${k} ${v}`)
+      .join(", ") || "none"
+  );
 }
 
 function printReport(report: {
@@ -114,13 +133,23 @@ function printReport(report: {
   rowsByStatus: Record<string, number>;
   inProgress: { stuck: number; recent: number };
   eventsByKind: Record<string, number>;
-  upstream: { processorSideEffects: number; processorDuplicatesPrevented: number; carrierShipments: number; receiptEmails: number };
+  upstream: {
+    processorSideEffects: number;
+    processorDuplicatesPrevented: number;
+    carrierShipments: number;
+    receiptEmails: number;
+  };
   durationMs: number;
 }): void {
-  console.log(`seeded ${report.calls} tool calls (${report.hours} h, seed ${report.seed}) in ${(report.durationMs / 1000).toFixed(1)} s`);
-  console.log(`rows:     ${line(report.rowsByStatus)} (in_progress: ${report.inProgress.stuck} stuck > 5 min, ${report.inProgress.recent} recent)`);
+  console.log(
+    `seeded ${report.calls} tool calls (${report.hours} h, seed ${report.seed}) in ${(report.durationMs / 1000).toFixed(1)} s`,
+  );
+  console.log(
+    `rows:     ${line(report.rowsByStatus)} (in_progress: ${report.inProgress.stuck} stuck > 5 min, ${report.inProgress.recent} recent)`,
+  );
   console.log(`events:   ${line(report.eventsByKind)}`);
-  for (const [tool, outcomes] of Object.entries(report.callsByTool).sort()) console.log(`calls:    ${tool}: ${line(outcomes)}`);
+  for (const [tool, outcomes] of Object.entries(report.callsByTool).sort())
+    console.log(`calls:    ${tool}: ${line(outcomes)}`);
   const u = report.upstream;
   console.log(
     `upstream: processor ${u.processorSideEffects} side effects (${u.processorDuplicatesPrevented} repeats answered from its ledger), carrier ${u.carrierShipments} shipments, ${u.receiptEmails} receipt emails`,

@@ -19,23 +19,43 @@ export function registerToken(program: Command): void {
     .option("--expires <duration>", "expire after a duration such as 30d or 12h")
     .option("--json", 'print {"token": "..."} as JSON')
     .action(
-      runCommand(async (options: { role: ReturnType<typeof parseRoleOption>; name: string; tenant: string[]; expires?: string; json?: boolean }) => {
-        let expiresAt: Date | null = null;
-        if (options.expires !== undefined) {
-          const ms = parseDuration(options.expires);
-          if (ms === null || ms <= 0) throw new UserError(`--expires: expected a duration like 30d or 12h (got ${JSON.stringify(options.expires)})`);
-          expiresAt = new Date(Date.now() + ms);
-        }
-        const { token: value, summary } = await withDatabase((db) =>
-          createToken(db, cliActor(), { name: options.name, role: options.role, tenants: options.tenant, expiresAt }),
-        );
-        if (options.json) {
-          printJson({ token: value, id: summary.id, name: summary.name, role: summary.role, tenants: summary.tenants, expiresAt: summary.expiresAt });
-        } else {
-          console.log(value);
-          console.error(`token ${summary.prefix}… (${summary.name}, ${summary.role}) created; it is shown only this once.`);
-        }
-      }),
+      runCommand(
+        async (options: {
+          role: ReturnType<typeof parseRoleOption>;
+          name: string;
+          tenant: string[];
+          expires?: string;
+          json?: boolean;
+        }) => {
+          let expiresAt: Date | null = null;
+          if (options.expires !== undefined) {
+            const ms = parseDuration(options.expires);
+            if (ms === null || ms <= 0)
+              throw new UserError(
+                `--expires: expected a duration like 30d or 12h (got ${JSON.stringify(options.expires)})`,
+              );
+            expiresAt = new Date(Date.now() + ms);
+          }
+          const { token: value, summary } = await withDatabase((db) =>
+            createToken(db, cliActor(), { name: options.name, role: options.role, tenants: options.tenant, expiresAt }),
+          );
+          if (options.json) {
+            printJson({
+              token: value,
+              id: summary.id,
+              name: summary.name,
+              role: summary.role,
+              tenants: summary.tenants,
+              expiresAt: summary.expiresAt,
+            });
+          } else {
+            console.log(value);
+            console.error(
+              `token ${summary.prefix}… (${summary.name}, ${summary.role}) created; it is shown only this once.`,
+            );
+          }
+        },
+      ),
     );
 
   token
@@ -50,7 +70,9 @@ export function registerToken(program: Command): void {
         for (const t of tokens) {
           const state = t.revokedAt ? "revoked" : t.expiresAt && t.expiresAt <= new Date() ? "expired" : "active";
           const tenants = t.tenants.length ? t.tenants.join(",") : "all tenants";
-          console.log(`${t.id}  ${t.prefix}…  ${t.name}  ${t.role}  ${tenants}  ${state}  last used ${t.lastUsedAt?.toISOString() ?? "never"}`);
+          console.log(
+            `${t.id}  ${t.prefix}…  ${t.name}  ${t.role}  ${tenants}  ${state}  last used ${t.lastUsedAt?.toISOString() ?? "never"}`,
+          );
         }
       }),
     );

@@ -20,10 +20,18 @@ export function registerUser(program: Command): void {
     .action(
       runCommand(async (options: { email: string; role: Role; name?: string; tenant: string[]; json?: boolean }) => {
         const saved = await withDatabase((db) =>
-          saveUser(db, cliActor(), { email: options.email, role: options.role, name: options.name, tenants: options.tenant }),
+          saveUser(db, cliActor(), {
+            email: options.email,
+            role: options.role,
+            name: options.name,
+            tenants: options.tenant,
+          }),
         );
         if (options.json) printJson(saved);
-        else console.log(`${saved.email}: ${saved.role}, ${saved.tenants.length ? saved.tenants.join(", ") : "all tenants"}`);
+        else
+          console.log(
+            `${saved.email}: ${saved.role}, ${saved.tenants.length ? saved.tenants.join(", ") : "all tenants"}`,
+          );
       }),
     );
 
@@ -36,7 +44,9 @@ export function registerUser(program: Command): void {
         const users = await withDatabase((db) => listUsers(db));
         if (options.json) return void printJson(users);
         for (const u of users) {
-          console.log(`${u.email}  ${u.role}  ${u.tenants.length ? u.tenants.join(",") : "all tenants"}${u.disabledAt ? "  disabled" : ""}`);
+          console.log(
+            `${u.email}  ${u.role}  ${u.tenants.length ? u.tenants.join(",") : "all tenants"}${u.disabledAt ? "  disabled" : ""}`,
+          );
         }
       }),
     );

@@ -55,7 +55,10 @@ export function demoCallerFromMeta(meta: Record<string, unknown> | undefined): D
     tenant: text(DEMO_META.tenant, DEFAULT_DEMO_TENANT),
     subject: text(DEMO_META.subject, DEFAULT_DEMO_SUBJECT),
     clock: base === undefined ? () => new Date() : () => new Date(base + (Date.now() - received)),
-    fault: typeof fault === "string" && (DEMO_FAULTS as readonly string[]).includes(fault) ? (fault as DemoFault) : undefined,
+    fault:
+      typeof fault === "string" && (DEMO_FAULTS as readonly string[]).includes(fault)
+        ? (fault as DemoFault)
+        : undefined,
     latencyMs: typeof latency === "number" && Number.isFinite(latency) && latency > 0 ? Math.min(latency, 10_000) : 0,
     holdForDuplicateMs: typeof hold === "number" && Number.isFinite(hold) && hold > 0 ? Math.min(hold, 10_000) : 0,
   };

@@ -24,7 +24,13 @@ export type DemoMcpServer = {
 
 export const DEMO_SERVER_INFO = { name: "idem-demo-shop", version: "1.0.0" };
 
-function sendJsonRpcError(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}, code = -32000): void {
+function sendJsonRpcError(
+  res: ServerResponse,
+  status: number,
+  message: string,
+  headers: Record<string, string> = {},
+  code = -32000,
+): void {
   if (res.headersSent) return void res.end();
   res.writeHead(status, { "content-type": "application/json", ...headers });
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
@@ -62,7 +68,10 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise
     }
     const server = new McpServer(DEMO_SERVER_INFO, { jsonSchemaValidator });
     registerDemoTools(server, deps);
-    const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    const transport = new WebStandardStreamableHTTPServerTransport({
+      sessionIdGenerator: undefined,
+      enableJsonResponse: true,
+    });
     try {
       await server.connect(transport);
       const response = await transport.handleRequest(toWebRequest(req), { parsedBody });

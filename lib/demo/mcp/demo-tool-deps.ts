@@ -24,8 +24,16 @@ export type DemoToolDepsOptions = {
 export function createDemoToolDeps(options: DemoToolDepsOptions): ToolDeps & { close(): void } {
   const processorTimeoutMs = options.processorTimeoutMs ?? 5000;
   const forcedTimeoutMs = options.forcedTimeoutMs ?? 250;
-  const processor = createProcessorClient({ baseUrl: options.processorUrl, timeoutMs: processorTimeoutMs, forcedTimeoutMs });
-  const carrier = createCarrierClient({ baseUrl: options.carrierUrl, timeoutMs: options.carrierTimeoutMs ?? processorTimeoutMs, forcedTimeoutMs });
+  const processor = createProcessorClient({
+    baseUrl: options.processorUrl,
+    timeoutMs: processorTimeoutMs,
+    forcedTimeoutMs,
+  });
+  const carrier = createCarrierClient({
+    baseUrl: options.carrierUrl,
+    timeoutMs: options.carrierTimeoutMs ?? processorTimeoutMs,
+    forcedTimeoutMs,
+  });
   return {
     db: options.db,
     processor,

@@ -12,7 +12,11 @@ export function readBody(req: IncomingMessage, limit = MAX_BODY_BYTES): Promise<
       size += chunk.length;
       if (size <= limit) chunks.push(chunk);
     });
-    req.on("end", () => (size > limit ? reject(new BodyTooLarge(`request body exceeds ${limit} bytes`)) : resolve(Buffer.concat(chunks).toString("utf8"))));
+    req.on("end", () =>
+      size > limit
+        ? reject(new BodyTooLarge(`request body exceeds ${limit} bytes`))
+        : resolve(Buffer.concat(chunks).toString("utf8")),
+    );
     req.on("error", reject);
   });
 }
@@ -24,7 +28,10 @@ export function toWebRequest(req: IncomingMessage): Request {
     if (value === undefined) continue;
     headers.set(name, Array.isArray(value) ? value.join(", ") : value);
   }
-  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), { method: req.method, headers });
+  return new Request(new URL(req.url ?? "/", `http://${req.headers.host ?? "localhost"}`), {
+    method: req.method,
+    headers,
+  });
 }
 
 export async function writeWebResponse(res: ServerResponse, response: Response): Promise<void> {

@@ -10,7 +10,12 @@ import { refundCharge, refundChargeInput } from "@/lib/demo/mcp/tools/refund-cha
 import { sendReceiptEmail, sendReceiptEmailInput } from "@/lib/demo/mcp/tools/send-receipt-email";
 
 /** A side effect on someone else's system that claims "repeat me safely". */
-const IDEMPOTENT_WRITE: ToolAnnotations = { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: true };
+const IDEMPOTENT_WRITE: ToolAnnotations = {
+  readOnlyHint: false,
+  destructiveHint: false,
+  idempotentHint: true,
+  openWorldHint: true,
+};
 const READ_ONLY: ToolAnnotations = { readOnlyHint: true };
 
 /**
@@ -34,17 +39,29 @@ type Meta = Record<string, unknown> | undefined;
 export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
   server.registerTool(
     "charge_card",
-    { description: "Charge a card. Safe to retry: a repeat within 15 minutes returns the first answer.", inputSchema: chargeCardInput, annotations: IDEMPOTENT_WRITE },
+    {
+      description: "Charge a card. Safe to retry: a repeat within 15 minutes returns the first answer.",
+      inputSchema: chargeCardInput,
+      annotations: IDEMPOTENT_WRITE,
+    },
     (args, extra) => chargeCard(deps, demoCallerFromMeta(extra._meta as Meta), args),
   );
   server.registerTool(
     "refund_charge",
-    { description: "Refund (part of) a charge. Safe to retry: a repeat within 15 minutes returns the first answer.", inputSchema: refundChargeInput, annotations: IDEMPOTENT_WRITE },
+    {
+      description: "Refund (part of) a charge. Safe to retry: a repeat within 15 minutes returns the first answer.",
+      inputSchema: refundChargeInput,
+      annotations: IDEMPOTENT_WRITE,
+    },
     (args, extra) => refundCharge(deps, demoCallerFromMeta(extra._meta as Meta), args),
   );
   server.registerTool(
     "create_shipment",
-    { description: "Create a shipment for an order with the carrier.", inputSchema: createShipmentInput, annotations: IDEMPOTENT_WRITE },
+    {
+      description: "Create a shipment for an order with the carrier.",
+      inputSchema: createShipmentInput,
+      annotations: IDEMPOTENT_WRITE,
+    },
     (args, extra) => createShipment(deps, demoCallerFromMeta(extra._meta as Meta), args),
   );
   server.registerTool(
@@ -54,12 +71,20 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
   );
   server.registerTool(
     "get_charge_status",
-    { description: "What happened to an operation, by the ref an error message gave you.", inputSchema: getChargeStatusInput, annotations: READ_ONLY },
+    {
+      description: "What happened to an operation, by the ref an error message gave you.",
+      inputSchema: getChargeStatusInput,
+      annotations: READ_ONLY,
+    },
     (args, extra) => getChargeStatus(deps, demoCallerFromMeta(extra._meta as Meta), args),
   );
   server.registerTool(
     "get_shipment_status",
-    { description: "The shipments the carrier holds for an order.", inputSchema: getShipmentStatusInput, annotations: READ_ONLY },
+    {
+      description: "The shipments the carrier holds for an order.",
+      inputSchema: getShipmentStatusInput,
+      annotations: READ_ONLY,
+    },
     (args, extra) => getShipmentStatus(deps, demoCallerFromMeta(extra._meta as Meta), args),
   );
 }

@@ -3,7 +3,9 @@ import type { DemoCaller } from "@/lib/demo/mcp/demo-caller";
 /** A handler dying mid-call (demo fault): the guard rethrows it and the claim stays in_progress. */
 export class SimulatedCrashError extends Error {
   constructor(tool: string, stage: "before" | "after", upstream: string) {
-    super(`demo crash: ${tool} handler died ${stage === "before" ? `before calling the ${upstream}` : `after the ${upstream} acted, before recording the outcome`}`);
+    super(
+      `demo crash: ${tool} handler died ${stage === "before" ? `before calling the ${upstream}` : `after the ${upstream} acted, before recording the outcome`}`,
+    );
     this.name = "SimulatedCrashError";
   }
 }

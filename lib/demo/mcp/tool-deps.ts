@@ -5,4 +5,10 @@ import type { DuplicateHolds } from "@/lib/demo/mcp/duplicate-holds";
 import type { ProcessorClient } from "@/lib/demo/mcp/processor-client";
 
 /** What every demo tool handler may use; one set per server, shared by all requests. */
-export type ToolDeps = { db: Queryable; processor: ProcessorClient; carrier: CarrierClient; outbox: DemoOutbox; holds: DuplicateHolds };
+export type ToolDeps = {
+  db: Queryable;
+  processor: ProcessorClient;
+  carrier: CarrierClient;
+  outbox: DemoOutbox;
+  holds: DuplicateHolds;
+};

@@ -13,8 +13,12 @@ function meta(outcome: DemoOutcome, ref?: string): CallToolResult["_meta"] {
 }
 
 export function jsonResult(value: unknown, outcome: DemoOutcome, ref?: string, isError = false): CallToolResult {
-  const result: CallToolResult = { content: [{ type: "text", text: JSON.stringify(value) }], _meta: meta(outcome, ref) };
-  if (typeof value === "object" && value !== null && !Array.isArray(value)) result.structuredContent = value as Record<string, unknown>;
+  const result: CallToolResult = {
+    content: [{ type: "text", text: JSON.stringify(value) }],
+    _meta: meta(outcome, ref),
+  };
+  if (typeof value === "object" && value !== null && !Array.isArray(value))
+    result.structuredContent = value as Record<string, unknown>;
   if (isError) result.isError = true;
   return result;
 }

@@ -37,7 +37,12 @@ class RequestTimeout extends Error {}
  * node:http with a keep-alive agent rather than fetch: the demo makes tens of thousands of
  * these, and fetch costs several times the CPU per request.
  */
-export function createUpstreamClient(options: { baseUrl: string; name: string; timeoutMs: number; forcedTimeoutMs?: number }) {
+export function createUpstreamClient(options: {
+  baseUrl: string;
+  name: string;
+  timeoutMs: number;
+  forcedTimeoutMs?: number;
+}) {
   const base = new URL(options.baseUrl);
   const prefix = base.pathname.replace(/\/+$/, "");
   const agent = new Agent({ keepAlive: true, maxSockets: 64 });
@@ -47,7 +52,10 @@ export function createUpstreamClient(options: { baseUrl: string; name: string; t
    * deadline, so a history with hundreds of forced timeouts does not spend minutes waiting, while
    * every other request keeps a deadline long enough that a busy machine never times out by accident.
    */
-  const deadline = (req: UpstreamRequest) => (req.fault === "timeout" ? Math.min(options.forcedTimeoutMs ?? options.timeoutMs, options.timeoutMs) : options.timeoutMs);
+  const deadline = (req: UpstreamRequest) =>
+    req.fault === "timeout"
+      ? Math.min(options.forcedTimeoutMs ?? options.timeoutMs, options.timeoutMs)
+      : options.timeoutMs;
 
   function send(req: UpstreamRequest): Promise<{ status: number; text: string }> {
     return new Promise((resolve, reject) => {
@@ -59,11 +67,21 @@ export function createUpstreamClient(options: { baseUrl: string; name: string; t
       }
       if (req.fault === "timeout" || req.fault === "failure") headers[FAULT_HEADER] = req.fault;
       const outgoing = httpRequest(
-        { agent, protocol: base.protocol, hostname: base.hostname, port: base.port, method: req.method, path: `${prefix}${req.path}`, headers },
+        {
+          agent,
+          protocol: base.protocol,
+          hostname: base.hostname,
+          port: base.port,
+          method: req.method,
+          path: `${prefix}${req.path}`,
+          headers,
+        },
         (incoming) => {
           const chunks: Buffer[] = [];
           incoming.on("data", (chunk: Buffer) => chunks.push(chunk));
-          incoming.on("end", () => resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }));
+          incoming.on("end", () =>
+            resolve({ status: incoming.statusCode ?? 0, text: Buffer.concat(chunks).toString("utf8") }),
+          );
           incoming.on("error", reject);
         },
       );
@@ -85,7 +103,10 @@ export function createUpstreamClient(options: { baseUrl: string; name: string; t
       if (!(error instanceof RequestTimeout)) throw error;
       const waitedMs = Date.now() - started;
       // messages.ts words the wait in whole seconds; below one second "in time" reads better than "within 0 s".
-      throw new OutcomeUnknownError(`${options.name} did not answer within ${deadline(req)} ms`, waitedMs >= 1000 ? waitedMs : undefined);
+      throw new OutcomeUnknownError(
+        `${options.name} did not answer within ${deadline(req)} ms`,
+        waitedMs >= 1000 ? waitedMs : undefined,
+      );
     }
     let body: unknown;
     try {
@@ -94,7 +115,10 @@ export function createUpstreamClient(options: { baseUrl: string; name: string; t
       throw new UpstreamError(`${options.name} answered ${reply.status} with a body that is not JSON`, reply.status);
     }
     if (reply.status >= 500) {
-      throw new UpstreamError(`${options.name} answered ${reply.status}: ${errorMessage(body) ?? "server error"}`, reply.status);
+      throw new UpstreamError(
+        `${options.name} answered ${reply.status}: ${errorMessage(body) ?? "server error"}`,
+        reply.status,
+      );
     }
     return { status: reply.status, body };
   };

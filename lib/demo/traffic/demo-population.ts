@@ -12,7 +12,14 @@ export const DEMO_TENANTS = [
 ] as const;
 
 const PRICES = [499, 1299, 1999, 2400, 3450, 4999, 7900, 8900, 12000, 15900, 24000, 49900];
-const STREETS = ["12 Elm St, Springfield", "400 Market St, San Francisco", "9 Rue de Rivoli, Paris", "221B Baker St, London", "1 Infinite Loop, Cupertino", "77 Mass Ave, Cambridge"];
+const STREETS = [
+  "12 Elm St, Springfield",
+  "400 Market St, San Francisco",
+  "9 Rue de Rivoli, Paris",
+  "221B Baker St, London",
+  "1 Infinite Loop, Cupertino",
+  "77 Mass Ave, Cambridge",
+];
 export const SERVICE_LEVELS = ["ground", "2day", "overnight"] as const;
 
 export type Customer = { tenant: string; subject: string; card: string; email: string; address: string };

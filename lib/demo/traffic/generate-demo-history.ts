@@ -36,10 +36,22 @@ export type GenerateOptions = {
 export async function generateDemoHistory(options: GenerateOptions): Promise<HistoryCounts> {
   const started = Date.now();
   const workers = Math.max(1, options.workers ?? availableParallelism());
-  const plan = { seed: options.seed, hours: options.hours ?? DEFAULT_HISTORY_HOURS, end: options.end, callsPerHour: options.callsPerHour ?? DEFAULT_CALLS_PER_HOUR };
+  const plan = {
+    seed: options.seed,
+    hours: options.hours ?? DEFAULT_HISTORY_HOURS,
+    end: options.end,
+    callsPerHour: options.callsPerHour ?? DEFAULT_CALLS_PER_HOUR,
+  };
   const concurrency = Math.max(1, Math.ceil((options.concurrency ?? DEFAULT_CONCURRENCY) / workers));
   const counts = await runHistoryInWorkers(
-    { ...plan, end: plan.end.toISOString(), concurrency, databaseUrl: options.databaseUrl, processorUrl: options.processorUrl, carrierUrl: options.carrierUrl },
+    {
+      ...plan,
+      end: plan.end.toISOString(),
+      concurrency,
+      databaseUrl: options.databaseUrl,
+      processorUrl: options.processorUrl,
+      carrierUrl: options.carrierUrl,
+    },
     { workers, total: plannedCallCount(plan), onProgress: options.onProgress },
   );
   counts.durationMs = Date.now() - started;

@@ -18,7 +18,17 @@ export type HistoryCounts = {
 };
 
 export function emptyCounts(): HistoryCounts {
-  return { scenarios: 0, scenariosByKind: {}, calls: 0, callsByTool: {}, skipped: 0, protocolErrors: 0, protocolErrorSamples: [], receiptEmails: 0, durationMs: 0 };
+  return {
+    scenarios: 0,
+    scenariosByKind: {},
+    calls: 0,
+    callsByTool: {},
+    skipped: 0,
+    protocolErrors: 0,
+    protocolErrorSamples: [],
+    receiptEmails: 0,
+    durationMs: 0,
+  };
 }
 
 export function countCall(counts: HistoryCounts, tool: string, outcome: string): void {

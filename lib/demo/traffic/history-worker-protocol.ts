@@ -9,4 +9,5 @@ export type HistoryWorkerRequest = Omit<ShareOptions, "end" | "onProgress"> & {
   carrierUrl: string;
 };
 
-export type HistoryWorkerMessage = { type: "progress"; done: number } | { type: "done"; counts: HistoryCounts } | { type: "failed"; message: string };
+export type HistoryWorkerMessage =
+  { type: "progress"; done: number } | { type: "done"; counts: HistoryCounts } | { type: "failed"; message: string };

@@ -21,7 +21,11 @@ async function run(request: HistoryWorkerRequest): Promise<void> {
   const deps = createDemoToolDeps({ db: pool, processorUrl: request.processorUrl, carrierUrl: request.carrierUrl });
   const shop = await connectInMemoryShop(deps);
   try {
-    const counts = await runHistoryShare(shop.client, { ...request, end: new Date(request.end), onProgress: ({ done }) => send({ type: "progress", done }) });
+    const counts = await runHistoryShare(shop.client, {
+      ...request,
+      end: new Date(request.end),
+      onProgress: ({ done }) => send({ type: "progress", done }),
+    });
     counts.receiptEmails = deps.outbox.stats().sent;
     send({ type: "done", counts });
   } finally {
@@ -33,6 +37,8 @@ async function run(request: HistoryWorkerRequest): Promise<void> {
 
 process.once("message", (request: HistoryWorkerRequest) => {
   run(request)
-    .catch((error: unknown) => send({ type: "failed", message: error instanceof Error ? error.message : String(error) }))
+    .catch((error: unknown) =>
+      send({ type: "failed", message: error instanceof Error ? error.message : String(error) }),
+    )
     .finally(() => process.disconnect?.());
 });

@@ -47,7 +47,9 @@ export function planHistory(options: PlanOptions): Scenario[] {
       const keys = new Set<string>();
       for (const call of scenario.steps.flat()) {
         if (call.tool !== "charge_card" || typeof call.args === "function") continue;
-        keys.add(`${call.tenant}|${call.subject}|${canonicalJson(call.args)}|${Math.floor(call.at.getTime() / BUCKET_MS)}`);
+        keys.add(
+          `${call.tenant}|${call.subject}|${canonicalJson(call.args)}|${Math.floor(call.at.getTime() / BUCKET_MS)}`,
+        );
       }
       if ([...keys].some((key) => owners.has(key))) continue;
       for (const key of keys) owners.set(key, scenarios.length);
@@ -58,12 +60,14 @@ export function planHistory(options: PlanOptions): Scenario[] {
   };
 
   // Every kind at least once, so even a short history has rows in every state and every event.
-  for (const kind of SCENARIO_KINDS) if (!kind.startsWith("live_")) place(kind, start, Math.max(start + MINUTE, end - 15 * MINUTE));
+  for (const kind of SCENARIO_KINDS)
+    if (!kind.startsWith("live_")) place(kind, start, Math.max(start + MINUTE, end - 15 * MINUTE));
   while (calls < target) place(rng.weighted(SCENARIO_WEIGHTS), start, end);
   // A few claims younger than any stuck threshold, in flight "right now" (the real end): single
   // calls by a customer of their own, so they cannot meet anything else whatever the alignment.
   const now = options.end.getTime();
-  for (const kind of ["live_timeout", "live_crash_after", "live_crash_before"] as const) place(kind, now - 4 * MINUTE, now - 30_000, now);
+  for (const kind of ["live_timeout", "live_crash_after", "live_crash_before"] as const)
+    place(kind, now - 4 * MINUTE, now - 30_000, now);
 
   return scenarios.sort((a, b) => a.start.getTime() - b.start.getTime());
 }

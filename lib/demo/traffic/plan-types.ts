@@ -1,6 +1,13 @@
 import type { DemoFault } from "@/lib/demo/mcp/demo-caller";
 
-export const DEMO_TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email", "get_charge_status", "get_shipment_status"] as const;
+export const DEMO_TOOLS = [
+  "charge_card",
+  "refund_charge",
+  "create_shipment",
+  "send_receipt_email",
+  "get_charge_status",
+  "get_shipment_status",
+] as const;
 export type DemoTool = (typeof DEMO_TOOLS)[number];
 
 export type Args = Record<string, unknown>;

@@ -39,9 +39,16 @@ export async function runHistoryInWorkers(
   }
 }
 
-function runWorker(request: HistoryWorkerRequest, children: ChildProcess[], onDone: (done: number) => void): Promise<HistoryCounts> {
+function runWorker(
+  request: HistoryWorkerRequest,
+  children: ChildProcess[],
+  onDone: (done: number) => void,
+): Promise<HistoryCounts> {
   return new Promise((resolve, reject) => {
-    const child = fork(WORKER_ENTRY, [], { execArgv: ["--conditions=react-server", "--import", TSX_LOADER], stdio: ["ignore", "inherit", "inherit", "ipc"] });
+    const child = fork(WORKER_ENTRY, [], {
+      execArgv: ["--conditions=react-server", "--import", TSX_LOADER],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
     children.push(child);
     let settled = false;
     const settle = (fn: () => void) => {
@@ -56,7 +63,9 @@ function runWorker(request: HistoryWorkerRequest, children: ChildProcess[], onDo
       else settle(() => reject(new Error(`history worker ${request.shard}: ${message.message}`)));
     });
     child.once("error", (error) => settle(() => reject(error)));
-    child.once("exit", (code, signal) => settle(() => reject(new Error(`history worker ${request.shard} exited (${signal ?? code}) before reporting`))));
+    child.once("exit", (code, signal) =>
+      settle(() => reject(new Error(`history worker ${request.shard} exited (${signal ?? code}) before reporting`))),
+    );
     child.send(request);
   });
 }

@@ -22,7 +22,12 @@ export function plannedCallCount(options: Pick<ShareOptions, "seed" | "hours" | 
 
 /** Plans the whole history and runs this runner's share of it through `client`, an MCP client connected to the shop. */
 export async function runHistoryShare(client: Client, options: ShareOptions): Promise<HistoryCounts> {
-  const all = planHistory({ seed: options.seed, hours: options.hours, end: options.end, callsPerHour: options.callsPerHour });
+  const all = planHistory({
+    seed: options.seed,
+    hours: options.hours,
+    end: options.end,
+    callsPerHour: options.callsPerHour,
+  });
   const scenarios = all.filter((_, index) => index % options.shards === options.shard);
   const counts = emptyCounts();
   counts.scenarios = scenarios.length;

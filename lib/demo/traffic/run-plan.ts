@@ -10,14 +10,23 @@ export type Progress = { done: number; total: number };
 type ToolResult = { isError?: boolean; structuredContent?: Record<string, unknown>; _meta?: Record<string, unknown> };
 
 function metaOf(call: PlannedCall): Record<string, unknown> {
-  const meta: Record<string, unknown> = { [DEMO_META.tenant]: call.tenant, [DEMO_META.subject]: call.subject, [DEMO_META.at]: call.at.toISOString() };
+  const meta: Record<string, unknown> = {
+    [DEMO_META.tenant]: call.tenant,
+    [DEMO_META.subject]: call.subject,
+    [DEMO_META.at]: call.at.toISOString(),
+  };
   if (call.fault) meta[DEMO_META.fault] = call.fault;
   if (call.latencyMs) meta[DEMO_META.latencyMs] = call.latencyMs;
   if (call.holdForDuplicateMs) meta[DEMO_META.holdForDuplicateMs] = call.holdForDuplicateMs;
   return meta;
 }
 
-async function runCall(client: Client, call: PlannedCall, context: ScenarioContext, counts: HistoryCounts): Promise<void> {
+async function runCall(
+  client: Client,
+  call: PlannedCall,
+  context: ScenarioContext,
+  counts: HistoryCounts,
+): Promise<void> {
   const args = typeof call.args === "function" ? call.args(context) : call.args;
   if (!args) {
     counts.skipped += 1;
@@ -29,7 +38,8 @@ async function runCall(client: Client, call: PlannedCall, context: ScenarioConte
     result = (await client.callTool({ name: call.tool, arguments: args, _meta: metaOf(call) })) as ToolResult;
   } catch (error) {
     counts.protocolErrors += 1;
-    if (counts.protocolErrorSamples.length < 5) counts.protocolErrorSamples.push(`${call.tool}: ${error instanceof Error ? error.message : String(error)}`);
+    if (counts.protocolErrorSamples.length < 5)
+      counts.protocolErrorSamples.push(`${call.tool}: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
   const outcome = result._meta?.[DEMO_META.outcome];

@@ -28,8 +28,20 @@ class ScenarioWriter {
     return new Date(this.input.start.getTime() + offsetMs);
   }
 
-  call(tool: PlannedCall["tool"], offsetMs: number, args: PlannedCall["args"], extra: Partial<PlannedCall> = {}): PlannedCall {
-    return { tool, at: this.at(offsetMs), tenant: this.customer.tenant, subject: this.customer.subject, args, ...extra };
+  call(
+    tool: PlannedCall["tool"],
+    offsetMs: number,
+    args: PlannedCall["args"],
+    extra: Partial<PlannedCall> = {},
+  ): PlannedCall {
+    return {
+      tool,
+      at: this.at(offsetMs),
+      tenant: this.customer.tenant,
+      subject: this.customer.subject,
+      args,
+      ...extra,
+    };
   }
 
   step(...calls: PlannedCall[]): this {
@@ -39,8 +51,12 @@ class ScenarioWriter {
   }
 }
 
-const chargeArgs = (w: ScenarioWriter, amount: number, card = w.customer.card): Args => ({ card, amount_cents: amount });
-const emailArgs = (w: ScenarioWriter) => (ctx: { chargeId?: string }) => (ctx.chargeId ? { charge_id: ctx.chargeId, email: w.customer.email } : undefined);
+const chargeArgs = (w: ScenarioWriter, amount: number, card = w.customer.card): Args => ({
+  card,
+  amount_cents: amount,
+});
+const emailArgs = (w: ScenarioWriter) => (ctx: { chargeId?: string }) =>
+  ctx.chargeId ? { charge_id: ctx.chargeId, email: w.customer.email } : undefined;
 const statusArgs = (ctx: { lastRef?: string }) => (ctx.lastRef ? { ref: ctx.lastRef } : undefined);
 
 function purchase(w: ScenarioWriter, rng: Prng): void {
@@ -57,13 +73,20 @@ function purchase(w: ScenarioWriter, rng: Prng): void {
   }
   if (rng.chance(0.2)) {
     t += rng.int(1, 30) * MINUTE;
-    w.step(w.call("create_shipment", t, { order_id: w.input.nextOrderId(), address: w.customer.address, service_level: rng.pick(SERVICE_LEVELS) }));
+    w.step(
+      w.call("create_shipment", t, {
+        order_id: w.input.nextOrderId(),
+        address: w.customer.address,
+        service_level: rng.pick(SERVICE_LEVELS),
+      }),
+    );
   }
   if (rng.chance(0.04)) w.step(w.call("get_charge_status", t + rng.int(1, 60) * MINUTE, statusArgs));
   if (rng.chance(0.1)) {
     const refundAt = rng.int(2, 30) * HOUR;
     const refundAmount = rng.chance(0.6) ? amount : Math.max(1, Math.floor(amount / rng.int(2, 4)));
-    const refund = (ctx: { chargeId?: string }) => (ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: refundAmount } : undefined);
+    const refund = (ctx: { chargeId?: string }) =>
+      ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: refundAmount } : undefined;
     w.step(w.call("refund_charge", refundAt, refund));
     if (rng.chance(0.15)) w.step(w.call("refund_charge", refundAt + rng.int(5, 60) * SECOND, refund));
   }
@@ -88,14 +111,20 @@ function slowRetry(w: ScenarioWriter, rng: Prng): void {
   const charge = chargeArgs(w, pickAmount(rng));
   // The host times out after a few seconds and retries while the slow first attempt is still
   // talking to the processor (in flight), then once more after it finished (replay).
-  w.step(w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }), w.call("charge_card", rng.int(4, 9) * SECOND, charge, { delayMs: 100 }));
+  w.step(
+    w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
+    w.call("charge_card", rng.int(4, 9) * SECOND, charge, { delayMs: 100 }),
+  );
   w.step(w.call("charge_card", rng.int(20, 90) * SECOND, charge));
 }
 
 function concurrentDuplicate(w: ScenarioWriter, rng: Prng): void {
   const charge = chargeArgs(w, pickAmount(rng));
   // Two hosts (or a double-click) fire the same call at once; the processor is slow.
-  w.step(w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }), w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }));
+  w.step(
+    w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
+    w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
+  );
   if (rng.chance(0.3)) w.step(w.call("send_receipt_email", 50 * SECOND, emailArgs(w)));
 }
 
@@ -111,12 +140,17 @@ function nextDayRepeat(w: ScenarioWriter, rng: Prng): void {
   // The same purchase again tomorrow: a new time bucket, a new key, a second charge (wanted).
   const room = w.input.end.getTime() - w.input.start.getTime();
   const tomorrow = 24 * HOUR + rng.int(-120, 120) * MINUTE;
-  const later = room > tomorrow ? tomorrow : room > 30 * MINUTE ? rng.int(20, Math.floor(room / MINUTE) - 1) * MINUTE : undefined;
+  const later =
+    room > tomorrow ? tomorrow : room > 30 * MINUTE ? rng.int(20, Math.floor(room / MINUTE) - 1) * MINUTE : undefined;
   if (later !== undefined) w.step(w.call("charge_card", later, charge));
 }
 
 function shipment(w: ScenarioWriter, rng: Prng): void {
-  const args = { order_id: w.input.nextOrderId(), address: w.customer.address, service_level: rng.pick(SERVICE_LEVELS) };
+  const args = {
+    order_id: w.input.nextOrderId(),
+    address: w.customer.address,
+    service_level: rng.pick(SERVICE_LEVELS),
+  };
   const timesOut = rng.chance(0.08);
   w.step(w.call("create_shipment", 0, args, timesOut ? { fault: "timeout" } : {}));
   // Retried on the strength of idempotentHint: true — and the carrier ships twice.
@@ -128,7 +162,8 @@ function refundTimeout(w: ScenarioWriter, rng: Prng): void {
   const amount = pickAmount(rng);
   w.step(w.call("charge_card", 0, chargeArgs(w, amount)));
   const at = rng.int(1, 12) * HOUR;
-  const refund = (ctx: { chargeId?: string }) => (ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: amount } : undefined);
+  const refund = (ctx: { chargeId?: string }) =>
+    ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: amount } : undefined;
   w.step(w.call("refund_charge", at, refund, { fault: "timeout" }));
   if (rng.chance(0.6)) w.step(w.call("refund_charge", at + rng.int(5, 60) * SECOND, refund));
 }
@@ -140,7 +175,11 @@ function live(w: ScenarioWriter, rng: Prng, fault: "timeout" | "crash-after" | "
 
 function emailCrash(w: ScenarioWriter, rng: Prng): void {
   w.step(w.call("charge_card", 0, chargeArgs(w, pickAmount(rng))));
-  w.step(w.call("send_receipt_email", rng.int(30, 90) * SECOND, emailArgs(w), { fault: rng.chance(0.5) ? "crash-after" : "crash-before" }));
+  w.step(
+    w.call("send_receipt_email", rng.int(30, 90) * SECOND, emailArgs(w), {
+      fault: rng.chance(0.5) ? "crash-after" : "crash-before",
+    }),
+  );
 }
 
 export const SCENARIO_WEIGHTS: readonly (readonly [ScenarioKind, number])[] = [
@@ -162,7 +201,10 @@ export function buildScenario(kind: ScenarioKind, input: BuildInput): Scenario {
   const { rng } = input;
   const customer = pickCustomer(rng);
   // The live tail's customer: same tenant, a subject nobody else is (so no key can collide).
-  const w = new ScenarioWriter(input, kind.startsWith("live_") ? { ...customer, subject: "user_live", card: "c_live" } : customer);
+  const w = new ScenarioWriter(
+    input,
+    kind.startsWith("live_") ? { ...customer, subject: "user_live", card: "c_live" } : customer,
+  );
   switch (kind) {
     case "purchase":
       purchase(w, rng);

@@ -5,7 +5,11 @@ import { HttpError } from "./json-http";
 export function requiredString(body: Record<string, unknown>, field: string, maxLength = 200): string {
   const value = body[field];
   if (typeof value !== "string" || value.trim() === "" || value.length > maxLength) {
-    throw new HttpError(400, "invalid_request", `${field}: expected a non-empty string of at most ${maxLength} characters`);
+    throw new HttpError(
+      400,
+      "invalid_request",
+      `${field}: expected a non-empty string of at most ${maxLength} characters`,
+    );
   }
   return value;
 }

@@ -82,7 +82,8 @@ export function startDemoCarrier(options: DemoUpstreamOptions = {}): Promise<Dem
           method: "POST",
           path: "/shipments",
           kind: "mutation",
-          handle: (context) => runMutation(context, { parse: parseShipment, reference: (r) => r.reference, perform: ship }),
+          handle: (context) =>
+            runMutation(context, { parse: parseShipment, reference: (r) => r.reference, perform: ship }),
         },
         {
           method: "GET",

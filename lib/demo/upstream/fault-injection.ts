@@ -93,7 +93,13 @@ export function mergeFaultSettings(base: FaultSettings, partial: unknown): Fault
     switch (field) {
       case "latencyMs":
         if (isDelay(value)) next.latencyMs = value;
-        else if (Array.isArray(value) && value.length === 2 && isDelay(value[0]) && isDelay(value[1]) && value[0] <= value[1]) {
+        else if (
+          Array.isArray(value) &&
+          value.length === 2 &&
+          isDelay(value[0]) &&
+          isDelay(value[1]) &&
+          value[0] <= value[1]
+        ) {
           next.latencyMs = [value[0], value[1]];
         } else invalid(field, "milliseconds or [min, max] milliseconds");
         break;

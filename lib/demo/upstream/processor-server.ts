@@ -46,7 +46,8 @@ interface RefundRequest {
 
 function parseCharge(body: Record<string, unknown>): ChargeRequest {
   const currency = optionalString(body, "currency", 3) ?? "usd";
-  if (!/^[a-zA-Z]{3}$/.test(currency)) throw new HttpError(400, "invalid_request", "currency: expected a 3-letter code");
+  if (!/^[a-zA-Z]{3}$/.test(currency))
+    throw new HttpError(400, "invalid_request", "currency: expected a 3-letter code");
   return {
     card: requiredString(body, "card"),
     amount_cents: positiveCents(body, "amount_cents"),
@@ -122,13 +123,15 @@ export function startDemoProcessor(options: DemoUpstreamOptions = {}): Promise<D
           method: "POST",
           path: "/charges",
           kind: "mutation",
-          handle: (context) => runMutation(context, { parse: parseCharge, reference: (r) => r.reference, perform: charge }),
+          handle: (context) =>
+            runMutation(context, { parse: parseCharge, reference: (r) => r.reference, perform: charge }),
         },
         {
           method: "POST",
           path: "/refunds",
           kind: "mutation",
-          handle: (context) => runMutation(context, { parse: parseRefund, reference: (r) => r.reference, perform: refund }),
+          handle: (context) =>
+            runMutation(context, { parse: parseRefund, reference: (r) => r.reference, perform: refund }),
         },
         {
           method: "GET",

@@ -53,7 +53,8 @@ export function createReferenceLedger() {
     /** The settled outcomes, for a demo that restarts to find its upstreams still remembering. */
     exportSettled(): Record<string, { fingerprint: string; outcome: Outcome }> {
       const settled: Record<string, { fingerprint: string; outcome: Outcome }> = {};
-      for (const [reference, entry] of entries) if (entry.outcome) settled[reference] = { fingerprint: entry.fingerprint, outcome: entry.outcome };
+      for (const [reference, entry] of entries)
+        if (entry.outcome) settled[reference] = { fingerprint: entry.fingerprint, outcome: entry.outcome };
       return settled;
     },
     importSettled(settled: Record<string, { fingerprint: string; outcome: Outcome }>): number {

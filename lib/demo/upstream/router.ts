@@ -30,7 +30,11 @@ function matchPath(pattern: string, pathname: string): Record<string, string> | 
 }
 
 /** A route for this method and path; else the methods the path does allow (for a 405); else nothing (404). */
-export function matchRoute<R extends RouteDefinition>(routes: readonly R[], method: string, pathname: string): RouteMatch<R> {
+export function matchRoute<R extends RouteDefinition>(
+  routes: readonly R[],
+  method: string,
+  pathname: string,
+): RouteMatch<R> {
   const allow: string[] = [];
   for (const route of routes) {
     const params = matchPath(route.path, pathname);

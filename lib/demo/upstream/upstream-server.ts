@@ -36,12 +36,15 @@ function toReply(error: unknown, name: string): Reply {
 
 function faultFields(options: DemoUpstreamOptions): Partial<FaultSettings> {
   const { latencyMs, timeoutRate, failureRate, hangMs } = options;
-  return Object.fromEntries(Object.entries({ latencyMs, timeoutRate, failureRate, hangMs }).filter(([, v]) => v !== undefined));
+  return Object.fromEntries(
+    Object.entries({ latencyMs, timeoutRate, failureRate, hangMs }).filter(([, v]) => v !== undefined),
+  );
 }
 
 function validateListen(options: DemoUpstreamOptions): { port: number; host: string; seed: number } {
   const { port = 0, host = "127.0.0.1", seed = 1 } = options;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new RangeError(`port: expected 0..65535, got ${port}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new RangeError(`port: expected 0..65535, got ${port}`);
   if (!Number.isSafeInteger(seed)) throw new RangeError(`seed: expected an integer, got ${seed}`);
   return { port, host, seed };
 }
@@ -56,7 +59,10 @@ function holdResponse(ms: number, clientGone: AbortSignal, stopping: AbortSignal
  * fault injection (failure before the handler, timeout after it) and a stop() that does not
  * wait for held-back answers.
  */
-export async function startUpstream(definition: UpstreamDefinition, options: DemoUpstreamOptions = {}): Promise<DemoUpstream> {
+export async function startUpstream(
+  definition: UpstreamDefinition,
+  options: DemoUpstreamOptions = {},
+): Promise<DemoUpstream> {
   const { port, host, seed } = validateListen(options);
   let settings = mergeFaultSettings(DEFAULT_FAULTS, faultFields(options));
   const injector = createFaultInjector(seed);

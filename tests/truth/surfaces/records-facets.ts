@@ -23,9 +23,23 @@ export function recordsQuery(filter: FacetFilter): string {
 
 type FacetTruth = { status: Map<string | null, number>; tool: Map<string | null, number> };
 
-async function facetTruth(ctx: SurfaceContext, filter: FacetFilter, tenants: string[] | null, now: Date): Promise<FacetTruth> {
-  const base: RowFilter = { tenants, tenant: filter.tenant ?? null, tool: filter.tool ?? null, status: filter.status ?? null, stuck: filter.stuck ?? false };
-  const [status, tool] = await Promise.all([ctx.truth.countBy("status", { ...base, status: null }, now), ctx.truth.countBy("tool", { ...base, tool: null }, now)]);
+async function facetTruth(
+  ctx: SurfaceContext,
+  filter: FacetFilter,
+  tenants: string[] | null,
+  now: Date,
+): Promise<FacetTruth> {
+  const base: RowFilter = {
+    tenants,
+    tenant: filter.tenant ?? null,
+    tool: filter.tool ?? null,
+    status: filter.status ?? null,
+    stuck: filter.stuck ?? false,
+  };
+  const [status, tool] = await Promise.all([
+    ctx.truth.countBy("status", { ...base, status: null }, now),
+    ctx.truth.countBy("tool", { ...base, tool: null }, now),
+  ]);
   return { status, tool };
 }
 
@@ -44,19 +58,40 @@ function facetFigures(
   for (const e of entries) {
     const kind: Kind = e.estimate ? "estimate" : e.atLeast ? "atLeast" : "exact";
     const truth: Truth = between(before.get(e.value) ?? 0, after.get(e.value) ?? 0);
-    figures.push({ surface, name: `${column}=${e.value ?? UNRECORDED}`, shown: e.count, truth, kind, problem: e.problem });
+    figures.push({
+      surface,
+      name: `${column}=${e.value ?? UNRECORDED}`,
+      shown: e.count,
+      truth,
+      kind,
+      problem: e.problem,
+    });
   }
   const listed = new Set(entries.map((e) => e.value));
   const withRows = [...after].filter(([, n]) => n > 0);
   if (entries.length === 0 && withRows.length > 0) {
-    figures.push({ surface, name: `${column} chips`, shown: 0, truth: withRows.length, kind: "exact", problem: `no ${column} chips, although ${withRows.length} values have rows` });
+    figures.push({
+      surface,
+      name: `${column} chips`,
+      shown: 0,
+      truth: withRows.length,
+      kind: "exact",
+      problem: `no ${column} chips, although ${withRows.length} values have rows`,
+    });
     return figures;
   }
   // Exact facets list every value with rows; a facet of estimates or lower bounds says in its note that some may be missing.
   const allExact = entries.every((e) => !e.estimate && !e.atLeast);
   for (const [value, n] of withRows) {
     if (listed.has(value) || (!allExact && hasNote)) continue;
-    figures.push({ surface, name: `${column}=${value ?? UNRECORDED}`, shown: null, truth: between(before.get(value) ?? 0, n), kind: "exact", problem: `no chip for ${value ?? UNRECORDED} (${n} rows)` });
+    figures.push({
+      surface,
+      name: `${column}=${value ?? UNRECORDED}`,
+      shown: null,
+      truth: between(before.get(value) ?? 0, n),
+      kind: "exact",
+      problem: `no chip for ${value ?? UNRECORDED} (${n} rows)`,
+    });
   }
   return figures;
 }
@@ -71,7 +106,10 @@ function basisProblem(e: Entry): string | undefined {
 }
 
 /** GET /api/v1/records for each filter, as the admin and as a viewer limited to acme. */
-export async function recordsFacetsApi(ctx: SurfaceContext, filters: FacetFilter[]): Promise<Omit<Figure, "database">[]> {
+export async function recordsFacetsApi(
+  ctx: SurfaceContext,
+  filters: FacetFilter[],
+): Promise<Omit<Figure, "database">[]> {
   const figures: Omit<Figure, "database">[] = [];
   const actors = [
     { label: "admin", token: ctx.tokens.admin, tenants: null },
@@ -88,14 +126,23 @@ export async function recordsFacetsApi(ctx: SurfaceContext, filters: FacetFilter
       for (const column of ["status", "tool"] as const) {
         const facet = shown.facets[column];
         const surface = `api ${path} as ${actor.label}`;
-        figures.push(...facetFigures(surface, column, facet.entries, facet.note !== null, before[column], after[column]));
+        figures.push(
+          ...facetFigures(surface, column, facet.entries, facet.note !== null, before[column], after[column]),
+        );
         // Every entry says what its count was made from: basis null (exact, lower bound) or the estimate's figures.
         const problems = facet.entries.flatMap((e) => {
           const problem = basisProblem(e);
           return problem ? [`${e.value ?? UNRECORDED}: ${problem}`] : [];
         });
         if (facet.entries.length > 0) {
-          figures.push({ surface, name: `${column} entries with their basis`, shown: facet.entries.length - problems.length, truth: facet.entries.length, kind: "exact", problem: problems.length > 0 ? problems.join("; ") : undefined });
+          figures.push({
+            surface,
+            name: `${column} entries with their basis`,
+            shown: facet.entries.length - problems.length,
+            truth: facet.entries.length,
+            kind: "exact",
+            problem: problems.length > 0 ? problems.join("; ") : undefined,
+          });
         }
       }
     }
@@ -118,8 +165,16 @@ export async function recordsFacetsPage(ctx: PageContext, filter: FacetFilter): 
           }),
         );
       // The facet's note follows the chips in parentheses (or stands alone when there are none).
-      const noted = async (row: string) => /\(|not listed|estimate|lower bound/.test((await ctx.page.locator(`[data-testid="facet-${row}"]`).textContent()) ?? "");
-      return { status: await read("status"), tool: await read("tool"), statusNote: await noted("status"), toolNote: await noted("tool") };
+      const noted = async (row: string) =>
+        /\(|not listed|estimate|lower bound/.test(
+          (await ctx.page.locator(`[data-testid="facet-${row}"]`).textContent()) ?? "",
+        );
+      return {
+        status: await read("status"),
+        tool: await read("tool"),
+        statusNote: await noted("status"),
+        toolNote: await noted("tool"),
+      };
     },
     (now) => facetTruth(ctx, filter, null, now),
   );
@@ -130,7 +185,16 @@ export async function recordsFacetsPage(ctx: PageContext, filter: FacetFilter): 
       const value = column === "tool" && chip.name === "unrecorded" ? null : chip.name;
       return { value, count: count.value ?? 0, estimate: count.estimate, atLeast: count.atLeast };
     });
-    figures.push(...facetFigures(`page ${path}`, column, entries, column === "status" ? shown.statusNote : shown.toolNote, before[column], after[column]));
+    figures.push(
+      ...facetFigures(
+        `page ${path}`,
+        column,
+        entries,
+        column === "status" ? shown.statusNote : shown.toolNote,
+        before[column],
+        after[column],
+      ),
+    );
   }
   return figures;
 }

@@ -8,10 +8,18 @@ export async function stuckPage(ctx: PageContext, tenant: string | null): Promis
   const { shown, before, after } = await bracket(
     async () => {
       await ctx.page.goto(`${ctx.baseUrl}${path}`);
-      await ctx.page.waitForSelector('[data-testid="stuck-tool-counts"], [data-testid="stuck-empty"], [data-testid="stuck-summary"]');
-      const total = (await ctx.page.locator('[data-testid="stuck-total"]').count()) > 0 ? await ctx.page.locator('[data-testid="stuck-total"]').textContent() : null;
+      await ctx.page.waitForSelector(
+        '[data-testid="stuck-tool-counts"], [data-testid="stuck-empty"], [data-testid="stuck-summary"]',
+      );
+      const total =
+        (await ctx.page.locator('[data-testid="stuck-total"]').count()) > 0
+          ? await ctx.page.locator('[data-testid="stuck-total"]').textContent()
+          : null;
       const cards = await ctx.page.locator('[data-testid="stuck-tool-counts"] a[data-tool]').evaluateAll((links) =>
-        links.map((a) => ({ tool: a.getAttribute("data-tool") ?? "", count: a.querySelector('[data-testid="stuck-tool-count"]')?.textContent ?? "" })),
+        links.map((a) => ({
+          tool: a.getAttribute("data-tool") ?? "",
+          count: a.querySelector('[data-testid="stuck-tool-count"]')?.textContent ?? "",
+        })),
       );
       const empty = (await ctx.page.locator('[data-testid="stuck-empty"]').count()) > 0;
       return { total, cards, empty };
@@ -27,10 +35,24 @@ export async function stuckPage(ctx: PageContext, tenant: string | null): Promis
   for (const card of shown.cards) {
     const tool = card.tool === UNRECORDED ? null : card.tool;
     carded.add(tool);
-    figures.push({ surface, name: `tool ${card.tool}`, shown: parseShownCount(card.count).value, truth: between(before.get(tool) ?? 0, after.get(tool) ?? 0), kind: "exact" });
+    figures.push({
+      surface,
+      name: `tool ${card.tool}`,
+      shown: parseShownCount(card.count).value,
+      truth: between(before.get(tool) ?? 0, after.get(tool) ?? 0),
+      kind: "exact",
+    });
   }
   for (const [tool, n] of after) {
-    if (!carded.has(tool) && n > 0) figures.push({ surface, name: `tool ${tool ?? UNRECORDED}`, shown: null, truth: n, kind: "exact", problem: `no card for ${tool ?? UNRECORDED} (${n} stuck)` });
+    if (!carded.has(tool) && n > 0)
+      figures.push({
+        surface,
+        name: `tool ${tool ?? UNRECORDED}`,
+        shown: null,
+        truth: n,
+        kind: "exact",
+        problem: `no card for ${tool ?? UNRECORDED} (${n} stuck)`,
+      });
   }
   return figures;
 }

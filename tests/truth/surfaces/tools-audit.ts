@@ -3,17 +3,36 @@ import { getJson, parseShownCount, type PageContext, type SurfaceContext } from 
 
 /** The tools audit: each tool's evidence over the window, and the summary of the verdicts. */
 type Evidence = Record<string, number | string | null>;
-type Audit = { since: string; generatedAt: string; tools: { server: string | null; name: string; evidence: Evidence; verdict: string; verdictLabel: string }[] };
+type Audit = {
+  since: string;
+  generatedAt: string;
+  tools: { server: string | null; name: string; evidence: Evidence; verdict: string; verdictLabel: string }[];
+};
 type F = Omit<Figure, "database">;
 
-type EvidenceTruth = { records: number; completed: number; inProgress: number; replays: number; rejections: number; outcomeUnknown: number; stuck: number; unresolvedOutcomeUnknown: number; lastSeen: number | null };
+type EvidenceTruth = {
+  records: number;
+  completed: number;
+  inProgress: number;
+  replays: number;
+  rejections: number;
+  outcomeUnknown: number;
+  stuck: number;
+  unresolvedOutcomeUnknown: number;
+  lastSeen: number | null;
+};
 
 /**
  * Per tool name, over [since, now]: claims made (with claims released since, from their audit
  * snapshots), completions, claims still in flight, the writers' events, stuck claims of any age,
  * open claims with an outcome_unknown event, and the newest row.
  */
-async function evidenceTruth(ctx: SurfaceContext, since: Date, now: Date, tools: string[]): Promise<Map<string, EvidenceTruth>> {
+async function evidenceTruth(
+  ctx: SurfaceContext,
+  since: Date,
+  now: Date,
+  tools: string[],
+): Promise<Map<string, EvidenceTruth>> {
   const rows = await ctx.truth.query<{ tool: string; measure: string; n: string | null }>(
     `
     WITH names AS (SELECT unnest($3::text[]) AS tool)
@@ -32,32 +51,75 @@ async function evidenceTruth(ctx: SurfaceContext, since: Date, now: Date, tools:
     UNION ALL SELECT n.tool, 'lastSeen', (SELECT floor(extract(epoch FROM max(created_at)) * 1000)::bigint::text FROM idempotency i WHERE i.tool = n.tool) FROM names n`,
     [since.toISOString(), now.toISOString(), tools, JSON.stringify(ctx.truth.thresholds.byTool)],
   );
-  const truth = new Map<string, EvidenceTruth>(tools.map((t) => [t, { records: 0, completed: 0, inProgress: 0, replays: 0, rejections: 0, outcomeUnknown: 0, stuck: 0, unresolvedOutcomeUnknown: 0, lastSeen: null }]));
+  const truth = new Map<string, EvidenceTruth>(
+    tools.map((t) => [
+      t,
+      {
+        records: 0,
+        completed: 0,
+        inProgress: 0,
+        replays: 0,
+        rejections: 0,
+        outcomeUnknown: 0,
+        stuck: 0,
+        unresolvedOutcomeUnknown: 0,
+        lastSeen: null,
+      },
+    ]),
+  );
   for (const r of rows) {
     const t = truth.get(r.tool);
     if (!t || r.n === null) continue;
-    (t as Record<string, number | null>)[r.measure] = ((t as Record<string, number | null>)[r.measure] ?? 0) + Number(r.n);
+    (t as Record<string, number | null>)[r.measure] =
+      ((t as Record<string, number | null>)[r.measure] ?? 0) + Number(r.n);
   }
   return truth;
 }
 
-const EVIDENCE_FIELDS = ["records", "completed", "inProgress", "replays", "rejections", "outcomeUnknown", "stuck", "unresolvedOutcomeUnknown"] as const;
+const EVIDENCE_FIELDS = [
+  "records",
+  "completed",
+  "inProgress",
+  "replays",
+  "rejections",
+  "outcomeUnknown",
+  "stuck",
+  "unresolvedOutcomeUnknown",
+] as const;
 
 export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" | "7d"): Promise<F[]> {
   const path = `/api/v1/tools/audit?window=${window}`;
   const audit = await getJson<Audit>(ctx, path);
-  const truth = await evidenceTruth(ctx, new Date(audit.since), new Date(audit.generatedAt), audit.tools.map((t) => t.name));
+  const truth = await evidenceTruth(
+    ctx,
+    new Date(audit.since),
+    new Date(audit.generatedAt),
+    audit.tools.map((t) => t.name),
+  );
   const surface = `api ${path}`;
   const figures: F[] = [];
   for (const tool of audit.tools) {
     const t = truth.get(tool.name)!;
     for (const field of EVIDENCE_FIELDS) {
       const shown = tool.evidence[field];
-      figures.push({ surface, name: `${tool.name} ${field}`, shown: typeof shown === "number" ? shown : null, truth: t[field], kind: "exact", problem: shown === undefined ? `no ${field} field` : undefined });
+      figures.push({
+        surface,
+        name: `${tool.name} ${field}`,
+        shown: typeof shown === "number" ? shown : null,
+        truth: t[field],
+        kind: "exact",
+        problem: shown === undefined ? `no ${field} field` : undefined,
+      });
     }
     // ISO times carry whole milliseconds: the truth is floored to them too.
     const lastSeen = tool.evidence.lastSeen;
-    figures.push({ surface, name: `${tool.name} lastSeen (epoch ms)`, shown: typeof lastSeen === "string" ? new Date(lastSeen).getTime() : null, truth: t.lastSeen, kind: "exact" });
+    figures.push({
+      surface,
+      name: `${tool.name} lastSeen (epoch ms)`,
+      shown: typeof lastSeen === "string" ? new Date(lastSeen).getTime() : null,
+      truth: t.lastSeen,
+      kind: "exact",
+    });
   }
   return figures;
 }
@@ -76,7 +138,12 @@ export async function toolsAuditPage(ctx: PageContext, window: "24h" | "48h" | "
     trs.map((tr) => ({
       tool: tr.getAttribute("data-tool") ?? "",
       label: (tr.querySelector("span[data-verdict]")?.textContent ?? "").trim(),
-      figures: Object.fromEntries([...tr.querySelectorAll("dd[data-figure]")].map((dd) => [dd.getAttribute("data-figure") ?? "", dd.textContent ?? ""])),
+      figures: Object.fromEntries(
+        [...tr.querySelectorAll("dd[data-figure]")].map((dd) => [
+          dd.getAttribute("data-figure") ?? "",
+          dd.textContent ?? "",
+        ]),
+      ),
     })),
   );
   const after = new Date();
@@ -89,14 +156,26 @@ export async function toolsAuditPage(ctx: PageContext, window: "24h" | "48h" | "
     evidenceTruth(ctx, new Date(before.getTime() - span), before, names),
     evidenceTruth(ctx, new Date(after.getTime() - span), after, names),
   ]);
-  const labels: Record<string, keyof EvidenceTruth> = { records: "records", replays: "replays", rejections: "rejections", "outcome unknown": "outcomeUnknown", stuck: "stuck" };
+  const labels: Record<string, keyof EvidenceTruth> = {
+    records: "records",
+    replays: "replays",
+    rejections: "rejections",
+    "outcome unknown": "outcomeUnknown",
+    stuck: "stuck",
+  };
   for (const row of rows) {
     for (const [label, text] of Object.entries(row.figures)) {
       const field = labels[label];
       if (!field) continue;
       const a = early.get(row.tool)?.[field] as number;
       const b = late.get(row.tool)?.[field] as number;
-      figures.push({ surface, name: `${row.tool} ${label}`, shown: parseShownCount(text).value, truth: a === b ? a : { min: Math.min(a, b), max: Math.max(a, b) }, kind: "exact" });
+      figures.push({
+        surface,
+        name: `${row.tool} ${label}`,
+        shown: parseShownCount(text).value,
+        truth: a === b ? a : { min: Math.min(a, b), max: Math.max(a, b) },
+        kind: "exact",
+      });
     }
   }
   const parts = summary

@@ -17,7 +17,10 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
   const actor = await requirePageActor("records:read", "/records");
   return (
     <>
-      <PageHeader title="Records" description="Every claim the writers recorded, newest first. Filters live in the URL: copy it to share this view." />
+      <PageHeader
+        title="Records"
+        description="Every claim the writers recorded, newest first. Filters live in the URL: copy it to share this view."
+      />
       <Suspense fallback={<RecordsSkeleton />}>
         <RecordsSection actor={actor} searchParams={searchParams} />
       </Suspense>
@@ -28,9 +31,17 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
 async function RecordsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const parsed = parseRecordsQuery(params, { unknownParams: "ignore" });
-  if (!parsed.ok) return <QueryProblems problems={parsed.problems} reset={{ href: "/records", label: "Show all records" }} testId="records-query-problems" />;
+  if (!parsed.ok)
+    return (
+      <QueryProblems
+        problems={parsed.problems}
+        reset={{ href: "/records", label: "Show all records" }}
+        testId="records-query-problems"
+      />
+    );
   const data = await loadRecordsPageData(actor, parsed.value);
-  if (!data.ok) return <UnknownTenantNotice message={data.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
+  if (!data.ok)
+    return <UnknownTenantNotice message={data.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
   const { listing, configuredTools } = data;
   return (
     <RecordsView

@@ -35,7 +35,10 @@ export default async function RecordPage({ params }: Props) {
     const trace = data.trace;
     return (
       <>
-        <PageHeader title="Record" description="This key is no longer in the idempotency table; the audit log says what happened to it." />
+        <PageHeader
+          title="Record"
+          description="This key is no longer in the idempotency table; the audit log says what happened to it."
+        />
         <div className="max-w-5xl">
           <RefFateCard trace={trace} now={now} />
         </div>
@@ -47,7 +50,10 @@ export default async function RecordPage({ params }: Props) {
   const { detail, mayResolve, version } = data;
   return (
     <>
-      <PageHeader title="Record" description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says." />
+      <PageHeader
+        title="Record"
+        description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says."
+      />
       <RecordDetailView
         detail={detail}
         now={now}
@@ -61,7 +67,11 @@ export default async function RecordPage({ params }: Props) {
               isStuck={detail.stuck.isStuck}
               threshold={detail.stuck.threshold}
               version={version}
-              permissions={{ resolve: true, release: can(actor.role, "records:release"), forceRelease: can(actor.role, "records:force-release") }}
+              permissions={{
+                resolve: true,
+                release: can(actor.role, "records:release"),
+                forceRelease: can(actor.role, "records:force-release"),
+              }}
             />
           ) : undefined
         }

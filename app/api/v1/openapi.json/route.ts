@@ -4,4 +4,6 @@ import { openapiContract } from "@/lib/api/contracts/openapi";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import packageJson from "@/package.json";
 
-export const GET = contractRoute(openapiContract, async () => reply(buildOpenApiDocument(API_CONTRACTS, packageJson.version)));
+export const GET = contractRoute(openapiContract, async () =>
+  reply(buildOpenApiDocument(API_CONTRACTS, packageJson.version)),
+);

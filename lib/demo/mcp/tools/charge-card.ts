@@ -16,9 +16,20 @@ export const chargeCardInput = {
  * The guarded charge_card (docs/architecture.md#the-table-contract): the key is claimed before the processor is called and is
  * passed to it as the processor's own reference; a decline is a definite outcome and is stored.
  */
-export async function chargeCard(deps: ToolDeps, caller: DemoCaller, args: { card: string; amount_cents: number }): Promise<CallToolResult> {
+export async function chargeCard(
+  deps: ToolDeps,
+  caller: DemoCaller,
+  args: { card: string; amount_cents: number },
+): Promise<CallToolResult> {
   const guarded = withIdempotency(
-    { db: deps.db, tool: "charge_card", statusTool: "get_charge_status", noun: "A charge", upstream: "processor", clock: caller.clock },
+    {
+      db: deps.db,
+      tool: "charge_card",
+      statusTool: "get_charge_status",
+      noun: "A charge",
+      upstream: "processor",
+      clock: caller.clock,
+    },
     async ({ key }) => {
       if (caller.holdForDuplicateMs) await deps.holds.wait(key, caller.holdForDuplicateMs);
       crashIfAsked(caller, "before", "charge_card", "processor");
@@ -30,7 +41,11 @@ export async function chargeCard(deps: ToolDeps, caller: DemoCaller, args: { car
       return answer.status === "succeeded" ? answer.receipt : { status: "failed", error: answer.error, reference: key };
     },
   );
-  const result = await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) });
+  const result = await guarded({
+    tenant: caller.tenant,
+    subject: caller.subject,
+    argumentsJson: argumentsJsonOf(args),
+  });
   if (result.outcome === "in_flight") deps.holds.rejected(result.key);
   return guardToolResult(result);
 }

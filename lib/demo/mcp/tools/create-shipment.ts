@@ -16,7 +16,11 @@ export const createShipmentInput = {
  * derives no key, claims nothing and POSTs to the carrier without a reference, so every repeat
  * is a new shipment. The flag leads the code here; the console's annotation audit should say so.
  */
-export async function createShipment(deps: ToolDeps, caller: DemoCaller, args: { order_id: string; address: string; service_level: string }): Promise<CallToolResult> {
+export async function createShipment(
+  deps: ToolDeps,
+  caller: DemoCaller,
+  args: { order_id: string; address: string; service_level: string },
+): Promise<CallToolResult> {
   try {
     const answer = await deps.carrier.createShipment(args, { fault: caller.fault, latencyMs: caller.latencyMs });
     if (answer.status === "created") return jsonResult(answer.shipment, "performed");
@@ -24,6 +28,9 @@ export async function createShipment(deps: ToolDeps, caller: DemoCaller, args: {
   } catch (error) {
     if (!(error instanceof OutcomeUnknownError)) throw error;
     // No key, no record: the caller is told the truth, and nothing can look the shipment up by ref.
-    return errorResult(`The carrier did not answer in time. The shipment may or may not have been created; call get_shipment_status with order_id ${args.order_id}.`, "outcome_unknown");
+    return errorResult(
+      `The carrier did not answer in time. The shipment may or may not have been created; call get_shipment_status with order_id ${args.order_id}.`,
+      "outcome_unknown",
+    );
   }
 }

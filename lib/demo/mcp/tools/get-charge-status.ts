@@ -13,13 +13,24 @@ export const getChargeStatusInput = {
 /** Tools whose key the processor knows as its own reference. */
 const PROCESSOR_TOOLS = new Set(["charge_card", "refund_charge"]);
 
-type Row = { key: string; tool: string | null; status: string; response: unknown; created_at: Date; updated_at: Date | null };
+type Row = {
+  key: string;
+  tool: string | null;
+  status: string;
+  response: unknown;
+  created_at: Date;
+  updated_at: Date | null;
+};
 
 /**
  * What the in-flight and outcome-unknown messages tell the caller to use: the row the ref names
  * (only within the caller's tenant), and what the processor says about that reference.
  */
-export async function getChargeStatus(deps: ToolDeps, caller: DemoCaller, args: { ref: string }): Promise<CallToolResult> {
+export async function getChargeStatus(
+  deps: ToolDeps,
+  caller: DemoCaller,
+  args: { ref: string },
+): Promise<CallToolResult> {
   const ref = args.ref.toLowerCase();
   // The ref is a key prefix: with the "C" collation this is a range scan on the primary key.
   const { rows } = await deps.db.query<Row>(
@@ -29,7 +40,8 @@ export async function getChargeStatus(deps: ToolDeps, caller: DemoCaller, args: 
   );
   const row = rows[0];
   if (!row) return errorResult(`No operation with ref ${ref} for this account.`, "answered");
-  if (rows.length > 1) return errorResult(`Ref ${ref} matches more than one operation; ask support to look it up.`, "answered");
+  if (rows.length > 1)
+    return errorResult(`Ref ${ref} matches more than one operation; ask support to look it up.`, "answered");
 
   let processor: ReferenceLookup | { found: "unknown"; message: string } | null = null;
   if (row.tool !== null && PROCESSOR_TOOLS.has(row.tool)) {
@@ -48,7 +60,14 @@ export async function getChargeStatus(deps: ToolDeps, caller: DemoCaller, args: 
       created_at: row.created_at.toISOString(),
       updated_at: row.updated_at?.toISOString() ?? null,
       response: row.response,
-      processor: processor === null ? null : processor.found === true ? { status: processor.status, receipt: processor.receipt } : processor.found === false ? { status: "not_found" } : { status: "unknown", message: processor.message },
+      processor:
+        processor === null
+          ? null
+          : processor.found === true
+            ? { status: processor.status, receipt: processor.receipt }
+            : processor.found === false
+              ? { status: "not_found" }
+              : { status: "unknown", message: processor.message },
     },
     "answered",
     ref,

@@ -9,7 +9,11 @@ export const getShipmentStatusInput = {
 };
 
 /** Every shipment the carrier holds for the order: more than one is the duplicate create_shipment made. */
-export async function getShipmentStatus(deps: ToolDeps, _caller: DemoCaller, args: { order_id: string }): Promise<CallToolResult> {
+export async function getShipmentStatus(
+  deps: ToolDeps,
+  _caller: DemoCaller,
+  args: { order_id: string },
+): Promise<CallToolResult> {
   const shipments = await deps.carrier.listShipments(args.order_id);
   return jsonResult({ order_id: args.order_id, count: shipments.length, shipments }, "answered");
 }

@@ -13,9 +13,20 @@ export const refundChargeInput = {
 };
 
 /** Keyed like charge_card: a refund retried after a timeout must not refund twice. */
-export async function refundCharge(deps: ToolDeps, caller: DemoCaller, args: { charge_id: string; amount_cents: number }): Promise<CallToolResult> {
+export async function refundCharge(
+  deps: ToolDeps,
+  caller: DemoCaller,
+  args: { charge_id: string; amount_cents: number },
+): Promise<CallToolResult> {
   const guarded = withIdempotency(
-    { db: deps.db, tool: "refund_charge", statusTool: "get_charge_status", noun: "A refund", upstream: "processor", clock: caller.clock },
+    {
+      db: deps.db,
+      tool: "refund_charge",
+      statusTool: "get_charge_status",
+      noun: "A refund",
+      upstream: "processor",
+      clock: caller.clock,
+    },
     async ({ key }) => {
       crashIfAsked(caller, "before", "refund_charge", "processor");
       const answer = await deps.processor.refund(
@@ -26,5 +37,7 @@ export async function refundCharge(deps: ToolDeps, caller: DemoCaller, args: { c
       return answer.status === "succeeded" ? answer.receipt : { status: "failed", error: answer.error, reference: key };
     },
   );
-  return guardToolResult(await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) }));
+  return guardToolResult(
+    await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) }),
+  );
 }

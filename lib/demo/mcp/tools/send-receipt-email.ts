@@ -18,7 +18,11 @@ export const sendReceiptEmailInput = {
  * one receipt per charge, whenever it is asked for. Yet it publishes no annotations at all, so a
  * host treats it as unsafe to retry — the console's "keyed but not claimed" case.
  */
-export async function sendReceiptEmail(deps: ToolDeps, caller: DemoCaller, args: { charge_id: string; email: string }): Promise<CallToolResult> {
+export async function sendReceiptEmail(
+  deps: ToolDeps,
+  caller: DemoCaller,
+  args: { charge_id: string; email: string },
+): Promise<CallToolResult> {
   const guarded = withIdempotency(
     {
       db: deps.db,
@@ -37,5 +41,7 @@ export async function sendReceiptEmail(deps: ToolDeps, caller: DemoCaller, args:
       return { status: "sent", ...email };
     },
   );
-  return guardToolResult(await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) }));
+  return guardToolResult(
+    await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) }),
+  );
 }

@@ -4,4 +4,6 @@ import { getConfig } from "@/lib/config/load";
 import { applyBulkResolution } from "@/lib/resolve/bulk-plan";
 
 /** Always 200 when the request itself was sound: each row's fate is in its own result. */
-export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) => reply(await applyBulkResolution(db, getConfig(), actor, body)));
+export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) =>
+  reply(await applyBulkResolution(db, getConfig(), actor, body)),
+);

@@ -2,7 +2,12 @@ import { contractRoute, reply } from "@/lib/api/contract-route";
 import { explainKeyContract } from "@/lib/api/contracts/records";
 import { explainKey, parseExplainParams, type FieldError } from "@/lib/records/explain-key";
 
-const refusal = (errors: FieldError[]) => ({ ok: false as const, code: "bad_request" as const, message: errors.map((e) => e.message).join("; "), details: { fields: errors } });
+const refusal = (errors: FieldError[]) => ({
+  ok: false as const,
+  code: "bad_request" as const,
+  message: errors.map((e) => e.message).join("; "),
+  details: { fields: errors },
+});
 
 export const GET = contractRoute(explainKeyContract, async ({ db, actor, query }) => {
   const parsed = parseExplainParams(query, new Date());

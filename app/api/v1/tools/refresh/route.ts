@@ -9,6 +9,8 @@ export const POST = contractRoute(toolsRefreshContract, async ({ db, actor }) =>
   if (!outcome.ok) return outcome;
   return reply({
     auditId: outcome.auditId,
-    listings: outcome.listings.map((l) => (l.ok ? { server: l.server, ok: true, pages: l.pages, tools: l.tools.length } : l)),
+    listings: outcome.listings.map((l) =>
+      l.ok ? { server: l.server, ok: true, pages: l.pages, tools: l.tools.length } : l,
+    ),
   });
 });

@@ -8,10 +8,15 @@ const SERVER_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 /** The body is read here, not by the wrapper: a listing may be bigger than a request body (2 MiB). */
 export const POST = contractRoute(toolsUploadContract, async ({ request, db, actor, query }) => {
   if (query.server === undefined || !SERVER_NAME.test(query.server)) {
-    return { ok: false, code: "bad_server", message: "?server= must name the server this listing belongs to (letters, digits, _ . : -)." };
+    return {
+      ok: false,
+      code: "bad_server",
+      message: "?server= must name the server this listing belongs to (letters, digits, _ . : -).",
+    };
   }
   const text = await request.text();
-  if (text.length > MAX_LISTING_BYTES) return { ok: false, code: "too_large", message: `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.` };
+  if (text.length > MAX_LISTING_BYTES)
+    return { ok: false, code: "too_large", message: `The listing is over ${MAX_LISTING_BYTES / 1024 / 1024} MiB.` };
   const parsed = parseToolsListing(text);
   if (!parsed.ok) return { ok: false, code: "bad_listing", message: parsed.message };
   const stored = await recordUploadedListing(db, actor, query.server, parsed.tools);

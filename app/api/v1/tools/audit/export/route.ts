@@ -6,7 +6,8 @@ import { getConfig } from "@/lib/config/load";
 
 export const GET = contractRoute(toolsAuditExportContract, async ({ db, actor, query }) => {
   const format = query.format ?? "md";
-  if (format !== "md" && format !== "json") return { ok: false, code: "bad_format", message: "format must be md or json." };
+  if (format !== "md" && format !== "json")
+    return { ok: false, code: "bad_format", message: "format must be md or json." };
   const window = parseAuditWindow(query.window);
   if (!window) return { ok: false, code: "bad_window", message: "window must be one of 24h, 48h, 7d." };
   const audit = await buildToolsAudit(db, getConfig(), actor, window);
