@@ -40,6 +40,17 @@ const sessionDuration = text.transform((raw, ctx) => {
   return ms;
 });
 
+/** A database time limit ("5s", "500ms") in milliseconds; undefined when unset (idem.config.json decides). */
+const databaseLimit = text.transform((raw, ctx) => {
+  if (raw === undefined) return undefined;
+  const ms = parseDuration(raw);
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({ code: "custom", message: 'is not a positive duration like "5s" or "500ms"' });
+    return z.NEVER;
+  }
+  return ms;
+});
+
 const wholeNumber = (what: string, max: number) =>
   text.transform((raw, ctx) => {
     if (raw === undefined) return undefined;
@@ -56,6 +67,11 @@ export const environmentSchema = z.object({
   // Databases: checked as PostgreSQL URLs where they are used (lib/db/database-url.ts), which names the variable too.
   DATABASE_URL: text,
   DATABASE_MIGRATE_URL: text,
+  // Over idem.config.json's database.* limits (lib/db/timeouts.ts).
+  IDEM_DB_CONNECT_TIMEOUT: databaseLimit,
+  IDEM_DB_STATEMENT_TIMEOUT: databaseLimit,
+  IDEM_DB_LOCK_TIMEOUT: databaseLimit,
+  IDEM_DB_EXPORT_STATEMENT_TIMEOUT: databaseLimit,
   // Sign-in and sessions.
   NEXTAUTH_URL: httpUrl,
   NEXTAUTH_SECRET: text,

@@ -1,6 +1,5 @@
 import type { IdemConfig } from "@/lib/config/schema";
-import { parseDuration } from "@/lib/config/duration";
-import { UserError } from "@/lib/errors/user-error";
+import { env, type Environment } from "@/lib/config/environment";
 
 /** Limits on one pool's connections, in milliseconds; a missing statement or lock limit means none. */
 export type DatabaseTimeouts = { connectMs: number; statementMs?: number; lockMs?: number };
@@ -17,13 +16,16 @@ export const CLIENT_MARGIN_MS = 2_000;
 
 export type ConsoleRequestKind = "interactive" | "export";
 
-// Env overrides, for a launcher that writes its own config file (`idem demo`) and for operators.
+// Env overrides, for a launcher that writes its own config file (`idem demo`) and for operators;
+// parsed (and refused by name) with the rest of the environment (lib/config/environment.ts).
 const ENV = {
   connectTimeout: "IDEM_DB_CONNECT_TIMEOUT",
   statementTimeout: "IDEM_DB_STATEMENT_TIMEOUT",
   lockTimeout: "IDEM_DB_LOCK_TIMEOUT",
   exportStatementTimeout: "IDEM_DB_EXPORT_STATEMENT_TIMEOUT",
 } as const;
+
+export type DatabaseLimitOverrides = Partial<Pick<Environment, (typeof ENV)[keyof typeof ENV]>>;
 
 /**
  * The console's limits for one kind of request: pages and API calls get the short statement limit,
@@ -33,18 +35,9 @@ const ENV = {
 export function consoleTimeouts(
   kind: ConsoleRequestKind,
   config: IdemConfig["database"],
-  env: Record<string, string | undefined> = process.env,
+  overrides: DatabaseLimitOverrides = env(),
 ): DatabaseTimeouts {
-  const value = (key: keyof typeof ENV) => {
-    const raw = env[ENV[key]];
-    if (raw === undefined || raw.trim() === "") return config[key];
-    const ms = parseDuration(raw);
-    if (ms === null || ms <= 0)
-      throw new UserError(
-        `${ENV[key]}: expected a positive duration like "5s" or "500ms" (got ${JSON.stringify(raw)}).`,
-      );
-    return ms;
-  };
+  const value = (key: keyof typeof ENV) => overrides[ENV[key]] ?? config[key];
   return {
     connectMs: value("connectTimeout"),
     statementMs: kind === "export" ? value("exportStatementTimeout") : value("statementTimeout"),

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { parseEnvironment } from "@/lib/config/environment";
 import { parseConfig } from "@/lib/config/load";
 import { consoleTimeouts } from "@/lib/db/timeouts";
 
@@ -20,7 +21,9 @@ describe("the console's database time limits", () => {
       }),
     );
     expect(consoleTimeouts("export", database, {})).toEqual({ connectMs: 1_000, statementMs: 300_000, lockMs: 500 });
-    expect(consoleTimeouts("interactive", database, { IDEM_DB_STATEMENT_TIMEOUT: "750ms" }).statementMs).toBe(750);
+    expect(
+      consoleTimeouts("interactive", database, parseEnvironment({ IDEM_DB_STATEMENT_TIMEOUT: "750ms" })).statementMs,
+    ).toBe(750);
   });
 
   it("refuse a limit that is not a duration, naming the field or the variable", () => {
@@ -28,8 +31,6 @@ describe("the console's database time limits", () => {
       /database\.statementTimeout/,
     );
     expect(() => parseConfig(JSON.stringify({ database: { lockTimout: "1s" } }))).toThrow(/lockTimout/);
-    expect(() => consoleTimeouts("interactive", parseConfig("{}").database, { IDEM_DB_LOCK_TIMEOUT: "0s" })).toThrow(
-      /IDEM_DB_LOCK_TIMEOUT/,
-    );
+    expect(() => parseEnvironment({ IDEM_DB_LOCK_TIMEOUT: "0s" })).toThrow(/IDEM_DB_LOCK_TIMEOUT/);
   });
 });
