@@ -102,7 +102,9 @@ describe("the server with an unreachable database", () => {
           { timeout: 20_000, interval: 250 },
         )
         .toBe(503);
-      const health = (await (await fetch(`${base}/api/health`)).json()) as { ok: boolean; database: string };
+      const healthAnswer = await fetch(`${base}/api/health`);
+      expect(healthAnswer.headers.get("retry-after")).toBe("5");
+      const health = (await healthAnswer.json()) as { ok: boolean; database: string };
       expect(health.ok).toBe(false);
       expect(health.database).toMatch(/connection refused/);
       const api = await fetch(`${base}/api/v1/me`, { headers: { authorization: "Bearer idem_whatever" } });
