@@ -7,7 +7,8 @@ import { createParser, createSerializer, parseAsString } from "nuqs/server";
  * client components: no server code here.
  */
 
-const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
+/** The page sizes the audit log offers; the strict parser (list-audit.ts) imports them from here. */
+export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 
 const pageSize = createParser<number>({
   parse: (value) => AUDIT_PAGE_SIZES.find((size) => String(size) === value) ?? null,

@@ -17,8 +17,8 @@ import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/
 import { redactJson, type Redaction } from "@/lib/privacy/redact";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { decodeBase64Url, encodeBase64Url } from "@/lib/text/base64url";
+import { AUDIT_PAGE_SIZES } from "@/lib/audit/audit-search-params";
 
-export const AUDIT_PAGE_SIZES = [25, 50, 100, 200] as const;
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
 
 export const AUDIT_FILTER_PARAMS = ["actor", "action", "key", "tenant", "from", "to"] as const;
