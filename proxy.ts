@@ -14,8 +14,8 @@ import {
 const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
 
 // Paths the gate lets through without a session: sign-in, next-auth's own routes, health,
-// forbidden. (They still get the security headers, so the proxy runs on them too.)
-const UNGATED = /^\/(?:sign-in|forbidden|database-unavailable$|api\/auth|api\/health|_malformed-path$)/;
+// forbidden, the tab icon. (They still get the security headers, so the proxy runs on them too.)
+const UNGATED = /^\/(?:sign-in|forbidden|database-unavailable$|api\/auth|api\/health|_malformed-path$|icon\.svg$)/;
 
 /** No route lives here, so a rewrite to it renders the not-found page with its 404. */
 const MALFORMED_PAGE = "/_malformed-path";

@@ -4,6 +4,7 @@ import { signIn } from "next-auth/react";
 import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { Button } from "@/components/ui/button";
+import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
 
 type Option = { id: string; name: string; kind: "oauth" | "demo" };
 type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
@@ -16,33 +17,48 @@ export function SignInForm(props: {
   error: string | null;
 }) {
   const [busy, setBusy] = useState(false);
+  // An OAuth failure arrives in the URL (?error=…); a password failure is answered in place, so the
+  // form keeps the e-mail typed and nothing reloads.
+  const [error, setError] = useState(props.error);
   // Until hydration a click would submit the form natively, without the sign-in request. The hook
   // runs on every render: `busy || !useHydrated()` skipped it once busy (React error #300).
   const hydrated = useHydrated();
   const disabled = busy || !hydrated;
   const demo = props.options.some((o) => o.kind === "demo");
 
-  async function signInWithPassword(email: string, password: string) {
+  async function signInWithPassword(email: string, password: string, form?: HTMLFormElement) {
     setBusy(true);
-    await signIn("demo", { email, password, callbackUrl: props.callbackUrl });
+    const result = await signIn("demo", { email, password, callbackUrl: props.callbackUrl, redirect: false });
+    if (result?.ok && !result.error) {
+      // A full load, as next-auth's own redirect does: the shell renders with the new session cookie.
+      window.location.assign(result.url ?? props.callbackUrl);
+      return;
+    }
+    setError(signInErrorMessage(result?.error ?? "") ?? signInErrorMessage("unknown"));
+    const passwordInput = form?.elements.namedItem("password");
+    if (passwordInput instanceof HTMLInputElement) {
+      passwordInput.value = "";
+      passwordInput.focus();
+    }
     setBusy(false);
   }
 
   function onSubmit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    void signInWithPassword(String(data.get("email") ?? ""), String(data.get("password") ?? ""));
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    void signInWithPassword(String(data.get("email") ?? ""), String(data.get("password") ?? ""), form);
   }
 
   return (
     <div className="rounded-lg border border-slate-200 bg-white p-6 shadow-sm">
-      {props.error ? (
+      {error ? (
         <p
           role="alert"
           data-testid="sign-in-error"
           className="mb-4 rounded-md bg-red-50 px-3 py-2 text-sm text-red-700"
         >
-          {props.error}
+          {error}
         </p>
       ) : null}
 

@@ -50,6 +50,7 @@ describe("password sign-in over HTTP: throttled and audited", () => {
     const audited = await db.auditLog.findMany({
       where: { action: "auth.sign_in_failed", evidence: { path: ["account"], equals: email } },
       select: { reason: true },
+      orderBy: { id: "asc" }, // in the order written: the throttled one last
     });
     expect(audited.map((a) => a.reason?.split(":")[0])).toEqual([
       ...Array<string>(SIGN_IN_THROTTLE.refuseAccountAt).fill("wrong password"),

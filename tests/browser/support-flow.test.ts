@@ -1,11 +1,12 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Browser } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { withIdempotency, type GuardResult } from "@/lib/idempotency/guard";
 import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
 import { signInAs, signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -15,6 +16,7 @@ const TENANT = `sf-${run}`;
 describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land on the record, ask, explain", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
   let browser: Browser;
+  let pageErrors: PageErrorWatch;
   let stuck: GuardResult<unknown>;
   let completed: GuardResult<unknown>;
   let earlier: GuardResult<unknown>;
@@ -37,6 +39,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
 
   beforeAll(async () => {
     browser = await launchChromium();
+    pageErrors = watchPageErrors(browser);
     // A minute into a 15-minute bucket 20–35 minutes ago: the repeat 45 s later derives the same key.
     const claimedAt = new Date(Math.floor((Date.now() - 20 * 60_000) / 900_000) * 900_000 + 60_000);
     await chargeCard(claimedAt, true)(call(1_500));
@@ -52,6 +55,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
       [collisionRef + "a".repeat(52), collisionRef + "b".repeat(52), TENANT, `${TENANT}-b`],
     );
   });
+  afterEach(() => pageErrors.expectNoPageErrors());
   afterAll(async () => {
     await browser?.close();
     await pool.end();
@@ -125,6 +129,7 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     ]);
 
     // A viewer's session cannot reveal, even by calling the API itself; the refusal is audited.
+    pageErrors.allow(/status of 403 .*\/api\/v1\/records\/[0-9a-f]{64}\/reveal\)$/); // that refusal, as Chromium logs it
     const viewer = await signInInContext(await browser.newContext(), "viewer@demo.test", "/records");
     const status = await viewer.evaluate(
       (key) =>
@@ -173,6 +178,8 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
   });
 
   it("a tenant-limited viewer gets not-found for another tenant's record, in the page and the API", async () => {
+    // Intended: the page and both API calls answer 404, and Chromium logs each as a failed load.
+    pageErrors.allow(/status of 404 .*\/records\/[0-9a-f]{64}(\/check)?\)$/);
     const page = await browser.newPage();
     await signInAs(page, "acme-support@demo.test");
     const response = await page.goto(`${baseUrl}/records/${completed.key}`);
