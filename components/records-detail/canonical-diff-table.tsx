@@ -41,7 +41,7 @@ function DiffRow({ name, window }: { name: string; window: ByteWindow | null }) 
         {window.from.slice(1)}
         {window.from === "" ? <span className="italic text-slate-600">(end)</span> : null}
       </td>
-      <td className="py-1 text-slate-700">{window.hex || "—"}</td>
+      <td className="whitespace-nowrap py-1 text-slate-700">{window.hex || "—"}</td>
     </tr>
   );
 }

@@ -14,8 +14,9 @@ type State =
   | { phase: "answered"; check: ArgumentsCheck; n: number }
   | { phase: "failed"; message: string; field: string | null; n: number };
 
-const FIELD =
-  "w-full rounded-md border border-slate-300 px-2.5 py-1.5 font-mono text-sm focus:border-slate-500 focus:outline-none";
+const FIELD_BASE =
+  "rounded-md border border-slate-300 px-2.5 py-1.5 font-mono text-sm focus:border-slate-500 focus:outline-none";
+const FIELD = `${FIELD_BASE} w-full`;
 
 const BUCKET_WORDS: Record<BucketPosition, string> = {
   same: "this record's bucket",
@@ -135,6 +136,7 @@ function CheckAnswer({ check }: { check: ArgumentsCheck }) {
       </p>
     );
   const match = comparison.match;
+  const own = comparison.buckets.find((b) => b.position === "same");
   return (
     <div
       className={`rounded-md border p-3 text-sm ${match ? "border-emerald-300 bg-emerald-50 text-emerald-950" : "border-rose-300 bg-rose-50 text-rose-950"}`}
@@ -151,9 +153,10 @@ function CheckAnswer({ check }: { check: ArgumentsCheck }) {
         </p>
       ) : (
         <p>
-          <span className="font-semibold">No</span> — under neither canonical form, in none of the three buckets (
-          {comparison.buckets.map((b) => bounds(b)).join("; ")}), with window {comparison.windowSeconds} s, tenant{" "}
-          {check.record.tenant}, subject {check.record.subject ?? "None (not recorded)"} and tool {check.record.tool}.
+          <span className="font-semibold">No</span> — these arguments do not derive this key. Tried: python-json and
+          jcs, in {own ? bounds(own) : "this record's bucket"} (where the creation time falls) and the buckets before
+          and after; window {comparison.windowSeconds} s; tenant {check.record.tenant}, subject{" "}
+          {check.record.subject ?? "None (not recorded)"}, tool {check.record.tool}.
         </p>
       )}
       {!match ? <WhatDiffers comparison={comparison} /> : null}
@@ -216,7 +219,9 @@ function WhatDiffers({ comparison }: { comparison: Extract<ArgumentsComparison, 
   );
 }
 
+/** "bucket 1995710: 2026-12-01 15:30:00–15:45:00 UTC" (the end's date too when it differs). */
 function bounds(bucket: Bucket): string {
-  const short = (iso: string) => iso.replace(".000Z", "Z").replace("T", " ");
-  return `bucket ${bucket.bucket}: ${short(bucket.startsAt)} to ${short(bucket.endsAt)}`;
+  const [startDate, startTime] = bucket.startsAt.replace(".000Z", "").split("T");
+  const [endDate, endTime] = bucket.endsAt.replace(".000Z", "").split("T");
+  return `bucket ${bucket.bucket}: ${startDate} ${startTime}–${endDate === startDate ? "" : `${endDate} `}${endTime} UTC`;
 }
