@@ -87,7 +87,7 @@ export function CheckArguments({ recordKey }: { recordKey: string }) {
         <div className="flex flex-wrap items-end gap-3">
           <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
             Window (seconds)
-            <input name="window" type="number" min={1} step={1} defaultValue={900} className={`${FIELD} w-28`} />
+            <input name="window" type="number" min={1} step={1} defaultValue={900} className={`${FIELD_BASE} w-28`} />
           </label>
           <Button variant="primary" type="submit" disabled={state.phase === "checking"}>
             {state.phase === "checking" ? "Checking…" : "Check arguments"}
