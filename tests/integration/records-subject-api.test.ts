@@ -223,6 +223,53 @@ describe("subject filter and argument check, through the API", () => {
     expect(await db.auditLog.count()).toBe(audits);
   });
 
+  it("check-arguments: names the record these arguments are instead, in the next bucket", async () => {
+    // The customer's call a bucket later (a retry 15 minutes on): same arguments, its own key.
+    const later = new Date(CREATED.getTime() + 900_000);
+    const retry = deriveKey({
+      tenant: TENANT,
+      subject: SUBJECT,
+      tool: "charge_card",
+      argumentsJson: CHANGED,
+      at: later,
+    });
+    const first = deriveKey({
+      tenant: TENANT,
+      subject: SUBJECT,
+      tool: "charge_card",
+      argumentsJson: CHANGED,
+      at: CREATED,
+    });
+    await db.idempotency.createMany({
+      data: [
+        {
+          key: first.key,
+          tenant: TENANT,
+          subject: SUBJECT,
+          tool: "charge_card",
+          status: "completed",
+          createdAt: CREATED,
+        },
+        {
+          key: retry.key,
+          tenant: TENANT,
+          subject: SUBJECT,
+          tool: "charge_card",
+          status: "completed",
+          createdAt: later,
+        },
+      ],
+    });
+    const response = await checkArgs(
+      post(`/api/v1/records/${first.key}/check-arguments`, limited, { args: CHANGED }),
+      keyed(first.key),
+    );
+    expect(await response.json()).toMatchObject({
+      comparison: { verdict: "match", match: { position: "same" } },
+      otherRecords: [{ key: retry.key, position: "next", scheme: "python-json", tenant: TENANT }],
+    });
+  });
+
   it("check-arguments: bad JSON, a bad window or an unknown field is a 400 naming it; another tenant's record a 404", async () => {
     const url = `/api/v1/records/${derived.key}/check-arguments`;
     const bad = await checkArgs(post(url, all, { args: "{amount: 1" }), keyed(derived.key));
