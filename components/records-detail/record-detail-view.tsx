@@ -3,6 +3,7 @@ import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
+import { CheckArguments } from "@/components/records-detail/check-arguments";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { JsonView } from "@/components/records-detail/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
@@ -127,6 +128,10 @@ export function RecordDetailView({
             ) : (
               <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
             )}
+          </Panel>
+
+          <Panel title="Check arguments">
+            <CheckArguments recordKey={record.key} />
           </Panel>
         </div>
 

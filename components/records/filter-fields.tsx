@@ -1,6 +1,6 @@
 import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 
-/** The tenant and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
+/** The tenant, subject and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
 
 export const filterFieldClass =
   "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
@@ -47,6 +47,30 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
           {value !== null && !tenantChoices.includes(value) ? <option value={value}>{value}</option> : null}
         </select>
       )}
+    </label>
+  );
+}
+
+/**
+ * The subject (the authenticated caller the writer recorded), typed and submitted with the form.
+ * Matched exactly, so the hint says so: a part of a subject finds nothing.
+ */
+export function SubjectFilterField({ value }: { value: string | null }) {
+  return (
+    <label className={filterLabelClass}>
+      Subject
+      {/* Keyed on the URL value so the back button resets what is typed here. */}
+      <input
+        key={value ?? ""}
+        name="subject"
+        defaultValue={value ?? ""}
+        placeholder="exact caller id"
+        maxLength={200}
+        autoComplete="off"
+        spellCheck={false}
+        data-testid="subject-filter"
+        className={`${filterFieldClass} w-40 font-mono`}
+      />
     </label>
   );
 }

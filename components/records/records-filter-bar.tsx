@@ -5,6 +5,7 @@ import { useTransition, type FormEvent } from "react";
 import {
   filterFieldClass,
   filterLabelClass,
+  SubjectFilterField,
   TenantFilterField,
   ToolFilterField,
 } from "@/components/records/filter-fields";
@@ -44,6 +45,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
   function apply(
     change: Partial<{
       tenant: string | null;
+      subject: string | null;
       tool: string | null;
       status: string | null;
       stuck: boolean;
@@ -58,8 +60,10 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const tenant = String(data.get("tenant") ?? "").trim();
+    const subject = String(data.get("subject") ?? "").trim();
     apply({
       ...(tenantChoices === null ? { tenant: tenant || null } : {}),
+      subject: subject || null,
       from: fromInputValue(String(data.get("from") ?? "")),
       to: fromInputValue(String(data.get("to") ?? "")),
     });
@@ -70,6 +74,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
   ];
   const active =
     params.tenant !== null ||
+    params.subject !== null ||
     params.tool !== null ||
     params.status !== null ||
     params.stuck ||
@@ -90,6 +95,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
         onChoose={(tenant) => apply({ tenant })}
         inputClassName="w-32"
       />
+      <SubjectFilterField value={params.subject} />
       <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
       <label className={filterLabelClass}>
         Status
@@ -144,7 +150,9 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
         <Button
           variant="secondary"
           size="md"
-          onClick={() => apply({ tenant: null, tool: null, status: null, stuck: false, from: null, to: null })}
+          onClick={() =>
+            apply({ tenant: null, subject: null, tool: null, status: null, stuck: false, from: null, to: null })
+          }
         >
           Clear filters
         </Button>

@@ -14,6 +14,7 @@ import {
   type KeyInput,
   type KeyScheme,
 } from "@/lib/idempotency/derive-key";
+import { diffCanonical, type CanonicalDiff } from "@/lib/records/canonical-diff";
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -165,18 +166,8 @@ export type BucketNeighbour = {
   records: BucketRecord[] | null;
 };
 
-export type ByteWindow = { before: string; from: string; hex: string };
-
-/** Where two canonical forms first differ, as UTF-8 bytes: the bytes hashed. */
-export type CanonicalDiff = {
-  equal: boolean;
-  leftBytes: number;
-  rightBytes: number;
-  /** First differing byte offset; equal to the shorter length when one is a prefix of the other. */
-  offset: number | null;
-  left: ByteWindow | null;
-  right: ByteWindow | null;
-};
+export type { ByteWindow, CanonicalDiff } from "@/lib/records/canonical-diff";
+export { diffCanonical } from "@/lib/records/canonical-diff";
 
 export type KeyComparison = { other: DerivedKey; diff: CanonicalDiff };
 
@@ -294,34 +285,4 @@ function derive(
     }
     throw error;
   }
-}
-
-const CONTEXT_BYTES = 24;
-const SHOWN_BYTES = 8;
-
-export function diffCanonical(left: string, right: string): CanonicalDiff {
-  const a = Buffer.from(left, "utf8");
-  const b = Buffer.from(right, "utf8");
-  const equal = a.equals(b);
-  if (equal) return { equal, leftBytes: a.length, rightBytes: b.length, offset: null, left: null, right: null };
-  let offset = 0;
-  while (offset < a.length && offset < b.length && a[offset] === b[offset]) offset++;
-  return {
-    equal,
-    leftBytes: a.length,
-    rightBytes: b.length,
-    offset,
-    left: byteWindow(a, offset),
-    right: byteWindow(b, offset),
-  };
-}
-
-function byteWindow(bytes: Buffer, offset: number): ByteWindow {
-  const decoder = new TextDecoder("utf-8", { fatal: false });
-  const from = bytes.subarray(offset, offset + CONTEXT_BYTES);
-  return {
-    before: decoder.decode(bytes.subarray(Math.max(0, offset - CONTEXT_BYTES), offset)),
-    from: decoder.decode(from),
-    hex: [...bytes.subarray(offset, offset + SHOWN_BYTES)].map((byte) => byte.toString(16).padStart(2, "0")).join(" "),
-  };
 }

@@ -34,7 +34,7 @@ export const EXPORT_FORMATS = ["csv", "json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 /** What narrows the list; the export takes exactly these. */
-export const FILTER_PARAMS = ["tenant", "tool", "status", "stuck", "from", "to"] as const;
+export const FILTER_PARAMS = ["tenant", "subject", "tool", "status", "stuck", "from", "to"] as const;
 /** Where in the filtered list a page starts. */
 export const PAGING_PARAMS = ["cursor", "dir", "limit"] as const;
 export const LIST_PARAMS = [...FILTER_PARAMS, ...PAGING_PARAMS] as const;
@@ -42,6 +42,8 @@ export const EXPORT_PARAMS = [...FILTER_PARAMS, "format"] as const;
 
 export type RecordsFilter = {
   tenant: string | null;
+  /** The authenticated caller the writer recorded, matched exactly (subjects are identifiers, not text to search). */
+  subject: string | null;
   /** A tool name, UNRECORDED_TOOL, or null for every tool. */
   tool: string | null;
   /** Any text: writers may write statuses other than in_progress / completed. */
@@ -62,6 +64,7 @@ export type RecordsQuery = RecordsFilter & {
 
 export const EMPTY_FILTER: RecordsFilter = {
   tenant: null,
+  subject: null,
   tool: null,
   status: null,
   stuck: false,
@@ -76,6 +79,7 @@ const instantField = printableText(40).pipe(instantSchema);
 
 const FIELD_SCHEMAS = {
   tenant: printableText(200),
+  subject: printableText(200),
   tool: printableText(200),
   status: printableText(100),
   stuck: z
@@ -112,6 +116,7 @@ const sameInstant = (a: Date, b: Date) => a.getTime() === b.getTime();
 
 export const recordsSearchParams = {
   tenant: fieldParser(FIELD_SCHEMAS.tenant, String),
+  subject: fieldParser(FIELD_SCHEMAS.subject, String),
   tool: fieldParser(FIELD_SCHEMAS.tool, String),
   status: fieldParser(FIELD_SCHEMAS.status, String),
   stuck: fieldParser(FIELD_SCHEMAS.stuck, String).withDefault(false),
@@ -144,6 +149,7 @@ export function pageLinks(
 export function filterToParams(filter: RecordsFilter) {
   return {
     tenant: filter.tenant,
+    subject: filter.subject,
     tool: filter.tool,
     status: filter.status,
     stuck: filter.stuck,
@@ -171,6 +177,7 @@ function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
 function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unknown>>): RecordsFilter {
   return {
     tenant: (values.tenant as string | undefined) ?? null,
+    subject: (values.subject as string | undefined) ?? null,
     tool: (values.tool as string | undefined) ?? null,
     status: (values.status as string | undefined) ?? null,
     stuck: (values.stuck as boolean | undefined) ?? false,
@@ -227,6 +234,7 @@ export function parseRecordsExportQuery(
 export function describeFilter(filter: RecordsFilter): string {
   const parts: string[] = [];
   if (filter.tenant !== null) parts.push(`tenant ${filter.tenant}`);
+  if (filter.subject !== null) parts.push(`subject ${filter.subject}`);
   if (filter.tool !== null) parts.push(filter.tool === UNRECORDED_TOOL ? "tool unrecorded" : `tool ${filter.tool}`);
   if (filter.status !== null) parts.push(`status ${filter.status}`);
   if (filter.stuck) parts.push("stuck only");

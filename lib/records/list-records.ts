@@ -44,6 +44,8 @@ export type RecordRow = {
 export function recordsConditions(actor: Actor, filter: RecordsFilter, config: IdemConfig, now: Date): Prisma.Sql[] {
   const conditions: Prisma.Sql[] = [...actorTenantScope(actor).conditions()];
   if (filter.tenant !== null) conditions.push(Prisma.sql`tenant = ${filter.tenant}`);
+  // Exact: the subject index (subject, created_at, key) serves it as an index range in list order.
+  if (filter.subject !== null) conditions.push(Prisma.sql`subject = ${filter.subject}`);
   if (filter.tool === UNRECORDED_TOOL) conditions.push(Prisma.sql`tool IS NULL`);
   else if (filter.tool !== null) conditions.push(Prisma.sql`tool = ${filter.tool}`);
   if (filter.status !== null) conditions.push(Prisma.sql`status = ${filter.status}`);

@@ -18,6 +18,7 @@ import { listRecords, type RecordListItem } from "@/lib/records/list-records";
 export type RecordsListing = {
   filter: {
     tenant: string | null;
+    subject: string | null;
     tool: string | null;
     status: string | null;
     stuck: boolean;
@@ -53,6 +54,7 @@ export async function loadRecordsListing(
   return {
     filter: {
       tenant: query.tenant,
+      subject: query.subject,
       tool: query.tool,
       status: query.status,
       stuck: query.stuck,

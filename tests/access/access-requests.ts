@@ -137,6 +137,12 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       body: "",
       ran: errorCode("not_found"),
     },
+    // A valid body, so the refusal is the record look-up's (after the role check), not the body's.
+    "POST /api/v1/records/[key]/check-arguments": {
+      path: `/api/v1/records/${missingKey}/check-arguments`,
+      body: JSON.stringify({ args: "{}" }),
+      ran: errorCode("not_found"),
+    },
     "GET /api/v1/keys/explain": {
       path: `/api/v1/keys/explain?tenant=${noSuchTenant}&tool=charge_card&args=${encodeURIComponent('{"amount_cents":100}')}&at=2026-01-01T00:00:00Z`,
       ran: json("a derived key and its buckets", (b) => /^[0-9a-f]{64}$/.test(b.derived.key) && b.buckets.length === 3),

@@ -72,6 +72,7 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "GET /api/v1/records/export":            [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/lookup":                    [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "POST /api/v1/records/[key]/check":      [401,       404,     404,     404,     404,     404,     404,     404,     404],
+  "POST /api/v1/records/[key]/check-arguments": [401, 404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/keys/explain":              [401,       200,     200,     200,     200,     200,     200,     200,     200],
   "GET /api/v1/metrics":                   [401,       404,     404,     404,     404,     404,     404,     404,     404],
   "GET /api/v1/audit":                     [401,       200,     200,     200,     200,     200,     200,     200,     200],

@@ -33,7 +33,7 @@ const PAGE_VALUES: [label: string, value: string][] = [
 
 const PAGES: [path: string, base: Record<string, string>, params: string[]][] = [
   ["/", {}, ["bogus"]],
-  ["/records", {}, ["tenant", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"]],
+  ["/records", {}, ["tenant", "subject", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"]],
   ["/stuck", {}, ["tenant", "tool", "cursor", "dir", "limit"]],
   ["/lookup", {}, ["q"]],
   [

@@ -7,6 +7,7 @@ const ROUTE_MODULES = {
   "records/export": () => import("@/app/api/v1/records/export/route"),
   "records/[key]": () => import("@/app/api/v1/records/[key]/route"),
   "records/[key]/check": () => import("@/app/api/v1/records/[key]/check/route"),
+  "records/[key]/check-arguments": () => import("@/app/api/v1/records/[key]/check-arguments/route"),
   "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
   "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
   lookup: () => import("@/app/api/v1/lookup/route"),

@@ -143,12 +143,12 @@ describe("bad input to every /api/v1 route", () => {
       [
         "records",
         { tenant: TENANT },
-        ["tenant", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"],
+        ["tenant", "subject", "tool", "status", "stuck", "from", "to", "cursor", "dir", "limit", "bogus"],
       ],
       [
         "records/export",
         { tenant: TENANT, format: "json" },
-        ["format", "tenant", "tool", "status", "stuck", "from", "to", "limit", "cursor", "bogus"],
+        ["format", "tenant", "subject", "tool", "status", "stuck", "from", "to", "limit", "cursor", "bogus"],
       ],
       ["lookup", {}, ["q"]],
       [
@@ -197,13 +197,14 @@ describe("bad input to every /api/v1 route", () => {
   });
 
   it(
-    "the record key in the path of GET /records/{key}, /check, /resolve and /reveal",
+    "the record key in the path of GET /records/{key}, /check, /check-arguments, /resolve and /reveal",
     { timeout: 120_000 },
     async () => {
       const before = await fingerprint();
       const handlers = {
         get: await route("records/[key]", "GET"),
         check: await route("records/[key]/check", "POST"),
+        checkArguments: await route("records/[key]/check-arguments", "POST"),
         resolve: await route("records/[key]/resolve", "POST"),
         reveal: await route("records/[key]/reveal", "POST"),
       };
@@ -220,6 +221,13 @@ describe("bad input to every /api/v1 route", () => {
         const params = { key };
         await send(handlers.get, "GET", `/api/v1/records/x`, { params }, `GET records/{key} ${label}`);
         await send(handlers.check, "POST", `/api/v1/records/x/check`, { params }, `POST records/{key}/check ${label}`);
+        await send(
+          handlers.checkArguments,
+          "POST",
+          `/api/v1/records/x/check-arguments`,
+          { params, body: JSON.stringify({ args: "{}" }) },
+          `POST records/{key}/check-arguments ${label}`,
+        );
         await send(
           handlers.resolve,
           "POST",
@@ -266,6 +274,13 @@ describe("bad input to every /api/v1 route", () => {
           { key: STUCK_KEY },
           { action: "release", reason: "x", expectedUpdatedAt: null },
           ["action", "expectedUpdatedAt", "force", "confirm"],
+        ],
+        [
+          "records/[key]/check-arguments",
+          `/api/v1/records/${STUCK_KEY}/check-arguments`,
+          { key: STUCK_KEY },
+          { args: '{"amount_cents": 900}', window: 900, reference: null },
+          ["args", "window", "reference", "bogus"],
         ],
         [
           "records/[key]/reveal",

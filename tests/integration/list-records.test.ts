@@ -423,12 +423,13 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(parseRecordsExportQuery(new URLSearchParams("format=csv&cursor=x")).ok).toBe(false);
 
     const ok = parse(
-      `tenant=acme&tool=${encodeURIComponent(UNRECORDED_TOOL)}&stuck=true&from=2026-11-29&to=2026-11-29T18:30:00%2B01:00&limit=100`,
+      `tenant=acme&subject=user_42&tool=${encodeURIComponent(UNRECORDED_TOOL)}&stuck=true&from=2026-11-29&to=2026-11-29T18:30:00%2B01:00&limit=100`,
     );
     expect(ok).toEqual({
       ok: true,
       value: {
         tenant: "acme",
+        subject: "user_42",
         tool: UNRECORDED_TOOL,
         status: null,
         stuck: true,

@@ -134,6 +134,16 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
         return (await route("records/[key]/check")).POST!(request(`/api/v1/records/${key}/check`, {}), keyed(key));
       },
     },
+    "POST /api/v1/records/[key]/check-arguments": {
+      auditRows: 0,
+      call: async () => {
+        const key = await completedRecord();
+        return (await route("records/[key]/check-arguments")).POST!(
+          request(`/api/v1/records/${key}/check-arguments`, { args: '{"amount_cents": 900}' }),
+          keyed(key),
+        );
+      },
+    },
     "POST /api/v1/bulk/plan": {
       auditRows: 0,
       call: async () =>

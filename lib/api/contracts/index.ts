@@ -9,6 +9,7 @@ import {
   reconcileContract,
 } from "./operations";
 import {
+  checkArgumentsContract,
   checkRecordContract,
   explainKeyContract,
   exportRecordsContract,
@@ -35,6 +36,7 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   exportRecordsContract,
   recordDetailContract,
   checkRecordContract,
+  checkArgumentsContract,
   resolveRecordContract,
   revealRecordContract,
   lookupContract,

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
 import { recordKeyPath } from "@/lib/api/record-key-param";
 import { domainQuery, strictQuery } from "@/lib/api/strict-query";
+import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
 import { revealInputSchema } from "@/lib/records/reveal-response";
 import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
@@ -9,19 +10,30 @@ import { instant, nullableString, processorCheck, recordSummary, rowSnapshot } f
 
 const facet = z.looseObject({});
 
+/** What the list's and the export's filter parameters mean, where the name alone does not say. */
+const FILTER_DESCRIPTIONS = {
+  subject:
+    "The authenticated caller the writer recorded (the subject column), matched exactly; at most 200 characters, no control characters. Still limited to your tenants.",
+};
+
 export const listRecordsContract = defineContract({
   method: "GET",
   path: "/api/v1/records",
   tag: "records",
   summary: "One page of records, newest first, with facet counts.",
   action: "records:read",
-  query: domainQuery(LIST_PARAMS, (params) => parseRecordsQuery(params, { unknownParams: "reject" })),
+  query: domainQuery(
+    LIST_PARAMS,
+    (params) => parseRecordsQuery(params, { unknownParams: "reject" }),
+    FILTER_DESCRIPTIONS,
+  ),
   responses: {
     200: {
       description: "The page, its filter, the links to its neighbours and the facet counts.",
       schema: z.object({
         filter: z.object({
           tenant: nullableString,
+          subject: nullableString,
           tool: nullableString,
           status: nullableString,
           stuck: z.boolean(),
@@ -46,6 +58,15 @@ export const listRecordsContract = defineContract({
     { name: "a page of 25", query: [["limit", "25"]], status: 200 },
     { name: "a page size it does not have", query: [["limit", "7"]], status: 400 },
     { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 },
+    { name: "one subject's calls", query: [["subject", "user_1"]], status: 200 },
+    {
+      name: "subject twice",
+      query: [
+        ["subject", "user_1"],
+        ["subject", "user_2"],
+      ],
+      status: 400,
+    },
   ],
 });
 
@@ -56,7 +77,7 @@ export const exportRecordsContract = defineContract({
   summary: "The list's matching records as a streamed, bounded CSV or JSON download.",
   action: "records:export",
   pool: "export",
-  query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery),
+  query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery, FILTER_DESCRIPTIONS),
   responses: {
     200: {
       description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.",
@@ -140,6 +161,66 @@ export const checkRecordContract = defineContract({
   examples: [
     { name: "ask the processor", params: { key: "{key}" }, status: 200 },
     { name: "an absent key", params: { key: "f".repeat(64) }, status: 404 },
+  ],
+});
+
+const bucketPosition = z.enum(["previous", "same", "next"]);
+const keyScheme = z.enum(["python-json", "jcs"]);
+const bucket = z.object({ position: bucketPosition, bucket: z.string(), startsAt: instant, endsAt: instant });
+const candidate = bucket.extend({ scheme: keyScheme, key: z.string(), ref: z.string(), matches: z.boolean() });
+const byteWindow = z.object({ before: z.string(), from: z.string(), hex: z.string() }).nullable();
+const canonicalDiff = z.object({
+  equal: z.boolean(),
+  leftBytes: z.number().int(),
+  rightBytes: z.number().int(),
+  offset: z.number().int().nullable(),
+  left: byteWindow,
+  right: byteWindow,
+});
+
+export const checkArgumentsContract = defineContract({
+  method: "POST",
+  path: "/api/v1/records/{key}/check-arguments",
+  tag: "records",
+  summary: "Do these arguments derive this record's key, in its bucket or a neighbouring one? Read-only.",
+  description:
+    "The record keeps only its key (sha256 of tenant|subject|tool|canonical|bucket), so the answer is equal or not: each canonical scheme is tried in the bucket created_at falls in and the two beside it. A hash cannot say where inputs differ: `reference.diff` gives the first differing canonical byte only against a `reference` text that itself derives the record's key (`reference.proven`). `verdict: cannot_check` when the writer recorded no tool. A POST because the arguments may hold personal data that must not sit in URLs and logs.",
+  action: "records:read",
+  path_params: recordKeyPath,
+  body: checkArgumentsInputSchema,
+  responses: {
+    200: {
+      description: "The verdict, the keys tried, the canonical forms, and any other record these arguments derive.",
+      schema: z.object({
+        key: z.string(),
+        ref: z.string(),
+        record: z.object({ tenant: z.string(), subject: nullableString, tool: nullableString, createdAt: instant }),
+        comparison: z.union([
+          z.object({
+            verdict: z.enum(["match", "no_match"]),
+            windowSeconds: z.number().int(),
+            buckets: z.array(bucket),
+            candidates: z.array(candidate),
+            match: candidate.nullable(),
+            canonical: z.array(z.object({ scheme: keyScheme, text: z.string(), bytes: z.number().int() })),
+            reference: z
+              .union([
+                z.object({ proven: z.literal(true), scheme: keyScheme, position: bucketPosition, diff: canonicalDiff }),
+                z.object({ proven: z.literal(false) }),
+              ])
+              .nullable(),
+          }),
+          z.object({ verdict: z.literal("cannot_check"), reason: z.string() }),
+        ]),
+        otherRecords: z.array(recordSummary.extend({ scheme: keyScheme, position: bucketPosition })),
+      }),
+    },
+  },
+  errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found"],
+  examples: [
+    { name: "arguments that are not this call's", params: { key: "{key}" }, body: { args: "{}" }, status: 200 },
+    { name: "arguments that are not JSON", params: { key: "{key}" }, body: { args: "{amount: 1" }, status: 400 },
+    { name: "an absent key", params: { key: "f".repeat(64) }, body: { args: "{}" }, status: 404 },
   ],
 });
 
