@@ -8,7 +8,8 @@ import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { sendResolve } from "@/components/resolve/send-resolve";
+import { serializeRecordPageParams } from "@/lib/records/record-page-params";
 
 export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
 
@@ -50,11 +51,8 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
 
   async function send(action: "complete" | "release", force = false) {
     setResult({ kind: "sending", action });
-    const answer = await sendMutation(`/api/v1/records/${encodeURIComponent(recordKey)}/resolve`, {
-      json: { action, reason, expectedUpdatedAt: version, ...(force ? { force: true, confirm } : {}) },
-      unreachable: "Nothing was changed.",
-    });
-    if (answer.ok) {
+    const attempt = await sendResolve(recordKey, { action, reason, version, ...(force ? { force: { confirm } } : {}) });
+    if (attempt.kind === "resolved") {
       setResult({
         kind: "done",
         message:
@@ -62,15 +60,11 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
             ? "Completed with the processor's receipt."
             : "Released: the claim is deleted; its snapshot is in the audit log.",
       });
-      router.refresh();
-    } else if (answer.status === 409 && answer.code === "conflict") {
-      setResult({
-        kind: "conflict",
-        message: answer.message,
-        current: answer.error.current as RowSnapshot | null | undefined,
-      });
+      // The page itself confirms, from the audit entry: a released row no longer exists, so the
+      // confirmation cannot live in this panel (docs/architecture.md#states).
+      router.replace(serializeRecordPageParams(`/records/${recordKey}`, { resolved: attempt.resolved.auditId }));
     } else {
-      setResult({ kind: "refused", message: answer.message });
+      setResult(attempt);
     }
   }
 

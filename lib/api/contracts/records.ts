@@ -5,7 +5,7 @@ import { domainQuery, strictQuery } from "@/lib/api/strict-query";
 import { revealInputSchema } from "@/lib/records/reveal-response";
 import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
-import { instant, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
+import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
 
 const facet = z.looseObject({});
 
@@ -163,6 +163,7 @@ export const resolveRecordContract = defineContract({
         after: rowSnapshot.nullable(),
         check: processorCheck,
         auditId: z.string(),
+        nextStuck: nextStuckClaim,
       }),
     },
   },
