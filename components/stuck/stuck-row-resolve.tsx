@@ -136,8 +136,8 @@ export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Prop
             name="row-reason"
             value={reason}
             onChange={(e) => setReason(e.target.value)}
-            placeholder="Reason (kept in the audit log)"
-            className="w-44 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs"
+            placeholder="Reason, for the audit log"
+            className="w-56 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs"
             data-testid="row-reason"
           />
           <Button

@@ -35,7 +35,7 @@ export async function insertStuckClaim(
   const key = createHash("sha256").update(`stuck-fixture|${input.tenant}|${input.label}`).digest("hex");
   await pool.query(
     `INSERT INTO idempotency (key, tenant, subject, tool, status, created_at)
-     VALUES ($1, $2, 'user_1', $3, 'in_progress', now() - make_interval(mins => $4))`,
+     VALUES ($1, $2, 'user_1', $3, 'in_progress', now() - make_interval(secs => $4::float8 * 60))`,
     [key, input.tenant, input.tool ?? "charge_card", input.minutesAgo],
   );
   return key;
