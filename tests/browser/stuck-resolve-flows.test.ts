@@ -1,5 +1,6 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
@@ -33,6 +34,14 @@ async function docShot(page: Page, name: string, options: { viewportOnly?: boole
 }
 
 const confirmation = '[data-testid="resolve-confirmation"]';
+
+/** axe-core's serious and critical findings on the page as it is now (an open dialog, an inline answer). */
+async function seriousViolations(page: Page) {
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
 
 describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium", () => {
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
@@ -73,6 +82,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await page.click(`tr[data-key="${oldest}"] [data-testid="row-ask"]`);
     await page.waitForSelector(`tr[data-key="${oldest}"] [data-testid="row-answer"][data-outcome="taken"]`);
     await page.mouse.move(0, 0); // no hover left on the last button pressed
+    expect(await seriousViolations(page), "the list with inline answers").toEqual([]);
     await docShot(page, "stuck-inline");
     const phone = await context.newPage();
     await phone.setViewportSize(PHONE);
@@ -103,6 +113,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     expect(await page.getAttribute(confirmation, "data-audit-id")).toBe(audit[0]?.id);
     expect(await page.getAttribute('[data-testid="next-stuck-link"]', "href")).toBe(`/records/${oldest}`);
     await docShot(page, "resolved-confirmation");
+    expect(await seriousViolations(page), "the list with the confirmation").toEqual([]);
 
     // The audit link opens exactly that entry.
     await page.click('[data-testid="confirmation-audit-link"]');
@@ -240,6 +251,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     );
     await page.fill('input[name="bulk-reason"]', "processor timeouts at 03:00");
     await docShot(page, "bulk-plan", { viewportOnly: true });
+    expect(await seriousViolations(page), "the open bulk plan").toEqual([]);
     expect([(await rowOf(pool, taken))?.status, (await rowOf(pool, notTaken))?.status]).toEqual([
       "in_progress",
       "in_progress",
@@ -288,6 +300,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await expect.poll(() => copy.textContent()).toBe("Copied");
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(`${baseUrl}/records/${key}`);
     await docShot(page, "record-viewer-stuck");
+    expect(await seriousViolations(page), "the viewer's stuck record").toEqual([]);
 
     await page.goto(`${baseUrl}/stuck?tenant=${TENANT}`);
     await page.waitForSelector(`tr[data-key="${key}"]`);
