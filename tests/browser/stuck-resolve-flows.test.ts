@@ -236,6 +236,15 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     expect(await page.isVisible('[data-testid="bulk-apply"]')).toBe(true);
     expect(await page.textContent('[data-testid="bulk-plan-totals"]')).toMatch(/1 to complete.*1 to release.*0 left/);
 
+    // Focus stays in the dialog: Tab never reaches the page behind it (inert while it is modal).
+    for (let i = 0; i < 12; i++) {
+      await page.keyboard.press("Tab");
+      const outside = await page.evaluate((d) => {
+        const active = document.activeElement;
+        return active !== null && active !== document.body && !document.querySelector(d)?.contains(active);
+      }, dialog);
+      expect(outside, `Tab ${i + 1} left the dialog`).toBe(false);
+    }
     // Escape closes it and focus is back on the button that opened it.
     await page.keyboard.press("Escape");
     await expect.poll(() => page.locator(dialog).count()).toBe(0);
