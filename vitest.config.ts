@@ -34,7 +34,7 @@ export default defineConfig({
           name: "browser",
           include: ["tests/browser/**/*.test.ts"],
           globalSetup: ["tests/setup/global-console-server.ts"],
-          setupFiles: ["tests/setup/fresh-environment.ts"],
+          setupFiles: ["tests/setup/fresh-environment.ts", "tests/setup/page-error-guard.ts"],
           testTimeout: 60_000,
           hookTimeout: 60_000,
           fileParallelism: false,

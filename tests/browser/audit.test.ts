@@ -7,6 +7,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { watchPageErrors } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -133,6 +134,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
   });
 
   it("a tenant-limited viewer does not see other tenants' entries; the API needs a session or token", async () => {
+    watchPageErrors(browser).allow(/status of 400 .*\/api\/v1\/audit\?colour=red\)$/); // the unknown filter the test sends
     const page = await signInInContext(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);
     await page.waitForSelector('[data-testid="unknown-tenant"]');
     expect((await fetch(`${baseUrl}/api/v1/audit`)).status).toBe(401);

@@ -5,6 +5,7 @@ import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { signInAs } from "../helpers/sign-in";
+import { watchPageErrors } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -31,6 +32,7 @@ describe.skipIf(browserMissing)("lookup of a released ref, in Chromium: what hap
   });
 
   it("an operator releases a claim on its record page; looking its ref up shows who, when, why, the masked snapshot and the audit entry", async () => {
+    watchPageErrors(browser).allow(/status of 404 .*\/records\/[0-9a-f]{64}\)$/); // the released record's page, which no longer exists
     const page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     await signInAs(page, "operator@demo.test", `/records/${key}`);
     await page.waitForSelector('[data-testid="resolve-panel"]');

@@ -1,12 +1,13 @@
 import type { Browser, Page } from "playwright-core";
 import pg from "pg";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
 import { freePort } from "../helpers/free-port";
 import { startOidcIssuer, type OidcIssuer } from "../helpers/oidc-issuer";
 import { runCli } from "../helpers/run-cli";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { watchPageErrors } from "../helpers/page-errors";
 
 // Outside demo mode people sign in only through an identity provider. Here the provider is a real
 // one (oidc-provider) on loopback, the console runs as `idem serve` does, and Chromium clicks
@@ -69,6 +70,13 @@ describe.skipIf(browserMissing)("OIDC sign-in against a real provider, in Chromi
     await sql.connect();
     browser = await launchChromium();
   }, 600_000);
+
+  beforeEach(() => {
+    const pageErrors = watchPageErrors(browser);
+    // The provider's own login pages are not the console's (they ask for a web font the sandbox can't reach).
+    pageErrors.allow(new RegExp(`^console\\.error on ${issuer.issuer.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}/`));
+    pageErrors.allow(/status of 401 .*\/api\/v1\/me\)$/); // the signed-out check each refusal makes
+  });
 
   afterAll(async () => {
     await browser?.close();

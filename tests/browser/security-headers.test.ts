@@ -4,6 +4,7 @@ import type { Browser, BrowserContext, Page, Response as PageResponse } from "pl
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { watchPageErrors } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -104,6 +105,7 @@ describe.skipIf(browserMissing)("security headers and the Content-Security-Polic
   }
 
   it("every console page, signed in as admin, and the public pages: headers, nonces, zero violations, still interactive", async () => {
+    watchPageErrors(browser).allow(/status of 404 .*\/(no-such-page|records\/[0-9a-f]{64})\)$/); // the not-found pages the test opens
     const anonymous = await watchedContext();
     const visitor = await anonymous.newPage();
     await visit(visitor, "/sign-in");

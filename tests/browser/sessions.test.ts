@@ -3,6 +3,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { signInInContext } from "../helpers/sign-in";
+import { watchPageErrors } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 
@@ -22,6 +23,7 @@ describe.skipIf(browserMissing)("server-side sessions, in Chromium", () => {
     (await page.evaluate(() => fetch("/api/auth/session").then((r) => r.json()))) as { sid?: string };
 
   it("a copy of the cookie is worthless after sign-out: pages go to sign-in, the API answers 401", async () => {
+    watchPageErrors(browser).allow(/status of 401 .*\/api\/v1\/me\)$/); // the 401 under test
     const context = await browser.newContext();
     const page = await signInInContext(context, "viewer@demo.test", "/records");
     const cookies = await context.cookies();
@@ -41,6 +43,7 @@ describe.skipIf(browserMissing)("server-side sessions, in Chromium", () => {
   });
 
   it("after the idle limit the next page says so on the sign-in page; signing in again brings the user back", async () => {
+    watchPageErrors(browser).allow(/status of 401 .*\/api\/v1\/me\)$/); // the 401 under test
     const context = await browser.newContext({ viewport: { width: 1280, height: 800 } });
     const page = await signInInContext(context, "operator@demo.test", "/stuck");
     const { sid } = await sessionIdOf(page);

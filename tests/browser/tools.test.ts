@@ -6,6 +6,7 @@ import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { saveUser } from "@/lib/auth/users";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { watchPageErrors } from "../helpers/page-errors";
 
 const baseUrl = inject("baseUrl");
 const TENANT = `tools-${randomBytes(3).toString("hex")}`;
@@ -141,6 +142,7 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
   });
 
   it("adding a stdio server through the API is refused with the reason", async () => {
+    watchPageErrors(browser).allow(/status of 400 .*\/api\/v1\/tools\/servers\)$/); // the refusal under test
     const page = await signInAsAdmin();
     const refused = await page.evaluate(() =>
       fetch("/api/v1/tools/servers", {

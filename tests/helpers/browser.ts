@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync } from "node:fs";
 import path from "node:path";
 import { chromium, type Browser, type Page } from "playwright-core";
+import { watchPageErrors } from "./page-errors";
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
@@ -9,7 +10,7 @@ export const browserMissing = !existsSync(CHROMIUM) && !process.env.CI;
 
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`Chromium is not at ${CHROMIUM}: apt-get install -y chromium`);
-  return chromium.launch({
+  const browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: [
       "--no-sandbox",
@@ -21,6 +22,8 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-sync",
     ], // playwright gives every launch a fresh, empty profile of its own
   });
+  watchPageErrors(browser); // every browser test fails on a console error or an uncaught exception
+  return browser;
 }
 
 const SCREENSHOTS = path.resolve("test-results/screenshots");

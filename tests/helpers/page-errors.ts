@@ -13,7 +13,29 @@ export type PageErrorWatch = {
   expectNoPageErrors(): void;
 };
 
+const watches = new WeakMap<Browser, PageErrorWatch>();
+const liveWatches = new Set<PageErrorWatch>();
+
+/** The watches of every browser still open, which tests/setup/page-error-guard.ts checks after each test. */
+export function openWatches(): Iterable<PageErrorWatch> {
+  return liveWatches;
+}
+
+/**
+ * The browser's watch. `launchChromium` starts one on every browser, so every browser test is
+ * guarded; a test calls this to `allow` the errors it provokes. Watching twice returns the same watch.
+ */
 export function watchPageErrors(browser: Browser): PageErrorWatch {
+  const existing = watches.get(browser);
+  if (existing) return existing;
+  const watch = startWatching(browser);
+  watches.set(browser, watch);
+  liveWatches.add(watch);
+  browser.on("disconnected", () => liveWatches.delete(watch));
+  return watch;
+}
+
+function startWatching(browser: Browser): PageErrorWatch {
   let messages: string[] = [];
   let allowed: RegExp[] = [];
   const watchedPages = new WeakSet<Page>();
