@@ -6,6 +6,7 @@ import { auditHref, auditSearchParams } from "@/lib/audit/audit-search-params";
 
 /** The filter values as they appear in the URL ("" for none). */
 export type AuditFilterValues = {
+  id: string;
   actor: string;
   action: string;
   key: string;
@@ -38,13 +39,14 @@ const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;
 export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
   const [pending, startTransition] = useTransition();
   const [, setParams] = useQueryStates(auditSearchParams, { shallow: false, history: "push", startTransition });
-  const active = values.actor || values.action || values.key || values.tenant || values.from || values.to;
+  const active = values.id || values.actor || values.action || values.key || values.tenant || values.from || values.to;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const typed = Object.fromEntries(FIELDS.map((name) => [name, String(form.get(name) ?? "").trim() || null]));
-    void setParams({ ...typed, cursor: null });
+    // A new filter leaves the one-entry view a confirmation linked to.
+    void setParams({ ...typed, id: null, cursor: null });
   }
 
   return (

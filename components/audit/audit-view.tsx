@@ -20,6 +20,14 @@ export function AuditView({ page, values, actions, tenantChoices, links, atNewes
   return (
     <>
       <AuditFilterForm values={values} actions={actions} tenantChoices={tenantChoices} />
+      {values.id ? (
+        <p className="mb-3 text-sm text-slate-700" data-testid="audit-one-entry">
+          Audit entry #{values.id} only.{" "}
+          <Link href="/audit" className="underline">
+            Show the newest entries
+          </Link>
+        </p>
+      ) : null}
       {page.entries.length > 0 ? (
         <AuditTable entries={page.entries} now={page.generatedAt} />
       ) : (

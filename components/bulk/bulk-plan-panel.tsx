@@ -1,10 +1,15 @@
 "use client";
 
+import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useState } from "react";
+import { useEffect, useRef, useState } from "react";
+import { auditHref } from "@/lib/audit/audit-search-params";
+import { formatAge } from "@/lib/format/relative-time";
+import type { NextStuckClaim } from "@/lib/records/stuck-claims";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
@@ -25,13 +30,31 @@ type Phase =
   | { kind: "applied"; plan: BulkPlan }
   | { kind: "failed"; message: string };
 
-/** Dry-run plan → reason → apply in batches with a progress bar → results row by row. */
+/** Dry-run plan → reason → apply in batches with a progress bar → results row by row, in a modal dialog. */
 export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; onClose: () => void }) {
   const router = useRouter();
+  const dialog = useRef<HTMLDialogElement>(null);
   const [phase, setPhase] = useState<Phase>({ kind: "planning" });
   const [results, setResults] = useState<Map<string, BulkRowResult>>(new Map());
   const [reason, setReason] = useState("");
   const [now, setNow] = useState(() => new Date());
+  const [applied, setApplied] = useState<{ startedAt: string; nextStuck: NextStuckClaim | null } | null>(null);
+
+  // Opened where the operator is looking: modal (the page behind is inert), Escape closes, and
+  // focus goes back to the button that opened it (or the first one still enabled beside it).
+  useEffect(() => {
+    const element = dialog.current;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (element && !element.open) element.showModal();
+    return () => {
+      if (element?.open) element.close();
+      const back =
+        opener && opener.isConnected && !opener.matches(":disabled")
+          ? opener
+          : opener?.parentElement?.querySelector<HTMLElement>("button:not(:disabled)");
+      back?.focus();
+    };
+  }, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -49,16 +72,19 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
     const actionable = plan.rows.filter(
       (row): row is PlannedRow & { proposed: "complete" | "release" } => row.proposed !== "leave",
     );
+    const startedAt = new Date().toISOString();
+    let nextStuck: NextStuckClaim | null = null;
     const collected = new Map<string, BulkRowResult>();
     setPhase({ kind: "applying", plan, done: 0, total: actionable.length });
     for (let i = 0; i < actionable.length; i += APPLY_BATCH) {
       const batch = actionable.slice(i, i + APPLY_BATCH);
-      const answer = await sendMutation<BulkApplyResult>("/api/v1/bulk/apply", {
+      const answer = await sendMutation<BulkApplyResult & { nextStuck: NextStuckClaim | null }>("/api/v1/bulk/apply", {
         json: {
           reason,
           rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })),
         },
       });
+      if (answer.ok) nextStuck = answer.value.nextStuck;
       for (const row of batch) {
         const result = answer.ok
           ? answer.value.results.find((r) => r.key === row.key)
@@ -80,20 +106,30 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
         total: actionable.length,
       });
     }
+    setApplied({ startedAt, nextStuck });
     setPhase({ kind: "applied", plan });
     router.refresh(); // the stuck list behind the plan loses the rows just resolved
   }
 
+  const summaryKey =
+    phase.kind === "planned" || phase.kind === "applied" || phase.kind === "failed" ? phase.kind : null;
   return (
-    <section
-      className="mt-6 rounded-lg border border-slate-300 bg-slate-50 p-4"
-      aria-label="Bulk plan"
+    <dialog
+      ref={dialog}
+      className="m-auto max-h-[92vh] w-[calc(100vw-1.5rem)] max-w-6xl overflow-y-auto rounded-lg border border-slate-300 bg-slate-50 p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
+      aria-labelledby="bulk-plan-title"
       data-testid="bulk-plan"
       data-phase={phase.kind}
+      onCancel={(event) => {
+        if (phase.kind === "applying") event.preventDefault(); // half-applied: stay until every batch answered
+      }}
+      onClose={onClose}
     >
-      <div className="mb-3 flex items-start gap-3">
+      <div className="sticky top-0 z-10 flex items-start gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3">
         <div>
-          <h2 className="text-sm font-semibold text-slate-900">Bulk plan (dry run)</h2>
+          <h2 id="bulk-plan-title" className="text-base font-semibold text-slate-900">
+            Bulk plan (dry run)
+          </h2>
           <p className="text-xs text-slate-600">
             {phase.kind === "planning"
               ? "Asking each claim's processor what happened. Nothing is changed by a plan."
@@ -102,60 +138,141 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
                 : null}
           </p>
         </div>
-        <Button variant="link" onClick={onClose} disabled={phase.kind === "applying"} className="ml-auto">
+        <Button
+          variant="secondary"
+          size="sm"
+          onClick={() => dialog.current?.close()}
+          disabled={phase.kind === "applying"}
+          className="ml-auto"
+          data-testid="bulk-close"
+        >
           Close
         </Button>
       </div>
 
-      {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
-      {phase.kind === "failed" ? (
-        <p role="alert" className="text-sm text-red-700">
-          {phase.message}
-        </p>
-      ) : null}
+      <div className="p-4">
+        {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
+        <ActionResult resultKey={summaryKey} label="bulk plan summary" className="mb-3">
+          {phase.kind === "failed" ? <p className="text-sm text-red-700">{phase.message}</p> : null}
+          {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
+            <PlanSummary plan={phase.plan} />
+          ) : null}
+          {phase.kind === "applied" && applied ? (
+            <AppliedSummary results={results} startedAt={applied.startedAt} nextStuck={applied.nextStuck} now={now} />
+          ) : null}
+        </ActionResult>
 
-      {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
-        <>
-          <PlanSummary plan={phase.plan} results={results} />
-          {phase.kind === "planned" ? (
-            <ApplyForm plan={phase.plan} reason={reason} setReason={setReason} onApply={() => void apply(phase.plan)} />
-          ) : (
-            <Progress
-              done={phase.kind === "applying" ? phase.done : results.size}
-              total={phase.kind === "applying" ? phase.total : results.size}
-              finished={phase.kind === "applied"}
-            />
-          )}
-          <BulkPlanTable rows={phase.plan.rows} results={results} now={now} />
-        </>
-      ) : null}
-    </section>
+        {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
+          <>
+            {phase.kind === "planned" ? (
+              <ApplyForm
+                plan={phase.plan}
+                reason={reason}
+                setReason={setReason}
+                onApply={() => void apply(phase.plan)}
+              />
+            ) : (
+              <Progress
+                done={phase.kind === "applying" ? phase.done : results.size}
+                total={phase.kind === "applying" ? phase.total : results.size}
+                finished={phase.kind === "applied"}
+              />
+            )}
+            <BulkPlanTable rows={phase.plan.rows} results={results} now={now} />
+          </>
+        ) : null}
+      </div>
+    </dialog>
   );
 }
 
-function PlanSummary({ plan, results }: { plan: BulkPlan; results: Map<string, BulkRowResult> }) {
-  const counts = { ok: 0, conflict: 0, changed_outcome: 0, error: 0 };
-  for (const result of results.values()) counts[result.result] += 1;
+/** Counts by proposed action, and what will be skipped and why. */
+function PlanSummary({ plan }: { plan: BulkPlan }) {
+  const skipped = new Map<string, number>();
+  for (const row of plan.rows) {
+    if (row.proposed !== "leave") continue;
+    const why =
+      row.outcome === "unknown" ? "the processor's answer is unknown: change nothing, ask again later" : row.reason;
+    skipped.set(why, (skipped.get(why) ?? 0) + 1);
+  }
   return (
-    <div className="mb-3 flex flex-wrap gap-x-4 gap-y-1 text-sm" data-testid="bulk-plan-totals">
-      <span>
-        <strong className="tabular-nums">{plan.totals.complete}</strong> to complete
-      </span>
-      <span>
-        <strong className="tabular-nums">{plan.totals.release}</strong> to release
-      </span>
-      <span>
-        <strong className="tabular-nums">{plan.totals.leave}</strong> left as they are
-      </span>
-      {plan.truncated ? (
-        <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span>
-      ) : null}
-      {results.size > 0 ? (
-        <span className="text-slate-600" data-testid="bulk-apply-totals">
-          — applied: {counts.ok} done, {counts.conflict} conflict, {counts.changed_outcome} answer changed,{" "}
-          {counts.error} error
+    <div className="text-sm" data-testid="bulk-plan-summary">
+      <p className="flex flex-wrap gap-x-4 gap-y-1" data-testid="bulk-plan-totals">
+        <span>
+          <strong className="tabular-nums">{plan.totals.complete}</strong> to complete
         </span>
+        <span>
+          <strong className="tabular-nums">{plan.totals.release}</strong> to release
+        </span>
+        <span>
+          <strong className="tabular-nums">{plan.totals.leave}</strong> left as they are
+        </span>
+        {plan.truncated ? (
+          <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span>
+        ) : null}
+      </p>
+      {skipped.size > 0 ? (
+        <ul className="mt-1 list-disc pl-5 text-xs text-slate-700" data-testid="bulk-plan-skipped">
+          {[...skipped].map(([why, count]) => (
+            <li key={why}>
+              {count} skipped: {why}
+            </li>
+          ))}
+        </ul>
       ) : null}
+    </div>
+  );
+}
+
+/** What the apply did, by result, with the audit entries it wrote and the next stuck claim. */
+function AppliedSummary({
+  results,
+  startedAt,
+  nextStuck,
+  now,
+}: {
+  results: Map<string, BulkRowResult>;
+  startedAt: string;
+  nextStuck: NextStuckClaim | null;
+  now: Date;
+}) {
+  const all = [...results.values()];
+  const ok = all.filter((r) => r.result === "ok");
+  const count = (result: BulkRowResult["result"]) => all.filter((r) => r.result === result).length;
+  const completed = ok.filter((r) => r.action === "complete").length;
+  const released = ok.length - completed;
+  const only = ok.length === 1 ? ok[0]?.auditId : undefined;
+  return (
+    <div
+      className="mt-3 rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-950"
+      data-testid="bulk-apply-totals"
+    >
+      <p className="font-medium">
+        Applied: {completed} completed with the processor&apos;s receipt, {released} released (the next retry will
+        execute {released === 1 ? "it" : "them"} again); {count("conflict")} conflict, {count("changed_outcome")} answer
+        changed, {count("error")} error.
+      </p>
+      <ul className="mt-2 flex flex-wrap gap-x-5 gap-y-1">
+        <li>
+          <Link
+            href={only ? auditHref({ id: only }) : auditHref({ from: startedAt })}
+            className="underline"
+            data-testid="bulk-audit-link"
+          >
+            {only ? `Audit entry #${only}` : "The audit log since this apply"}
+          </Link>
+        </li>
+        <li>
+          {nextStuck ? (
+            <Link href={`/records/${nextStuck.key}`} className="underline" data-testid="next-stuck-link">
+              Next stuck claim: <span className="font-mono">{nextStuck.ref}</span> {nextStuck.tool ?? "unrecorded tool"}
+              , tenant {nextStuck.tenant}, {formatAge(new Date(nextStuck.createdAt), now)} old
+            </Link>
+          ) : (
+            <span data-testid="no-more-stuck">No more stuck claims you can see.</span>
+          )}
+        </li>
+      </ul>
     </div>
   );
 }

@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
+import { AskAnOperator } from "@/components/records-detail/ask-an-operator";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CheckArguments } from "@/components/records-detail/check-arguments";
 import { CopyButton } from "@/components/records-detail/copy-button";
@@ -138,6 +139,7 @@ export function RecordDetailView({
         <div className="space-y-6">
           <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}>
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
+            {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
           </Panel>
           <Panel title="Timeline">
             <Timeline entries={detail.timeline} now={now} />

@@ -7,8 +7,10 @@ import type { RowSnapshot } from "@/lib/resolve/resolution";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { sendResolve } from "@/components/resolve/send-resolve";
+import { serializeRecordPageParams } from "@/lib/records/record-page-params";
 
 export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
 
@@ -42,6 +44,8 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
   const [reason, setReason] = useState("");
   const [confirm, setConfirm] = useState("");
   const [result, setResult] = useState<Result>({ kind: "idle" });
+  // Each answer is a new result for the live region (two conflicts in a row are two results).
+  const [resultCount, setResultCount] = useState(0);
 
   const outcome = check?.check.outcome ?? null;
   const actionable = status === "in_progress" && isStuck && permissions.resolve;
@@ -50,11 +54,8 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
 
   async function send(action: "complete" | "release", force = false) {
     setResult({ kind: "sending", action });
-    const answer = await sendMutation(`/api/v1/records/${encodeURIComponent(recordKey)}/resolve`, {
-      json: { action, reason, expectedUpdatedAt: version, ...(force ? { force: true, confirm } : {}) },
-      unreachable: "Nothing was changed.",
-    });
-    if (answer.ok) {
+    const attempt = await sendResolve(recordKey, { action, reason, version, ...(force ? { force: { confirm } } : {}) });
+    if (attempt.kind === "resolved") {
       setResult({
         kind: "done",
         message:
@@ -62,16 +63,13 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
             ? "Completed with the processor's receipt."
             : "Released: the claim is deleted; its snapshot is in the audit log.",
       });
-      router.refresh();
-    } else if (answer.status === 409 && answer.code === "conflict") {
-      setResult({
-        kind: "conflict",
-        message: answer.message,
-        current: answer.error.current as RowSnapshot | null | undefined,
-      });
+      // The page itself confirms, from the audit entry: a released row no longer exists, so the
+      // confirmation cannot live in this panel (docs/architecture.md#states).
+      router.replace(serializeRecordPageParams(`/records/${recordKey}`, { resolved: attempt.resolved.auditId }));
     } else {
-      setResult({ kind: "refused", message: answer.message });
+      setResult(attempt);
     }
+    setResultCount((n) => n + 1);
   }
 
   const disabledWhy = !check
@@ -159,50 +157,52 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
         </div>
       )}
 
-      {result.kind === "done" ? (
-        <p
-          role="status"
-          className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900"
-          data-testid="resolve-done"
-        >
-          {result.message}
-        </p>
-      ) : null}
-      {result.kind === "refused" ? (
-        <p
-          role="alert"
-          className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800"
-          data-testid="resolve-refused"
-        >
-          {result.message}
-        </p>
-      ) : null}
-      {result.kind === "conflict" ? (
-        <div
-          role="alert"
-          className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950"
-          data-testid="resolve-conflict"
-        >
-          <p className="font-semibold">Conflict: nothing was overwritten.</p>
-          <p className="mt-1">{result.message}</p>
-          <p className="mt-1 text-xs">
-            Now:{" "}
-            {result.current === undefined
-              ? "see the record"
-              : result.current === null
-                ? "the record no longer exists (released)"
-                : `status ${result.current.status}, updated ${result.current.updatedAt ?? "never"}`}
-          </p>
-          <Button
-            variant="secondary"
-            size="sm"
-            onClick={() => router.refresh()}
-            className="mt-2 border-amber-500 text-sm hover:bg-amber-100"
+      <ActionResult
+        resultKey={result.kind === "idle" || result.kind === "sending" ? null : resultCount}
+        label="resolution"
+      >
+        {result.kind === "done" ? (
+          <p
+            className="rounded-md border border-emerald-300 bg-emerald-50 p-3 text-sm text-emerald-900"
+            data-testid="resolve-done"
           >
-            Reload the record
-          </Button>
-        </div>
-      ) : null}
+            {result.message}
+          </p>
+        ) : null}
+        {result.kind === "refused" ? (
+          <p
+            className="rounded-md border border-red-300 bg-red-50 p-3 text-sm text-red-800"
+            data-testid="resolve-refused"
+          >
+            {result.message}
+          </p>
+        ) : null}
+        {result.kind === "conflict" ? (
+          <div
+            className="rounded-md border border-amber-400 bg-amber-50 p-3 text-sm text-amber-950"
+            data-testid="resolve-conflict"
+          >
+            <p className="font-semibold">Conflict: nothing was overwritten.</p>
+            <p className="mt-1">{result.message}</p>
+            <p className="mt-1 text-xs">
+              Now:{" "}
+              {result.current === undefined
+                ? "see the record"
+                : result.current === null
+                  ? "the record no longer exists (released)"
+                  : `status ${result.current.status}, updated ${result.current.updatedAt ?? "never"}`}
+            </p>
+            <Button
+              variant="secondary"
+              size="sm"
+              onClick={() => router.refresh()}
+              className="mt-2 border-amber-500 text-sm hover:bg-amber-100"
+            >
+              Reload the record
+            </Button>
+          </div>
+        ) : null}
+      </ActionResult>
     </div>
   );
 }

@@ -2,12 +2,18 @@
 
 import Link from "next/link";
 import type { RowSelectionState } from "@tanstack/react-table";
-import { useMemo, useState } from "react";
+import { useRouter } from "next/navigation";
+import { useMemo, useState, type ReactNode } from "react";
 import { formatDuration } from "@/lib/config/duration";
 import type { RecordListItem } from "@/lib/records/list-records";
+import type { NextStuckClaim } from "@/lib/records/stuck-claims";
+import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
 import { BulkPlanPanel, type BulkPlanRequest } from "@/components/bulk/bulk-plan-panel";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
 import { RecordTime } from "@/components/records/record-time";
+import { ResolveConfirmation } from "@/components/resolve/resolve-confirmation";
+import { StuckRowResolve } from "@/components/stuck/stuck-row-resolve";
+import { ActionResult } from "@/components/ui/action-result";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { Button } from "@/components/ui/button";
 
@@ -19,12 +25,41 @@ type Props = {
   filter: { tenant: string | null; tool: string | null };
   /** Stuck claims matching the filter, on every page. */
   total: number;
+  /** Each row's exact version (those who may resolve only): the compare-and-set's expectation. */
+  versions: Record<string, string | null> | null;
+  /** May release (an operator may; the API checks again). */
+  mayRelease: boolean;
+  /** Shown in place of the table when no claim is left (the confirmation above it stays). */
+  emptyState: ReactNode;
+};
+
+type RowActions = {
+  versions: Record<string, string | null>;
+  mayRelease: boolean;
+  onResolved: (resolved: ResolvedClaim, nextStuck: NextStuckClaim | null) => void;
 };
 
 const column = dataColumns<RecordListItem>();
 const unrecorded = <span className="font-sans italic text-slate-500">unrecorded</span>;
 
-function stuckColumns(now: string) {
+function stuckColumns(now: string, actions: RowActions | null) {
+  const resolveColumn = actions
+    ? [
+        column.display({
+          id: "resolve",
+          header: "Resolve",
+          meta: { cellClassName: "align-top" },
+          cell: ({ row: { original: claim } }) => (
+            <StuckRowResolve
+              claim={claim}
+              version={actions.versions[claim.key] ?? null}
+              mayRelease={actions.mayRelease}
+              onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
+            />
+          ),
+        }),
+      ]
+    : [];
   return column.columns([
     column.accessor("ref", {
       id: "ref",
@@ -62,14 +97,35 @@ function stuckColumns(now: string) {
       meta: { cellClassName: "text-xs text-slate-500" },
       cell: (info) => formatDuration(info.getValue()),
     }),
+    ...resolveColumn,
   ]);
 }
 
 /** The stuck claims of this page, with checkboxes, and the way into a bulk plan. */
-export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props) {
+export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions, mayRelease, emptyState }: Props) {
+  const router = useRouter();
   const [selection, setSelection] = useState<RowSelectionState>({});
   const [request, setRequest] = useState<BulkPlanRequest | null>(null);
-  const columns = useMemo(() => stuckColumns(now), [now]);
+  const [confirmed, setConfirmed] = useState<{ resolved: ResolvedClaim; nextStuck: NextStuckClaim | null } | null>(
+    null,
+  );
+  const columns = useMemo(
+    () =>
+      stuckColumns(
+        now,
+        canPlan && versions
+          ? {
+              versions,
+              mayRelease,
+              onResolved: (resolved, nextStuck) => {
+                setConfirmed({ resolved, nextStuck });
+                router.refresh(); // the resolved row leaves the list; the confirmation above it stays
+              },
+            }
+          : null,
+      ),
+    [now, canPlan, versions, mayRelease, router],
+  );
   const visible = useMemo(() => new Set(claims.map((c) => c.key)), [claims]);
   // After a refresh resolved rows disappear: a selection only counts rows still shown.
   const chosen = Object.keys(selection).filter((key) => visible.has(key));
@@ -101,25 +157,39 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total }: Props)
             A plan is a dry run: it asks each processor and proposes; nothing changes until you apply it.
           </span>
         </div>
+      ) : claims.length > 0 ? (
+        <p className="mb-3 text-sm text-slate-600" data-testid="stuck-ask-operator">
+          An operator or admin can resolve these claims: open one to copy its link for them.
+        </p>
       ) : null}
 
-      <DataTable
-        columns={columns}
-        data={claims}
-        getRowId={(claim) => claim.key}
-        testId="stuck-table"
-        selection={
-          canPlan
-            ? {
-                state: selection,
-                onChange: setSelection,
-                rowLabel: (claim) => `Select ${claim.ref}`,
-                allLabel: "Select every claim on this page",
-              }
-            : undefined
-        }
-        rowAttributes={(claim) => ({ "data-key": claim.key, className: "bg-red-50/40 hover:bg-red-50" })}
-      />
+      <ActionResult resultKey={confirmed?.resolved.auditId ?? null} label="resolution" className="mb-3">
+        {confirmed ? (
+          <ResolveConfirmation resolved={confirmed.resolved} nextStuck={confirmed.nextStuck} now={now} />
+        ) : null}
+      </ActionResult>
+
+      {claims.length === 0 ? (
+        emptyState
+      ) : (
+        <DataTable
+          columns={columns}
+          data={claims}
+          getRowId={(claim) => claim.key}
+          testId="stuck-table"
+          selection={
+            canPlan
+              ? {
+                  state: selection,
+                  onChange: setSelection,
+                  rowLabel: (claim) => `Select ${claim.ref}`,
+                  allLabel: "Select every claim on this page",
+                }
+              : undefined
+          }
+          rowAttributes={(claim) => ({ "data-key": claim.key, className: "bg-red-50/40 hover:bg-red-50" })}
+        />
+      )}
 
       {request ? (
         <BulkPlanPanel key={JSON.stringify(request)} request={request} onClose={() => setRequest(null)} />

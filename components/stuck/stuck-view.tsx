@@ -6,10 +6,17 @@ import { StuckFilterBar } from "@/components/stuck/stuck-filter-bar";
 import { StuckToolCounts } from "@/components/stuck/stuck-tool-counts";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 
-type Props = { data: StuckClaims; canPlan: boolean; tenantChoices: string[] | null };
+type Props = {
+  data: StuckClaims;
+  canPlan: boolean;
+  mayRelease: boolean;
+  /** Each listed row's exact version, for those who may resolve; null for viewers. */
+  versions: Record<string, string | null> | null;
+  tenantChoices: string[] | null;
+};
 
 /** The stuck page below its header: counts by tool, filters and refresh, the claims, the bulk plan. */
-export function StuckView({ data, canPlan, tenantChoices }: Props) {
+export function StuckView({ data, canPlan, mayRelease, versions, tenantChoices }: Props) {
   const now = new Date(data.generatedAt);
   const links = data.page.links;
   const tools = data.byTool.flatMap((t) => (t.tool === null ? [] : [t.tool]));
@@ -40,23 +47,24 @@ export function StuckView({ data, canPlan, tenantChoices }: Props) {
         <StuckFilterBar tools={tools} tenantChoices={tenantChoices} />
         <AutoRefreshToggle generatedAt={data.generatedAt} />
       </div>
-      {data.claims.length > 0 ? (
-        <StuckClaimsTable
-          claims={data.claims}
-          now={data.generatedAt}
-          canPlan={canPlan}
-          filter={data.filter}
-          total={data.total}
-        />
-      ) : (
-        <div
-          className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600"
-          data-testid="stuck-empty"
-        >
-          No stuck claims{data.filter.tenant || data.filter.tool ? " match this filter" : ""}: every in_progress claim
-          is younger than its tool&apos;s threshold.
-        </div>
-      )}
+      <StuckClaimsTable
+        claims={data.claims}
+        now={data.generatedAt}
+        canPlan={canPlan}
+        filter={data.filter}
+        total={data.total}
+        versions={versions}
+        mayRelease={mayRelease}
+        emptyState={
+          <div
+            className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600"
+            data-testid="stuck-empty"
+          >
+            No stuck claims{data.filter.tenant || data.filter.tool ? " match this filter" : ""}: every in_progress claim
+            is younger than its tool&apos;s threshold.
+          </div>
+        }
+      />
       {links.prev || links.next ? (
         <KeysetPager
           newest={links.prev ? `/stuck${links.first}` : null}

@@ -16,6 +16,7 @@ const pageSize = createParser<number>({
 });
 
 export const auditSearchParams = {
+  id: parseAsString,
   actor: parseAsString,
   action: parseAsString,
   key: parseAsString,
@@ -39,6 +40,7 @@ export function auditHref(
   const limit =
     values.limit === undefined || values.limit === null || values.limit === "" ? null : Number(values.limit);
   return serializeAuditParams("/audit", {
+    id: text(values.id),
     actor: text(values.actor),
     action: text(values.action),
     key: text(values.key),

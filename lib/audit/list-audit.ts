@@ -21,13 +21,15 @@ import { AUDIT_PAGE_SIZES } from "@/lib/audit/audit-search-params";
 
 export const DEFAULT_AUDIT_PAGE_SIZE = 50;
 
-export const AUDIT_FILTER_PARAMS = ["actor", "action", "key", "tenant", "from", "to"] as const;
+export const AUDIT_FILTER_PARAMS = ["id", "actor", "action", "key", "tenant", "from", "to"] as const;
 export const AUDIT_PARAMS = [...AUDIT_FILTER_PARAMS, "cursor", "limit"] as const;
 
 /** Where a page starts: the entry after (at, id), newest first. `at` keeps all six microsecond digits. */
 export type AuditCursor = { at: string; id: string };
 
 export type AuditQuery = {
+  /** One entry by its id (what a confirmation links to). */
+  id: string | null;
   /** Start of the actor label: `system:` for every job, `operator@demo.test` for one person. */
   actor: string | null;
   /** Exact action, e.g. record.release. */
@@ -74,6 +76,7 @@ export type AuditPage = {
 
 // Values arrive trimmed (parseStrictParams with trim).
 const FIELDS = {
+  id: z.string().regex(/^$|^\d{1,19}$/, "expected an audit entry's id, a whole number"),
   actor: printableText(200),
   action: z.string().regex(/^[a-z0-9_.:-]{1,100}$/i, "expected an action name like record.release"),
   // Hex keys are lowercase (hexdigest); other writers' keys are matched as written.
@@ -102,6 +105,7 @@ export function parseAuditQuery(input: RawParams, options: { unknownParams: Unkn
   return {
     ok: true,
     value: {
+      id: values.id || null,
       actor: values.actor || null,
       action: values.action ?? null,
       key: values.key || null,
@@ -165,6 +169,7 @@ export async function listAudit(
 ): Promise<AuditPage> {
   const conditions: Prisma.Sql[] = [...actorTenantScope(actor).conditions(Prisma.sql`a.tenant`)];
   // Prefix on the start of the label, so `system:` finds every job and `omar@` one person.
+  if (query.id !== null) conditions.push(Prisma.sql`a.id = ${query.id}::bigint`);
   if (query.actor !== null) conditions.push(Prisma.sql`a.actor LIKE ${prefixPattern(query.actor)}`);
   if (query.action !== null) conditions.push(Prisma.sql`a.action = ${query.action}`);
   // key is COLLATE "C": the prefix LIKE is a range on audit_log_key_at_idx.
@@ -238,6 +243,7 @@ export function auditFilterValues(
   query: AuditQuery,
 ): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
   return {
+    id: query.id ?? "",
     actor: query.actor ?? "",
     action: query.action ?? "",
     key: query.key ?? "",

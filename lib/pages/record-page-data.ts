@@ -7,10 +7,22 @@ import { traceRefs, type LookupResult, lookUpRefs, type RefTrace } from "@/lib/r
 import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail";
 import { redactionOf } from "@/lib/privacy/redact";
 import { readRowVersion } from "@/lib/records/visible-records";
+import { listAudit } from "@/lib/audit/list-audit";
+import { findOldestStuckClaim, type NextStuckClaim } from "@/lib/records/stuck-claims";
+import { resolvedClaimFromAudit, type ResolvedClaim } from "@/lib/resolve/resolved-claim";
+
+/** The confirmation of a resolve made from the record page: what the audit entry says, and what to clear next. */
+export type ResolutionConfirmation = { resolved: ResolvedClaim; nextStuck: NextStuckClaim | null };
 
 export type RecordPageData =
-  | { kind: "record"; detail: RecordDetail; mayResolve: boolean; version: string | null }
-  | { kind: "gone"; trace: RefTrace }
+  | {
+      kind: "record";
+      detail: RecordDetail;
+      mayResolve: boolean;
+      version: string | null;
+      confirmation: ResolutionConfirmation | null;
+    }
+  | { kind: "gone"; trace: RefTrace; confirmation: ResolutionConfirmation | null }
   | { kind: "absent" };
 
 /**
@@ -18,16 +30,41 @@ export type RecordPageData =
  * it (for the compare-and-set); or, gone from the table, what the audit log says of it. Absent
  * and "another tenant's" are the same answer: existence is data too.
  */
-export async function loadRecordPageData(actor: Actor, key: string, now: Date): Promise<RecordPageData> {
+export async function loadRecordPageData(
+  actor: Actor,
+  key: string,
+  now: Date,
+  options: { resolved: string | null } = { resolved: null },
+): Promise<RecordPageData> {
   const db = getDb();
   const detail = await getRecordDetail(db, getConfig(), actor, key, now);
   if (!detail) {
     const [trace] = await traceRefs(db, actor, [key], { redact: redactionOf(getConfig()) });
-    return !trace || trace.fate === "never_seen" ? { kind: "absent" } : { kind: "gone", trace };
+    if (!trace || trace.fate === "never_seen") return { kind: "absent" };
+    return { kind: "gone", trace, confirmation: await loadConfirmation(actor, key, options.resolved, now) };
   }
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
-  const version = mayResolve ? await readRowVersion(db, actor, key) : null;
-  return { kind: "record", detail, mayResolve, version };
+  const [version, confirmation] = await Promise.all([
+    mayResolve ? readRowVersion(db, actor, key) : null,
+    loadConfirmation(actor, key, options.resolved, now),
+  ]);
+  return { kind: "record", detail, mayResolve, version, confirmation };
+}
+
+/** The named audit entry, if it is a resolution of this key within the reader's tenants; else no confirmation. */
+async function loadConfirmation(
+  actor: Actor,
+  key: string,
+  auditId: string | null,
+  now: Date,
+): Promise<ResolutionConfirmation | null> {
+  if (auditId === null) return null;
+  const db = getDb();
+  const query = { id: auditId, key, actor: null, action: null, tenant: null, from: null, to: null, cursor: null };
+  const [entry] = (await listAudit(db, actor, { ...query, limit: 1 }, { redact: redactionOf(getConfig()) })).entries;
+  const resolved = entry ? resolvedClaimFromAudit(key, entry) : null;
+  if (!resolved) return null;
+  return { resolved, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), now) };
 }
 
 /** The lookup page's search, within the reader's tenants. */

@@ -5,7 +5,8 @@ import { getDb } from "@/lib/db/client";
 import type { RecordsQuery } from "@/lib/records/list-filters";
 import { loadRecordsListing, type RecordsListing } from "@/lib/records/records-listing";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
-import { loadStuckClaims } from "@/lib/records/stuck-claims";
+import { loadStuckClaims, readClaimVersions } from "@/lib/records/stuck-claims";
+import { can } from "@/lib/auth/permissions";
 
 // What the record pages show, read for them: pages get data here, never from lib/db.
 
@@ -27,9 +28,15 @@ export async function loadRecordsPageData(
 export async function loadStuckPageData(
   actor: Actor,
   query: Parameters<typeof loadStuckClaims>[2],
-): Promise<UnknownTenant | { ok: true; data: Awaited<ReturnType<typeof loadStuckClaims>> }> {
+): Promise<
+  | UnknownTenant
+  | { ok: true; data: Awaited<ReturnType<typeof loadStuckClaims>>; versions: Record<string, string | null> | null }
+> {
   const db = getDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  return { ok: true, data: await loadStuckClaims(db, actor, query, getConfig(), new Date()) };
+  const data = await loadStuckClaims(db, actor, query, getConfig(), new Date());
+  // Those who may resolve from the list get each row's exact version, the compare-and-set's expectation.
+  const versions = can(actor.role, "records:resolve") ? await readClaimVersions(db, actor, data.claims) : null;
+  return { ok: true, data, versions };
 }

@@ -15,6 +15,7 @@ import {
 } from "@/lib/records/list-filters";
 import type { ParseResult } from "@/lib/url-state/strict-params";
 import { listRecords, recordsConditions, whereClause, type RecordListItem } from "@/lib/records/list-records";
+import { readVisibleClaims } from "@/lib/records/visible-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { describeProcessor } from "@/lib/config/describe-processor";
 
@@ -145,4 +146,46 @@ export async function loadStuckClaims(
 function matchesToolFilter(tool: string | null, filterTool: string | null): boolean {
   if (filterTool === null) return true;
   return filterTool === UNRECORDED_TOOL ? tool === null : tool === filterTool;
+}
+
+/** The stuck claim an operator is offered after resolving one: the oldest the actor can see. */
+export type NextStuckClaim = { key: string; ref: string; tenant: string; tool: string | null; createdAt: string };
+
+/**
+ * The oldest stuck claim within the actor's tenants (every tool, every tenant of theirs), or
+ * null: "no more stuck claims". One row from the partial `status <> 'completed'` index.
+ */
+export async function findOldestStuckClaim(
+  db: Db,
+  actor: Actor,
+  config: IdemConfig,
+  now: Date,
+): Promise<NextStuckClaim | null> {
+  const conditions = recordsConditions(actor, stuckRecordsFilter({ tenant: null, tool: null }), config, now);
+  const [row] = await db.$queryRaw<{ key: string; tenant: string; tool: string | null; created_at: Date }[]>`
+    SELECT key, tenant, tool, created_at FROM idempotency ${whereClause(conditions)}
+    ORDER BY created_at ASC, key ASC LIMIT 1`;
+  return row
+    ? {
+        key: row.key,
+        ref: row.key.slice(0, 12),
+        tenant: row.tenant,
+        tool: row.tool,
+        createdAt: row.created_at.toISOString(),
+      }
+    : null;
+}
+
+/** Each listed claim's exact version, for the compare-and-set of a resolve from the stuck list. */
+export async function readClaimVersions(
+  db: Db,
+  actor: Actor,
+  claims: readonly RecordListItem[],
+): Promise<Record<string, string | null>> {
+  const visible = await readVisibleClaims(
+    db,
+    actor,
+    claims.map((c) => c.key),
+  );
+  return Object.fromEntries(claims.map((c) => [c.key, visible.get(c.key)?.version ?? null]));
 }

@@ -40,7 +40,8 @@ describe.skipIf(browserMissing)("lookup of a released ref, in Chromium: what hap
     await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="not_taken"]');
     await page.fill('textarea[name="reason"]', REASON);
     await page.click('[data-testid="resolve-release"]');
-    await page.waitForSelector('[data-testid="resolve-done"]');
+    // The record page confirms from the release's audit entry: never "Nothing here".
+    await page.waitForSelector('[data-testid="resolve-confirmation"][data-action="release"]');
     const [audit] = (
       await pool.query<{ id: string; actor: string }>(
         `SELECT id::text, actor FROM audit_log WHERE key = $1 AND action = 'record.release'`,

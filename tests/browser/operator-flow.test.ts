@@ -113,6 +113,7 @@ describe.skipIf(browserMissing)(
       expect(await page.textContent('[data-testid="bulk-plan-totals"]')).toMatch(/1 to complete.*1 to release.*0 left/);
       expect(await page.isDisabled('[data-testid="bulk-apply"]')).toBe(true); // no reason yet
       await page.fill('input[name="bulk-reason"]', "processor timeouts at 03:00");
+      expect(await page.$eval('[data-testid="bulk-plan"]', (d) => d.matches("dialog:modal"))).toBe(true);
       await screenshot(page, "bulk-plan");
       // A plan is a dry run: nothing has changed yet.
       expect([await statusOf(taken), await statusOf(notTaken)]).toEqual(["in_progress", "in_progress"]);
@@ -123,6 +124,7 @@ describe.skipIf(browserMissing)(
         .locator('[data-testid="bulk-plan-table"] tbody tr')
         .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-result")));
       expect(results).toEqual(["ok", "ok"]);
+      expect(await page.textContent('[data-testid="bulk-apply-totals"]')).toContain("1 completed");
       await screenshot(page, "bulk-applied");
 
       expect(await statusOf(taken)).toBe("completed");
@@ -133,6 +135,8 @@ describe.skipIf(browserMissing)(
       expect((await auditOf(notTaken)).map((a) => a.action)).toEqual(["record.release"]);
       // The list behind the plan refreshed: only the untouched claim is left.
       await expect.poll(() => page.locator('[data-testid="stuck-table"] tbody tr').count()).toBe(1);
+      await page.click('[data-testid="bulk-close"]');
+      await expect.poll(() => page.locator('[data-testid="bulk-plan"]').count()).toBe(0);
 
       // And the operator sees both actions in the audit log page.
       await page.goto(`${baseUrl}/audit?tenant=${TENANT}`);
@@ -160,7 +164,8 @@ describe.skipIf(browserMissing)(
       expect(await page.isDisabled('[data-testid="resolve-release"]')).toBe(true); // the processor says taken
       await page.fill('textarea[name="reason"]', "ticket 4411: the charge went through");
       await page.click('[data-testid="resolve-complete"]');
-      await page.waitForSelector('[data-testid="resolve-done"]');
+      // The page confirms from the audit entry it was sent to (?resolved=<id>).
+      await page.waitForSelector('[data-testid="resolve-confirmation"][data-action="complete"]');
       await expect.poll(() => page.textContent('[data-testid="record-status"]')).toBe("completed");
       await screenshot(page, "record-completed");
       expect(await statusOf(key)).toBe("completed");

@@ -35,6 +35,7 @@ const key = (i: number) => createHash("sha256").update(`audit|${run}|${i}`).dige
 
 function query(extra: Partial<AuditQuery> = {}): AuditQuery {
   return {
+    id: null,
     actor: PREFIX,
     action: null,
     key: null,
@@ -97,6 +98,9 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
     expect(await reasons({ key: key(7) })).toEqual(["entry 7"]);
     expect(await reasons({ key: key(7).slice(0, 12) })).toEqual(["entry 7"]);
     expect(await reasons({ key: "%" })).toEqual([]); // LIKE wildcards are literal
+    const seventh = (await listAudit(db, operator, query({ key: key(7) }), { redact: REDACT })).entries[0];
+    expect(await reasons({ id: seventh?.id ?? "0" })).toEqual(["entry 7"]); // one entry by its id
+    expect(await reasons({ id: seventh?.id ?? "0", key: key(8) })).toEqual([]); // and every other filter still holds
     expect(
       await reasons({ from: new Date(base.getTime() + 50 * 60_000), to: new Date(base.getTime() + 53 * 60_000) }),
     ).toEqual(["entry 52", "entry 51", "entry 50"]);
@@ -139,6 +143,14 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
       unknownParams: "reject",
     });
     expect(bad.ok ? [] : bad.problems.map((p) => p.param).sort()).toEqual(["action", "cursor", "from", "limit"]);
+    expect(parseAuditQuery(new URLSearchParams("id=12x"), { unknownParams: "reject" })).toMatchObject({
+      ok: false,
+      problems: [{ param: "id" }],
+    });
+    expect(parseAuditQuery(new URLSearchParams("id=42"), { unknownParams: "reject" })).toMatchObject({
+      ok: true,
+      value: { id: "42" },
+    });
     expect(
       parseAuditQuery(new URLSearchParams("from=2026-11-29&to=2026-11-28"), { unknownParams: "reject" }),
     ).toMatchObject({ ok: false, problems: [{ param: "from" }] });

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
-import { loadStuckClaims, parseStuckQuery, type StuckQuery } from "@/lib/records/stuck-claims";
+import { findOldestStuckClaim, loadStuckClaims, parseStuckQuery, type StuckQuery } from "@/lib/records/stuck-claims";
 import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");
@@ -85,5 +85,23 @@ describe("the stuck list: per-tool thresholds, counts, tenant scope, paging", ()
     const parsed = parseStuckQuery({ tenant: TENANT, limit: "25", status: "completed", refresh: "true" });
     expect(parsed).toEqual({ ok: true, value: { tenant: TENANT, tool: null, cursor: null, dir: "next", limit: 25 } });
     expect(parseStuckQuery({ limit: "7" })).toMatchObject({ ok: false, problems: [{ param: "limit" }] });
+  });
+
+  it("the next stuck claim offered after a resolve: the oldest one the actor can see, or none", async () => {
+    const mine: Actor = { ...everyone, tenants: [TENANT] };
+    expect(await findOldestStuckClaim(db, mine, config, now)).toMatchObject({
+      key: key(2),
+      ref: key(2).slice(0, 12),
+      tenant: TENANT,
+      tool: "charge_card",
+    });
+    // Another tenant's older claim is never offered; with none stuck in my tenants, none is.
+    const other: Actor = { ...everyone, tenants: [OTHER] };
+    expect((await findOldestStuckClaim(db, other, config, now))?.key).toBe(key(8));
+    const nobody: Actor = { ...everyone, tenants: [`none-${run}`] };
+    expect(await findOldestStuckClaim(db, nobody, config, now)).toBeNull();
+    // A claim still within its threshold is not stuck: an hour earlier, only what was stuck then.
+    const earlier = new Date(now.getTime() - 60 * 60_000);
+    expect((await findOldestStuckClaim(db, mine, config, earlier))?.key).toBe(key(2));
   });
 });

@@ -57,7 +57,7 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
         older: page.nextCursor ? auditHref({ ...values, cursor: page.nextCursor }) : null,
       }}
       atNewest={query.cursor === null}
-      filtered={Boolean(query.actor || query.action || query.key || query.tenant || query.from || query.to)}
+      filtered={Boolean(query.id || query.actor || query.action || query.key || query.tenant || query.from || query.to)}
     />
   );
 }

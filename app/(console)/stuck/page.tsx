@@ -46,6 +46,8 @@ async function StuckSection({ actor, searchParams }: { actor: Actor; searchParam
     <StuckView
       data={loaded.data}
       canPlan={can(actor.role, "records:resolve")}
+      mayRelease={can(actor.role, "records:release")}
+      versions={loaded.versions}
       tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
     />
   );

@@ -5,7 +5,7 @@ import { AUDIT_PARAMS, parseAuditQuery } from "@/lib/audit/list-audit";
 import { METRICS_PARAMS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
 import { bulkApplyInputSchema, bulkPlanInputSchema } from "@/lib/resolve/bulk-plan";
 import { reconcileInputSchema } from "@/lib/resolve/reconcile-input";
-import { instant, nullableString, processorOutcome } from "./shared-schemas";
+import { instant, nextStuckClaim, nullableString, processorOutcome } from "./shared-schemas";
 
 export const meContract = defineContract({
   method: "GET",
@@ -171,6 +171,7 @@ export const bulkApplyContract = defineContract({
             .loose(),
         ),
         totals: z.object({ ok: z.number(), conflict: z.number(), changed_outcome: z.number(), error: z.number() }),
+        nextStuck: nextStuckClaim,
       }),
     },
   },

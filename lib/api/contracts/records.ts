@@ -6,7 +6,7 @@ import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
 import { revealInputSchema } from "@/lib/records/reveal-response";
 import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
-import { instant, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
+import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
 
 const facet = z.looseObject({});
 
@@ -244,6 +244,7 @@ export const resolveRecordContract = defineContract({
         after: rowSnapshot.nullable(),
         check: processorCheck,
         auditId: z.string(),
+        nextStuck: nextStuckClaim,
       }),
     },
   },

@@ -48,3 +48,9 @@ export function errorBody(codes: readonly (typeof ERROR_CODES)[number][] = ERROR
     }),
   });
 }
+
+/** After a resolve: the oldest stuck claim the caller can see, offered as the next one to clear (null: none left). */
+export const nextStuckClaim = z
+  .object({ key: z.string(), ref: z.string(), tenant: z.string(), tool: nullableString, createdAt: instant })
+  .nullable()
+  .describe("The oldest stuck claim the caller can see after this, or null when none is left.");

@@ -3,23 +3,25 @@ import { notFound, redirect } from "next/navigation";
 import { RefFateCard } from "@/components/lookup/ref-fate-card";
 import { RecordDetailView } from "@/components/records-detail/record-detail-view";
 import { ResolvePanel } from "@/components/records-detail/resolve-panel";
+import { ResolvedNotice } from "@/components/resolve/resolve-confirmation";
 import { PageHeader } from "@/components/ui/page-header";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadRecordPageData } from "@/lib/pages/record-page-data";
 import { parseKeyParam } from "@/lib/records/record-detail";
 import { serializeLookupParams } from "@/lib/records/lookup-search-params";
+import { loadRecordPageParams } from "@/lib/records/record-page-params";
 
 export const dynamic = "force-dynamic";
 
-type Props = { params: Promise<{ key: string }> };
+type Props = { params: Promise<{ key: string }>; searchParams: Promise<Record<string, string | string[] | undefined>> };
 
 export async function generateMetadata({ params }: Props): Promise<Metadata> {
   const { key } = await params;
   return { title: `Record ${key.slice(0, 12)}` };
 }
 
-export default async function RecordPage({ params }: Props) {
+export default async function RecordPage({ params, searchParams }: Props) {
   const { key: raw } = await params;
   const actor = await requirePageActor("records:read", `/records/${raw}`);
   const param = parseKeyParam(raw);
@@ -27,7 +29,8 @@ export default async function RecordPage({ params }: Props) {
   if (param.kind === "ref") redirect(serializeLookupParams("/lookup", { q: param.ref }));
   if (param.kind === "invalid") notFound();
   const now = new Date();
-  const data = await loadRecordPageData(actor, param.key, now);
+  const { resolved } = await loadRecordPageParams(searchParams);
+  const data = await loadRecordPageData(actor, param.key, now, { resolved });
   // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
   if (data.kind === "absent") notFound();
   if (data.kind === "gone") {
@@ -39,7 +42,8 @@ export default async function RecordPage({ params }: Props) {
           title="Record"
           description="This key is no longer in the idempotency table; the audit log says what happened to it."
         />
-        <div className="max-w-5xl">
+        <div className="max-w-5xl space-y-4">
+          <ResolvedNotice confirmation={data.confirmation} now={now} />
           <RefFateCard trace={trace} now={now} />
         </div>
       </>
@@ -54,6 +58,7 @@ export default async function RecordPage({ params }: Props) {
         title="Record"
         description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says."
       />
+      <ResolvedNotice confirmation={data.confirmation} now={now} className="mb-4" />
       <RecordDetailView
         detail={detail}
         now={now}

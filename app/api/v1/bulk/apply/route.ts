@@ -1,9 +1,11 @@
 import { contractRoute, reply } from "@/lib/api/contract-route";
 import { bulkApplyContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
+import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
 import { applyBulkResolution } from "@/lib/resolve/bulk-plan";
 
 /** Always 200 when the request itself was sound: each row's fate is in its own result. */
-export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) =>
-  reply(await applyBulkResolution(db, getConfig(), actor, body)),
-);
+export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) => {
+  const applied = await applyBulkResolution(db, getConfig(), actor, body);
+  return reply({ ...applied, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date()) });
+});

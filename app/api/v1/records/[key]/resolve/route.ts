@@ -1,6 +1,7 @@
 import { contractRoute, reply } from "@/lib/api/contract-route";
 import { resolveRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
+import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 
 /** The contract admits operators; resolveRecord checks release and force-release itself. */
@@ -8,5 +9,6 @@ export const POST = contractRoute(resolveRecordContract, async ({ db, actor, par
   const outcome = await resolveRecord(db, getConfig(), actor, params.key, body);
   if (!outcome.ok) return outcome;
   const { ok: _ok, ...result } = outcome;
-  return reply(result);
+  // The operator's next step: the oldest claim still stuck that they can see.
+  return reply({ ...result, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date()) });
 });
