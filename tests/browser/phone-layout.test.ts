@@ -84,7 +84,9 @@ function measureLayout(): Layout {
   const sticking: string[] = [];
   for (const el of document.body.querySelectorAll("*")) {
     const r = el.getBoundingClientRect();
-    if (r.right <= viewportWidth + 0.5 || r.width === 0) continue;
+    // Its box, or text running out of its box (a long unbroken word), past the right edge.
+    const inkRight = getComputedStyle(el).overflowX === "visible" ? r.left + el.scrollWidth : r.right;
+    if (Math.max(r.right, inkRight) <= viewportWidth + 0.5 || r.width === 0) continue;
     const parent = el.parentElement;
     if (parent && parent.getBoundingClientRect().right > viewportWidth + 0.5 && parent !== document.body) continue;
     sticking.push(
