@@ -114,14 +114,14 @@ export function SignInForm(props: {
                   <Button
                     variant="secondary"
                     size="md"
-                    className="justify-between border-slate-200 text-left font-normal"
+                    className="flex-wrap justify-between gap-x-2 whitespace-normal border-slate-200 text-left font-normal"
                     key={account.email}
                     disabled={disabled}
                     data-testid={`demo-sign-in-${account.email}`}
                     onClick={() => void signInWithPassword(account.email, props.demoPassword ?? "")}
                   >
-                    <span>{account.email}</span>
-                    <span className="text-xs text-slate-500">
+                    <span className="min-w-0 [overflow-wrap:anywhere]">{account.email}</span>
+                    <span className="ml-auto text-xs text-slate-500">
                       {account.role}
                       {account.tenants.length ? ` · ${account.tenants.join(", ")}` : ""}
                     </span>

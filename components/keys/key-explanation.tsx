@@ -19,7 +19,9 @@ export function KeyExplanationView({ explanation }: { explanation: KeyExplanatio
   return (
     <div className="space-y-6">
       <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Derivation">
-        <h2 className="mb-3 text-sm font-semibold">sha256(tenant|subject|tool|canonical|bucket)</h2>
+        <h2 className="mb-3 text-sm font-semibold [overflow-wrap:anywhere]">
+          sha256(tenant|subject|tool|canonical|bucket)
+        </h2>
         <dl className="space-y-3 text-sm">
           <Row label="Canonical arguments" copy={derived.canonical}>
             <code className="break-all font-mono text-xs" data-testid="explain-canonical">

@@ -6,14 +6,16 @@ const REDACTED = "[redacted]";
  * A stored response, receipt or snapshot as indented, coloured JSON. Server-rendered, no
  * dependency: responses are small (a receipt, an error), and a tree widget would hide the
  * one field support needs behind clicks. Redacted values stand out so nobody reads them as data.
+ * Long lines wrap inside the box (a URL, a token, a message): the whole value stays readable on a
+ * phone and in a half-width panel, and the block never pushes its page wider.
  */
 export function JsonView({ value, label }: { value: unknown; label?: string }) {
   return (
-    // Focusable: a keyboard user must be able to scroll a long line into view.
+    // Focusable: a keyboard user can still scroll a block taller or wider than its box.
     <pre
       aria-label={label}
       tabIndex={0}
-      className="overflow-x-auto rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800"
+      className="max-w-full overflow-x-auto whitespace-pre-wrap break-words [overflow-wrap:anywhere] rounded-md border border-slate-200 bg-slate-50 p-3 font-mono text-xs leading-5 text-slate-800"
       data-testid="json-view"
     >
       {render(value, 0)}

@@ -75,7 +75,7 @@ export function RecordDetailView({
       </section>
 
       <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
-        <div className="space-y-6">
+        <div className="min-w-0 space-y-6">
           <Panel title="What a repeat caller receives now">
             {detail.repeatCaller.kind === "replay" ? (
               <p className="text-sm text-slate-700" data-testid="replay-note">
@@ -136,7 +136,7 @@ export function RecordDetailView({
           </Panel>
         </div>
 
-        <div className="space-y-6">
+        <div className="min-w-0 space-y-6">
           <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}>
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
             {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}

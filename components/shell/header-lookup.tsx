@@ -35,7 +35,7 @@ export function HeaderLookup() {
   }
 
   return (
-    <form role="search" onSubmit={submit} className="w-full max-w-md">
+    <form role="search" onSubmit={submit} className="w-full md:max-w-md">
       <label htmlFor="header-lookup" className="sr-only">
         Look up a ref, key or error message
       </label>

@@ -8,7 +8,7 @@ export function SignOutButton() {
     <Button
       variant="secondary"
       size="md"
-      className="px-2.5 py-1 font-normal"
+      className="shrink-0 px-2.5 py-1 font-normal"
       onClick={() => void signOut({ callbackUrl: "/sign-in" })}
     >
       Sign out

@@ -22,7 +22,7 @@ export function ServerStatusList({ servers }: { servers: ServerAuditStatus[] }) 
           data-server={server.name}
           data-status={server.status}
         >
-          <div className="flex items-center gap-2">
+          <div className="flex flex-wrap items-center gap-2">
             <span className="font-semibold">{server.name}</span>
             <span className="rounded bg-slate-100 px-1.5 text-[11px] text-slate-600">{server.transport}</span>
             <span className="text-[11px] text-slate-500">
@@ -32,7 +32,7 @@ export function ServerStatusList({ servers }: { servers: ServerAuditStatus[] }) 
                   ? "added in the console"
                   : "uploads only"}
             </span>
-            <span className="ml-auto">
+            <span className="ml-auto whitespace-nowrap">
               {server.status === "ok" ? (
                 <span className="rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">
                   ok

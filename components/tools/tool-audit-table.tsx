@@ -101,7 +101,6 @@ export function ToolAuditTable({ tools, canReview }: { tools: ToolAuditRow[]; ca
       data={tools}
       getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`}
       testId="tool-audit-table"
-      stackBelowMd
       rowAttributes={(tool) => ({
         "data-tool": tool.name,
         "data-verdict": tool.verdict,

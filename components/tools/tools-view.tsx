@@ -24,7 +24,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-white p-3">
-        <nav className="flex items-center gap-1 text-xs" aria-label="Evidence window">
+        <nav className="flex flex-wrap items-center gap-1 text-xs" aria-label="Evidence window">
           <span className="text-slate-500">Evidence over the last</span>
           {WINDOWS.map((w) => (
             <Link
@@ -45,7 +45,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
           </span>
         </nav>
         <VerdictSummary summary={audit.summary} />
-        <div className="ml-auto flex items-center gap-2">
+        <div className="ml-auto flex flex-wrap items-center gap-2">
           <span className="text-xs text-slate-500">Export for a code review</span>
           {(["md", "json"] as const).map((format) => (
             <a

@@ -25,6 +25,11 @@ import { Button } from "@/components/ui/button";
  * Every table of the console is this one, on TanStack Table: semantic <table> markup with a
  * header cell for every column, the server's row order (keyset-paged pages arrive sorted),
  * optional row selection for bulk work, optional client sorting, and cells that may span columns.
+ *
+ * Below md every row is a card: each cell on a line of its own with its column's name beside the
+ * value (app/globals.css, `.data-table-cards`). A phone never scrolls sideways to find a row's
+ * status, and no column hides behind another. The markup stays a table (explicit roles, since a
+ * table shown as blocks loses its native ones) and the header row stays for screen readers.
  */
 export const dataTableFeatures = tableFeatures({
   rowSortingFeature,
@@ -58,6 +63,8 @@ declare module "@tanstack/react-table" {
     headerClassName?: string;
     /** The header's tooltip: what a short header means. */
     headerTitle?: string;
+    /** The column's name beside each value on a narrow screen; defaults to the header when it is text. */
+    label?: string;
   }
 }
 
@@ -85,8 +92,6 @@ type Props<Row extends RowData> = {
   selection?: DataTableSelection<Row>;
   /** Client sorting by clicking a header (columns opt out with enableSorting: false). */
   sortable?: boolean;
-  /** Below md each row is a block of its own: a phone never scrolls sideways to the last column. */
-  stackBelowMd?: boolean;
   className?: string;
   tableClassName?: string;
 };
@@ -129,7 +134,6 @@ export function DataTable<Row extends RowData>({
   detail,
   selection,
   sortable = false,
-  stackBelowMd = false,
   className,
   tableClassName,
 }: Props<Row>) {
@@ -139,7 +143,7 @@ export function DataTable<Row extends RowData>({
     const select: DataColumn<Row> = {
       id: "select",
       enableSorting: false,
-      meta: { headerClassName: "w-8", cellClassName: "w-8" },
+      meta: { headerClassName: "w-8", cellClassName: "w-8", label: "Select" },
       header: ({ table }) => (
         <>
           <span className="sr-only">Select</span>
@@ -184,9 +188,8 @@ export function DataTable<Row extends RowData>({
       : {}),
   });
 
-  // Whole class names, never built from parts: Tailwind only generates classes it finds written out.
-  const stack = (classes: string) => (stackBelowMd ? classes : "");
   const columnCount = allColumns.length;
+  const leafColumns = table.getAllLeafColumns();
 
   function headerContent(header: Header<DataTableFeatures, Row, unknown>) {
     if (header.isPlaceholder) return null;
@@ -195,26 +198,32 @@ export function DataTable<Row extends RowData>({
   }
 
   return (
-    <div className={twMerge("overflow-x-auto rounded-lg border border-slate-200 bg-white", className)}>
-      <table
-        className={twMerge("min-w-full text-sm", stackBelowMd ? "block md:table" : "", tableClassName)}
-        data-testid={testId}
-      >
+    // relative: a screen-reader-only label inside a cell is positioned against this box, so it
+    // cannot stick out of the scroll area and widen the page.
+    <div
+      className={twMerge(
+        "data-table-cards relative overflow-x-auto rounded-lg border border-slate-200 bg-white",
+        className,
+      )}
+    >
+      <table role="table" className={twMerge("min-w-full text-sm", tableClassName)} data-testid={testId}>
         {caption ? (
           <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption>
         ) : null}
-        <thead className={twMerge(HEAD, stack("hidden md:table-header-group"))}>
+        <thead role="rowgroup" className={HEAD}>
           {table.getHeaderGroups().map((group) => (
-            <tr key={group.id}>
+            <tr key={group.id} role="row">
               {group.headers.map((header) => {
                 const meta = header.column.columnDef.meta;
                 const sorted = header.column.getIsSorted();
                 return (
                   <th
                     key={header.id}
+                    role="columnheader"
                     scope="col"
                     colSpan={header.colSpan > 1 ? header.colSpan : undefined}
                     title={meta?.headerTitle}
+                    data-label={header.column.id === "select" ? "Select all" : undefined}
                     aria-sort={
                       header.column.getCanSort()
                         ? sorted === "asc"
@@ -233,22 +242,24 @@ export function DataTable<Row extends RowData>({
             </tr>
           ))}
         </thead>
-        <tbody className={twMerge("divide-y divide-slate-100", stack("block md:table-row-group"))}>
+        <tbody role="rowgroup" className="divide-y divide-slate-100">
           {table.getRowModel().rows.map((row) => {
             const attributes = rowAttributes?.(row.original) ?? {};
             const below = detail?.(row.original) ?? null;
             return (
               <Fragment key={row.id}>
-                <tr {...attributes} className={twMerge(stack("block py-1 md:table-row"), attributes.className)}>
+                <tr role="row" {...attributes}>
                   {row.getAllCells().map((cell) => {
                     const colSpan = cell.getColSpan();
                     if (colSpan === 0) return null;
                     return (
                       <td
                         key={cell.id}
+                        role="cell"
                         colSpan={colSpan > 1 ? colSpan : undefined}
                         data-column={cell.column.id}
-                        className={twMerge(TD, cell.column.columnDef.meta?.cellClassName, stack("block md:table-cell"))}
+                        data-label={spannedLabel(leafColumns, cell.column.id, colSpan)}
+                        className={twMerge(TD, cell.column.columnDef.meta?.cellClassName)}
                       >
                         <table.FlexRender cell={cell} />
                       </td>
@@ -256,8 +267,8 @@ export function DataTable<Row extends RowData>({
                   })}
                 </tr>
                 {below === null ? null : (
-                  <tr className="bg-slate-50/60" data-detail-of={row.id}>
-                    <td colSpan={columnCount} className="px-3 py-3">
+                  <tr role="row" className="bg-slate-50/60" data-detail-of={row.id}>
+                    <td role="cell" colSpan={columnCount} className="px-3 py-3">
                       {below}
                     </td>
                   </tr>
@@ -269,6 +280,24 @@ export function DataTable<Row extends RowData>({
       </table>
     </div>
   );
+}
+
+type LabelledColumn = { id: string; columnDef: { header?: unknown; meta?: { label?: string } } };
+
+function columnLabel(column: LabelledColumn): string | undefined {
+  return (
+    column.columnDef.meta?.label ?? (typeof column.columnDef.header === "string" ? column.columnDef.header : undefined)
+  );
+}
+
+/** A cell's name on a narrow screen: its column's, or the first and last of the columns it spans. */
+function spannedLabel(columns: LabelledColumn[], id: string, colSpan: number): string | undefined {
+  const start = columns.findIndex((c) => c.id === id);
+  const first = columns[start];
+  if (!first) return undefined;
+  const last = colSpan > 1 ? columns[start + colSpan - 1] : undefined;
+  const [from, to] = [columnLabel(first), last ? columnLabel(last) : undefined];
+  return from && to ? `${from} – ${to}` : from;
 }
 
 /** The header of a column that shows no words (actions, details): named for screen readers, so no <th> is empty. */

@@ -43,7 +43,7 @@ function PagerLink({ href, rel, children }: { href: string | null; rel?: "next" 
 export function KeysetPager({ newest, newer, older, summary, testId, children }: Props) {
   const pagesNewer = newer !== undefined;
   return (
-    <nav aria-label="Pages" className="mt-4 flex items-center gap-2" data-testid={testId}>
+    <nav aria-label="Pages" className="mt-4 flex flex-wrap items-center gap-2" data-testid={testId}>
       {pagesNewer && newest === null ? null : <PagerLink href={newest}>⇤ Newest</PagerLink>}
       {pagesNewer ? (
         <PagerLink href={newer} rel="prev">
@@ -53,7 +53,7 @@ export function KeysetPager({ newest, newer, older, summary, testId, children }:
       <PagerLink href={older} rel="next">
         Older →
       </PagerLink>
-      <span className="ml-2 text-xs text-slate-500">{summary}</span>
+      <span className="text-xs text-slate-500 md:ml-2">{summary}</span>
       {children ? <div className="ml-auto">{children}</div> : null}
     </nav>
   );

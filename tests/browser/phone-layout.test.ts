@@ -1,0 +1,366 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { createHash, randomBytes } from "node:crypto";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
+import { saveUser } from "@/lib/auth/users";
+import { writeAudit } from "@/lib/audit/write-audit";
+import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import type { Actor } from "@/lib/identity/actor";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { signInAs } from "../helpers/sign-in";
+import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const TENANT = `phone-${run}`;
+const OPERATOR = `${TENANT}-operator@demo.test`;
+const hash = (label: string) => createHash("sha256").update(`phone|${run}|${label}`).digest("hex");
+/** Two keys under one ref: the lookup page lists both instead of going straight to a record. */
+const SHARED_REF = hash("shared").slice(0, 12);
+const key = (label: string) => (label.startsWith("shared") ? `${SHARED_REF}${hash(label).slice(12)}` : hash(label));
+const STUCK = key("stuck");
+const PHONES = [
+  { width: 360, height: 740 },
+  { width: 390, height: 844 },
+];
+const SETUP: Actor = {
+  kind: "system",
+  id: "test",
+  name: "phone-layout-test",
+  displayName: "phone layout test",
+  role: "admin",
+  tenants: [],
+};
+
+/** Every page a signed-in person reaches, in a state with something on it. */
+const CONSOLE_PAGES = [
+  { name: "overview", path: "/" },
+  { name: "records", path: "/records" },
+  { name: "record", path: `/records/${STUCK}` },
+  { name: "stuck", path: "/stuck" },
+  { name: "lookup", path: `/lookup?q=${encodeURIComponent(`Do not submit it again (ref ${SHARED_REF}).`)}` },
+  {
+    name: "keys",
+    path: `/keys?tenant=${TENANT}&subject=user_1&tool=charge_card&args=${encodeURIComponent('{"amount_cents": 2400, "card": "c_4242"}')}&compare=${encodeURIComponent('{"card": "c_4242", "amount_cents": 2400}')}`,
+  },
+  { name: "metrics", path: "/metrics" },
+  { name: "tools", path: "/tools" },
+  { name: "audit", path: "/audit" },
+  { name: "forbidden", path: "/forbidden?action=users:manage" },
+  { name: "not-found", path: "/no-such-page-here" },
+];
+
+type Layout = {
+  documentWidth: number;
+  viewportWidth: number;
+  /** The outermost elements that stick out past the viewport's right edge, to name in a failure. */
+  sticking: string[];
+  searchWidth: number | null;
+  signOut: { left: number; right: number } | null;
+  menuButton: { visible: boolean; width: number; height: number } | null;
+  /** Per records row: cells not wholly visible (cut by the viewport or by a scroll box). */
+  hiddenCells: { key: string; cells: string[] }[];
+  recordRef: { left: number; right: number } | null;
+  /** JSON blocks whose text runs past their own box (hidden until scrolled). */
+  cutJson: string[];
+};
+
+/** Measured in the page: what sticks out, and whether the controls a person needs are whole. */
+function measureLayout(): Layout {
+  const viewportWidth = window.innerWidth;
+  const clippers = (el: Element) => {
+    const boxes: DOMRect[] = [];
+    for (let parent = el.parentElement; parent; parent = parent.parentElement)
+      if (getComputedStyle(parent).overflowX !== "visible") boxes.push(parent.getBoundingClientRect());
+    return boxes;
+  };
+  const wholeInView = (el: Element) => {
+    const r = el.getBoundingClientRect();
+    if (r.width === 0 || !el.checkVisibility()) return false;
+    if (r.left < -0.5 || r.right > viewportWidth + 0.5) return false;
+    return clippers(el).every((box) => r.left >= box.left - 0.5 && r.right <= box.right + 0.5);
+  };
+  const sticking: string[] = [];
+  for (const el of document.body.querySelectorAll("*")) {
+    const r = el.getBoundingClientRect();
+    // Its box, or text running out of its box (a long unbroken word), past the right edge.
+    const inkRight = getComputedStyle(el).overflowX === "visible" ? r.left + el.scrollWidth : r.right;
+    if (Math.max(r.right, inkRight) <= viewportWidth + 0.5 || r.width === 0) continue;
+    const parent = el.parentElement;
+    if (parent && parent.getBoundingClientRect().right > viewportWidth + 0.5 && parent !== document.body) continue;
+    sticking.push(
+      `<${el.tagName.toLowerCase()} class="${el.getAttribute("class") ?? ""}"> right ${Math.round(r.right)}`,
+    );
+  }
+  const rect = (el: Element | null) => {
+    if (!el) return null;
+    const r = el.getBoundingClientRect();
+    return { left: r.left, right: r.right };
+  };
+  const search = document.querySelector<HTMLInputElement>("#header-lookup");
+  const signOut = [...document.querySelectorAll("button")].find((b) => b.textContent?.trim() === "Sign out") ?? null;
+  const menu = document.querySelector('[data-testid="menu-button"]');
+  const menuBox = menu?.getBoundingClientRect();
+  const hiddenCells = [...document.querySelectorAll('[data-testid="records-table"] tbody tr[data-key]')].map((row) => ({
+    key: row.getAttribute("data-key") ?? "",
+    cells: [...row.querySelectorAll("td")]
+      .filter((td) => td.textContent?.trim() && !wholeInView(td))
+      .map((td) => td.getAttribute("data-column") ?? "?"),
+  }));
+  return {
+    documentWidth: document.documentElement.scrollWidth,
+    viewportWidth,
+    sticking: sticking.slice(0, 8),
+    searchWidth: search ? search.getBoundingClientRect().width : null,
+    signOut: signOut && wholeInView(signOut) ? rect(signOut) : null,
+    menuButton:
+      menu && menuBox ? { visible: menu.checkVisibility(), width: menuBox.width, height: menuBox.height } : null,
+    hiddenCells: hiddenCells.filter((row) => row.cells.length > 0),
+    cutJson: [...document.querySelectorAll<HTMLElement>('[data-testid="json-view"]')]
+      .filter((pre) => pre.checkVisibility() && pre.scrollWidth > pre.clientWidth + 1)
+      .map((pre) => `${pre.getAttribute("aria-label") ?? "json"}: ${pre.scrollWidth} in ${pre.clientWidth} px`),
+    recordRef: (() => {
+      const ref = document.querySelector('[data-testid="record-ref"]');
+      return ref && wholeInView(ref) ? rect(ref) : null;
+    })(),
+  };
+}
+
+async function expectFits(page: Page, where: string, options: { shell: boolean }) {
+  const layout = await page.evaluate(measureLayout);
+  expect(
+    layout.documentWidth,
+    `${where}: the document is ${layout.documentWidth} px wide in a ${layout.viewportWidth} px viewport; sticking out:\n${layout.sticking.join("\n")}`,
+  ).toBeLessThanOrEqual(layout.viewportWidth);
+  expect(layout.cutJson, `${where}: JSON cut off at its box's edge`).toEqual([]);
+  if (!options.shell) return layout;
+  expect(layout.searchWidth, `${where}: the header search box`).toBeGreaterThanOrEqual(
+    layout.viewportWidth >= 390 ? 200 : 180,
+  );
+  expect(layout.signOut, `${where}: Sign out is not wholly inside the viewport`).not.toBeNull();
+  expect(layout.menuButton, `${where}: the Menu button`).toMatchObject({ visible: true });
+  expect(layout.menuButton!.height, `${where}: the Menu button is a finger's target`).toBeGreaterThanOrEqual(32);
+  return layout;
+}
+
+describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), in Chromium", () => {
+  let browser: Browser;
+  let pageErrors: PageErrorWatch;
+  let db: Db;
+
+  beforeAll(async () => {
+    db = createPrismaClient(inject("databaseUrl"), 1);
+    const ago = (minutes: number) => new Date(Date.now() - minutes * 60_000);
+    const receipt = (label: string) => ({
+      id: `ch_${run}_${label}`,
+      status: "succeeded",
+      amount_cents: 2400,
+      card: "c_4242",
+      reference: key(label),
+      // A long unbroken value: the JSON view must wrap it, not widen the page.
+      receipt_url: `https://pay.example.test/receipts/${key(label)}${hash(`${label}-2`)}`,
+    });
+    const rows = [
+      { label: "stuck", tool: "charge_card", subject: "user_1", status: "in_progress", minutes: 70 },
+      { label: "shared-a", tool: "charge_card", subject: "user_2", status: "completed", minutes: 50 },
+      { label: "shared-b", tool: "refund_charge", subject: "user_2", status: "completed", minutes: 40 },
+      {
+        label: "shipment",
+        tool: "create_shipment",
+        subject: "user_with_a_rather_long_subject_name_42",
+        status: "in_progress",
+        minutes: 1,
+      },
+      { label: "email", tool: "send_receipt_email", subject: null, status: "completed", minutes: 20 },
+      { label: "failed", tool: "charge_card", subject: "user_3", status: "failed", minutes: 10 },
+    ];
+    await db.idempotency.createMany({
+      data: rows.map((row) => ({
+        key: key(row.label),
+        tenant: TENANT,
+        subject: row.subject,
+        tool: row.tool,
+        status: row.status,
+        response: row.status === "completed" ? receipt(row.label) : undefined,
+        createdAt: ago(row.minutes),
+        updatedAt: row.status === "completed" ? ago(row.minutes - 1) : null,
+      })),
+    });
+    await writeAudit(
+      db,
+      { ...SETUP, id: "reconciler", name: "reconciler", displayName: "Reconciler" },
+      {
+        action: "record.complete",
+        key: key("email"),
+        tenant: TENANT,
+        reason: "reconciler: the processor says the operation happened (status succeeded)",
+        before: { key: key("email"), status: "in_progress", response: null },
+        after: { key: key("email"), status: "completed", response: receipt("email") },
+        evidence: { outcome: "taken", receipt: receipt("email"), evidence: { adapter: "http", status: 200 } },
+      },
+    );
+    // An operator limited to this file's tenant: every list shows this file's rows, whatever else the run wrote.
+    await saveUser(db, SETUP, { email: OPERATOR, role: "operator", tenants: [TENANT], password: DEMO_PASSWORD });
+    browser = await launchChromium();
+    pageErrors = watchPageErrors(browser);
+  });
+  afterEach(() => pageErrors.expectNoPageErrors());
+  afterAll(async () => {
+    await browser?.close();
+    await db?.$disconnect();
+  });
+
+  async function phonePage(viewport: { width: number; height: number }, signedIn = true): Promise<Page> {
+    const page = await (await browser.newContext({ viewport })).newPage();
+    if (signedIn) {
+      await page.goto(`${baseUrl}/`);
+      await page.waitForURL(/\/sign-in\?callbackUrl=/);
+      await page.fill('input[name="email"]', OPERATOR);
+      await page.fill('input[name="password"]', DEMO_PASSWORD);
+      await page.click('button[type="submit"]');
+      await page.waitForURL(`${baseUrl}/`);
+    }
+    return page;
+  }
+
+  /** Makes the demo world's processor hold a charge under STUCK (the call "was taken"), so asking shows a receipt. */
+  let charged = false;
+  async function askTheProcessor(page: Page) {
+    if (!charged) {
+      const detail = (await page.evaluate((k) => fetch(`/api/v1/records/${k}`).then((r) => r.json()), STUCK)) as {
+        processor: string | null;
+      };
+      const processorUrl = /^GET (http\S+)\/references\/\{key\}$/.exec(detail.processor ?? "")?.[1];
+      expect(processorUrl, "the browser project's console is expected to run the demo processor").toBeDefined();
+      const response = await fetch(`${processorUrl}/charges`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ card: "c_4242", amount_cents: 2_400, reference: STUCK }),
+      });
+      expect(response.status).toBe(200);
+      charged = true;
+    }
+    await page.click('button:has-text("Ask the processor")');
+    await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="taken"]');
+    await page.locator('[data-testid="processor-outcome"] summary').click();
+  }
+
+  async function visit(page: Page, path: string) {
+    const response = await page.goto(`${baseUrl}${path}`);
+    await page.waitForLoadState("networkidle");
+    return response?.status();
+  }
+
+  for (const viewport of PHONES) {
+    it(`at ${viewport.width} px every page fits: nothing wider than the screen, search, Sign out and every records cell whole`, async () => {
+      const page = await phonePage(viewport);
+      for (const { name, path } of CONSOLE_PAGES) {
+        if (name === "not-found") pageErrors.allow(/status of 404/);
+        const status = await visit(page, path);
+        expect(status, name).toBe(name === "not-found" ? 404 : 200);
+        // Forbidden and not-found stand outside the console's frame.
+        const layout = await expectFits(page, `${name} at ${viewport.width}`, {
+          shell: name !== "forbidden" && name !== "not-found",
+        });
+        if (name === "records") {
+          expect(await page.locator('[data-testid="records-table"] tbody tr[data-key]').count()).toBe(6);
+          expect(layout.hiddenCells, `records at ${viewport.width}: cells cut off`).toEqual([]);
+        }
+        if (name === "record") expect(layout.recordRef, `the record's ref at ${viewport.width}`).not.toBeNull();
+        if (name === "lookup")
+          expect(await page.locator("main a[href^='/records/']").count()).toBeGreaterThanOrEqual(2);
+      }
+      // The record page once the processor has answered: its evidence JSON stays inside its box.
+      await visit(page, `/records/${STUCK}`);
+      await askTheProcessor(page);
+      await expectFits(page, `record after asking at ${viewport.width}`, { shell: true });
+
+      const anonymous = await phonePage(viewport, false);
+      await visit(anonymous, "/sign-in");
+      await expectFits(anonymous, `sign-in at ${viewport.width}`, { shell: false });
+      const submit = await anonymous.locator('button[type="submit"]').boundingBox();
+      expect(submit!.x + submit!.width).toBeLessThanOrEqual(viewport.width);
+    });
+  }
+
+  it("the Menu button opens the navigation, a link navigates and closes it, Escape closes it; Tab reaches the skip link first", async () => {
+    const page = await phonePage({ width: 390, height: 844 });
+    const button = page.locator('[data-testid="menu-button"]');
+    const nav = page.locator('nav[aria-label="Main"]');
+    expect(await button.getAttribute("aria-controls")).toBe(await nav.getAttribute("id"));
+    expect([await button.getAttribute("aria-expanded"), await nav.isVisible()]).toEqual(["false", false]);
+
+    await button.click();
+    expect([await button.getAttribute("aria-expanded"), await nav.isVisible()]).toEqual(["true", true]);
+    await nav.getByRole("link", { name: "Stuck" }).click();
+    await page.waitForURL(`${baseUrl}/stuck`);
+    await expect.poll(() => nav.isVisible()).toBe(false);
+    expect(await button.getAttribute("aria-expanded")).toBe("false");
+
+    // By keyboard: Enter opens, Tab walks into the links, Escape closes and hands focus back.
+    await button.focus();
+    await page.keyboard.press("Enter");
+    await expect.poll(() => nav.isVisible()).toBe(true);
+    await page.keyboard.press("Tab");
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Overview");
+    await page.keyboard.press("Escape");
+    await expect.poll(() => nav.isVisible()).toBe(false);
+    expect(await button.getAttribute("aria-expanded")).toBe("false");
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe("menu-button");
+
+    // From md up the links are the side bar and the button is gone.
+    await page.setViewportSize({ width: 1024, height: 800 });
+    expect([await button.isVisible(), await nav.isVisible()]).toEqual([false, true]);
+
+    // The skip link: the first Tab stop of a fresh page, visible when focused, and it moves focus to the page.
+    await page.setViewportSize({ width: 390, height: 844 });
+    await visit(page, "/records");
+    await page.keyboard.press("Tab");
+    const skip = page.locator('[data-testid="skip-link"]');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe("Skip to content");
+    const box = await skip.boundingBox();
+    expect(box!.width).toBeGreaterThan(50);
+    await page.keyboard.press("Enter");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("content");
+  });
+
+  it("writes a screenshot of every page at 390 × 844 (docs/screenshots/mobile) and the records and record pages at 1440", async () => {
+    mkdirSync("docs/screenshots/mobile", { recursive: true });
+    const page = await phonePage({ width: 390, height: 844 });
+    for (const { name, path } of CONSOLE_PAGES) {
+      if (name === "not-found") pageErrors.allow(/status of 404/);
+      await visit(page, path);
+      copyFileSync(await screenshot(page, `mobile-${name}`), `docs/screenshots/mobile/${name}.png`);
+    }
+    await visit(page, `/records/${STUCK}`);
+    await askTheProcessor(page);
+    copyFileSync(await screenshot(page, "mobile-record-asked"), "docs/screenshots/mobile/record-asked.png");
+    const anonymous = await phonePage({ width: 390, height: 844 }, false);
+    await visit(anonymous, "/sign-in");
+    copyFileSync(await screenshot(anonymous, "mobile-sign-in"), "docs/screenshots/mobile/sign-in.png");
+
+    // Desktop is unchanged: the table is a table, and a long receipt wraps inside its half of the record page.
+    const desktop = await signInAs(
+      await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage(),
+      OPERATOR,
+      "/records",
+    );
+    await desktop.waitForSelector('[data-testid="records-table"] thead th');
+    expect(await desktop.locator('[data-testid="records-table"] thead').isVisible()).toBe(true);
+    await screenshot(desktop, "desktop-records");
+    await visit(desktop, `/records/${key("shared-a")}`);
+    await expectFits(desktop, "a completed record at 1440", { shell: false });
+    await screenshot(desktop, "desktop-record");
+    await visit(desktop, `/records/${STUCK}`);
+    await askTheProcessor(desktop);
+    await expectFits(desktop, "the record at 1440 after asking", { shell: false });
+    // The receipt's box ends inside its panel: nothing cut off at the right edge.
+    const [receipt, panel] = await Promise.all([
+      desktop.locator('[aria-label="processor receipt"]').boundingBox(),
+      desktop.locator('[data-testid="processor-outcome"]').boundingBox(),
+    ]);
+    expect(receipt!.x + receipt!.width).toBeLessThanOrEqual(panel!.x + panel!.width);
+    await screenshot(desktop, "desktop-record-asked");
+  });
+});
