@@ -9,6 +9,13 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
   return (
     // Below md the side bar becomes a top bar: on a phone the page gets the whole width.
     <div className="flex min-h-screen flex-col md:flex-row">
+      {/* The first Tab stop: past the navigation and the header in one key. Hidden until focused. */}
+      <a
+        href="#content"
+        className="sr-only rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:left-3 focus:top-3 focus:z-50"
+      >
+        Skip to content
+      </a>
       <aside className="flex shrink-0 flex-col gap-2 bg-slate-900 px-3 py-3 md:w-52 md:gap-6 md:py-4">
         <div className="px-3">
           <div className="text-base font-semibold tracking-tight text-white">Idem Console</div>
@@ -37,7 +44,9 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
             <SignOutButton />
           </div>
         </header>
-        <main className="min-w-0 flex-1 px-4 py-4 md:px-6 md:py-6">{children}</main>
+        <main id="content" tabIndex={-1} className="min-w-0 flex-1 px-4 py-4 md:px-6 md:py-6">
+          {children}
+        </main>
       </div>
     </div>
   );
