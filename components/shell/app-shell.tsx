@@ -9,10 +9,10 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
   return (
     // Below md the side bar becomes a top bar: on a phone the page gets the whole width.
     <div className="flex min-h-screen flex-col md:flex-row">
-      {/* The first Tab stop: past the navigation and the header in one key. Hidden until focused. */}
+      {/* The first Tab stop: past the navigation and the header in one key. Above the viewport until focused. */}
       <a
         href="#content"
-        className="sr-only rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow focus:not-sr-only focus:fixed focus:left-3 focus:top-3 focus:z-50"
+        className="fixed left-3 top-3 z-50 -translate-y-[200%] rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow focus:translate-y-0"
       >
         Skip to content
       </a>

@@ -46,9 +46,11 @@ export function databaseUnavailablePage(from: string | null, nonce: string | nul
 <style${nonceAttribute}>body{font-family:system-ui,sans-serif;margin:0;padding:3rem 1.5rem;color:#0f172a;background:#f8fafc}main{max-width:36rem;margin:0 auto;background:#fff;border:1px solid #fecaca;border-radius:.5rem;padding:1.25rem}h1{font-size:1.125rem;color:#991b1b;margin:0}p{font-size:.875rem;line-height:1.5}a{color:#0f172a}</style>
 </head>
 <body>
-<main role="alert">
+<main>
+<div role="alert">
 <h1>The console's database is unavailable</h1>
 <p>The console cannot reach its PostgreSQL database right now (it is restarting, refusing connections or not answering in time). Nothing was changed.</p>
+</div>
 <p>This page checks every ${RETRY_AFTER_SECONDS} seconds and takes you back once the database answers. <a href="${back}">Try again now</a>.</p>
 <p id="retry-status" role="status"></p>
 </main>

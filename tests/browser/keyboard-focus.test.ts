@@ -2,7 +2,7 @@ import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { browserMissing, launchChromium } from "../helpers/browser";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { focusIsWithin, focusedElement, tabUntil, type FocusedElement } from "../helpers/keyboard-focus";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInAs } from "../helpers/sign-in";
@@ -106,10 +106,12 @@ describe.skipIf(browserMissing)("keyboard focus: visible rings, the skip link, f
         visible: true,
       });
       expect(skip?.ringContrast).toBeGreaterThanOrEqual(RING_CONTRAST);
+      await screenshot(page, `skip-link-focused-${width}`);
       await page.keyboard.press("Enter");
       expect(await page.evaluate(() => document.activeElement?.id)).toBe("content");
       await page.keyboard.press("Tab");
       expect(await focusIsWithin(page, "main#content"), "the Tab after the skip link is in main").toBe(true);
+      await screenshot(page, `focus-after-skip-${width}`);
     }
   });
 
