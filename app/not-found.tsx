@@ -2,7 +2,7 @@ import Link from "next/link";
 
 export default function NotFound() {
   return (
-    <div className="flex min-h-screen items-center justify-center px-4">
+    <main className="flex min-h-screen items-center justify-center px-4">
       <div className="max-w-md rounded-lg border border-slate-200 bg-white p-6 text-center">
         <h1 className="text-lg font-semibold">Nothing here</h1>
         <p className="mt-2 text-sm text-slate-600">This page does not exist, or it is not yours to see.</p>
@@ -10,6 +10,6 @@ export default function NotFound() {
           Back to the overview
         </Link>
       </div>
-    </div>
+    </main>
   );
 }

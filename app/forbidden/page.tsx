@@ -5,7 +5,7 @@ export const metadata = { title: "Not allowed" };
 export default async function ForbiddenPage({ searchParams }: { searchParams: Promise<{ action?: string }> }) {
   const { action } = await searchParams;
   return (
-    <div className="flex min-h-screen items-center justify-center px-4">
+    <main className="flex min-h-screen items-center justify-center px-4">
       <div className="max-w-md rounded-lg border border-slate-200 bg-white p-6 text-center">
         <h1 className="text-lg font-semibold">Your role may not do this</h1>
         <p className="mt-2 text-sm text-slate-600">
@@ -20,6 +20,6 @@ export default async function ForbiddenPage({ searchParams }: { searchParams: Pr
           Back to the overview
         </Link>
       </div>
-    </div>
+    </main>
   );
 }

@@ -18,10 +18,12 @@ export default async function SignInPage({
   if (await getSessionActor()) redirect(callbackUrl);
   const demoAccounts = isDemoMode() ? await listDemoAccounts() : [];
   return (
-    <div className="flex min-h-screen items-center justify-center px-4">
+    <main className="flex min-h-screen items-center justify-center px-4">
       <div className="w-full max-w-sm">
         <div className="mb-6 text-center">
-          <div className="text-2xl font-semibold tracking-tight">Idem Console</div>
+          <h1 className="text-2xl font-semibold tracking-tight">
+            Idem Console<span className="sr-only"> — sign in</span>
+          </h1>
           <p className="mt-1 text-sm text-slate-600">Records, stuck claims and evidence for your idempotency table.</p>
         </div>
         <SignInForm
@@ -32,6 +34,6 @@ export default async function SignInPage({
           error={signInErrorMessage(params.error)}
         />
       </div>
-    </div>
+    </main>
   );
 }

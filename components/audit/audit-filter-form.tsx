@@ -26,7 +26,7 @@ type Props = {
   tenantChoices: string[] | null;
 };
 
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;

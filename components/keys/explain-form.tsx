@@ -5,8 +5,7 @@ export type ExplainFormValues = Partial<
   Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>
 >;
 
-const INPUT =
-  "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm focus:border-slate-500 focus:outline-none";
+const INPUT = "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm";
 
 /**
  * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an

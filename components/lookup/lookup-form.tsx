@@ -50,7 +50,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
           if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) event.currentTarget.form?.requestSubmit();
         }}
         placeholder="A charge with these exact details is already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with this ref."
-        className="mt-2 w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm placeholder:text-slate-400 focus:border-slate-500 focus:outline-none"
+        className="mt-2 w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm placeholder:text-slate-500"
       />
       <div className="mt-2 flex items-center gap-3">
         <Button variant="primary" size="md" type="submit">

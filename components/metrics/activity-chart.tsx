@@ -4,6 +4,9 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { SeriesPoint } from "@/lib/metrics/metrics-report";
 import { formatStep } from "./metric-format";
 
+/** Axis labels in slate-600 (7.6:1 on white), not recharts' #666: small text needs 4.5:1 with room to spare. */
+const TICK = { fontSize: 11, fill: "#475569" };
+
 /** Executions beside the repeats that were suppressed (replays, in-flight rejections), per step. */
 export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepMs: number }) {
   const data = series.map((p) => ({
@@ -27,10 +30,13 @@ export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepM
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-            <XAxis dataKey="step" tick={{ fontSize: 11 }} interval="preserveStartEnd" minTickGap={16} />
-            <YAxis tick={{ fontSize: 11 }} allowDecimals={false} width={40} />
+            <XAxis dataKey="step" tick={TICK} interval="preserveStartEnd" minTickGap={16} />
+            <YAxis tick={TICK} allowDecimals={false} width={40} />
             <Tooltip />
-            <Legend wrapperStyle={{ fontSize: 12 }} />
+            <Legend
+              wrapperStyle={{ fontSize: 12 }}
+              formatter={(name) => <span className="text-slate-700">{name}</span>}
+            />
             <Bar dataKey="executions" name="executions" stackId="calls" fill="#475569" isAnimationActive={false} />
             {eventsRecorded ? (
               <Bar dataKey="replays" name="replays served" stackId="calls" fill="#059669" isAnimationActive={false} />

@@ -12,7 +12,7 @@ type Props = {
   tenantChoices: string[] | null;
 };
 
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 
 /** Window, tool and tenant, in the URL through the shared nuqs parsers; each change re-renders the server page. */
 export function MetricsFilterBar({ tools, tenantChoices }: Props) {

@@ -4,6 +4,9 @@ import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YA
 import { MIN_RATE_CALLS, type SeriesPoint } from "@/lib/metrics/metrics-report";
 import { formatStep, NOT_RECORDED } from "./metric-format";
 
+/** Axis labels in slate-600 (7.6:1 on white), not recharts' #666: small text needs 4.5:1 with room to spare. */
+const TICK = { fontSize: 11, fill: "#475569" };
+
 const COLOR = "#059669";
 
 type Datum = { step: string; rate: number | null; uncertain: number | null; calls: number | null };
@@ -59,8 +62,8 @@ export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]
             <ResponsiveContainer width="100%" height="100%">
               <LineChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                <XAxis dataKey="step" tick={{ fontSize: 11 }} interval="preserveStartEnd" minTickGap={16} />
-                <YAxis tick={{ fontSize: 11 }} unit="%" domain={[0, "auto"]} width={44} />
+                <XAxis dataKey="step" tick={TICK} interval="preserveStartEnd" minTickGap={16} />
+                <YAxis tick={TICK} unit="%" domain={[0, "auto"]} width={44} />
                 <Tooltip
                   formatter={(value, name, item) => {
                     const calls = (item.payload as Datum).calls ?? 0;

@@ -4,6 +4,7 @@ import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 import { JsonView } from "@/components/records-detail/json-view";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
@@ -28,8 +29,8 @@ const OUTCOME_TEXT: Record<ProcessorOutcome, { label: string; style: string; mea
 type State =
   | { phase: "idle" }
   | { phase: "asking" }
-  | { phase: "answered"; result: RecordCheck }
-  | { phase: "failed"; message: string };
+  | { phase: "answered"; result: RecordCheck; count: number }
+  | { phase: "failed"; message: string; count: number };
 
 /**
  * "Ask the processor": a read-only question any role that sees the record may ask. It changes
@@ -45,15 +46,19 @@ export function AskProcessor({
   onAnswer?: (result: RecordCheck) => void;
 }) {
   const [state, setState] = useState<State>({ phase: "idle" });
+  // Each answer (or failure) is a new result: focus moves to it even when it reads the same as the last.
+  const [asked, setAsked] = useState(0);
 
   async function ask() {
+    const count = asked + 1;
+    setAsked(count);
     setState({ phase: "asking" });
     const answer = await sendMutation<RecordCheck>(`/api/v1/records/${encodeURIComponent(recordKey)}/check`, {
       unreachable: "Nothing was changed.",
       accept: (value): value is RecordCheck => typeof value === "object" && value !== null && "check" in value,
     });
-    if (!answer.ok) return setState({ phase: "failed", message: answer.message });
-    setState({ phase: "answered", result: answer.value });
+    if (!answer.ok) return setState({ phase: "failed", message: answer.message, count });
+    setState({ phase: "answered", result: answer.value, count });
     onAnswer?.(answer.value);
   }
 
@@ -67,12 +72,13 @@ export function AskProcessor({
           {processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}
         </span>
       </div>
-      {state.phase === "failed" ? (
-        <p role="alert" className="mt-3 text-sm text-red-700">
-          {state.message}
-        </p>
-      ) : null}
-      {state.phase === "answered" ? <CheckAnswer result={state.result} /> : null}
+      <ActionResult
+        resultKey={state.phase === "answered" || state.phase === "failed" ? state.count : null}
+        label="processor answer"
+      >
+        {state.phase === "failed" ? <p className="mt-3 text-sm text-red-700">{state.message}</p> : null}
+        {state.phase === "answered" ? <CheckAnswer result={state.result} /> : null}
+      </ActionResult>
     </div>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useState, type FormEvent } from "react";
 import { JsonView } from "@/components/records-detail/json-view";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 import { useHydrated } from "@/components/ui/use-hydrated";
@@ -43,19 +44,24 @@ export function RevealResponse({
     setState(answer.ok ? { phase: "revealed", result: answer.value } : { phase: "asking", error: answer.message });
   }
 
-  if (state.phase === "revealed") {
-    return (
-      <div data-testid="revealed-response">
-        <JsonView value={state.result.response} label="stored response, unmasked" />
-        <p className="mt-2 text-xs text-amber-800">
-          Unmasked ({state.result.revealedPaths.join(", ") || "nothing was masked"}). Recorded in the audit log as entry
-          #{state.result.auditId}.
-        </p>
-      </div>
-    );
-  }
+  // The region is there before the reveal, so a screen reader is already listening when it fills.
+  const revealed = (
+    <ActionResult resultKey={state.phase === "revealed" ? state.result.auditId : null} label="revealed response">
+      {state.phase === "revealed" ? (
+        <div data-testid="revealed-response">
+          <JsonView value={state.result.response} label="stored response, unmasked" />
+          <p className="mt-2 text-xs text-amber-800">
+            Unmasked ({state.result.revealedPaths.join(", ") || "nothing was masked"}). Recorded in the audit log as
+            entry #{state.result.auditId}.
+          </p>
+        </div>
+      ) : null}
+    </ActionResult>
+  );
+  if (state.phase === "revealed") return <>{revealed}</>;
   return (
     <>
+      {revealed}
       <JsonView value={masked} label="stored response" />
       {redactedPaths.length > 0 ? (
         <div className="mt-2 text-xs text-slate-500" data-testid="redaction-note">
@@ -79,6 +85,8 @@ export function RevealResponse({
                 <input
                   id="reveal-reason"
                   name="reason"
+                  // The form replaces the "Reveal…" button that had focus: focus goes on with it.
+                  autoFocus
                   required
                   minLength={3}
                   maxLength={500}

@@ -2,8 +2,7 @@ import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
 
 /** The tenant, subject and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
 
-export const filterFieldClass =
-  "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm focus:border-slate-500 focus:outline-none";
+export const filterFieldClass = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 export const filterLabelClass = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 type TenantProps = {

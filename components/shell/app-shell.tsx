@@ -13,10 +13,10 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
   return (
     // Below md the side bar becomes a top bar whose links open from a Menu button: the page gets the whole width.
     <div className="flex min-h-screen flex-col md:flex-row">
-      {/* The first thing Tab reaches: past the navigation and the search, straight to the page. */}
+      {/* The first Tab stop: past the navigation and the search in one key. Above the viewport until focused. */}
       <a
         href={`#${CONTENT_ID}`}
-        className="sr-only rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow-lg ring-2 ring-sky-600 focus:not-sr-only focus:fixed focus:left-2 focus:top-2 focus:z-50"
+        className="fixed left-3 top-3 z-50 -translate-y-[200%] rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow focus:translate-y-0"
         data-testid="skip-link"
       >
         Skip to content

@@ -45,7 +45,7 @@ export function HeaderLookup() {
         data-shortcut-ready={shortcutReady ? "true" : undefined}
         type="search"
         placeholder="Paste a ref, key or error message   ( / )"
-        className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-400 focus:border-slate-500 focus:outline-none"
+        className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-500"
       />
     </form>
   );

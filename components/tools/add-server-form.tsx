@@ -2,6 +2,7 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
@@ -12,7 +13,7 @@ import { sendMutation } from "@/components/ui/send-mutation";
  */
 export function AddServerForm() {
   const router = useRouter();
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string; count: number } | null>(null);
   return (
     <form
       className="space-y-2"
@@ -28,11 +29,11 @@ export function AddServerForm() {
         const result = await sendMutation("/api/v1/tools/servers", {
           json: { name: form.get("name"), url: form.get("url"), headers },
         });
-        setMessage(
-          result.ok
-            ? { ok: true, text: "Added. Refresh the listings to audit it." }
-            : { ok: false, text: result.message },
-        );
+        setMessage((last) => ({
+          ok: result.ok,
+          text: result.ok ? "Added. Refresh the listings to audit it." : result.message,
+          count: (last?.count ?? 0) + 1,
+        }));
         if (result.ok) router.refresh();
       }}
     >
@@ -40,11 +41,13 @@ export function AddServerForm() {
       <input
         name="name"
         required
+        aria-label="Server name"
         placeholder="name, e.g. billing"
         className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
       />
       <input
         name="url"
+        aria-label="Server URL"
         required
         type="url"
         placeholder="https://host/mcp"
@@ -52,6 +55,7 @@ export function AddServerForm() {
       />
       <textarea
         name="headers"
+        aria-label="Headers, one a line"
         rows={2}
         placeholder="Authorization: Bearer … (one header a line; values are stored, never shown)"
         className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
@@ -62,11 +66,11 @@ export function AddServerForm() {
       <Button type="submit" variant="secondary" size="sm">
         Add server
       </Button>
-      {message ? (
-        <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">
-          {message.text}
-        </p>
-      ) : null}
+      <ActionResult resultKey={message?.count ?? null} label="add-server result">
+        {message ? (
+          <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`}>{message.text}</p>
+        ) : null}
+      </ActionResult>
     </form>
   );
 }

@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useState, useTransition } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
@@ -10,16 +11,16 @@ import { sendMutation } from "@/components/ui/send-mutation";
 export function RefreshButton() {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
-  const [error, setError] = useState<string | null>(null);
+  const [result, setResult] = useState<{ ok: boolean; text: string; count: number } | null>(null);
   const [refreshing, startTransition] = useTransition();
   const hydrated = useHydrated();
   return (
     <div className="flex items-center gap-2">
-      {error ? (
-        <span className="text-xs text-red-700" role="alert">
-          {error}
-        </span>
-      ) : null}
+      <ActionResult resultKey={result?.count ?? null} label="refresh result">
+        {result ? (
+          <span className={`text-xs ${result.ok ? "text-emerald-700" : "text-red-700"}`}>{result.text}</span>
+        ) : null}
+      </ActionResult>
       <Button
         variant="primary"
         size="sm"
@@ -28,11 +29,14 @@ export function RefreshButton() {
         data-testid="refresh-listings"
         onClick={async () => {
           setBusy(true);
-          setError(null);
-          const result = await sendMutation("/api/v1/tools/refresh", { json: {} });
+          const answer = await sendMutation("/api/v1/tools/refresh", { json: {} });
           setBusy(false);
-          if (!result.ok) setError(result.message);
-          else startTransition(() => router.refresh());
+          setResult((last) => ({
+            ok: answer.ok,
+            text: answer.ok ? "Listed every server again." : answer.message,
+            count: (last?.count ?? 0) + 1,
+          }));
+          if (answer.ok) startTransition(() => router.refresh());
         }}
       >
         {busy ? "Listing tools…" : refreshing ? "Updating…" : "Refresh listings"}

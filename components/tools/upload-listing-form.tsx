@@ -2,13 +2,14 @@
 
 import { useRouter } from "next/navigation";
 import { useState } from "react";
+import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 
 /** Admins upload a tools/list result (JSON) as a snapshot of a named server. */
 export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
   const router = useRouter();
-  const [message, setMessage] = useState<{ ok: boolean; text: string } | null>(null);
+  const [message, setMessage] = useState<{ ok: boolean; text: string; count: number } | null>(null);
   return (
     <form
       className="space-y-2"
@@ -22,13 +23,18 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
         const result = await sendMutation(`/api/v1/tools/upload?server=${server}`, {
           raw: { body: text, contentType: "application/json" },
         });
-        setMessage(result.ok ? { ok: true, text: "Stored as a new snapshot." } : { ok: false, text: result.message });
+        setMessage((last) => ({
+          ok: result.ok,
+          text: result.ok ? "Stored as a new snapshot." : result.message,
+          count: (last?.count ?? 0) + 1,
+        }));
         if (result.ok) router.refresh();
       }}
     >
       <h3 className="text-sm font-semibold">Upload a tools/list result</h3>
       <input
         name="server"
+        aria-label="Server name"
         required
         list="tool-server-names"
         placeholder="server name"
@@ -48,6 +54,7 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
       />
       <textarea
         name="listing"
+        aria-label="tools/list result (JSON)"
         rows={3}
         placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}'
         className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
@@ -55,11 +62,11 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
       <Button type="submit" variant="secondary" size="sm">
         Upload
       </Button>
-      {message ? (
-        <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`} role="status">
-          {message.text}
-        </p>
-      ) : null}
+      <ActionResult resultKey={message?.count ?? null} label="upload result">
+        {message ? (
+          <p className={`text-xs ${message.ok ? "text-emerald-700" : "text-red-700"}`}>{message.text}</p>
+        ) : null}
+      </ActionResult>
     </form>
   );
 }

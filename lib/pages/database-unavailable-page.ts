@@ -19,8 +19,19 @@ export function safeReturnPath(from: string | null): string {
 const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 
 /**
+ * Asks /api/health every RETRY_AFTER_SECONDS and returns to `back` once it answers 200. Not a
+ * <meta http-equiv="refresh">: that reloads the page on a timer whether or not anything changed,
+ * which a screen reader user cannot stop (WCAG 2.2.1); this leaves the page alone until the
+ * database is back, and says so in the status line first.
+ */
+function retryScript(back: string): string {
+  const target = JSON.stringify(back).replace(/</g, "\\u003c");
+  return `(function(){var back=${target};function check(){fetch("/api/health",{cache:"no-store"}).then(function(r){if(!r.ok)throw 0;document.getElementById("retry-status").textContent="The database answers again: going back.";location.assign(back)}).catch(function(){setTimeout(check,${RETRY_AFTER_SECONDS * 1000})})}setTimeout(check,${RETRY_AFTER_SECONDS * 1000})})();`;
+}
+
+/**
  * The page a reader gets while the console's database cannot answer: 503 with Retry-After, naming
- * the database as the cause, retrying the page they asked for on its own. It says nothing of where
+ * the database as the cause, returning to the page they asked for on its own once the database answers. It says nothing of where
  * the database is (the visitor may not be signed in).
  */
 export function databaseUnavailablePage(from: string | null, nonce: string | null): Response {
@@ -31,16 +42,19 @@ export function databaseUnavailablePage(from: string | null, nonce: string | nul
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta http-equiv="refresh" content="${RETRY_AFTER_SECONDS};url=${back}">
 <title>Database unavailable · Idem Console</title>
 <style${nonceAttribute}>body{font-family:system-ui,sans-serif;margin:0;padding:3rem 1.5rem;color:#0f172a;background:#f8fafc}main{max-width:36rem;margin:0 auto;background:#fff;border:1px solid #fecaca;border-radius:.5rem;padding:1.25rem}h1{font-size:1.125rem;color:#991b1b;margin:0}p{font-size:.875rem;line-height:1.5}a{color:#0f172a}</style>
 </head>
 <body>
-<main role="alert">
+<main>
+<div role="alert">
 <h1>The console's database is unavailable</h1>
 <p>The console cannot reach its PostgreSQL database right now (it is restarting, refusing connections or not answering in time). Nothing was changed.</p>
-<p>This page tries again in ${RETRY_AFTER_SECONDS} seconds. <a href="${back}">Try again now</a>.</p>
+</div>
+<p>This page checks every ${RETRY_AFTER_SECONDS} seconds and takes you back once the database answers. <a href="${back}">Try again now</a>.</p>
+<p id="retry-status" role="status"></p>
 </main>
+<script${nonceAttribute}>${retryScript(safeReturnPath(from))}</script>
 </body>
 </html>
 `;

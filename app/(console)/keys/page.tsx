@@ -1,4 +1,5 @@
 import { ExplainForm, type ExplainFormValues } from "@/components/keys/explain-form";
+import { ActionResult } from "@/components/ui/action-result";
 import { KeyExplanationView } from "@/components/keys/key-explanation";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
@@ -42,7 +43,10 @@ export default async function KeysPage({ searchParams }: Props) {
       />
       <div className="space-y-6">
         <ExplainForm values={values} errors={errorByField} />
-        {explanation ? <KeyExplanationView explanation={explanation} /> : null}
+        {/* The explanation answers a submitted form: it takes focus, as an in-page answer would. */}
+        <ActionResult resultKey={explanation ? explanation.derived.key : null} label="key explanation">
+          {explanation ? <KeyExplanationView explanation={explanation} /> : null}
+        </ActionResult>
       </div>
     </>
   );

@@ -1,5 +1,6 @@
 import { redirect } from "next/navigation";
 import { LookupForm } from "@/components/lookup/lookup-form";
+import { ActionResult } from "@/components/ui/action-result";
 import { LookupResults } from "@/components/lookup/lookup-results";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
@@ -30,7 +31,10 @@ export default async function LookupPage({ searchParams }: Props) {
       />
       <div className="max-w-5xl space-y-6">
         <LookupForm key={text} initialText={text} />
-        {result ? <LookupResults result={result} now={now} /> : null}
+        {/* A lookup is a navigation: its result takes focus (and is announced) as an in-page answer would. */}
+        <ActionResult resultKey={result ? text : null} label="lookup result">
+          {result ? <LookupResults result={result} now={now} /> : null}
+        </ActionResult>
       </div>
     </>
   );

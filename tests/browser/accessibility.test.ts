@@ -1,0 +1,202 @@
+import { createHash, randomBytes } from "node:crypto";
+import { mkdirSync, writeFileSync } from "node:fs";
+import path from "node:path";
+import AxeBuilder from "@axe-core/playwright";
+import pg from "pg";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { browserMissing, launchChromium } from "../helpers/browser";
+import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
+import { signInAs } from "../helpers/sign-in";
+
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const TENANT = `a11y-${run}`;
+const key = (label: string) => createHash("sha256").update(`a11y|${run}|${label}`).digest("hex");
+const WIDTHS = [1440, 390];
+
+type Role = "anonymous" | "viewer" | "operator" | "admin";
+const EMAIL: Record<Exclude<Role, "anonymous">, string> = {
+  viewer: "viewer@demo.test",
+  operator: "operator@demo.test",
+  admin: "admin@demo.test",
+};
+
+/** One state of one page: where it is, who looks at it, and what to do once it has loaded (open a form, ask). */
+type Visit = { name: string; path: string; roles: Role[]; then?: (page: Page) => Promise<void> };
+
+const SIGNED_IN: Role[] = ["viewer", "operator", "admin"];
+// The pages whose controls depend on the role (reveal, resolve, bulk, reviews, servers) are seen
+// by every role; the rest look the same to all, so the admin, who sees the most, looks at them.
+const VISITS: Visit[] = [
+  { name: "sign-in", path: "/sign-in", roles: ["anonymous"] },
+  { name: "sign-in (error)", path: "/sign-in?error=CredentialsSignin", roles: ["anonymous"] },
+  { name: "database unavailable", path: "/database-unavailable?from=%2Frecords", roles: ["anonymous"] },
+  { name: "overview", path: "/", roles: ["admin"] },
+  { name: "records (rows)", path: "/records", roles: SIGNED_IN },
+  { name: "records (filtered)", path: `/records?tenant=${TENANT}&tool=charge_card`, roles: ["admin"] },
+  { name: "records (empty)", path: `/records?tenant=${TENANT}&status=failed`, roles: ["admin"] },
+  { name: "record (completed)", path: `/records/${key("completed")}`, roles: SIGNED_IN },
+  { name: "record (in_progress, stuck)", path: `/records/${key("stuck")}`, roles: SIGNED_IN },
+  {
+    name: "record (stuck, processor asked)",
+    path: `/records/${key("stuck")}`,
+    roles: ["viewer"],
+    then: async (page) => {
+      await page.click('button:has-text("Ask the processor"):not([disabled])');
+      await page.waitForSelector('[data-testid="processor-outcome"]');
+    },
+  },
+  {
+    name: "record (revealed)",
+    path: `/records/${key("completed")}`,
+    roles: ["operator"],
+    then: async (page) => {
+      await page.click('[data-testid="reveal-open"]:not([disabled])');
+      await page.fill('input[name="reason"]', `a11y sweep ${run}: reveal to check the page`);
+      await page.click('[data-testid="reveal-submit"]');
+      await page.waitForSelector('[data-testid="revealed-response"]');
+    },
+  },
+  { name: "stuck", path: "/stuck", roles: SIGNED_IN },
+  { name: "lookup (found)", path: `/lookup?q=${key("completed").slice(0, 12)}`, roles: ["admin"] },
+  { name: "lookup (released)", path: `/lookup?q=${key("released").slice(0, 12)}`, roles: ["admin"] },
+  { name: "lookup (no match)", path: "/lookup?q=000000abcdef", roles: ["admin"] },
+  {
+    name: "keys (explained)",
+    path: `/keys?tenant=${TENANT}&subject=cust&tool=charge_card&args=${encodeURIComponent('{"amount_cents":100}')}`,
+    roles: ["admin"],
+  },
+  { name: "metrics", path: "/metrics?window=1h", roles: ["admin"] },
+  { name: "tools", path: "/tools", roles: SIGNED_IN },
+  { name: "audit (rows)", path: "/audit", roles: ["admin"] },
+  { name: "audit (empty)", path: `/audit?actor=nobody-${run}%40demo.test`, roles: ["admin"] },
+  { name: "forbidden", path: "/forbidden", roles: ["viewer"] },
+  { name: "not found", path: `/no-such-page-${run}`, roles: ["viewer"] },
+];
+
+/**
+ * What fails the sweep: axe's serious and critical findings, and the two moderate ones a page
+ * must still not have — no main landmark (a screen reader's "skip to main" finds nothing) and no
+ * h1 (nothing says what the page is).
+ */
+const FAILS = (impact: string, rule: string) =>
+  impact === "serious" || impact === "critical" || rule === "landmark-one-main" || rule === "page-has-heading-one";
+
+type Violation = { page: string; role: Role; width: number; rule: string; impact: string; nodes: string[] };
+
+// axe-core on every page of the console, in the states a person meets (rows, filters, empty, a
+// revealed response, an answer), as each role where the page differs, at a desktop and a phone
+// width: no serious or critical violation. The counts by page and rule land in
+// test-results/accessibility-violations.json, so a change can be measured before and after.
+describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => {
+  let browser: Browser;
+  let pageErrors: PageErrorWatch;
+  const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    pageErrors = watchPageErrors(browser);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at) VALUES
+       ($1, $3, 'cust', 'charge_card', 'completed', '{"charge_id": "ch_1", "to": "a@b.example"}', now() - interval '3 minutes', now() - interval '3 minutes'),
+       ($2, $3, 'cust', 'charge_card', 'in_progress', NULL, now() - interval '40 minutes', NULL)`,
+      [key("completed"), key("stuck"), TENANT],
+    );
+    await pool.query(
+      `INSERT INTO audit_log (actor, actor_role, action, key, tenant, reason, before) VALUES ('operator@demo.test', 'operator', 'record.release', $1, $2, 'a11y fixture', $3)`,
+      [
+        key("released"),
+        TENANT,
+        JSON.stringify({
+          key: key("released"),
+          tenant: TENANT,
+          tool: "charge_card",
+          status: "in_progress",
+          createdAt: new Date().toISOString(),
+        }),
+      ],
+    );
+  });
+  afterEach(() => pageErrors.expectNoPageErrors());
+  afterAll(async () => {
+    await browser?.close();
+    await pool.end();
+  });
+
+  async function audit(page: Page, visit: Visit, role: Role, width: number): Promise<Violation[]> {
+    await page.setViewportSize({ width, height: 900 });
+    await page.goto(`${baseUrl}${visit.path}`);
+    await page.waitForLoadState("networkidle");
+    await visit.then?.(page);
+    const results = await new AxeBuilder({ page }).analyze();
+    return results.violations.map((v) => ({
+      page: visit.name,
+      role,
+      width,
+      rule: v.id,
+      impact: v.impact ?? "",
+      nodes: v.nodes.map((n) => `${n.target.join(" ")}${n.failureSummary ? ` — ${firstLine(n.failureSummary)}` : ""}`),
+    }));
+  }
+
+  it("has no serious or critical violation, and a main landmark and an h1, on any page, as any role, at 1440 and 390 px", async () => {
+    // The not-found page and a 403 from /forbidden are what the page is; Chromium logs their status.
+    pageErrors.allow(/status of 404 .*\/no-such-page-/);
+    pageErrors.allow(/status of 503 .*\/database-unavailable/);
+    const violations: Violation[] = [];
+    const contexts: BrowserContext[] = [];
+    const pages = new Map<Role, Page>();
+    const pageOf = async (role: Role): Promise<Page> => {
+      const known = pages.get(role);
+      if (known) return known;
+      // AxeBuilder needs a page of a context of our own (it opens frames in it).
+      const context = await browser.newContext();
+      contexts.push(context);
+      const page = await context.newPage();
+      if (role !== "anonymous") await signInAs(page, EMAIL[role]);
+      pages.set(role, page);
+      return page;
+    };
+    for (const visit of VISITS)
+      for (const role of visit.roles)
+        for (const width of WIDTHS) violations.push(...(await audit(await pageOf(role), visit, role, width)));
+    for (const context of contexts) await context.close();
+
+    const failing = violations.filter((v) => FAILS(v.impact, v.rule));
+    const counts = countByPageAndRule(failing);
+    mkdirSync(path.resolve("test-results"), { recursive: true });
+    writeFileSync(
+      path.resolve("test-results/accessibility-violations.json"),
+      JSON.stringify(
+        {
+          counts,
+          moderateAndMinor: countByPageAndRule(violations.filter((v) => !FAILS(v.impact, v.rule))),
+          violations,
+        },
+        null,
+        2,
+      ),
+    );
+    const report = failing.map(
+      (v) =>
+        `${v.page} as ${v.role} at ${v.width}px: ${v.rule} (${v.impact}), ${v.nodes.length} node(s)\n    ${v.nodes.slice(0, 5).join("\n    ")}`,
+    );
+    expect(report, `axe violations (serious, critical, no main, no h1):\n${report.join("\n")}`).toEqual([]);
+  }, 600_000);
+});
+
+function firstLine(text: string): string {
+  return text.split("\n").slice(0, 2).join(" ").slice(0, 200);
+}
+
+/** Serious and critical violations by page and rule: in how many (role, width) runs, and their nodes summed. */
+function countByPageAndRule(violations: Violation[]): Record<string, Record<string, { runs: number; nodes: number }>> {
+  const counts: Record<string, Record<string, { runs: number; nodes: number }>> = {};
+  for (const v of violations) {
+    const rule = ((counts[v.page] ??= {})[v.rule] ??= { runs: 0, nodes: 0 });
+    rule.runs += 1;
+    rule.nodes += v.nodes.length;
+  }
+  return counts;
+}
