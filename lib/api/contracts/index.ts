@@ -6,6 +6,7 @@ import {
   bulkPlanContract,
   meContract,
   metricsContract,
+  prometheusScrapeContract,
   reconcileContract,
 } from "./operations";
 import {
@@ -41,6 +42,7 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   explainKeyContract,
   auditListContract,
   metricsContract,
+  prometheusScrapeContract,
   bulkPlanContract,
   bulkApplyContract,
   reconcileContract,
