@@ -1,4 +1,5 @@
 import { createHash, randomBytes } from "node:crypto";
+import { readFileSync } from "node:fs";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
@@ -46,6 +47,8 @@ describe("a real Prometheus scrapes GET /api/v1/metrics/prometheus", () => {
       `INSERT INTO idempotency_event (key, tenant, tool, kind) VALUES ($1, $2, $3, 'outcome_unknown')`,
       [keyOf(3), tenant, tool],
     );
+    // What autovacuum would do soon enough: without it the table has no planner estimate (reltuples −1) to report.
+    await client.query("ANALYZE idempotency");
     metricsToken = (await createToken(db, system, { name: `prom-${run}`, role: "viewer", scope: "metrics" })).token;
     adminToken = (await createToken(db, system, { name: `prom-admin-${run}`, role: "admin" })).token;
     // A real reconcile run over this tool's claims (no processor: both stay, unknown), so its run is recorded.
@@ -145,10 +148,28 @@ describe("a real Prometheus scrapes GET /api/v1/metrics/prometheus", () => {
     // The table's figures come from the catalog while the demo world writes: within a few percent.
     const bytes = await sqlNumber("SELECT pg_total_relation_size('idempotency') AS n");
     expect(Math.abs((await promValue("idem_table_bytes")) - bytes) / bytes).toBeLessThan(0.05);
+    const estimate = await sqlNumber(
+      "SELECT reltuples / GREATEST(relpages, 1) * (pg_relation_size(oid) / current_setting('block_size')::int) AS n FROM pg_class WHERE oid = 'idempotency'::regclass",
+    );
+    expect(Math.abs((await promValue("idem_table_rows_estimate")) - estimate) / estimate).toBeLessThan(0.05);
     const oldestRow = await sqlNumber("SELECT extract(epoch FROM now() - min(created_at)) AS n FROM idempotency");
     expect(Math.abs((await promValue("idem_oldest_row_age_seconds")) - oldestRow)).toBeLessThan(3);
     expect(await promValue("idem_retention_seconds")).toBe(48 * 3600);
     expect(await promValue(`idem_console_info{version="0.1.0",console_url="${baseUrl}"}`)).toBe(1);
+  });
+
+  it("every query of the shipped Grafana dashboard runs on this Prometheus and finds series", async () => {
+    const dashboard = JSON.parse(readFileSync("deploy/grafana/idem-dashboard.json", "utf8")) as {
+      panels: { title: string; targets: { expr: string }[] }[];
+    };
+    for (const panel of dashboard.panels)
+      for (const { expr } of panel.targets) {
+        const query = expr.replaceAll("$job", ".+").replaceAll("$__rate_interval", "1m");
+        // A broken expression is a query error (queryPrometheus throws); one naming no metric we serve finds nothing.
+        const series = (await queryPrometheus(prometheus.url, query.replace(/\[[^\]]+\](?: offset \w+)?/g, "[1m]")))
+          .length;
+        if (!/rate|increase/.test(query)) expect(series, `${panel.title}: ${query}`).toBeGreaterThan(0);
+      }
   });
 
   it("every metric has HELP text and its type, as Prometheus read them", async () => {
