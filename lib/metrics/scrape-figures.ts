@@ -54,9 +54,9 @@ export const OTHER_TENANT = "other";
 /**
  * The scrape's reads: each small whatever the table's size (docs/bench.md, "prometheus scrape"), and
  * plain reads under MVCC — no row lock, no FOR UPDATE, nothing a writer's INSERT or UPDATE waits on.
- * - open claims: one index-only pass over the partial not-completed index (0.3 % of the table);
- * - unresolved outcome_unknown: the partial outcome_unknown event index (events live 48 h), each
- *   probing its claim by primary key;
+ * - open claims and unresolved outcome_unknown: one index-only pass over the partial not-completed
+ *   index (0.3 % of the table), probing a hash of the keys in the partial outcome_unknown event
+ *   index (events live 48 h);
  * - counters: the hourly rollup plus the minute slices of hours not rolled up yet — a few rows per
  *   hour, tenant and tool; an hour rolled up replaces its slices with a row at least as large, so a
  *   counter never goes down (across roll-ups and restarts: it lives in the database);
@@ -65,21 +65,27 @@ export const OTHER_TENANT = "other";
  */
 export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor, now: Date): Promise<ScrapeFigures> {
   const scope = actorTenantScope(actor);
-  const [open, unresolved, counterRows, resolutions, jobs, table, known] = await Promise.all([
-    db.$queryRaw<{ tenant: string; tool: string; in_progress: number; stuck: number; oldest_stuck: Date | null }[]>`
-      SELECT tenant, COALESCE(tool, '') AS tool,
-             count(*) FILTER (WHERE status = 'in_progress')::int AS in_progress,
-             count(*) FILTER (WHERE ${stuckCondition(config, now)})::int AS stuck,
-             min(created_at) FILTER (WHERE ${stuckCondition(config, now)}) AS oldest_stuck
-        FROM idempotency
-       WHERE status <> 'completed' ${scope.and()}
+  const [open, counterRows, resolutions, jobs, table, known] = await Promise.all([
+    // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
+    // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
+    // the outcome_unknown keys are one hashed subplan over their partial index.
+    db.$queryRaw<
+      { tenant: string; tool: string; in_progress: number; stuck: number; oldest_stuck: Date | null; unknown: number }[]
+    >`
+      SELECT tenant, tool,
+             count(*) FILTER (WHERE in_progress)::int AS in_progress,
+             count(*) FILTER (WHERE stuck)::int AS stuck,
+             min(created_at) FILTER (WHERE stuck) AS oldest_stuck,
+             count(*) FILTER (WHERE in_progress AND unknown)::int AS unknown
+        FROM (
+          SELECT tenant, COALESCE(tool, '') AS tool, created_at, status = 'in_progress' AS in_progress,
+                 ${stuckCondition(config, now)} AS stuck,
+                 key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown') AS unknown
+            FROM idempotency
+           WHERE status <> 'completed' ${scope.and()}
+          OFFSET 0
+        ) AS open_claims
        GROUP BY 1, 2`,
-    db.$queryRaw<{ tool: string; count: number }[]>`
-      SELECT COALESCE(i.tool, '') AS tool, count(*)::int AS count
-        FROM idempotency i
-       WHERE i.key IN (SELECT e.key FROM idempotency_event e WHERE e.kind = 'outcome_unknown')
-         AND i.status = 'in_progress' ${scope.and(Prisma.sql`i.tenant`)}
-       GROUP BY 1`,
     db.$queryRaw<
       {
         tenant: string;
@@ -138,6 +144,10 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     if (r.oldest_stuck && (!oldest || r.oldest_stuck < oldest)) oldestStuckByTool.set(r.tool, r.oldest_stuck);
   }
 
+  const unresolvedOutcomeUnknown = new Map<string, number>();
+  for (const r of open)
+    if (r.unknown > 0) unresolvedOutcomeUnknown.set(r.tool, (unresolvedOutcomeUnknown.get(r.tool) ?? 0) + r.unknown);
+
   const counters = new Map<string, CounterRow>();
   for (const r of counterRows) {
     const row = counters.get(r.tool) ?? {
@@ -162,7 +172,7 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     now,
     openClaims: [...openClaims.values()],
     oldestStuckByTool,
-    unresolvedOutcomeUnknown: new Map(unresolved.map((r) => [r.tool, r.count])),
+    unresolvedOutcomeUnknown,
     stuckThresholdMs,
     idempotentHintTools: [...known].filter(([, tool]) => tool.declaredIdempotentHint === true).map(([name]) => name),
     counters: [...counters.values()],
