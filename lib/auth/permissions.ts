@@ -56,7 +56,7 @@ export function isTokenScope(value: unknown): value is TokenScope {
 /** The role allows it, and the scope (a token's; people have none) leaves it. */
 export function canWithScope(role: Role, scope: TokenScope | undefined, action: Action): boolean {
   const limited: readonly Action[] | null = TOKEN_SCOPES[scope ?? "full"];
-  return can(role, action) || limited === null;
+  return can(role, action) && (limited === null || limited.includes(action));
 }
 
 export function isAction(value: string): value is Action {
