@@ -100,7 +100,7 @@ describe("a stuck claim reaches a webhook through Prometheus and Alertmanager", 
         expectedUpdatedAt: null,
       }),
     });
-    expect(released.status, await released.clone().text()).toBe(200);
+    expect(released.status, await released.text()).toBe(200);
 
     const resolved = await waitFor("a resolved notification", async () =>
       notifications().find((n) => n.status === "resolved"),

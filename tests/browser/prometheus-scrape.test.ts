@@ -57,7 +57,7 @@ describe("a real Prometheus scrapes GET /api/v1/metrics/prometheus", () => {
       headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
       body: JSON.stringify({ filter: { tool }, dryRun: false }),
     });
-    expect(reconciled.status, await reconciled.clone().text()).toBe(200);
+    expect(reconciled.status, await reconciled.text()).toBe(200);
     prometheus = await startPrometheus({ target: new URL(baseUrl).host, token: metricsToken });
   });
   afterAll(async () => {
@@ -80,6 +80,7 @@ describe("a real Prometheus scrapes GET /api/v1/metrics/prometheus", () => {
       headers: { authorization: `Bearer ${metricsToken}` },
     });
     expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toContain("# HELP idem_claims_stuck ");
     expect(scrape.headers.get("content-type")).toMatch(/^text\/plain; version=0\.0\.4/);
     for (const path of ["/api/v1/records", "/api/v1/metrics?window=1h", "/api/v1/me", "/api/v1/audit"]) {
       const refused = await fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${metricsToken}` } });

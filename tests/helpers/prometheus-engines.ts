@@ -37,7 +37,10 @@ async function startEngine(
   for (;;) {
     if (child.exitCode !== null) throw new Error(`${name} exited (${child.exitCode}):\n${output}`);
     try {
-      if ((await fetch(`${url}/-/ready`)).ok) break;
+      // The body read to its end: an unread one keeps its socket, and the test process, alive.
+      const ready = await fetch(`${url}/-/ready`);
+      await ready.arrayBuffer();
+      if (ready.ok) break;
     } catch {
       // not listening yet
     }
