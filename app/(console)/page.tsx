@@ -1,5 +1,6 @@
 import { HeadlineFigures } from "@/components/metrics/headline-figures";
 import { OverviewFigures } from "@/components/overview/overview-figures";
+import { TableBoundsFigures } from "@/components/overview/table-bounds";
 import { PageHeader } from "@/components/ui/page-header";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadOverviewPageData } from "@/lib/pages/console-page-data";
@@ -9,7 +10,7 @@ export const dynamic = "force-dynamic";
 export default async function OverviewPage() {
   const actor = await requirePageActor("records:read", "/");
   const now = new Date();
-  const { counts, metrics } = await loadOverviewPageData(actor, now);
+  const { counts, metrics, bounds } = await loadOverviewPageData(actor, now);
   return (
     <>
       <PageHeader
@@ -28,6 +29,7 @@ export default async function OverviewPage() {
           <HeadlineFigures figures={metrics.overall} windowLabel="last 24 hours" />
         </div>
       ) : null}
+      {bounds ? <TableBoundsFigures bounds={bounds} now={now} /> : null}
     </>
   );
 }

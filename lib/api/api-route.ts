@@ -1,6 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/identity/actor";
-import { can, type Action } from "@/lib/auth/permissions";
+import { canWithScope, type Action } from "@/lib/auth/permissions";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { authenticateToken } from "@/lib/auth/tokens";
 import { getDb } from "@/lib/db/client";
@@ -57,12 +57,15 @@ export function apiRoute<P = Record<string, never>>(action: Action, handler: Han
           });
         }
       }
-      if (!can(actor.role, action)) {
+      if (!canWithScope(actor.role, actor.scope, action)) {
         return deny({
           actor,
           status: 403,
           code: "forbidden",
-          message: `Your role (${actor.role}) may not ${action}.`,
+          message:
+            actor.scope === "metrics"
+              ? `This token's scope (metrics) allows only metrics:scrape, not ${action}.`
+              : `Your role (${actor.role}) may not ${action}.`,
           permission: action,
         });
       }

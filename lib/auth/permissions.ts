@@ -19,6 +19,8 @@ export const PERMISSIONS = {
   "records:force-release": ADMINS,
   "reconcile:run": OPERATORS,
   "metrics:read": EVERYONE,
+  // The Prometheus exposition (lib/metrics/prometheus-scrape.ts): the one action a `metrics` token may take.
+  "metrics:scrape": EVERYONE,
   "keys:explain": EVERYONE,
   "tools:read": EVERYONE,
   // A refresh connects to every listed server: it makes outbound calls, so operators start it.
@@ -34,6 +36,27 @@ export type Action = keyof typeof PERMISSIONS;
 
 export function can(role: Role, action: Action): boolean {
   return (PERMISSIONS[action] as readonly Role[]).includes(role);
+}
+
+/**
+ * What a bearer token's scope leaves of its role: `full` everything the role may do, `metrics` only
+ * the scrape, so the token a Prometheus server holds reads no record, audit entry or figure besides it.
+ */
+export const TOKEN_SCOPES = {
+  full: null,
+  metrics: ["metrics:scrape"],
+} as const satisfies Record<string, readonly Action[] | null>;
+
+export type TokenScope = keyof typeof TOKEN_SCOPES;
+
+export function isTokenScope(value: unknown): value is TokenScope {
+  return typeof value === "string" && Object.hasOwn(TOKEN_SCOPES, value);
+}
+
+/** The role allows it, and the scope (a token's; people have none) leaves it. */
+export function canWithScope(role: Role, scope: TokenScope | undefined, action: Action): boolean {
+  const limited: readonly Action[] | null = TOKEN_SCOPES[scope ?? "full"];
+  return can(role, action) && (limited === null || limited.includes(action));
 }
 
 export function isAction(value: string): value is Action {

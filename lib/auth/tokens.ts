@@ -3,6 +3,7 @@ import { createHash, randomBytes, randomUUID } from "node:crypto";
 import type { Actor } from "@/lib/identity/actor";
 import type { Role } from "@/lib/identity/roles";
 import { isRole } from "@/lib/identity/roles";
+import { isTokenScope, type TokenScope } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { Db } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";
@@ -14,6 +15,7 @@ export type TokenSummary = {
   name: string;
   prefix: string;
   role: Role;
+  scope: TokenScope;
   tenants: string[];
   createdBy: string;
   createdAt: Date;
@@ -30,13 +32,15 @@ export function hashToken(token: string): string {
 export async function createToken(
   db: Db,
   actor: Actor,
-  input: { name: string; role: Role; tenants?: string[]; expiresAt?: Date | null },
+  input: { name: string; role: Role; scope?: TokenScope; tenants?: string[]; expiresAt?: Date | null },
 ): Promise<{ token: string; summary: TokenSummary }> {
   const name = input.name.trim();
   if (!/^[\w .:@-]{1,100}$/.test(name))
     throw new UserError("token name: use 1-100 letters, digits, spaces or _ . : @ -");
   if (!isRole(input.role))
     throw new UserError(`role: expected viewer, operator or admin (got ${JSON.stringify(input.role)})`);
+  const scope = input.scope ?? "full";
+  if (!isTokenScope(scope)) throw new UserError(`scope: expected full or metrics (got ${JSON.stringify(scope)})`);
   const token = TOKEN_PREFIX + randomBytes(32).toString("base64url");
   const row = await db.$transaction(async (tx) => {
     const created = await tx.apiToken.create({
@@ -46,6 +50,7 @@ export async function createToken(
         tokenHash: hashToken(token),
         prefix: token.slice(0, TOKEN_PREFIX.length + 6),
         role: input.role,
+        scope,
         tenants: input.tenants ?? [],
         createdBy: actor.name,
         expiresAt: input.expiresAt ?? null,
@@ -53,7 +58,7 @@ export async function createToken(
     });
     await writeAudit(tx, actor, {
       action: "token.create",
-      after: { id: created.id, name, role: input.role, tenants: created.tenants, prefix: created.prefix },
+      after: { id: created.id, name, role: input.role, scope, tenants: created.tenants, prefix: created.prefix },
     });
     return created;
   });
@@ -98,6 +103,7 @@ export async function authenticateToken(db: Db, token: string): Promise<TokenChe
   if (row.revokedAt) return { ok: false, reason: "token revoked" };
   if (row.expiresAt && row.expiresAt <= new Date()) return { ok: false, reason: "token expired" };
   if (!isRole(row.role)) return { ok: false, reason: "token has an unknown role" };
+  if (!isTokenScope(row.scope)) return { ok: false, reason: "token has an unknown scope" };
   // Best effort and rare enough to write: at most once a minute per token.
   if (!row.lastUsedAt || Date.now() - row.lastUsedAt.getTime() > 60_000) {
     void db.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: new Date() } }).catch(() => {});
@@ -111,6 +117,7 @@ export async function authenticateToken(db: Db, token: string): Promise<TokenChe
       displayName: `token ${row.name}`,
       role: row.role,
       tenants: row.tenants,
+      ...(row.scope === "metrics" ? { scope: "metrics" as const } : {}),
     },
   };
 }
@@ -120,6 +127,7 @@ function toSummary(row: {
   name: string;
   prefix: string;
   role: string;
+  scope: string;
   tenants: string[];
   createdBy: string;
   createdAt: Date;
@@ -127,5 +135,10 @@ function toSummary(row: {
   lastUsedAt: Date | null;
   revokedAt: Date | null;
 }): TokenSummary {
-  return { ...row, role: isRole(row.role) ? row.role : "viewer" };
+  // An unknown scope reads as the narrowest one.
+  return {
+    ...row,
+    role: isRole(row.role) ? row.role : "viewer",
+    scope: isTokenScope(row.scope) ? row.scope : "metrics",
+  };
 }

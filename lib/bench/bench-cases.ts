@@ -13,6 +13,8 @@ import { getRecordDetail } from "@/lib/records/record-detail";
 import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import { toExposition } from "@/lib/metrics/prometheus-exposition";
+import { readScrapeFigures } from "@/lib/metrics/scrape-figures";
 import { appendLiveTraffic, benchKey } from "./load-bench-data";
 import { redactionOf } from "@/lib/privacy/redact";
 
@@ -164,6 +166,19 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       prepare: liveTraffic,
       console: (db) => getMetrics(db, config, actor, { window: "48h", tool: null, tenant: null }, now()),
       api: () => ({ method: "GET", path: "/api/v1/metrics?window=48h" }),
+    },
+    {
+      // Issue #17: a scrape every 15 s or so must cost little and take no lock a writer waits on.
+      name: "prometheus scrape",
+      targets: { sqlP95Ms: 50, apiP95Ms: null },
+      inputs: [""],
+      prepare: liveTraffic,
+      console: async (db) =>
+        toExposition(await readScrapeFigures(db, config, actor, now()), {
+          version: "bench",
+          consoleUrl: "http://bench",
+        }),
+      api: () => ({ method: "GET", path: "/api/v1/metrics/prometheus" }),
     },
     {
       name: "record detail",

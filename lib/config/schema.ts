@@ -78,6 +78,11 @@ export const configSchema = z
       .strictObject({ email: z.boolean().default(true), cardNumbers: z.boolean().default(true) })
       .default({ email: true, cardNumbers: true }),
     defaultStuckAfter: durationSchema.default(5 * 60_000),
+    // The Prometheus scrape (GET /api/v1/metrics/prometheus): the busiest this many tenants get their own
+    // label value, the rest fold into tenant="other", so a table with thousands of tenants stays a few series.
+    prometheus: z
+      .strictObject({ tenantLabels: z.number().int().min(1).max(1000).default(20) })
+      .default({ tenantLabels: 20 }),
     // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
     outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),
     // Time limits on the console's own connections (the CLI, migrations and bench have none): see lib/db/timeouts.ts.

@@ -11,4 +11,6 @@ export type Actor = {
   role: Role;
   /** Tenants this actor may see; empty means every tenant. */
   tenants: string[];
+  /** A bearer token's scope (lib/auth/permissions.ts TOKEN_SCOPES); absent: everything the role allows. */
+  scope?: "full" | "metrics";
 };

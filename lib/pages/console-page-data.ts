@@ -12,6 +12,9 @@ import type { MetricsReport } from "@/lib/metrics/metrics-report";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { explainKey, type ExplainInput, type ExplainResult } from "@/lib/records/explain-key";
 import { getOverviewCounts } from "@/lib/records/overview-counts";
+import { readTableSize, type TableSize } from "@/lib/records/table-size";
+import { lastJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
+import { RETENTION_MS } from "@/lib/retention/retention-window";
 import { redactionOf } from "@/lib/privacy/redact";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
 
@@ -19,13 +22,23 @@ import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filt
 
 export async function loadOverviewPageData(actor: Actor, now: Date) {
   const config = getConfig();
-  const [counts, metrics] = await Promise.all([
+  const [counts, metrics, bounds] = await Promise.all([
     getOverviewCounts(getDb(), actor, config, now),
     can(actor.role, "metrics:read")
       ? getMetrics(getDb(), config, actor, { window: "24h", tool: null, tenant: null }, now)
       : Promise.resolve(null),
+    loadTableBounds(actor),
   ]);
-  return { counts, metrics };
+  return { counts, metrics, bounds };
+}
+
+/** The whole table's size and the jobs that keep it bounded; null for a caller limited to some tenants (it is every tenant's). */
+export type TableBounds = { size: TableSize; retentionMs: number; jobs: LastJobRuns };
+
+async function loadTableBounds(actor: Actor): Promise<TableBounds | null> {
+  if (actor.tenants.length > 0) return null;
+  const [size, jobs] = await Promise.all([readTableSize(getDb()), lastJobRuns(getDb())]);
+  return { size, retentionMs: RETENTION_MS, jobs };
 }
 
 export async function loadMetricsPageData(

@@ -1,4 +1,6 @@
 import "server-only";
+import { recordJobRun } from "@/lib/audit/job-runs";
+import { actorLabel } from "@/lib/audit/write-audit";
 import { Prisma } from "@/generated/prisma/client";
 import pLimit from "p-limit";
 import type { Actor } from "@/lib/identity/actor";
@@ -216,7 +218,7 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
   rows.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
   const totals = { completed: 0, released: 0, left: 0, conflict: 0, skipped: candidates.length - rows.length, errors };
   for (const row of rows) totals[row.action] += 1;
-  return {
+  const result: ReconcileResult = {
     dryRun: options.dryRun,
     startedAt: startedAt.toISOString(),
     durationMs: Math.round(performance.now() - started),
@@ -233,6 +235,18 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
     totals,
     unresolved: totals.left + totals.conflict,
   };
+  await recordJobRun(db, {
+    job: "reconcile",
+    actor: actorLabel(actor),
+    dryRun: options.dryRun,
+    startedAt,
+    finishedAt: new Date(),
+    candidates: candidates.length,
+    completed: totals.completed,
+    released: totals.released,
+    leftUnknown: result.unresolved,
+  });
+  return result;
 }
 
 /** The oldest claims matching the criteria, limited to the actor's tenants. Uses the partial `status <> 'completed'` index. */

@@ -1,8 +1,9 @@
 import "server-only";
+import { recordJobRun } from "@/lib/audit/job-runs";
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
-import { writeAudit } from "@/lib/audit/write-audit";
+import { actorLabel, writeAudit } from "@/lib/audit/write-audit";
 import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
@@ -192,6 +193,15 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
     SELECT key, tenant, subject, tool, status, NULL AS response, created_at, updated_at FROM idempotency
     WHERE status = 'in_progress' AND created_at < ${cutoff}::timestamptz ORDER BY created_at, key LIMIT ${KEPT_SAMPLE}`;
 
+  await recordJobRun(db, {
+    job: "trim",
+    actor: actorLabel(options.actor),
+    dryRun: options.dryRun,
+    startedAt,
+    finishedAt: new Date(),
+    deleted: records.deleted + unresolved.deleted + events.deleted,
+    kept: Number(kept?.n ?? 0),
+  });
   return {
     dryRun: options.dryRun,
     startedAt: startedAt.toISOString(),

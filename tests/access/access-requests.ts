@@ -151,6 +151,13 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       path: `/api/v1/metrics?window=1h&tenant=${noSuchTenant}`,
       ran: errorCode("unknown_tenant"),
     },
+    "GET /api/v1/metrics/prometheus": {
+      path: "/api/v1/metrics/prometheus",
+      ran: (answer) =>
+        answer.contentType.startsWith("text/plain") && answer.text.includes("# HELP idem_claims_in_progress ")
+          ? null
+          : `expected the Prometheus exposition, got ${answer.contentType || "no content type"}: ${answer.text.slice(0, 200)}`,
+    },
     "GET /api/v1/audit": {
       path: `/api/v1/audit?key=${missingKey}`,
       ran: json("entries: []", (b) => Array.isArray(b.entries) && b.entries.length === 0),

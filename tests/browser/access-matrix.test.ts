@@ -110,6 +110,12 @@ describe("access matrix: every page and /api route × every kind of caller", () 
       });
       credentials[identity] = { bearer: token };
     }
+    const { token: metricsToken } = await createToken(db, system, {
+      name: `matrix-metrics-token-${run}`,
+      role: "viewer",
+      scope: "metrics",
+    });
+    credentials["metrics token"] = { bearer: metricsToken };
   });
 
   it("has one row for each page and each exported method of each route handler in app/, and none for routes that are gone", () => {

@@ -51,6 +51,8 @@ const CASES: [string[], RegExp][] = [
   [["token", "create", "--role", "viewer", "--name", "bad-input-cli", "--tenant", "a,b"], /--tenant/],
   [["user", "add", "--email", "bad-input@cli.test", "--role", "viewer", "--tenant", "a b"], /--tenant/],
   [["token", "create", "--role", "root", "--name", "bad-input-cli"], /--role/],
+  [["token", "create", "--scope", "everything", "--name", "bad-input-cli"], /--scope/],
+  [["token", "create", "--name", "bad-input-cli"], /--role/],
   [["token", "create", "--role", "viewer; DROP TABLE api_token", "--name", "bad-input-cli"], /--role/],
   [["user", "add", "--email", "bad-input@cli.test", "--role", "<script>alert(1)</script>"], /--role/],
   ...["not-an-email", "a@b\r\nc", OVERSIZED].map((v): [string[], RegExp] => [

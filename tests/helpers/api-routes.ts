@@ -14,6 +14,7 @@ const ROUTE_MODULES = {
   "keys/explain": () => import("@/app/api/v1/keys/explain/route"),
   audit: () => import("@/app/api/v1/audit/route"),
   metrics: () => import("@/app/api/v1/metrics/route"),
+  "metrics/prometheus": () => import("@/app/api/v1/metrics/prometheus/route"),
   me: () => import("@/app/api/v1/me/route"),
   "openapi.json": () => import("@/app/api/v1/openapi.json/route"),
   "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),

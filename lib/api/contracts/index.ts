@@ -6,6 +6,7 @@ import {
   bulkPlanContract,
   meContract,
   metricsContract,
+  prometheusScrapeContract,
   reconcileContract,
 } from "./operations";
 import {
@@ -43,6 +44,7 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   explainKeyContract,
   auditListContract,
   metricsContract,
+  prometheusScrapeContract,
   bulkPlanContract,
   bulkApplyContract,
   reconcileContract,

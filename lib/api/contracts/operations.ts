@@ -231,3 +231,24 @@ export const reconcileContract = defineContract({
     { name: "broken JSON", rawBody: "{", status: 400 },
   ],
 });
+
+export const prometheusScrapeContract = defineContract({
+  method: "GET",
+  path: "/api/v1/metrics/prometheus",
+  tag: "metrics",
+  summary: "The queue's health for Prometheus: open and stuck claims, counters from the rollups, job runs, table size.",
+  description:
+    "The Prometheus text exposition format (prom-client). Meant for a token made with `idem token create --scope metrics`, " +
+    "which may call this route and nothing else; any role may scrape. Every metric has HELP text; tenants past " +
+    '`prometheus.tenantLabels` (idem.config.json) fold into tenant="other", an unrecorded tool is tool="". ' +
+    "See deploy/prometheus/idem-alerts.yml for the alerts built on it.",
+  action: "metrics:scrape",
+  responses: {
+    200: {
+      description: "The metrics (text/plain; version=0.0.4).",
+      contentTypes: ["text/plain"],
+    },
+  },
+  errors: [],
+  examples: [{ name: "a scrape", status: 200 }],
+});

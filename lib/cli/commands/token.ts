@@ -6,6 +6,7 @@ import { withDatabase } from "@/lib/cli/with-database";
 import { parseDuration } from "@/lib/config/duration";
 import { createToken, listTokens, revokeToken } from "@/lib/auth/tokens";
 import { UserError } from "@/lib/errors/user-error";
+import { isTokenScope } from "@/lib/auth/permissions";
 
 export function registerToken(program: Command): void {
   const token = program.command("token").description("bearer tokens for the JSON API (only a hash is stored)");
@@ -13,7 +14,8 @@ export function registerToken(program: Command): void {
   token
     .command("create")
     .description("create a token and print it once")
-    .requiredOption("--role <role>", "viewer, operator or admin", parseRoleOption)
+    .option("--role <role>", "viewer, operator or admin (a metrics token needs none)", parseRoleOption)
+    .option("--scope <scope>", "full (default: what the role allows) or metrics (the Prometheus scrape only)", "full")
     .requiredOption("--name <name>", "what the token is for, e.g. ci")
     .option("--tenant <tenant>", "limit the token to a tenant (repeat for more)", parseTenantOption, [] as string[])
     .option("--expires <duration>", "expire after a duration such as 30d or 12h")
@@ -21,12 +23,19 @@ export function registerToken(program: Command): void {
     .action(
       runCommand(
         async (options: {
-          role: ReturnType<typeof parseRoleOption>;
+          role?: ReturnType<typeof parseRoleOption>;
+          scope: string;
           name: string;
           tenant: string[];
           expires?: string;
           json?: boolean;
         }) => {
+          if (!isTokenScope(options.scope))
+            throw new UserError(`--scope: expected full or metrics (got ${JSON.stringify(options.scope)})`);
+          const scope = options.scope;
+          // A metrics token may only scrape, whatever its role: viewer says so plainly.
+          const role = options.role ?? (scope === "metrics" ? "viewer" : undefined);
+          if (role === undefined) throw new UserError("--role: required (viewer, operator or admin)");
           let expiresAt: Date | null = null;
           if (options.expires !== undefined) {
             const ms = parseDuration(options.expires);
@@ -37,7 +46,7 @@ export function registerToken(program: Command): void {
             expiresAt = new Date(Date.now() + ms);
           }
           const { token: value, summary } = await withDatabase((db) =>
-            createToken(db, cliActor(), { name: options.name, role: options.role, tenants: options.tenant, expiresAt }),
+            createToken(db, cliActor(), { name: options.name, role, scope, tenants: options.tenant, expiresAt }),
           );
           if (options.json) {
             printJson({
@@ -45,13 +54,14 @@ export function registerToken(program: Command): void {
               id: summary.id,
               name: summary.name,
               role: summary.role,
+              scope: summary.scope,
               tenants: summary.tenants,
               expiresAt: summary.expiresAt,
             });
           } else {
             console.log(value);
             console.error(
-              `token ${summary.prefix}… (${summary.name}, ${summary.role}) created; it is shown only this once.`,
+              `token ${summary.prefix}… (${summary.name}, ${summary.scope === "metrics" ? "metrics scrape only" : summary.role}) created; it is shown only this once.`,
             );
           }
         },
@@ -71,7 +81,7 @@ export function registerToken(program: Command): void {
           const state = t.revokedAt ? "revoked" : t.expiresAt && t.expiresAt <= new Date() ? "expired" : "active";
           const tenants = t.tenants.length ? t.tenants.join(",") : "all tenants";
           console.log(
-            `${t.id}  ${t.prefix}…  ${t.name}  ${t.role}  ${tenants}  ${state}  last used ${t.lastUsedAt?.toISOString() ?? "never"}`,
+            `${t.id}  ${t.prefix}…  ${t.name}  ${t.scope === "metrics" ? "metrics-only" : t.role}  ${tenants}  ${state}  last used ${t.lastUsedAt?.toISOString() ?? "never"}`,
           );
         }
       }),
