@@ -34,6 +34,12 @@ const SETUP: Actor = {
 };
 
 /** Every page a signed-in person reaches, in a state with something on it. */
+/**
+ * Pages whose phone screenshot another test takes with richer data (overview-table-bounds, records-demo-facets,
+ * metrics, tools): one writer per file, so the picture in docs/ does not depend on the order the files ran in.
+ */
+const SHOT_ELSEWHERE = new Set(["overview", "records", "metrics", "tools"]);
+
 const CONSOLE_PAGES = [
   { name: "overview", path: "/" },
   { name: "records", path: "/records" },
@@ -331,6 +337,7 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
     for (const { name, path } of CONSOLE_PAGES) {
       if (name === "not-found") pageErrors.allow(/status of 404/);
       await visit(page, path);
+      if (SHOT_ELSEWHERE.has(name)) continue;
       copyFileSync(await screenshot(page, `mobile-${name}`), `docs/screenshots/mobile/${name}.png`);
     }
     await visit(page, `/records/${STUCK}`);
