@@ -29,6 +29,7 @@ const CASES = [
   "filtered list (acme + charge_card + in_progress)",
   "stuck list",
   "metrics, 48 h",
+  "prometheus scrape",
   "record detail",
   "resolve (compare-and-set + audit)",
   "tools audit, 24 h",
