@@ -4,11 +4,11 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState } from "react";
 import { auditHref } from "@/lib/audit/audit-search-params";
-import { formatAge } from "@/lib/format/relative-time";
 import type { NextStuckClaim } from "@/lib/records/stuck-claims";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
+import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
@@ -263,14 +263,7 @@ function AppliedSummary({
           </Link>
         </li>
         <li>
-          {nextStuck ? (
-            <Link href={`/records/${nextStuck.key}`} className="underline" data-testid="next-stuck-link">
-              Next stuck claim: <span className="font-mono">{nextStuck.ref}</span> {nextStuck.tool ?? "unrecorded tool"}
-              , tenant {nextStuck.tenant}, {formatAge(new Date(nextStuck.createdAt), now)} old
-            </Link>
-          ) : (
-            <span data-testid="no-more-stuck">No more stuck claims you can see.</span>
-          )}
+          <NextStuckLink nextStuck={nextStuck} now={now} />
         </li>
       </ul>
     </div>

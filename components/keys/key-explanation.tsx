@@ -1,7 +1,8 @@
 import type { ReactNode } from "react";
 import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
-import type { BucketNeighbour, ByteWindow, KeyExplanation } from "@/lib/records/explain-key";
+import type { BucketNeighbour, KeyExplanation } from "@/lib/records/explain-key";
+import { CanonicalDiffTable } from "@/components/keys/canonical-diff-table";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { StatusBadge } from "@/components/records/status-badge";
 import { utcText } from "@/components/records-detail/time-stamp";
@@ -145,42 +146,15 @@ function Comparison({ explanation }: { explanation: KeyExplanation }) {
             <code className="font-mono">{explanation.derived.ref}</code> vs{" "}
             <code className="font-mono">{other.ref}</code>.
           </p>
-          <table className="mt-3 w-full text-left font-mono text-xs">
-            <thead className="text-slate-500">
-              <tr>
-                <th className="py-1 pr-3 font-sans font-medium">text</th>
-                <th className="py-1 pr-3 font-sans font-medium">… bytes before</th>
-                <th className="py-1 pr-3 font-sans font-medium">from byte {diff.offset}</th>
-                <th className="py-1 font-sans font-medium">hex</th>
-              </tr>
-            </thead>
-            <tbody>
-              <DiffRow name="arguments" window={diff.left} />
-              <DiffRow name="compare" window={diff.right} />
-            </tbody>
-          </table>
+          <div className="mt-3">
+            <CanonicalDiffTable diff={diff} leftName="arguments" rightName="compare" />
+          </div>
         </>
       )}
       <p className="mt-3 break-all text-xs text-slate-500">
         Second canonical form: <code className="font-mono">{other.canonical}</code>
       </p>
     </section>
-  );
-}
-
-function DiffRow({ name, window }: { name: string; window: ByteWindow | null }) {
-  if (!window) return null;
-  return (
-    <tr className="align-top">
-      <td className="py-1 pr-3 font-sans text-slate-600">{name}</td>
-      <td className="whitespace-pre py-1 pr-3 text-right text-slate-500">{window.before}</td>
-      <td className="whitespace-pre py-1 pr-3">
-        <mark className="bg-rose-100 text-rose-900">{window.from.slice(0, 1)}</mark>
-        {window.from.slice(1)}
-        {window.from === "" ? <span className="italic text-slate-500">(end)</span> : null}
-      </td>
-      <td className="py-1 text-slate-600">{window.hex || "—"}</td>
-    </tr>
   );
 }
 

@@ -3,7 +3,7 @@
 import { useId, useState, type FormEvent } from "react";
 import type { ArgumentsCheck } from "@/lib/records/check-arguments";
 import type { ArgumentsComparison, Bucket, BucketPosition } from "@/lib/records/compare-arguments";
-import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
+import { CanonicalDiffTable } from "@/components/keys/canonical-diff-table";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
@@ -14,8 +14,7 @@ type State =
   | { phase: "answered"; check: ArgumentsCheck; n: number }
   | { phase: "failed"; message: string; field: string | null; n: number };
 
-const FIELD_BASE =
-  "rounded-md border border-slate-300 px-2.5 py-1.5 font-mono text-sm focus:border-slate-500 focus:outline-none";
+const FIELD_BASE = "rounded-md border border-slate-300 px-2.5 py-1.5 font-mono text-sm focus:border-slate-500";
 const FIELD = `${FIELD_BASE} w-full`;
 
 const BUCKET_WORDS: Record<BucketPosition, string> = {

@@ -1,7 +1,7 @@
 import Link from "next/link";
+import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { auditHref } from "@/lib/audit/audit-search-params";
-import { formatAge } from "@/lib/format/relative-time";
 import type { NextStuckClaim } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
 
@@ -44,19 +44,7 @@ export function ResolveConfirmation({
           </Link>
         </li>
         <li>
-          {nextStuck ? (
-            <Link href={`/records/${nextStuck.key}`} className="underline" data-testid="next-stuck-link">
-              Next stuck claim: <span className="font-mono">{nextStuck.ref}</span> {nextStuck.tool ?? "unrecorded tool"}
-              , tenant {nextStuck.tenant}, {formatAge(new Date(nextStuck.createdAt), new Date(now))} old
-            </Link>
-          ) : (
-            <span data-testid="no-more-stuck">
-              No more stuck claims you can see.{" "}
-              <Link href="/stuck" className="underline">
-                Back to Stuck
-              </Link>
-            </span>
-          )}
+          <NextStuckLink nextStuck={nextStuck} now={new Date(now)} backToStuck />
         </li>
       </ul>
     </div>

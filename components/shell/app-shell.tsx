@@ -13,10 +13,11 @@ export function AppShell({ user, demo, children }: { user: ShellUser; demo: bool
   return (
     // Below md the side bar becomes a top bar whose links open from a Menu button: the page gets the whole width.
     <div className="flex min-h-screen flex-col md:flex-row">
-      {/* The first Tab stop: past the navigation and the search in one key. Above the viewport until focused. */}
+      {/* The first Tab stop: past the navigation and the search in one key. Off-screen and transparent until
+          focused (transparent too, since a full-page capture draws fixed elements where the page was scrolled). */}
       <a
         href={`#${CONTENT_ID}`}
-        className="fixed left-3 top-3 z-50 -translate-y-[200%] rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 shadow focus:translate-y-0"
+        className="fixed left-3 top-3 z-50 -translate-y-[200%] rounded-md bg-white px-3 py-2 text-sm font-medium text-slate-900 opacity-0 shadow focus:translate-y-0 focus:opacity-100"
         data-testid="skip-link"
       >
         Skip to content

@@ -109,10 +109,11 @@ export async function tabUntil(
   throw new Error(`${max} presses of ${key} never reached ${what}; passed:\n  ${passed.join("\n  ")}`);
 }
 
-/** Whether the focused element is inside (or is) the element `selector` finds. */
+/** Whether the focused element is inside (or is) an element `selector` finds. */
 export function focusIsWithin(page: Page, selector: string): Promise<boolean> {
+  // Any match: a page may hold several regions of one kind (the record page has three live regions).
   return page.evaluate((s) => {
-    const target = document.querySelector(s);
-    return target !== null && document.activeElement !== null && target.contains(document.activeElement);
+    const focused = document.activeElement;
+    return focused !== null && [...document.querySelectorAll(s)].some((target) => target.contains(focused));
   }, selector);
 }
