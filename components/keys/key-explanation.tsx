@@ -2,7 +2,7 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { BucketNeighbour, KeyExplanation } from "@/lib/records/explain-key";
-import { CanonicalDiffTable } from "@/components/keys/canonical-diff-table";
+import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { StatusBadge } from "@/components/records/status-badge";
 import { utcText } from "@/components/records-detail/time-stamp";

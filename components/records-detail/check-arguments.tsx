@@ -3,7 +3,7 @@
 import { useId, useState, type FormEvent } from "react";
 import type { ArgumentsCheck } from "@/lib/records/check-arguments";
 import type { ArgumentsComparison, Bucket, BucketPosition } from "@/lib/records/compare-arguments";
-import { CanonicalDiffTable } from "@/components/keys/canonical-diff-table";
+import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
