@@ -78,6 +78,8 @@ export async function buildToolsAudit(
   actor: Actor,
   window: AuditWindow,
   now = new Date(),
+  /** evidenceDb: where the table's evidence is read (the read replica); the listings and reviews come from `db`. */
+  options: { evidenceDb?: Db } = {},
 ): Promise<ToolsAudit> {
   const audited = await loadAuditedServers(db, config);
   const known = new Set(audited.map((s) => s.name));
@@ -128,9 +130,10 @@ export async function buildToolsAudit(
   }
 
   const since = new Date(now.getTime() - AUDIT_WINDOWS[window]);
-  const evidence = await loadToolEvidence(db, actor, config, {
+  const evidence = await loadToolEvidence(options.evidenceDb ?? db, actor, config, {
     since,
     now,
+    rollUpOn: db,
     tools: [...new Set(listed.map((l) => l.tool.name))],
   });
   const listedNames = new Set(listed.map((l) => l.tool.name));

@@ -26,7 +26,13 @@ export async function loadToolEvidence(
   db: Db,
   actor: Actor,
   config: IdemConfig,
-  options: { since: Date; now: Date; tools: string[] },
+  options: {
+    since: Date;
+    now: Date;
+    tools: string[];
+    /** Where the metrics roll-up writes when `db` is the read replica: the primary. Default `db`. */
+    rollUpOn?: Db;
+  },
 ): Promise<Map<string, ToolEvidence>> {
   const scope = actorTenantScope(actor);
   const { since, now } = options;
@@ -39,7 +45,7 @@ export async function loadToolEvidence(
 
   // Rows and events in the window: closed hours from the metrics rollup, then minute slices, the last minute or so live —
   // never a GROUP BY over a day of the base table (1.2 s at 1 M rows, see docs/bench.md).
-  for (const [tool, counts] of await windowCounts(db, scope, since, now)) {
+  for (const [tool, counts] of await windowCounts(db, options.rollUpOn ?? db, scope, since, now)) {
     Object.assign(of(tool), {
       records: counts.executions,
       completed: counts.completed,
@@ -88,8 +94,14 @@ export async function loadToolEvidence(
 }
 
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */
-async function windowCounts(db: Db, scope: TenantScope, since: Date, now: Date): Promise<Map<string, SourceFigures>> {
-  await rollUpSettled(db, now);
+async function windowCounts(
+  db: Db,
+  rollUpOn: Db,
+  scope: TenantScope,
+  since: Date,
+  now: Date,
+): Promise<Map<string, SourceFigures>> {
+  await rollUpSettled(rollUpOn, now);
   const { counts } = await windowFigures(
     db,
     { from: since, to: now, stepMs: HOUR_MS },

@@ -7,7 +7,7 @@ import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
 import { noQuery } from "@/lib/api/strict-query";
 import { paramProblemsError } from "@/lib/api/param-problems-error";
-import { getDb, getExportDb } from "@/lib/db/client";
+import { getDb, getExportDb, getReadDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";
 
@@ -16,7 +16,10 @@ type Parsed<S, Fallback> = S extends QuerySpec<infer T> ? T : S extends PathSpec
 export type ContractInput<C extends RouteContract> = {
   request: Request;
   actor: Actor;
+  /** The primary: every write, and every read that must see the latest writes. */
   db: Db;
+  /** The read replica when DATABASE_READ_URL is set, else the primary: lists, counts, metrics, exports (lib/db/client.ts getReadDb). */
+  readDb: Db;
   params: Parsed<C["path_params"], Record<string, never>>;
   query: Parsed<C["query"], Record<string, never>>;
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
@@ -59,6 +62,7 @@ export function contractRoute<const C extends RouteContract>(
       request,
       actor,
       db: contract.pool === "export" ? getExportDb() : getDb(),
+      readDb: getReadDb(contract.pool ?? "interactive"),
       params,
       query: parsedQuery.value,
       body,

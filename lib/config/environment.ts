@@ -67,6 +67,8 @@ export const environmentSchema = z.object({
   // Databases: checked as PostgreSQL URLs where they are used (lib/db/database-url.ts), which names the variable too.
   DATABASE_URL: text,
   DATABASE_MIGRATE_URL: text,
+  // A streaming read replica of DATABASE_URL for lists, counts, metrics and exports (lib/db/client.ts).
+  DATABASE_READ_URL: text,
   // Over idem.config.json's database.* limits (lib/db/timeouts.ts).
   IDEM_DB_CONNECT_TIMEOUT: databaseLimit,
   IDEM_DB_STATEMENT_TIMEOUT: databaseLimit,

@@ -10,6 +10,9 @@ export const DEFAULT_DATABASE_TIMEOUTS = {
   exportStatementTimeout: 60_000,
 };
 
+/** Past this the pages that read from the replica (DATABASE_READ_URL) say how far behind it is, and /api/health too. */
+export const DEFAULT_REPLICA_LAG_WARNING_MS = 5_000;
+
 /** Masked when the config names none (docs/architecture.md#roles-and-permissions): card data, contact details, addresses. */
 export const DEFAULT_REDACT_PATHS = [
   "$..card",
@@ -92,8 +95,9 @@ export const configSchema = z
         statementTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.statementTimeout),
         lockTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.lockTimeout),
         exportStatementTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.exportStatementTimeout),
+        replicaLagWarning: durationSchema.default(DEFAULT_REPLICA_LAG_WARNING_MS),
       })
-      .default(DEFAULT_DATABASE_TIMEOUTS),
+      .default({ ...DEFAULT_DATABASE_TIMEOUTS, replicaLagWarning: DEFAULT_REPLICA_LAG_WARNING_MS }),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

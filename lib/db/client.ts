@@ -1,13 +1,20 @@
 import "server-only";
 import { getConfig } from "@/lib/config/load";
+import { env } from "@/lib/config/environment";
+import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
-// One client per kind of request per server process, kept across hot reloads in development.
-const globalForDb = globalThis as unknown as { idemDb?: Db; idemExportDb?: Db };
+// One client per kind of request and server per process, kept across hot reloads in development.
+const globalForDb = globalThis as unknown as {
+  idemDb?: Db;
+  idemExportDb?: Db;
+  idemReadDb?: Db;
+  idemExportReadDb?: Db;
+};
 
 const POOL_SIZE: Record<ConsoleRequestKind, number> = { interactive: 4, export: 2 };
 
@@ -21,7 +28,28 @@ export function getExportDb(): Db {
   return (globalForDb.idemExportDb ??= createConsoleClient("export"));
 }
 
-function createConsoleClient(kind: ConsoleRequestKind): Db {
+/**
+ * Where reads that may be a moment old go — lists, facets, counts, metrics, the tools evidence,
+ * exports: the read replica DATABASE_READ_URL names, with the same limits and error mapping as the
+ * primary's; without one, the primary's own client. Never for a write, nor for the read right after
+ * one (docs/architecture.md, "Reads and the replica"): a hot standby refuses writes, and lags.
+ */
+export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
+  if (!isReadReplicaConfigured()) return kind === "export" ? getExportDb() : getDb();
+  if (kind === "export") return (globalForDb.idemExportReadDb ??= createConsoleClient("export", readReplicaUrl()));
+  return (globalForDb.idemReadDb ??= createConsoleClient("interactive", readReplicaUrl()));
+}
+
+/** True when DATABASE_READ_URL names a replica: getReadDb() is then another server than getDb(). */
+export function isReadReplicaConfigured(): boolean {
+  return env().DATABASE_READ_URL !== undefined;
+}
+
+function readReplicaUrl(): string {
+  return parseDatabaseUrl(env().DATABASE_READ_URL!, "DATABASE_READ_URL").toString();
+}
+
+function primaryUrl(): string {
   const url = resolveExistingDatabaseUrl();
   if (!url) {
     throw new UserError(
@@ -29,7 +57,26 @@ function createConsoleClient(kind: ConsoleRequestKind): Db {
       1,
     );
   }
-  const client = createPrismaClient(url, POOL_SIZE[kind], consoleTimeouts(kind, getConfig().database));
+  return url;
+}
+
+/**
+ * Names the console's connections in pg_stat_activity (idem-console, idem-console-export) on
+ * whichever server they reach, unless the URL names its own application_name.
+ */
+function withApplicationName(url: string, kind: ConsoleRequestKind): string {
+  const named = new URL(url);
+  if (!named.searchParams.has("application_name"))
+    named.searchParams.set("application_name", kind === "export" ? "idem-console-export" : "idem-console");
+  return named.toString();
+}
+
+function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
+  const client = createPrismaClient(
+    withApplicationName(url, kind),
+    POOL_SIZE[kind],
+    consoleTimeouts(kind, getConfig().database),
+  );
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({
     query: {

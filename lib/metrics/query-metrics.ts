@@ -34,6 +34,8 @@ export const RECORDING_LOOKBACK_MS = 7 * 24 * HOUR_MS;
 export type GetMetricsOptions = {
   /** Roll up closed hours and settled minutes before reading (default true). */
   rollUp?: boolean;
+  /** Where the roll-up writes when `db` is the read replica (it refuses writes): the primary. Default `db`. */
+  rollUpOn?: Db;
 };
 
 /**
@@ -50,7 +52,7 @@ export async function getMetrics(
   now: Date,
   options: GetMetricsOptions = {},
 ): Promise<MetricsReport> {
-  const rollup = options.rollUp === false ? null : await rollUpSettled(db, now);
+  const rollup = options.rollUp === false ? null : await rollUpSettled(options.rollUpOn ?? db, now);
   const bounds = windowBounds(query.window, now);
   const scope: SourceScope = {
     tenants: actorTenantScope(actor).tenants,

@@ -6,7 +6,7 @@ import { can } from "@/lib/auth/permissions";
 import { listPasswordAccounts } from "@/lib/auth/users";
 import { listAudit, listAuditActions, type AuditPage, type AuditQuery } from "@/lib/audit/list-audit";
 import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { getDb, getReadDb } from "@/lib/db/client";
 import type { MetricsQuery } from "@/lib/metrics/metrics-params";
 import type { MetricsReport } from "@/lib/metrics/metrics-report";
 import { getMetrics } from "@/lib/metrics/query-metrics";
@@ -19,13 +19,15 @@ import { redactionOf } from "@/lib/privacy/redact";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
 
 // What the other console pages show, read for them: pages get data here, never from lib/db.
+// Counts, metrics, the audit list and the tools evidence come from the read replica when there is one
+// (getReadDb); the metrics roll-up and the console's own state (listings, reviews, users) from the primary.
 
 export async function loadOverviewPageData(actor: Actor, now: Date) {
   const config = getConfig();
   const [counts, metrics, bounds] = await Promise.all([
-    getOverviewCounts(getDb(), actor, config, now),
+    getOverviewCounts(getReadDb(), actor, config, now),
     can(actor.role, "metrics:read")
-      ? getMetrics(getDb(), config, actor, { window: "24h", tool: null, tenant: null }, now)
+      ? getMetrics(getReadDb(), config, actor, { window: "24h", tool: null, tenant: null }, now, { rollUpOn: getDb() })
       : Promise.resolve(null),
     loadTableBounds(actor),
   ]);
@@ -37,7 +39,7 @@ export type TableBounds = { size: TableSize; retentionMs: number; jobs: LastJobR
 
 async function loadTableBounds(actor: Actor): Promise<TableBounds | null> {
   if (actor.tenants.length > 0) return null;
-  const [size, jobs] = await Promise.all([readTableSize(getDb()), lastJobRuns(getDb())]);
+  const [size, jobs] = await Promise.all([readTableSize(getReadDb()), lastJobRuns(getReadDb())]);
   return { size, retentionMs: RETENTION_MS, jobs };
 }
 
@@ -45,12 +47,12 @@ export async function loadMetricsPageData(
   actor: Actor,
   query: MetricsQuery,
 ): Promise<UnknownTenant | { ok: true; report: MetricsReport; configuredTools: string[] }> {
-  const tenant = await checkTenantFilter(getDb(), actor, query.tenant);
+  const tenant = await checkTenantFilter(getReadDb(), actor, query.tenant);
   if (!tenant.ok) return tenant;
   const config = getConfig();
   return {
     ok: true,
-    report: await getMetrics(getDb(), config, actor, query, new Date()),
+    report: await getMetrics(getReadDb(), config, actor, query, new Date(), { rollUpOn: getDb() }),
     configuredTools: Object.keys(config.tools),
   };
 }
@@ -59,7 +61,7 @@ export async function loadAuditPageData(
   actor: Actor,
   query: AuditQuery,
 ): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[] }> {
-  const db = getDb();
+  const db = getReadDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
   const [page, actions] = await Promise.all([
@@ -70,7 +72,7 @@ export async function loadAuditPageData(
 }
 
 export function loadToolsPageData(actor: Actor, window: AuditWindow): Promise<ToolsAudit> {
-  return buildToolsAudit(getDb(), getConfig(), actor, window);
+  return buildToolsAudit(getDb(), getConfig(), actor, window, new Date(), { evidenceDb: getReadDb() });
 }
 
 export function explainKeyForPage(actor: Actor, input: ExplainInput): Promise<ExplainResult> {

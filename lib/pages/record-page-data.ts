@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { getDb, getReadDb } from "@/lib/db/client";
 import { traceRefs, type LookupResult, lookUpRefs, type RefTrace } from "@/lib/records/lookup";
 import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail";
 import { redactionOf } from "@/lib/privacy/redact";
@@ -29,6 +29,11 @@ export type RecordPageData =
  * One record for its page: the detail, with the row's exact version when the reader may resolve
  * it (for the compare-and-set); or, gone from the table, what the audit log says of it. Absent
  * and "another tenant's" are the same answer: existence is data too.
+ *
+ * From the read replica — except right after a resolve from this page (`resolved` names its audit
+ * entry), when the page must show what the resolve did: then everything comes from the primary.
+ * A stale version read from the replica costs nothing worse than a conflict: the resolve's
+ * compare-and-set runs on the primary.
  */
 export async function loadRecordPageData(
   actor: Actor,
@@ -36,7 +41,7 @@ export async function loadRecordPageData(
   now: Date,
   options: { resolved: string | null } = { resolved: null },
 ): Promise<RecordPageData> {
-  const db = getDb();
+  const db = options.resolved === null ? getReadDb() : getDb();
   const detail = await getRecordDetail(db, getConfig(), actor, key, now);
   if (!detail) {
     const [trace] = await traceRefs(db, actor, [key], { redact: redactionOf(getConfig()) });
@@ -59,7 +64,7 @@ async function loadConfirmation(
   now: Date,
 ): Promise<ResolutionConfirmation | null> {
   if (auditId === null) return null;
-  const db = getDb();
+  const db = getDb(); // right after the resolve it confirms: the primary
   const query = { id: auditId, key, actor: null, action: null, tenant: null, from: null, to: null, cursor: null };
   const [entry] = (await listAudit(db, actor, { ...query, limit: 1 }, { redact: redactionOf(getConfig()) })).entries;
   const resolved = entry ? resolvedClaimFromAudit(key, entry) : null;
@@ -69,5 +74,5 @@ async function loadConfirmation(
 
 /** The lookup page's search, within the reader's tenants. */
 export function lookUpForPage(actor: Actor, text: string): Promise<LookupResult> {
-  return lookUpRefs(getDb(), actor, text, { redact: redactionOf(getConfig()) });
+  return lookUpRefs(getReadDb(), actor, text, { redact: redactionOf(getConfig()) });
 }

@@ -1,20 +1,22 @@
 import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import { getConfig } from "@/lib/config/load";
-import { getDb } from "@/lib/db/client";
+import { getDb, getReadDb } from "@/lib/db/client";
 import type { RecordsQuery } from "@/lib/records/list-filters";
 import { loadRecordsListing, type RecordsListing } from "@/lib/records/records-listing";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
 import { loadStuckClaims, readClaimVersions } from "@/lib/records/stuck-claims";
 import { can } from "@/lib/auth/permissions";
 
-// What the record pages show, read for them: pages get data here, never from lib/db.
+// What the record pages show, read for them: pages get data here, never from lib/db. The records
+// list reads the replica (getReadDb); the stuck list is the resolve work queue, read again right
+// after each resolve, so it reads the primary (docs/architecture.md, "Reads and the replica").
 
 export async function loadRecordsPageData(
   actor: Actor,
   query: RecordsQuery,
 ): Promise<UnknownTenant | { ok: true; listing: RecordsListing; configuredTools: string[] }> {
-  const db = getDb();
+  const db = getReadDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
   const config = getConfig();

@@ -7,6 +7,7 @@ import { actorLabel } from "@/lib/audit/write-audit";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { connectTestDb } from "../helpers/db";
+import { insertTakenClaim } from "../helpers/taken-claim";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 
 // Every route that can change something, called once the way its users call it: the audit log
@@ -76,15 +77,7 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
 
   async function takenClaim(): Promise<string> {
     n += 1;
-    const key = createHash("sha256").update(`maud|${run}|${n}`).digest("hex");
-    await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${key}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
-    const charged = await fetch(`${processor.url}/charges`, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body: JSON.stringify({ card: "c_4242", amount_cents: 900 + n, reference: key }),
-    });
-    expect(charged.status).toBe(200);
-    return key;
+    return insertTakenClaim(db, processor.url, { tenant: TENANT, label: `maud|${run}|${n}`, amountCents: 900 + n });
   }
   async function completedRecord(): Promise<string> {
     n += 1;

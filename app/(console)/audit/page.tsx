@@ -3,12 +3,14 @@ import { AuditView } from "@/components/audit/audit-view";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import { auditFilterValues, parseAuditQuery } from "@/lib/audit/list-audit";
 import { loadAuditPageData } from "@/lib/pages/console-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
 export const metadata = { title: "Audit" };
 
@@ -41,23 +43,28 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
       />
     );
   const query = parsed.value;
-  const data = await loadAuditPageData(actor, query);
+  const [data, lag] = await Promise.all([loadAuditPageData(actor, query), loadReplicaLagNotice()]);
   if (!data.ok)
     return <UnknownTenantNotice message={data.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
   const { page, actions } = data;
   const values = auditFilterValues(query);
   return (
-    <AuditView
-      page={page}
-      values={values}
-      actions={actions}
-      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
-      links={{
-        newest: auditHref(values),
-        older: page.nextCursor ? auditHref({ ...values, cursor: page.nextCursor }) : null,
-      }}
-      atNewest={query.cursor === null}
-      filtered={Boolean(query.id || query.actor || query.action || query.key || query.tenant || query.from || query.to)}
-    />
+    <>
+      <ReplicaLagBanner notice={lag} />
+      <AuditView
+        page={page}
+        values={values}
+        actions={actions}
+        tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+        links={{
+          newest: auditHref(values),
+          older: page.nextCursor ? auditHref({ ...values, cursor: page.nextCursor }) : null,
+        }}
+        atNewest={query.cursor === null}
+        filtered={Boolean(
+          query.id || query.actor || query.action || query.key || query.tenant || query.from || query.to,
+        )}
+      />
+    </>
   );
 }

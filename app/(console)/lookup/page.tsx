@@ -3,8 +3,10 @@ import { LookupForm } from "@/components/lookup/lookup-form";
 import { ActionResult } from "@/components/ui/action-result";
 import { LookupResults } from "@/components/lookup/lookup-results";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { lookUpForPage } from "@/lib/pages/record-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { loadLookupParams, serializeLookupParams } from "@/lib/records/lookup-search-params";
 
 export const metadata = { title: "Lookup" };
@@ -19,7 +21,7 @@ export default async function LookupPage({ searchParams }: Props) {
     serializeLookupParams("/lookup", { q: text ? text.slice(0, 2_000) : null }),
   );
   const now = new Date();
-  const result = text.trim() ? await lookUpForPage(actor, text) : null;
+  const [result, lag] = await Promise.all([text.trim() ? lookUpForPage(actor, text) : null, loadReplicaLagNotice()]);
   // One record: straight to it, the answer support came for.
   if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0])
     redirect(`/records/${result.matches[0].key}`);
@@ -29,6 +31,7 @@ export default async function LookupPage({ searchParams }: Props) {
         title="Lookup"
         description="Paste a customer's error message, a ref or a full key and land on the record."
       />
+      <ReplicaLagBanner notice={lag} />
       <div className="max-w-5xl space-y-6">
         <LookupForm key={text} initialText={text} />
         {/* A lookup is a navigation: its result takes focus (and is announced) as an in-page answer would. */}

@@ -3,11 +3,13 @@ import { Suspense } from "react";
 import { MetricsSkeleton } from "@/components/metrics/metrics-skeleton";
 import { MetricsView } from "@/components/metrics/metrics-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { parseMetricsQuery } from "@/lib/metrics/metrics-params";
 import { loadMetricsPageData } from "@/lib/pages/console-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
 export const metadata = { title: "Metrics" };
 
@@ -38,14 +40,17 @@ async function MetricsSection({ actor, searchParams }: { actor: Actor; searchPar
       </ul>
     );
   }
-  const data = await loadMetricsPageData(actor, parsed.value);
+  const [data, lag] = await Promise.all([loadMetricsPageData(actor, parsed.value), loadReplicaLagNotice()]);
   if (!data.ok)
     return <UnknownTenantNotice message={data.message} link={{ path: "/metrics", params, tenants: actor.tenants }} />;
   return (
-    <MetricsView
-      report={data.report}
-      configuredTools={data.configuredTools}
-      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
-    />
+    <>
+      <ReplicaLagBanner notice={lag} />
+      <MetricsView
+        report={data.report}
+        configuredTools={data.configuredTools}
+        tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+      />
+    </>
   );
 }

@@ -2,11 +2,13 @@ import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
 import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { loadToolsParams } from "@/lib/annotations/tools-search-params";
 import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadToolsPageData } from "@/lib/pages/console-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
 export const metadata = { title: "Tools" };
 
@@ -27,13 +29,16 @@ export default async function ToolsPage({ searchParams }: { searchParams: Promis
 
 async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const { window } = await loadToolsParams(searchParams);
-  const audit = await loadToolsPageData(actor, window);
+  const [audit, lag] = await Promise.all([loadToolsPageData(actor, window), loadReplicaLagNotice()]);
   return (
-    <ToolsView
-      audit={audit}
-      canRefresh={can(actor.role, "tools:refresh")}
-      canConfigure={can(actor.role, "tools:configure")}
-      canReview={can(actor.role, "annotations:review")}
-    />
+    <>
+      <ReplicaLagBanner notice={lag} />
+      <ToolsView
+        audit={audit}
+        canRefresh={can(actor.role, "tools:refresh")}
+        canConfigure={can(actor.role, "tools:configure")}
+        canReview={can(actor.role, "annotations:review")}
+      />
+    </>
   );
 }

@@ -4,10 +4,12 @@ import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadRecordsPageData } from "@/lib/pages/records-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
 
@@ -39,17 +41,20 @@ async function RecordsSection({ actor, searchParams }: { actor: Actor; searchPar
         testId="records-query-problems"
       />
     );
-  const data = await loadRecordsPageData(actor, parsed.value);
+  const [data, lag] = await Promise.all([loadRecordsPageData(actor, parsed.value), loadReplicaLagNotice()]);
   if (!data.ok)
     return <UnknownTenantNotice message={data.message} link={{ path: "/records", params, tenants: actor.tenants }} />;
   const { listing, configuredTools } = data;
   return (
-    <RecordsView
-      query={parsed.value}
-      listing={listing}
-      configuredTools={configuredTools}
-      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
-      exportMaxRows={EXPORT_MAX_ROWS}
-    />
+    <>
+      <ReplicaLagBanner notice={lag} />
+      <RecordsView
+        query={parsed.value}
+        listing={listing}
+        configuredTools={configuredTools}
+        tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+        exportMaxRows={EXPORT_MAX_ROWS}
+      />
+    </>
   );
 }

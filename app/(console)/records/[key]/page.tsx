@@ -5,9 +5,11 @@ import { RecordDetailView } from "@/components/records-detail/record-detail-view
 import { ResolvePanel } from "@/components/records-detail/resolve-panel";
 import { ResolvedNotice } from "@/components/resolve/resolve-confirmation";
 import { PageHeader } from "@/components/ui/page-header";
+import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadRecordPageData } from "@/lib/pages/record-page-data";
+import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { parseKeyParam } from "@/lib/records/record-detail";
 import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 import { loadRecordPageParams } from "@/lib/records/record-page-params";
@@ -30,7 +32,11 @@ export default async function RecordPage({ params, searchParams }: Props) {
   if (param.kind === "invalid") notFound();
   const now = new Date();
   const { resolved } = await loadRecordPageParams(searchParams);
-  const data = await loadRecordPageData(actor, param.key, now, { resolved });
+  // Right after a resolve the page reads the primary (lib/pages/record-page-data.ts): no lag to name then.
+  const [data, lag] = await Promise.all([
+    loadRecordPageData(actor, param.key, now, { resolved }),
+    resolved === null ? loadReplicaLagNotice() : null,
+  ]);
   // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
   if (data.kind === "absent") notFound();
   if (data.kind === "gone") {
@@ -42,6 +48,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
           title="Record"
           description="This key is no longer in the idempotency table; the audit log says what happened to it."
         />
+        <ReplicaLagBanner notice={lag} />
         <div className="max-w-5xl space-y-4">
           <ResolvedNotice confirmation={data.confirmation} now={now} />
           <RefFateCard trace={trace} now={now} />
@@ -58,6 +65,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
         title="Record"
         description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says."
       />
+      <ReplicaLagBanner notice={lag} />
       <ResolvedNotice confirmation={data.confirmation} now={now} className="mb-4" />
       <RecordDetailView
         detail={detail}

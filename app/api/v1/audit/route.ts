@@ -5,8 +5,8 @@ import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 import { redactionOf } from "@/lib/privacy/redact";
 
-export const GET = contractRoute(auditListContract, async ({ db, actor, query }) => {
-  const tenant = await checkTenantFilter(db, actor, query.tenant);
+export const GET = contractRoute(auditListContract, async ({ readDb, actor, query }) => {
+  const tenant = await checkTenantFilter(readDb, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  return reply(await listAudit(db, actor, query, { redact: redactionOf(getConfig()) }));
+  return reply(await listAudit(readDb, actor, query, { redact: redactionOf(getConfig()) }));
 });

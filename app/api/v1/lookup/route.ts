@@ -4,8 +4,8 @@ import { getConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { redactionOf } from "@/lib/privacy/redact";
 
-export const GET = contractRoute(lookupContract, async ({ db, actor, query }) => {
-  const result = await lookUpRefs(db, actor, query.q ?? "", { redact: redactionOf(getConfig()) });
+export const GET = contractRoute(lookupContract, async ({ readDb, actor, query }) => {
+  const result = await lookUpRefs(readDb, actor, query.q ?? "", { redact: redactionOf(getConfig()) });
   if (result.kind === "invalid") return { ok: false, code: "text_too_long", message: result.message };
   if (result.kind === "no_refs") return { ok: false, code: "no_ref", message: result.message };
   const { kind: _kind, ...body } = result;

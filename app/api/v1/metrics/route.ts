@@ -4,8 +4,8 @@ import { getConfig } from "@/lib/config/load";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
-export const GET = contractRoute(metricsContract, async ({ db, actor, query }) => {
-  const tenant = await checkTenantFilter(db, actor, query.tenant);
+export const GET = contractRoute(metricsContract, async ({ db, readDb, actor, query }) => {
+  const tenant = await checkTenantFilter(readDb, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  return reply(await getMetrics(db, getConfig(), actor, query, new Date()));
+  return reply(await getMetrics(readDb, getConfig(), actor, query, new Date(), { rollUpOn: db }));
 });

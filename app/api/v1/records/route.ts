@@ -4,8 +4,8 @@ import { getConfig } from "@/lib/config/load";
 import { loadRecordsListing } from "@/lib/records/records-listing";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
-export const GET = contractRoute(listRecordsContract, async ({ db, actor, query }) => {
-  const tenant = await checkTenantFilter(db, actor, query.tenant);
+export const GET = contractRoute(listRecordsContract, async ({ readDb, actor, query }) => {
+  const tenant = await checkTenantFilter(readDb, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  return reply(await loadRecordsListing(db, actor, query, getConfig(), new Date()));
+  return reply(await loadRecordsListing(readDb, actor, query, getConfig(), new Date()));
 });

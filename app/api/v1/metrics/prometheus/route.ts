@@ -6,8 +6,8 @@ import { PROMETHEUS_CONTENT_TYPE, toExposition } from "@/lib/metrics/prometheus-
 import { readScrapeFigures } from "@/lib/metrics/scrape-figures";
 import packageJson from "@/package.json";
 
-export const GET = contractRoute(prometheusScrapeContract, async ({ db, actor, request }) => {
-  const figures = await readScrapeFigures(db, getConfig(), actor, new Date());
+export const GET = contractRoute(prometheusScrapeContract, async ({ readDb, actor, request }) => {
+  const figures = await readScrapeFigures(readDb, getConfig(), actor, new Date());
   // Alerts link here: the console's public URL, else the address Prometheus scraped.
   const consoleUrl = (env().NEXTAUTH_URL ?? new URL(request.url).origin).replace(/\/+$/, "");
   const body = await toExposition(figures, { version: packageJson.version, consoleUrl });

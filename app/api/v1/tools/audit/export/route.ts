@@ -4,13 +4,13 @@ import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit
 import { auditToJson, auditToMarkdown } from "@/lib/annotations/export-audit";
 import { getConfig } from "@/lib/config/load";
 
-export const GET = contractRoute(toolsAuditExportContract, async ({ db, actor, query }) => {
+export const GET = contractRoute(toolsAuditExportContract, async ({ db, readDb, actor, query }) => {
   const format = query.format ?? "md";
   if (format !== "md" && format !== "json")
     return { ok: false, code: "bad_format", message: "format must be md or json." };
   const window = parseAuditWindow(query.window);
   if (!window) return { ok: false, code: "bad_window", message: "window must be one of 24h, 48h, 7d." };
-  const audit = await buildToolsAudit(db, getConfig(), actor, window);
+  const audit = await buildToolsAudit(db, getConfig(), actor, window, new Date(), { evidenceDb: readDb });
   const stamp = audit.generatedAt.slice(0, 19).replace(/[:T]/g, "-");
   return new Response(format === "md" ? auditToMarkdown(audit) : auditToJson(audit), {
     headers: {
