@@ -74,6 +74,8 @@ export const environmentSchema = z.object({
   IDEM_DB_STATEMENT_TIMEOUT: databaseLimit,
   IDEM_DB_LOCK_TIMEOUT: databaseLimit,
   IDEM_DB_EXPORT_STATEMENT_TIMEOUT: databaseLimit,
+  // Over database.replicaLagWarning (lib/db/replica-lag.ts).
+  IDEM_DB_REPLICA_LAG_WARNING: databaseLimit,
   // Sign-in and sessions.
   NEXTAUTH_URL: httpUrl,
   NEXTAUTH_SECRET: text,

@@ -1,4 +1,5 @@
 import "server-only";
+import { env } from "@/lib/config/environment";
 import { getConfig } from "@/lib/config/load";
 import { getDb, getReadDb, isReadReplicaConfigured } from "@/lib/db/client";
 import { describeDatabaseError } from "@/lib/db/describe-error";
@@ -39,7 +40,7 @@ export function readReplicaLag(now = Date.now()): Promise<ReplicaLag> | null {
  * hour behind when this process looked a second ago).
  */
 async function measureReplicaLag(now: number): Promise<ReplicaLag> {
-  const warnAfterMs = getConfig().database.replicaLagWarning;
+  const warnAfterMs = env().IDEM_DB_REPLICA_LAG_WARNING ?? getConfig().database.replicaLagWarning;
   try {
     const [primary] = await getDb().$queryRaw<{ lsn: string }[]>`SELECT pg_current_wal_lsn()::text AS lsn`;
     const [replica] = await getReadDb().$queryRaw<{ bytes: number | null; replayed_at: Date | null }[]>`
