@@ -2,7 +2,6 @@ import { XMLBuilder } from "fast-xml-parser";
 import type { ToolVerificationResult } from "@/lib/annotations/tool-verification-types";
 
 // XML 1.0 cannot carry these even escaped (a tool's answer may hold anything): they are dropped.
-// eslint-disable-next-line no-control-regex -- the point is to match control characters
 const NOT_XML = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\ufffe\uffff]/g;
 const clean = (text: string) => text.replace(NOT_XML, "");
 
