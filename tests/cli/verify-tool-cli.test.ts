@@ -60,6 +60,23 @@ function readJunit(file: string): Suite {
   return new XMLParser({ ignoreAttributes: false }).parse(xml) as Suite;
 }
 
+/** verify-tool --stdio against the test server in `mode`, with a JUnit file: the CI form. */
+async function verifyStdio(mode: string, extra: string[] = []) {
+  const junit = path.join(dir, `${mode}-${run}.xml`);
+  const result = await verifyTool([
+    "--stdio",
+    stdio(mode),
+    ...extra,
+    "--args",
+    args(),
+    "--database-url",
+    url,
+    "--junit",
+    junit,
+  ]);
+  return { result, junit };
+}
+
 describe("npm run idem -- verify-tool", () => {
   afterAll(async () => {
     await world.stop();
@@ -74,17 +91,7 @@ describe("npm run idem -- verify-tool", () => {
     "--stdio against a guarded server: exit 0, a JUnit file with three passing testcases, the processor charged once",
     { timeout: 90_000 },
     async () => {
-      const junit = path.join(dir, `verified-${run}.xml`);
-      const result = await verifyTool([
-        "--stdio",
-        stdio("guarded"),
-        "--args",
-        args(),
-        "--database-url",
-        url,
-        "--junit",
-        junit,
-      ]);
+      const { result, junit } = await verifyStdio("guarded");
       expect(result.code, result.stderr + result.stdout).toBe(0);
       expect(result.stdout).toMatch(/stdio\/charge_card: VERIFIED/);
       expect(world.processor.stats().sideEffects).toBe(1);
@@ -104,19 +111,7 @@ describe("npm run idem -- verify-tool", () => {
     "--stdio against a handler that charges while answering in progress: exit 1, the upstream testcase fails",
     { timeout: 90_000 },
     async () => {
-      const junit = path.join(dir, `failed-${run}.xml`);
-      const result = await verifyTool([
-        "--stdio",
-        stdio("charges-twice"),
-        "--server",
-        "ci-shop",
-        "--args",
-        args(),
-        "--database-url",
-        url,
-        "--junit",
-        junit,
-      ]);
+      const { result, junit } = await verifyStdio("charges-twice", ["--server", "ci-shop"]);
       expect(result.code, result.stderr + result.stdout).toBe(1);
       expect(result.stdout).toMatch(/ci-shop\/charge_card: FAILED at upstream/);
       expect(world.processor.stats().sideEffects).toBe(2);
@@ -132,17 +127,7 @@ describe("npm run idem -- verify-tool", () => {
     { timeout: 90_000 },
     async () => {
       world.processor.setFaults({ latencyMs: 0 });
-      const junit = path.join(dir, `inconclusive-${run}.xml`);
-      const result = await verifyTool([
-        "--stdio",
-        stdio("one-at-a-time"),
-        "--args",
-        args(),
-        "--database-url",
-        url,
-        "--junit",
-        junit,
-      ]);
+      const { result, junit } = await verifyStdio("one-at-a-time");
       expect(result.code, result.stderr + result.stdout).toBe(3);
       expect(result.stdout).toMatch(/INCONCLUSIVE at answers/);
       expect(result.stdout).toMatch(/hint: Slow the upstream/);
