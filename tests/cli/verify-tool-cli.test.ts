@@ -165,9 +165,13 @@ describe("npm run idem -- verify-tool", () => {
       [["--server", "shop", "--args", args(), "--concurrency", "9"], /from 2 to 8/],
       [["--args", args()], /--server NAME.* or give --stdio/],
       [["--stdio", "node server.js | tee log", "--args", args()], /no pipes/],
+      [
+        ["--server", "shop", "--args", args(), "--database-url", "mysql://db/shop"],
+        /--database-url must start with postgresql/,
+      ],
     ];
     for (const [extra, message] of cases) {
-      const result = await verifyTool([...extra, "--database-url", url]);
+      const result = await verifyTool(extra.includes("--database-url") ? extra : [...extra, "--database-url", url]);
       expect(result.code, `${extra.join(" ")}: ${result.stderr}`).toBe(2);
       expect(result.stderr).toMatch(message);
       expect(result.stderr).not.toMatch(/^\s+at /m);
