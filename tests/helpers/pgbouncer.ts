@@ -3,6 +3,9 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "nod
 import { tmpdir } from "node:os";
 import path from "node:path";
 import pg from "pg";
+import { DEFAULT_DATABASE_TIMEOUTS } from "@/lib/config/schema";
+import { poolerLimitsStatement } from "@/lib/db/pooler";
+import { consoleTimeouts } from "@/lib/db/timeouts";
 import { freePort } from "./free-port";
 
 export const PGBOUNCER_BINARY = "/usr/sbin/pgbouncer";
@@ -120,4 +123,25 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
       rmSync(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * Gives the role `direct` connects as the console's default limits in that database, as a pooled
+ * deployment does for its console role (lib/db/pooler.ts): every server connection PgBouncer opens
+ * there then runs with them. Run on a direct connection.
+ */
+export async function applyPoolerLimits(direct: string): Promise<void> {
+  const client = new pg.Client({ connectionString: direct });
+  await client.connect();
+  try {
+    const { rows } = await client.query<{ role: string; db: string }>(
+      "SELECT current_user AS role, current_database() AS db",
+    );
+    const timeouts = consoleTimeouts("interactive", DEFAULT_DATABASE_TIMEOUTS, {});
+    await client.query(
+      poolerLimitsStatement(timeouts, pg.escapeIdentifier(rows[0]!.role), pg.escapeIdentifier(rows[0]!.db)),
+    );
+  } finally {
+    await client.end();
+  }
 }

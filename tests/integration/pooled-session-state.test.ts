@@ -7,6 +7,10 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { createPrismaClient } from "@/lib/db/prisma";
+import { migrate } from "@/lib/db/migrate";
+import { poolerLimitsProblem } from "@/lib/db/pooler";
+import { consoleTimeouts } from "@/lib/db/timeouts";
+import { DEFAULT_DATABASE_TIMEOUTS } from "@/lib/config/schema";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { startPgBouncer } from "../helpers/pgbouncer";
 
@@ -120,5 +124,17 @@ describe("the console through PgBouncer with one server connection", () => {
       .then(() => "finished")
       .catch((error: unknown) => String((error as Error).message));
     expect(slow).toMatch(/statement timeout/);
+  });
+
+  it("the launcher's check: the run's database carries the limits; a database without them is refused with the statement to run", async () => {
+    const timeouts = consoleTimeouts("interactive", DEFAULT_DATABASE_TIMEOUTS, {});
+    expect(await poolerLimitsProblem(bouncer.urlFor(primary), timeouts)).toBeNull();
+    const bare = new URL(primary);
+    bare.pathname = "/postgres"; // the server's own database: no role defaults there
+    expect(await poolerLimitsProblem(bouncer.urlFor(bare.toString()), timeouts)).toMatch(
+      /statement_timeout 0 ms and lock_timeout 0 ms .*ALTER ROLE "postgres" IN DATABASE "postgres" SET statement_timeout = '5000ms'/,
+    );
+    // Migrations' session lock would outlive its transaction on a pooled connection: refused before connecting.
+    await expect(migrate(bouncer.urlFor(primary))).rejects.toThrow(/set DATABASE_MIGRATE_URL to a direct connection/);
   });
 });

@@ -1,10 +1,6 @@
 import { writeFileSync } from "node:fs";
-import pg from "pg";
 import type { TestProject } from "vitest/node";
-import { DEFAULT_DATABASE_TIMEOUTS } from "@/lib/config/schema";
-import { poolerLimitsStatement } from "@/lib/db/pooler";
-import { consoleTimeouts } from "@/lib/db/timeouts";
-import { startPgBouncer } from "../helpers/pgbouncer";
+import { applyPoolerLimits, startPgBouncer } from "../helpers/pgbouncer";
 import { createTestDatabase } from "../helpers/test-database";
 
 declare module "vitest" {
@@ -22,21 +18,7 @@ declare module "vitest" {
  */
 export default async function setup(project: TestProject) {
   const database = await createTestDatabase();
-  const primary = new pg.Client({ connectionString: database.url });
-  await primary.connect();
-  try {
-    const { rows } = await primary.query<{ db: string }>("SELECT current_database() AS db");
-    const role = pg.escapeIdentifier(new URL(database.url).username || "postgres");
-    await primary.query(
-      poolerLimitsStatement(
-        consoleTimeouts("interactive", DEFAULT_DATABASE_TIMEOUTS, {}),
-        role,
-        pg.escapeIdentifier(rows[0]!.db),
-      ),
-    );
-  } finally {
-    await primary.end();
-  }
+  await applyPoolerLimits(database.url);
   const bouncer = await startPgBouncer(database.url);
   project.provide("databaseUrl", bouncer.urlFor(database.url));
   project.provide("primaryDatabaseUrl", database.url);
@@ -46,7 +28,10 @@ export default async function setup(project: TestProject) {
     const dbName = new URL(database.url).pathname.slice(1);
     const stats = (await bouncer.show("STATS")).find((s) => s.database === dbName);
     // Every client login and every server connection PgBouncer opened, from its log (log_connections is on by default).
-    const lines = bouncer.log().split("\n").filter((line) => line.includes(`${dbName}/`));
+    const lines = bouncer
+      .log()
+      .split("\n")
+      .filter((line) => line.includes(`${dbName}/`));
     const figures = {
       clientLogins: lines.filter((line) => line.includes("login attempt")).length,
       serverConnectionsOpened: lines.filter((line) => line.includes("new connection to server")).length,
