@@ -63,6 +63,10 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
   chmodSync(authFile, 0o644);
   const child: ChildProcess = spawn(PGBOUNCER_BINARY, [ini], { stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
+  child.on(
+    "error",
+    (error) => (output += `cannot run ${PGBOUNCER_BINARY} (apt-get install pgbouncer): ${error.message}\n`),
+  );
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));
   const log = () => {
@@ -79,7 +83,8 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
   };
   const deadline = Date.now() + 10_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`pgbouncer exited (${child.exitCode}):\n${log()}`);
+    if (child.exitCode !== null || child.pid === undefined)
+      throw new Error(`pgbouncer exited (${child.exitCode}):\n${log()}`);
     const probe = new pg.Client({ connectionString: admin() });
     try {
       await probe.connect();
