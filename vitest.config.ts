@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { PlainSummaryReporter } from "./tests/setup/plain-summary-reporter.ts";
 
 const shared = {
@@ -40,7 +40,7 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/cli/**/*.test.ts"],
-          exclude: ["tests/integration/pooled-session-state.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/integration/pooled-session-state.test.ts"],
           globalSetup: ["tests/setup/global-database.ts"],
           setupFiles: ["tests/setup/fresh-environment.ts"],
           testTimeout: 30_000,
