@@ -52,9 +52,9 @@ export async function startPgBouncer(server: string, options: { poolSize?: numbe
       "pool_mode = transaction",
       `default_pool_size = ${options.poolSize ?? 4}`,
       "max_client_conn = 500",
-      // What node-postgres may send at startup and is harmless to drop; never statement_timeout or
-      // lock_timeout (silently dropping those would lift the console's limits: lib/db/pooler.ts).
-      "ignore_startup_parameters = extra_float_digits",
+      // No ignore_startup_parameters: node-postgres sends user, database, client_encoding and (when set)
+      // application_name, which PgBouncer handles; statement_timeout, lock_timeout or options must be
+      // refused, not ignored — dropping them would silently lift the console's limits (lib/db/pooler.ts).
       `logfile = ${path.join(dir, "pgbouncer.log")}`,
       ...(process.getuid?.() === 0 ? ["user = postgres"] : []),
     ].join("\n") + "\n",
