@@ -1,5 +1,5 @@
 import path from "node:path";
-import { defineConfig } from "vitest/config";
+import { configDefaults, defineConfig } from "vitest/config";
 import { PlainSummaryReporter } from "./tests/setup/plain-summary-reporter.ts";
 
 const shared = {
@@ -12,6 +12,24 @@ const shared = {
   },
 };
 
+/** The integration files that call the API's route handlers in-process on the run's database. */
+const API_INTEGRATION_FILES = [
+  "annotation-audit",
+  "api-contract",
+  "audit-list",
+  "bad-input-api",
+  "lookup-detail-api",
+  "mutation-audit",
+  "records-subject-api",
+  "ref-fate",
+  "resolve-api",
+  "tenant-scoping",
+  "unknown-tenant",
+  "value-masking",
+  // Its own PgBouncer with one server connection: what a request leaves behind on it.
+  "pooled-session-state",
+].map((name) => `tests/integration/${name}.test.ts`);
+
 export default defineConfig({
   ...shared,
   test: {
@@ -22,7 +40,20 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/cli/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, "tests/integration/pooled-session-state.test.ts"],
           globalSetup: ["tests/setup/global-database.ts"],
+          setupFiles: ["tests/setup/fresh-environment.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
+          // The API integration files again, every connection through PgBouncer in transaction mode.
+          name: "pgbouncer",
+          include: API_INTEGRATION_FILES,
+          globalSetup: ["tests/setup/global-pgbouncer.ts"],
           setupFiles: ["tests/setup/fresh-environment.ts"],
           testTimeout: 30_000,
           hookTimeout: 60_000,

@@ -27,6 +27,8 @@ export const PERMISSIONS = {
   "tools:refresh": OPERATORS,
   "tools:configure": ADMINS,
   "annotations:review": ADMINS,
+  // The double-call test (issue #18) makes real side effects on a staging server: admins only.
+  "tools:verify": ADMINS,
   "audit:read": EVERYONE,
   "tokens:manage": ADMINS,
   "users:manage": ADMINS,

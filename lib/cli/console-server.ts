@@ -10,6 +10,9 @@ import { analyzeStaleTablesAt } from "@/lib/db/analyze-tables";
 import { openDatabaseConnection, ownerUrl } from "@/lib/db/connection";
 import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { migrate } from "@/lib/db/migrate";
+import { behindTransactionPooler, poolerLimitsProblem } from "@/lib/db/pooler";
+import { consoleTimeouts } from "@/lib/db/timeouts";
+import { getConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
@@ -35,6 +38,11 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
       if (error instanceof UserError) throw error;
       throw new UserError(describeDatabaseError(error, ownerUrl(connection)), 1);
     });
+    // Behind a transaction pooler the role carries the console's limits (lib/db/pooler.ts): never serve without them.
+    if (behindTransactionPooler(connection.url)) {
+      const problem = await poolerLimitsProblem(connection.url, consoleTimeouts("interactive", getConfig().database));
+      if (problem) throw new UserError(problem, 1);
+    }
     // The embedded database has no autovacuum: fresh statistics now, not at its first periodic pass.
     if (connection.source !== "env") await analyzeStaleTablesAt(connection.url);
     // The build (a child process) and the demo world's history run side by side.

@@ -59,11 +59,16 @@ const toolSchema = z.strictObject({
   processor: processorSchema.optional(),
 });
 
+// A verification (verify-tool, issue #18) makes real side effects: only servers this file marks
+// "verify": true (staging) may be verified. Admin-added servers never can.
+const verify = z.boolean().default(false);
+
 // stdio servers run a command on the console's host: they come only from this file.
 const mcpServerSchema = z.discriminatedUnion("transport", [
-  z.strictObject({ name, transport: z.literal("http"), url: httpUrl, headers }),
+  z.strictObject({ name, transport: z.literal("http"), url: httpUrl, headers, verify }),
   z.strictObject({
     name,
+    verify,
     transport: z.literal("stdio"),
     command: z.string().min(1),
     args: z.array(z.string()).default([]),

@@ -3,6 +3,7 @@ import { readdirSync, readFileSync, statSync } from "node:fs";
 import path from "node:path";
 import pg from "pg";
 import { UserError } from "@/lib/errors/user-error";
+import { behindTransactionPooler } from "@/lib/db/pooler";
 
 /**
  * Applies prisma/migrations/<name>/migration.sql offline (Prisma's own CLI needs a schema-engine
@@ -33,6 +34,11 @@ export async function migrate(
   url: string,
   options: { dir?: string; onApplied?: (name: string, ms: number) => void } = {},
 ): Promise<MigrationReport> {
+  if (behindTransactionPooler(url))
+    throw new UserError(
+      "Migrations hold a session advisory lock, which a transaction pooler (pgbouncer=true) would hand to another client's transaction: set DATABASE_MIGRATE_URL to a direct connection to PostgreSQL.",
+      1,
+    );
   const migrations = readMigrations(options.dir);
   const client = new pg.Client({ connectionString: url });
   await client.connect();

@@ -2,6 +2,7 @@ import "server-only";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
+import { behindTransactionPooler } from "@/lib/db/pooler";
 import { CLIENT_MARGIN_MS, UNLIMITED_STATEMENTS, type DatabaseTimeouts } from "@/lib/db/timeouts";
 
 export type Db = PrismaClient;
@@ -15,22 +16,27 @@ const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 /**
  * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout and
- * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there); query_timeout
- * is pg's own clock for a server that stopped answering altogether.
+ * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there), except behind a
+ * transaction pooler, where the role carries them (lib/db/pooler.ts); query_timeout is pg's own clock
+ * for a server that stopped answering altogether.
  */
 export function createPrismaClient(
   url: string,
   poolSize = 4,
   timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS,
 ): PrismaClient {
+  const startup = !behindTransactionPooler(url);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     connectionTimeoutMillis: timeouts.connectMs,
     ...(timeouts.statementMs
-      ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS }
+      ? {
+          ...(startup ? { statement_timeout: timeouts.statementMs } : {}),
+          query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS,
+        }
       : {}),
-    ...(timeouts.lockMs ? { lock_timeout: timeouts.lockMs } : {}),
+    ...(timeouts.lockMs && startup ? { lock_timeout: timeouts.lockMs } : {}),
   });
   // A connection the server ends (pg_terminate_backend, a restart) emits "error"; the query on it fails
   // and is answered, and the pool replaces it — unheard, the event would be an uncaught exception.

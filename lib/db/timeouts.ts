@@ -34,7 +34,7 @@ export type DatabaseLimitOverrides = Partial<Pick<Environment, (typeof ENV)[keyo
  */
 export function consoleTimeouts(
   kind: ConsoleRequestKind,
-  config: IdemConfig["database"],
+  config: Pick<IdemConfig["database"], keyof typeof ENV>,
   overrides: DatabaseLimitOverrides = env(),
 ): DatabaseTimeouts {
   const value = (key: keyof typeof ENV) => overrides[ENV[key]] ?? config[key];

@@ -33,3 +33,30 @@ export async function signInOverHttp(baseUrl: string, email: string): Promise<Ht
     );
   return { cookie: setCookie.split(";")[0]!, setCookie };
 }
+
+/**
+ * One password sign-in through next-auth's credentials callback, as the sign-in form posts it:
+ * whether it made a session, and the error the callback named (CredentialsSignin, Throttled).
+ */
+export async function attemptSignIn(
+  baseUrl: string,
+  email: string,
+  password: string,
+): Promise<{ ok: boolean; error: string | null }> {
+  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
+  const cookie = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
+  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
+  const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
+    method: "POST",
+    redirect: "manual",
+    headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: baseUrl },
+    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: "/", json: "true" }),
+  });
+  const location =
+    response.headers.get("location") ?? ((await response.json().catch(() => ({}))) as { url?: string }).url ?? "";
+  const error = new URL(location, baseUrl).searchParams.get("error");
+  return {
+    ok: error === null && (response.headers.getSetCookie?.() ?? []).some((c) => c.includes("session-token")),
+    error,
+  };
+}

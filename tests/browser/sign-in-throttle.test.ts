@@ -2,6 +2,7 @@ import { randomBytes } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import { SIGN_IN_THROTTLE } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
+import { attemptSignIn } from "../access/http-session";
 import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
@@ -15,25 +16,7 @@ const admin = {
   tenants: [],
 };
 
-/** One password sign-in through next-auth's own credentials callback, as the sign-in form posts it. */
-async function signIn(email: string, password: string): Promise<{ ok: boolean; error: string | null }> {
-  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
-  const cookie = (csrf.headers.getSetCookie?.() ?? []).map((c) => c.split(";")[0]).join("; ");
-  const { csrfToken } = (await csrf.json()) as { csrfToken: string };
-  const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
-    method: "POST",
-    redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie, origin: baseUrl },
-    body: new URLSearchParams({ csrfToken, email, password, callbackUrl: "/", json: "true" }),
-  });
-  const location =
-    response.headers.get("location") ?? ((await response.json().catch(() => ({}))) as { url?: string }).url ?? "";
-  const error = new URL(location, baseUrl).searchParams.get("error");
-  return {
-    ok: error === null && (response.headers.getSetCookie?.() ?? []).some((c) => c.includes("session-token")),
-    error,
-  };
-}
+const signIn = (email: string, password: string) => attemptSignIn(baseUrl, email, password);
 
 // The finding: 50 wrong passwords in a row, each answered at once, then the right one worked, and no
 // audit row. Now the account locks after ten and every failure is in the audit log.
