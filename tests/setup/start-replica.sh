@@ -60,11 +60,24 @@ fi
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 
+# Streaming from the primary within 15 s? (Without a replication slot the primary keeps no WAL for a
+# stopped replica: after a long stop it may never catch up, and is then made afresh.)
+streaming() {
+  for _ in $(seq 1 30); do
+    [ "$(psql -h 127.0.0.1 -p "$1" -U postgres -d postgres -X -At -c "SELECT status FROM pg_stat_wal_receiver" 2>/dev/null)" = streaming ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
 if [ -f "$DATA/standby.signal" ] && [ -f "$DIR/port" ] && ! port_in_use "$(cat "$DIR/port")"; then
   # Made before and stopped (a reboot): start it again; if it cannot catch up, make it afresh below.
   if as_postgres pg_ctl -D "$DATA" -l "$DIR/replica.log" -w -t 60 start >/dev/null 9>&-; then
-    cat "$DIR/port"
-    exit 0
+    if streaming "$(cat "$DIR/port")"; then
+      cat "$DIR/port"
+      exit 0
+    fi
+    as_postgres pg_ctl -D "$DATA" -m immediate -w stop >/dev/null || true
   fi
 fi
 rm -rf "$DATA"
@@ -118,4 +131,8 @@ host all all 127.0.0.1/32 trust
 HBA
 echo "$port" >"$DIR/port"
 as_postgres pg_ctl -D "$DATA" -l "$DIR/replica.log" -w -t 60 start >/dev/null 9>&-
+streaming "$port" || {
+  echo "start-replica: the replica on port $port started but is not streaming from the primary; see $DIR/replica.log" >&2
+  exit 1
+}
 echo "$port"
