@@ -9,7 +9,7 @@ export type ApiSideResult = { samples: number[]; responseBytes: number };
  * whole body read. Anything but a 200 stops the case with the server's answer.
  */
 export async function measureApiSide(
-  benchCase: BenchCase,
+  benchCase: Pick<BenchCase, "name" | "inputs" | "fresh" | "api">,
   server: { baseUrl: string; authorization: string },
   options: { iterations: number; warmup: number; firstInput: number },
 ): Promise<ApiSideResult> {
