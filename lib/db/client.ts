@@ -2,7 +2,7 @@ import "server-only";
 import { getConfig } from "@/lib/config/load";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { createPrismaClient, sharePool, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -43,7 +43,7 @@ function createConsoleClient(kind: ConsoleRequestKind): Db {
     },
   }) as unknown as Db;
   // A transaction that cannot start (no connection for BEGIN) fails outside any operation.
-  return new Proxy(extended, {
+  const db = new Proxy(extended, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== "$transaction" || typeof value !== "function") return value;
@@ -51,4 +51,6 @@ function createConsoleClient(kind: ConsoleRequestKind): Db {
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(rethrowForPage);
     },
   });
+  sharePool(db, client);
+  return db;
 }

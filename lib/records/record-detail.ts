@@ -116,16 +116,22 @@ export async function getRecordDetail(
 ): Promise<RecordDetail | null> {
   const row = await findVisibleRecord(db, actor, key);
   if (!row) return null;
-  const [events, eventTotals, auditRows] = await Promise.all([
+  const [eventsRead, auditRows] = await Promise.all([
+    // One more than shown: whether the list is whole, without counting on every request.
     db.idempotencyEvent.findMany({
       where: { key: row.key },
       orderBy: { at: "asc" },
-      take: MAX_EVENTS,
+      take: MAX_EVENTS + 1,
       select: { kind: true, at: true, detail: true },
     }),
-    db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } }),
     db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
   ]);
+  const events = eventsRead.slice(0, MAX_EVENTS);
+  // The counts per kind: from the events themselves when they are all here (nearly always), else counted.
+  const eventTotals =
+    eventsRead.length <= MAX_EVENTS
+      ? tallyKinds(events)
+      : await db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } });
 
   const mask = (value: unknown) => redactJson(value, redactionOf(config));
   const response = mask(row.response);
@@ -219,6 +225,12 @@ export async function getRecordDetail(
     audit,
     processor: describeProcessor(config, row.tool),
   };
+}
+
+function tallyKinds(events: { kind: string }[]): { kind: string; _count: { _all: number } }[] {
+  const counts = new Map<string, number>();
+  for (const { kind } of events) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return [...counts].map(([kind, all]) => ({ kind, _count: { _all: all } }));
 }
 
 // Same-instant entries keep the protocol's order: a replay needs the completion before it.
