@@ -34,7 +34,7 @@ export type BenchResult = {
   targets: { sqlP95Ms: number | null; apiP95Ms: number | null };
   /** Targets this case misses, one sentence each. */
   missed: string[];
-  /** The floors measured beside this case (floors.ts): the console's trivial route and the bare lookup. */
+  /** The floors measured interleaved with this case (floors.ts): the console's trivial route and the bare lookup. */
   floors: Floors & { caseOverTrivial: number; trivialOverBare: number };
 };
 
@@ -114,7 +114,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         progress.update(i, benchCase.name);
         const sql = await measureSqlSide(benchCase, capture, client, { iterations, warmup, big });
         const api = await measureApiSide(benchCase, server, { iterations, warmup, firstInput: sql.inputsUsed });
-        const floors = await measureFloors(floorTargets, { iterations, warmup });
+        const floors = await measureFloors(benchCase, floorTargets, { iterations, warmup });
         results.push(toResult(benchCase.name, benchCase.targets, sql, api, floors));
       }
       progress.update(cases.length);
@@ -190,7 +190,7 @@ function toResult(
     missed,
     floors: {
       ...floors,
-      caseOverTrivial: ratioOf(a.p50Ms, floors.trivialP50Ms),
+      caseOverTrivial: ratioOf(floors.caseP50Ms ?? a.p50Ms, floors.trivialP50Ms),
       trivialOverBare: ratioOf(floors.trivialP50Ms, floors.bareP50Ms),
     },
   };

@@ -114,18 +114,20 @@ export async function getRecordDetail(
   key: string,
   now: Date,
 ): Promise<RecordDetail | null> {
-  const row = await findVisibleRecord(db, actor, key);
-  if (!row) return null;
-  const [eventsRead, auditRows] = await Promise.all([
+  // The row, its events and its audit entries in one round trip: the row's key is `key` (an exact
+  // match), and what the others read is dropped unless the row is the actor's to see.
+  const [row, eventsRead, auditRows] = await Promise.all([
+    findVisibleRecord(db, actor, key),
     // One more than shown: whether the list is whole, without counting on every request.
     db.idempotencyEvent.findMany({
-      where: { key: row.key },
+      where: { key },
       orderBy: { at: "asc" },
       take: MAX_EVENTS + 1,
       select: { kind: true, at: true, detail: true },
     }),
-    db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
+    db.auditLog.findMany({ where: { key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
   ]);
+  if (!row) return null;
   const events = eventsRead.slice(0, MAX_EVENTS);
   // The counts per kind: from the events themselves when they are all here (nearly always), else counted.
   const eventTotals =
