@@ -9,7 +9,7 @@ import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
-import { findVisibleRecord } from "@/lib/records/visible-records";
+import { readRecordDetail } from "@/lib/records/record-detail-read";
 import { describeProcessor } from "@/lib/config/describe-processor";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
@@ -114,19 +114,15 @@ export async function getRecordDetail(
   key: string,
   now: Date,
 ): Promise<RecordDetail | null> {
-  // The row, its events and its audit entries in one round trip: the row's key is `key` (an exact
-  // match), and what the others read is dropped unless the row is the actor's to see.
-  const [row, eventsRead, auditRows] = await Promise.all([
-    findVisibleRecord(db, actor, key),
+  const {
+    record: row,
+    events: eventsRead,
+    audit: auditRows,
+  } = await readRecordDetail(db, actor, key, {
     // One more than shown: whether the list is whole, without counting on every request.
-    db.idempotencyEvent.findMany({
-      where: { key },
-      orderBy: { at: "asc" },
-      take: MAX_EVENTS + 1,
-      select: { kind: true, at: true, detail: true },
-    }),
-    db.auditLog.findMany({ where: { key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
-  ]);
+    maxEvents: MAX_EVENTS + 1,
+    maxAudit: MAX_AUDIT,
+  });
   if (!row) return null;
   const events = eventsRead.slice(0, MAX_EVENTS);
   // The counts per kind: from the events themselves when they are all here (nearly always), else counted.
@@ -178,7 +174,7 @@ export async function getRecordDetail(
     });
   }
   const audit = auditRows.map((entry): RecordAuditEntry => ({
-    id: entry.id.toString(),
+    id: entry.id,
     at: entry.at.toISOString(),
     actor: entry.actor,
     actorRole: entry.actorRole,
