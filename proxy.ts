@@ -35,7 +35,11 @@ export function proxy(request: NextRequest) {
           },
           { status: 400 },
         )
-      : (gate(request) ?? NextResponse.next({ request: { headers: withoutPagePath(request.headers) } }));
+      : (gate(request) ??
+        // Only a forged page-path header needs the request rewritten; the common case passes as it came.
+        (request.headers.has(PAGE_PATH_HEADER)
+          ? NextResponse.next({ request: { headers: withoutPagePath(request.headers) } })
+          : NextResponse.next()));
     const response = withHeaders(answer, API_CONTENT_SECURITY_POLICY);
     // API answers hold records and payment responses: no shared or browser cache keeps them.
     response.headers.set("Cache-Control", "no-store");

@@ -1,4 +1,4 @@
-import { EXPORT_FORMATS } from "@/lib/records/list-filters";
+import { EXPORT_FORMATS } from "@/lib/records/records-search-params";
 import { buttonClass } from "@/components/ui/button";
 
 /** Downloads of the current filter (not just this page), streamed by the API and bounded. */

@@ -1,4 +1,4 @@
-import { UNRECORDED_TOOL } from "@/lib/records/list-filters";
+import { UNRECORDED_TOOL } from "@/lib/records/records-search-params";
 
 /** The tenant, subject and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
 

@@ -2,7 +2,7 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition } from "react";
-import { PAGE_SIZES, recordsSearchParams, type PageSize } from "@/lib/records/list-filters";
+import { PAGE_SIZES, recordsSearchParams, type PageSize } from "@/lib/records/records-search-params";
 
 /** Rows per page; a new size starts again at the newest record. */
 export function PageSizeSelect() {

@@ -9,8 +9,8 @@ import {
   TenantFilterField,
   ToolFilterField,
 } from "@/components/records/filter-fields";
-import { recordsSearchParams } from "@/lib/records/list-filters";
-import { formatInstant } from "@/lib/url-state/time-range";
+import { recordsSearchParams } from "@/lib/records/records-search-params";
+import { formatInstant } from "@/lib/url-state/field-rules";
 import { Button } from "@/components/ui/button";
 
 type Props = {

@@ -1,5 +1,5 @@
 import { parseAsBoolean } from "nuqs/server";
-import { recordsSearchParams } from "@/lib/records/list-filters";
+import { recordsSearchParams } from "@/lib/records/records-search-params";
 
 /**
  * The stuck page's URL state: the records list's own tenant/tool/paging parsers (one set of

@@ -17,9 +17,10 @@ import {
   type RowSelectionState,
   type TableFeatures,
 } from "@tanstack/react-table";
-import { Fragment, useMemo, type HTMLAttributes, type MouseEvent, type ReactNode } from "react";
+import { Fragment, useMemo, type HTMLAttributes, type ReactNode } from "react";
 import { twMerge } from "tailwind-merge";
 import { Button } from "@/components/ui/button";
+import { TABLE_CLASSES } from "@/components/ui/table-classes";
 
 /**
  * Every table of the console is this one, on TanStack Table: semantic <table> markup with a
@@ -95,11 +96,6 @@ type Props<Row extends RowData> = {
   className?: string;
   tableClassName?: string;
 };
-
-const HEAD =
-  "border-b border-slate-200 bg-slate-50 text-left text-xs font-medium uppercase tracking-wide text-slate-500";
-const TH = "px-3 py-2 font-medium";
-const TD = "px-3 py-2";
 
 function SortableHeader<Row extends RowData>({
   header,
@@ -200,17 +196,12 @@ export function DataTable<Row extends RowData>({
   return (
     // relative: a screen-reader-only label inside a cell is positioned against this box, so it
     // cannot stick out of the scroll area and widen the page.
-    <div
-      className={twMerge(
-        "data-table-cards relative overflow-x-auto rounded-lg border border-slate-200 bg-white",
-        className,
-      )}
-    >
-      <table role="table" className={twMerge("min-w-full text-sm", tableClassName)} data-testid={testId}>
+    <div className={twMerge(TABLE_CLASSES.wrapper, className)}>
+      <table role="table" className={twMerge(TABLE_CLASSES.table, tableClassName)} data-testid={testId}>
         {caption ? (
           <caption className="px-3 pt-3 text-left text-sm font-medium text-slate-700">{caption}</caption>
         ) : null}
-        <thead role="rowgroup" className={HEAD}>
+        <thead role="rowgroup" className={TABLE_CLASSES.head}>
           {table.getHeaderGroups().map((group) => (
             <tr key={group.id} role="row">
               {group.headers.map((header) => {
@@ -233,7 +224,7 @@ export function DataTable<Row extends RowData>({
                             : "none"
                         : undefined
                     }
-                    className={twMerge(TH, meta?.headerClassName)}
+                    className={twMerge(TABLE_CLASSES.th, meta?.headerClassName)}
                   >
                     {headerContent(header)}
                   </th>
@@ -242,7 +233,7 @@ export function DataTable<Row extends RowData>({
             </tr>
           ))}
         </thead>
-        <tbody role="rowgroup" className="divide-y divide-slate-100">
+        <tbody role="rowgroup" className={TABLE_CLASSES.body}>
           {table.getRowModel().rows.map((row) => {
             const attributes = rowAttributes?.(row.original) ?? {};
             const below = detail?.(row.original) ?? null;
@@ -259,7 +250,7 @@ export function DataTable<Row extends RowData>({
                         colSpan={colSpan > 1 ? colSpan : undefined}
                         data-column={cell.column.id}
                         data-label={spannedLabel(leafColumns, cell.column.id, colSpan)}
-                        className={twMerge(TD, cell.column.columnDef.meta?.cellClassName)}
+                        className={twMerge(TABLE_CLASSES.td, cell.column.columnDef.meta?.cellClassName)}
                       >
                         <table.FlexRender cell={cell} />
                       </td>
@@ -307,9 +298,4 @@ export function srOnlyHeader(words: string) {
   };
 }
 
-/** For a row that opens on click: ignore clicks on its links and buttons, and text being selected. */
-export function isPlainRowClick(event: MouseEvent<HTMLElement>): boolean {
-  return (
-    !(event.target as HTMLElement).closest("a,button,input,label,select,textarea") && !window.getSelection()?.toString()
-  );
-}
+export { isPlainRowClick } from "@/components/ui/row-click";

@@ -5,7 +5,7 @@ import type { Role } from "@/lib/identity/roles";
 import { isRole } from "@/lib/identity/roles";
 import { isTokenScope, type TokenScope } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
-import type { Db } from "@/lib/db/prisma";
+import { rawPoolOf, type Db } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";
 
 const TOKEN_PREFIX = "idem_";
@@ -93,12 +93,38 @@ export async function revokeToken(db: Db, actor: Actor, idOrPrefix: string): Pro
   });
 }
 
+type TokenRow = {
+  id: string;
+  name: string;
+  role: string;
+  scope: string;
+  tenants: string[];
+  expiresAt: Date | null;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+};
+
+const TOKEN_BY_HASH_SQL = `SELECT id, name, role, scope, tenants, expires_at AS "expiresAt",
+  last_used_at AS "lastUsedAt", revoked_at AS "revokedAt" FROM api_token WHERE token_hash = $1`;
+
+/**
+ * Every bearer request starts here, so it skips Prisma's query compiler when the client's pg pool
+ * is at hand (the unique index on token_hash, one statement either way): the check's median went
+ * from 1.1–1.4 ms to 0.7 ms inside the server (docs/bench.md, "Floors").
+ */
+async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenRow | null> {
+  const pool = rawPoolOf(db);
+  if (!pool) return db.apiToken.findUnique({ where: { tokenHash } });
+  const { rows } = await pool.query<TokenRow>(TOKEN_BY_HASH_SQL, [tokenHash]);
+  return rows[0] ?? null;
+}
+
 export type TokenCheck = { ok: true; actor: Actor } | { ok: false; reason: string };
 
 /** Resolves a presented bearer token to an actor, or says why it is refused. */
 export async function authenticateToken(db: Db, token: string): Promise<TokenCheck> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return { ok: false, reason: "malformed token" };
-  const row = await db.apiToken.findUnique({ where: { tokenHash: hashToken(token) } });
+  const row = await findTokenByHash(db, hashToken(token));
   if (!row) return { ok: false, reason: "unknown token" };
   if (row.revokedAt) return { ok: false, reason: "token revoked" };
   if (row.expiresAt && row.expiresAt <= new Date()) return { ok: false, reason: "token expired" };

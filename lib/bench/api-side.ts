@@ -21,16 +21,25 @@ export async function measureApiSide(
   const samples: number[] = [];
   let responseBytes = 0;
   for (let k = 0; k < warmup + iterations; k += 1) {
-    const request = benchCase.api(inputs[k % inputs.length]!);
-    const started = performance.now();
-    const { status, body } = await send(server, request);
-    const elapsed = performance.now() - started;
-    if (status !== 200)
-      throw new Error(`${benchCase.name}: ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
+    const { elapsed, body } = await timeRequest(benchCase.name, server, benchCase.api(inputs[k % inputs.length]!));
     if (k >= warmup) samples.push(elapsed);
     responseBytes = Buffer.byteLength(body);
   }
   return { samples, responseBytes };
+}
+
+/** One request, sent to the whole body read; anything but a 200 throws with the server's answer. */
+export async function timeRequest(
+  name: string,
+  server: { baseUrl: string; authorization: string },
+  request: ApiRequest,
+): Promise<{ elapsed: number; body: string }> {
+  const started = performance.now();
+  const { status, body } = await send(server, request);
+  const elapsed = performance.now() - started;
+  if (status !== 200)
+    throw new Error(`${name}: ${request.method} ${request.path} answered ${status}: ${body.slice(0, 300)}`);
+  return { elapsed, body };
 }
 
 async function send(

@@ -35,6 +35,24 @@ export function formatBenchReport(report: BenchReport): string {
   );
   lines.push(" API = the same operation over HTTP on the production build with a bearer token, whole body read)");
 
+  lines.push(
+    "",
+    "floors: each case interleaved request by request with the console's trivial route and the bare handler (compare within a row)",
+  );
+  const floorHeader = `${"case".padEnd(50)} ${"API p50".padStart(8)}  ${"trivial".padStart(8)} ${"bare".padStart(8)} ${"case/triv".padStart(9)} ${"triv/bare".padStart(9)}`;
+  lines.push(floorHeader, "-".repeat(floorHeader.length));
+  for (const r of report.results) {
+    const f = r.floors;
+    lines.push(
+      `${r.name.padEnd(50)} ${(f.caseP50Ms ?? r.apiP50Ms).toFixed(2).padStart(8)}${f.caseP50Ms === null ? "*" : " "} ${f.trivialP50Ms.toFixed(2).padStart(8)} ${f.bareP50Ms.toFixed(2).padStart(8)} ${f.caseOverTrivial.toFixed(1).padStart(9)} ${f.trivialOverBare.toFixed(1).padStart(9)}`,
+    );
+  }
+  lines.push(
+    "(ms, p50; trivial = the console's GET /api/health, one SELECT 1 through its stack; bare = the ref lookup on node:http + pg,",
+    " bearer sha256 + one indexed token query, ref extraction, one range query, JSON: lib/bench/bare-lookup-server.ts;",
+    " * a case that changes its row has no inputs for a second pass: its API p50 is the main table's, measured just before)",
+  );
+
   const g = report.guard;
   lines.push("", "write side: the guard's claim path on the loaded table (one connection, side effect costs nothing)");
   lines.push(
@@ -57,6 +75,8 @@ export function formatBenchReport(report: BenchReport): string {
   lines.push("", `page weight: ${p.path}, signed in`);
   lines.push(
     `  JavaScript: ${p.scripts} scripts, ${p.javascriptKb.gzip} KB gzip (${p.javascriptKb.raw} KB raw); HTML ${p.htmlKb.gzip} KB gzip (${p.htmlKb.raw} KB raw)`,
+    `  not counted: ${p.noModuleKb.scripts} nomodule script(s), ${p.noModuleKb.gzip} KB gzip (legacy polyfills; a browser with ES modules never fetches them)`,
+    `  by script (KB gzip): ${p.scriptFiles.map((f) => `${f.src.replace(/^.*\//, "").replace(/\?.*$/, "")} ${f.gzipKb}`).join(", ")}`,
   );
   lines.push(
     `  time to first byte p50 ${p.ttfbMs.p50Ms.toFixed(1)} ms, p95 ${p.ttfbMs.p95Ms.toFixed(1)} ms; whole streamed HTML p50 ${p.fullMs.p50Ms.toFixed(1)} ms, p95 ${p.fullMs.p95Ms.toFixed(1)} ms`,

@@ -6,10 +6,12 @@ import type { ProgressBar } from "@/lib/terminal/progress";
 import { configSchema } from "@/lib/config/schema";
 import { migrate } from "@/lib/db/migrate";
 import { measureApiSide } from "./api-side";
+import { startBareLookupServer } from "./bare-lookup-server";
 import { createBenchDatabase } from "./bench-database";
 import { prepareCases } from "./bench-cases";
 import { startBenchServer } from "./bench-server";
 import { createCapturingDb } from "./capturing-pool";
+import { measureFloors, ratioOf, type Floors } from "./floors";
 import { measureGuardLatency, type GuardLatencyReport } from "./guard-latency";
 import { loadBenchData, type LoadReport } from "./load-bench-data";
 import { measurePageWeight, type PageWeight } from "./page-weight";
@@ -32,6 +34,8 @@ export type BenchResult = {
   targets: { sqlP95Ms: number | null; apiP95Ms: number | null };
   /** Targets this case misses, one sentence each. */
   missed: string[];
+  /** The floors measured interleaved with this case (floors.ts): the console's trivial route and the bare lookup. */
+  floors: Floors & { caseOverTrivial: number; trivialOverBare: number };
 };
 
 export type BenchReport = {
@@ -84,6 +88,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
 
     log("starting the production server (building first if the build is stale)…");
     const server = await startBenchServer(database.url, log);
+    const bare = await startBareLookupServer(database.url);
     const client = new pg.Client({ connectionString: database.url });
     await client.connect();
     const capture = createCapturingDb(database.url);
@@ -97,13 +102,20 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       );
       const big = new Map(bigRows.map((r) => [r.relname, r.rows]));
 
+      const lookupTexts = cases.find((c) => c.name === "ref lookup")?.inputs ?? [];
+      const floorTargets = {
+        console: server,
+        bare: { baseUrl: bare.baseUrl, authorization: server.authorization },
+        lookupTexts,
+      };
       const results: BenchResult[] = [];
       progress.start(cases.length, "cases  ");
       for (const [i, benchCase] of cases.entries()) {
         progress.update(i, benchCase.name);
         const sql = await measureSqlSide(benchCase, capture, client, { iterations, warmup, big });
         const api = await measureApiSide(benchCase, server, { iterations, warmup, firstInput: sql.inputsUsed });
-        results.push(toResult(benchCase.name, benchCase.targets, sql, api));
+        const floors = await measureFloors(benchCase, floorTargets, { iterations, warmup });
+        results.push(toResult(benchCase.name, benchCase.targets, sql, api, floors));
       }
       progress.update(cases.length);
       progress.stop();
@@ -137,6 +149,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
       await capture.db.$disconnect();
       await capture.pool.end();
       await client.end();
+      await bare.stop();
       await server.stop();
     }
   } finally {
@@ -150,6 +163,7 @@ function toResult(
   targets: BenchResult["targets"],
   sql: { samples: number[]; plans: StatementPlan[]; statementCount: number },
   api: { samples: number[]; responseBytes: number },
+  floors: Floors,
 ): BenchResult {
   const s = summarise(sql.samples);
   const a = summarise(api.samples);
@@ -167,12 +181,17 @@ function toResult(
     sqlP95Ms: s.p95Ms,
     apiP50Ms: a.p50Ms,
     apiP95Ms: a.p95Ms,
-    ratio: s.p50Ms > 0 ? Math.round((a.p50Ms / s.p50Ms) * 10) / 10 : 0,
+    ratio: ratioOf(a.p50Ms, s.p50Ms),
     plan,
     planProblems: sql.plans.flatMap((p) => p.problems.map((problem) => `${problem} in: ${p.sql.slice(0, 100)}`)),
     statements: sql.statementCount,
     responseBytes: api.responseBytes,
     targets,
     missed,
+    floors: {
+      ...floors,
+      caseOverTrivial: ratioOf(floors.caseP50Ms ?? a.p50Ms, floors.trivialP50Ms),
+      trivialOverBare: ratioOf(floors.trivialP50Ms, floors.bareP50Ms),
+    },
   };
 }

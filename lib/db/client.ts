@@ -4,7 +4,7 @@ import { env } from "@/lib/config/environment";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { createPrismaClient, sharePool, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -90,7 +90,7 @@ function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
     },
   }) as unknown as Db;
   // A transaction that cannot start (no connection for BEGIN) fails outside any operation.
-  return new Proxy(extended, {
+  const db = new Proxy(extended, {
     get(target, property, receiver) {
       const value: unknown = Reflect.get(target, property, receiver);
       if (property !== "$transaction" || typeof value !== "function") return value;
@@ -98,4 +98,6 @@ function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(rethrowForPage);
     },
   });
+  sharePool(db, client);
+  return db;
 }

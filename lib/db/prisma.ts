@@ -7,6 +7,21 @@ import { CLIENT_MARGIN_MS, UNLIMITED_STATEMENTS, type DatabaseTimeouts } from "@
 
 export type Db = PrismaClient;
 
+// The pg pool under each client, for the few hot-path statements that skip Prisma's query
+// compiler (rawPoolOf). Same connections, same statement and lock timeouts.
+const rawPools = new WeakMap<object, pg.Pool>();
+
+/** The pg pool a client built here runs on; undefined for a transaction client or one built elsewhere. */
+export function rawPoolOf(db: Db): pg.Pool | undefined {
+  return rawPools.get(db);
+}
+
+/** `wrapper` (an extended or proxied `db`) runs on `db`'s pool. */
+export function sharePool(wrapper: object, db: Db): void {
+  const pool = rawPools.get(db);
+  if (pool) rawPools.set(wrapper, pool);
+}
+
 /**
  * How long a transaction may wait for a pooled connection before it starts. Prisma's default (2 s)
  * failed requests that were only queued: 300 concurrent API requests on the embedded database (one
@@ -43,7 +58,9 @@ export function createPrismaClient(
   pool.on("error", () => {});
   pool.on("connect", (client) => client.on("error", () => {}));
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
-  return new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
+  const client = new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
+  rawPools.set(client, pool);
+  return client;
 }
 
 /** A Prisma client on a pool the caller owns (the bench's statement-capturing pool); ending the pool is the caller's. */

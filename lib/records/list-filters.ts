@@ -1,39 +1,37 @@
-import { createParser, createSerializer, parseAsStringLiteral } from "nuqs/server";
 import { z } from "zod";
 import {
+  DEFAULT_PAGE_SIZE,
+  EXPORT_FORMATS,
+  PAGE_DIRECTIONS,
+  RECORDS_FIELD_RULES,
+  serializeRecordsParams,
+  UNRECORDED_TOOL,
+  type ExportFormat,
+  type PageDirection,
+  type PageSize,
+} from "@/lib/records/records-search-params";
+import {
   cursorField,
-  pageSizeField,
+  fieldSchema,
   parseStrictParams,
-  printableText,
   type ParseResult,
   type RawParams,
   type UnknownParams,
 } from "@/lib/url-state/strict-params";
-import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
+import { formatInstant, timeRangeProblem } from "@/lib/url-state/time-range";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
 
 /**
- * THE parser of the records list's URL state, shared by the server page, the client table and
- * the /api/v1/records routes (tablecn's pattern): one set of field rules, exposed two ways —
- * as nuqs parsers for `useQueryStates` / `createSerializer`, and as a strict zod schema that
- * names every bad or unknown parameter. Imported by client components: no server code here.
+ * THE parser of the records list's URL state, shared by the server page and the /api/v1/records
+ * routes (tablecn's pattern): one set of field rules (records-search-params.ts), exposed two
+ * ways — as nuqs parsers for the client's `useQueryStates` / `createSerializer` there, and here
+ * as strict zod schemas that name every bad or unknown parameter. No server code here either,
+ * but zod: client components import records-search-params.ts instead.
  */
 
-/** In the `tool` parameter, this value means "writers that do not record the tool" (tool IS NULL). */
-export const UNRECORDED_TOOL = "(unrecorded)";
+export * from "@/lib/records/records-search-params";
 
-export const PAGE_SIZES = [25, 50, 100, 200] as const;
-export type PageSize = (typeof PAGE_SIZES)[number];
-export const DEFAULT_PAGE_SIZE: PageSize = 50;
-
-export const PAGE_DIRECTIONS = ["next", "prev"] as const;
-export type PageDirection = (typeof PAGE_DIRECTIONS)[number];
-
-export const EXPORT_FORMATS = ["csv", "json"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
-
-/** What narrows the list; the export takes exactly these. */
 export const FILTER_PARAMS = ["tenant", "subject", "tool", "status", "stuck", "from", "to"] as const;
 /** Where in the filtered list a page starts. */
 export const PAGING_PARAMS = ["cursor", "dir", "limit"] as const;
@@ -75,61 +73,22 @@ export const EMPTY_FILTER: RecordsFilter = {
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
 
-const instantField = printableText(40).pipe(instantSchema);
-
 const FIELD_SCHEMAS = {
-  tenant: printableText(200),
-  subject: printableText(200),
-  tool: printableText(200),
-  status: printableText(100),
-  stuck: z
-    .enum(["true", "false"], { error: (issue) => `expected true or false, got ${quoteInput(issue.input)}` })
-    .transform((v) => v === "true"),
-  from: instantField,
-  to: instantField,
+  tenant: fieldSchema(RECORDS_FIELD_RULES.tenant),
+  subject: fieldSchema(RECORDS_FIELD_RULES.subject),
+  tool: fieldSchema(RECORDS_FIELD_RULES.tool),
+  status: fieldSchema(RECORDS_FIELD_RULES.status),
+  stuck: fieldSchema(RECORDS_FIELD_RULES.stuck),
+  from: fieldSchema(RECORDS_FIELD_RULES.from),
+  to: fieldSchema(RECORDS_FIELD_RULES.to),
   cursor: cursorField(
     decodeCursor,
     "not a cursor this console issued (copy the whole link, or drop the cursor to start at the newest record)",
   ),
   dir: z.enum(PAGE_DIRECTIONS, { error: (issue) => `expected next or prev, got ${quoteInput(issue.input)}` }),
-  limit: pageSizeField(PAGE_SIZES),
+  limit: fieldSchema(RECORDS_FIELD_RULES.limit),
   format: z.enum(EXPORT_FORMATS, { error: (issue) => `expected csv or json, got ${quoteInput(issue.input)}` }),
 } as const;
-
-// ---------------------------------------------------------------------------------------------
-// nuqs parsers: the client's view of the same fields (an invalid value reads as absent there;
-// the server page shows what was wrong with it).
-
-function fieldParser<T>(schema: z.ZodType<T, string>, serialize: (value: T) => string, eq?: (a: T, b: T) => boolean) {
-  return createParser<T>({
-    parse: (value) => {
-      if (value === "") return null;
-      const result = schema.safeParse(value);
-      return result.success ? result.data : null;
-    },
-    serialize,
-    ...(eq ? { eq } : {}),
-  });
-}
-
-const sameInstant = (a: Date, b: Date) => a.getTime() === b.getTime();
-
-export const recordsSearchParams = {
-  tenant: fieldParser(FIELD_SCHEMAS.tenant, String),
-  subject: fieldParser(FIELD_SCHEMAS.subject, String),
-  tool: fieldParser(FIELD_SCHEMAS.tool, String),
-  status: fieldParser(FIELD_SCHEMAS.status, String),
-  stuck: fieldParser(FIELD_SCHEMAS.stuck, String).withDefault(false),
-  from: fieldParser(FIELD_SCHEMAS.from, formatInstant, sameInstant),
-  to: fieldParser(FIELD_SCHEMAS.to, formatInstant, sameInstant),
-  // Opaque to the client: it only ever copies cursors the server handed out.
-  cursor: fieldParser(z.string().regex(/^[A-Za-z0-9_-]{1,1200}$/), String),
-  dir: parseAsStringLiteral(PAGE_DIRECTIONS).withDefault("next"),
-  limit: fieldParser(FIELD_SCHEMAS.limit, String).withDefault(DEFAULT_PAGE_SIZE),
-};
-
-/** `serializeRecordsParams("/records", {...})` → a link to that view of the list. */
-export const serializeRecordsParams = createSerializer(recordsSearchParams);
 
 export type PageLinks = { first: string; next: string | null; prev: string | null };
 

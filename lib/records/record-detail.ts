@@ -9,7 +9,7 @@ import { inFlightMessage } from "@/lib/idempotency/messages";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
-import { findVisibleRecord } from "@/lib/records/visible-records";
+import { readRecordDetail } from "@/lib/records/record-detail-read";
 import { describeProcessor } from "@/lib/config/describe-processor";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
@@ -114,18 +114,22 @@ export async function getRecordDetail(
   key: string,
   now: Date,
 ): Promise<RecordDetail | null> {
-  const row = await findVisibleRecord(db, actor, key);
+  const {
+    record: row,
+    events: eventsRead,
+    audit: auditRows,
+  } = await readRecordDetail(db, actor, key, {
+    // One more than shown: whether the list is whole, without counting on every request.
+    maxEvents: MAX_EVENTS + 1,
+    maxAudit: MAX_AUDIT,
+  });
   if (!row) return null;
-  const [events, eventTotals, auditRows] = await Promise.all([
-    db.idempotencyEvent.findMany({
-      where: { key: row.key },
-      orderBy: { at: "asc" },
-      take: MAX_EVENTS,
-      select: { kind: true, at: true, detail: true },
-    }),
-    db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } }),
-    db.auditLog.findMany({ where: { key: row.key }, orderBy: { at: "asc" }, take: MAX_AUDIT }),
-  ]);
+  const events = eventsRead.slice(0, MAX_EVENTS);
+  // The counts per kind: from the events themselves when they are all here (nearly always), else counted.
+  const eventTotals =
+    eventsRead.length <= MAX_EVENTS
+      ? tallyKinds(events)
+      : await db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } });
 
   const mask = (value: unknown) => redactJson(value, redactionOf(config));
   const response = mask(row.response);
@@ -170,7 +174,7 @@ export async function getRecordDetail(
     });
   }
   const audit = auditRows.map((entry): RecordAuditEntry => ({
-    id: entry.id.toString(),
+    id: entry.id,
     at: entry.at.toISOString(),
     actor: entry.actor,
     actorRole: entry.actorRole,
@@ -219,6 +223,12 @@ export async function getRecordDetail(
     audit,
     processor: describeProcessor(config, row.tool),
   };
+}
+
+function tallyKinds(events: { kind: string }[]): { kind: string; _count: { _all: number } }[] {
+  const counts = new Map<string, number>();
+  for (const { kind } of events) counts.set(kind, (counts.get(kind) ?? 0) + 1);
+  return [...counts].map(([kind, all]) => ({ kind, _count: { _all: all } }));
 }
 
 // Same-instant entries keep the protocol's order: a replay needs the completion before it.

@@ -1,11 +1,12 @@
 import { z } from "zod";
+import { pageSizeRule, printableRule, type FieldRule } from "@/lib/url-state/field-rules";
 import { quoteInput } from "@/lib/text/quote-input";
 
 /**
  * The mechanics every strict URL-state parser shares (records, audit, metrics): group repeated
  * parameters, refuse or ignore unknown ones, refuse a parameter given twice, and parse each
  * value with its field's zod schema, naming the parameter in every message. Each domain keeps
- * its own fields and its own cross-field rules. Imported by client components: no server code.
+ * its own fields and its own cross-field rules. Server-side: client components use field-rules.ts.
  */
 
 export type ParamProblem = { param: string; message: string };
@@ -15,37 +16,36 @@ export type RawParams = URLSearchParams | Record<string, string | string[] | und
 /** The API refuses unknown parameters (a typo must not silently widen a result); pages ignore them. */
 export type UnknownParams = "reject" | "ignore";
 
-// Field rules more than one parser takes.
+// Field rules more than one parser takes: the plain rules of field-rules.ts, as zod schemas.
 
-const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+/** A field rule as a zod schema of the raw text: the rule's message is the issue's. */
+export function fieldSchema<T>(rule: FieldRule<T>) {
+  return z.string().transform((value, ctx) => {
+    const checked = rule(value);
+    if (!checked.ok) {
+      ctx.addIssue({ code: "custom", message: checked.message });
+      return z.NEVER;
+    }
+    return checked.value;
+  });
+}
 
 /** Free text: bounded, no control characters. */
 export function printableText(max: number) {
-  return z.string().max(max, `at most ${max} characters`).regex(PRINTABLE, "control characters are not allowed");
+  return fieldSchema(printableRule(max));
 }
 
 /** A cursor this console issued, read by `decode`; `refusal` says what to do instead. */
 export function cursorField<C>(decode: (token: string) => C | null, refusal: string) {
-  return z.string().transform((value, ctx) => {
+  return fieldSchema((value) => {
     const cursor = decode(value);
-    if (!cursor) {
-      ctx.addIssue({ code: "custom", message: refusal });
-      return z.NEVER;
-    }
-    return cursor;
+    return cursor ? { ok: true, value: cursor } : { ok: false, message: refusal };
   });
 }
 
 /** A page size, one of `sizes`. */
 export function pageSizeField<const S extends readonly number[]>(sizes: S) {
-  return z.string().transform((value, ctx) => {
-    const size = sizes.find((s) => String(s) === value);
-    if (size === undefined) {
-      ctx.addIssue({ code: "custom", message: `expected one of ${sizes.join(", ")}, got ${quoteInput(value)}` });
-      return z.NEVER;
-    }
-    return size as S[number];
-  });
+  return fieldSchema(pageSizeRule(sizes));
 }
 
 /** Each parameter with all its values, in the order the parameters first appear. */

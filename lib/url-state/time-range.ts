@@ -1,24 +1,12 @@
-import { z } from "zod";
-import { expectedInstant, parseInstant } from "@/lib/format/instant";
-import { quoteInput } from "@/lib/text/quote-input";
-import type { ParamProblem } from "@/lib/url-state/strict-params";
+import { formatInstant, instantRule } from "@/lib/url-state/field-rules";
+import { fieldSchema, type ParamProblem } from "@/lib/url-state/strict-params";
 
-/** The instant fields and the time range every filtered list shares (records, audit). Imported by client components: no server code. */
+export { formatInstant };
 
-/** The URL form of an instant: ISO UTC, without a zero millisecond part. */
-export function formatInstant(date: Date): string {
-  return date.toISOString().replace(".000Z", "Z");
-}
+/** The instant fields and the time range every filtered list shares (records, audit). Client components take formatInstant from field-rules.ts (this file brings zod). */
 
-/** An instant parameter (lib/format/instant.ts: a time without a zone is refused), with an example of each accepted form. */
-export const instantSchema = z.string().transform((value, ctx) => {
-  const date = parseInstant(value);
-  if (!date) {
-    ctx.addIssue({ code: "custom", message: `expected ${expectedInstant()}, got ${quoteInput(value)}` });
-    return z.NEVER;
-  }
-  return date;
-});
+/** An instant parameter (field-rules.ts `instantRule`). */
+export const instantSchema = fieldSchema(instantRule);
 
 /** `from` must come before `to` (both records and the audit log filter on a half-open range). */
 export function timeRangeProblem({ from, to }: { from?: Date; to?: Date }): ParamProblem | null {

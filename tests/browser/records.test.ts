@@ -123,6 +123,24 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     await context.close();
   });
 
+  it("a click on a row opens its record; a click on the row's copy button does not", async () => {
+    const context = await browser.newContext({ viewport: { width: 1360, height: 900 } });
+    const page = await signInInContext(context, "operator@demo.test", `/records?tenant=${TENANT}&limit=25`);
+    await page.waitForSelector('[data-testid="records-table"]');
+    const [key] = await rowKeys(page);
+    const row = page.locator(`[data-testid="records-table"] tbody tr[data-key="${key}"]`);
+    // The table is server-rendered; its one listener arrives with hydration.
+    await page.waitForFunction(() =>
+      Object.keys(document.querySelector("tbody") ?? {}).some((k) => k.startsWith("__react")),
+    );
+    await row.locator('button[aria-label^="Copy ref"]').click();
+    await expect.poll(() => row.locator('button[aria-label^="Copy ref"]').textContent()).toMatch(/copied|no access/);
+    expect(new URL(page.url()).pathname).toBe("/records");
+    await row.locator('td[data-column="tenant"]').click();
+    await page.waitForURL(`${baseUrl}/records/${key}`);
+    await context.close();
+  });
+
   it("the API answers what the page shows, refuses unknown filters by name, and exports the filter as a file", async () => {
     watchPageErrors(browser).allow(/status of 400 .*\/api\/v1\/records\?.*(colour=red|cursor=%%%)\)$/); // the bad filters and the unknown tenant the test sends
     watchPageErrors(browser).allow(/status of 404 .*\/api\/v1\/records\?tenant=[a-z0-9-]+\)$/); // the bad filters and the unknown tenant the test sends

@@ -15,9 +15,21 @@ type BenchJson = {
     ratio: number;
     plan: string;
     planProblems: string[];
+    floors: {
+      caseP50Ms: number | null;
+      trivialP50Ms: number;
+      bareP50Ms: number;
+      caseOverTrivial: number;
+      trivialOverBare: number;
+    };
   }[];
   guard: { roundTrips: { guard: { fresh: number }; referenceText: { fresh: number } }; textClaimMedianMs: number };
-  page: { javascriptKb: { gzip: number }; ttfbMs: { p50Ms: number } };
+  page: {
+    javascriptKb: { gzip: number };
+    scriptFiles: { src: string; gzipKb: number }[];
+    noModuleKb: { scripts: number; gzip: number };
+    ttfbMs: { p50Ms: number };
+  };
   planProblems: string[];
 };
 
@@ -64,10 +76,28 @@ describe("idem bench at 20,000 rows", () => {
     expect(report.planProblems).toEqual([]);
   });
 
+  it("prints both floors beside every API case: the trivial route and the bare handler, and the ratios between", () => {
+    for (const r of report.results) {
+      const f = r.floors;
+      expect(f.trivialP50Ms, r.name).toBeGreaterThan(0);
+      expect(f.bareP50Ms, r.name).toBeGreaterThan(0);
+      // Interleaved with the floors, except resolve: each run of it needs a stuck claim of its own.
+      if (r.name.startsWith("resolve")) expect(f.caseP50Ms).toBeNull();
+      else expect(f.caseP50Ms, r.name).toBeGreaterThan(0);
+      expect(f.caseOverTrivial, r.name).toBeCloseTo((f.caseP50Ms ?? r.apiP50Ms) / f.trivialP50Ms, 0);
+      expect(f.trivialOverBare, r.name).toBeCloseTo(f.trivialP50Ms / f.bareP50Ms, 0);
+    }
+  });
+
   it("reports the guard's round trips beside the reference writer's, and the records page's weight", () => {
     expect(report.guard.roundTrips.guard.fresh).toBeLessThanOrEqual(report.guard.roundTrips.referenceText.fresh);
     expect(report.guard.textClaimMedianMs).toBeGreaterThan(0);
     expect(report.page.javascriptKb.gzip).toBeGreaterThan(10);
+    // Each script counted once, and the sum is the whole; the nomodule polyfills are apart from it.
+    const files = report.page.scriptFiles;
+    expect(new Set(files.map((f) => f.src)).size).toBe(files.length);
+    expect(files.reduce((sum, f) => sum + f.gzipKb, 0)).toBeCloseTo(report.page.javascriptKb.gzip, 0);
+    expect(report.page.noModuleKb.scripts).toBeGreaterThanOrEqual(0);
     expect(report.page.ttfbMs.p50Ms).toBeGreaterThan(0);
   });
 

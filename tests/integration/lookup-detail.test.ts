@@ -276,6 +276,39 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(why).not.toMatch(/tenant you cannot see/); // this viewer sees every tenant
   });
 
+  it("a record's events: up to 200 listed, counted from the list when it is whole and counted in full when it is not", async () => {
+    const eventCounts = async (replays: number, rejections: number) => {
+      const key = randomBytes(32).toString("hex");
+      await pool.query(
+        `INSERT INTO idempotency (key, tenant, tool, status) VALUES ($1, $2, 'charge_card', 'in_progress')`,
+        [key, ACME],
+      );
+      await pool.query(
+        `INSERT INTO idempotency_event (key, tenant, tool, kind, at)
+         SELECT $1, $2, 'charge_card', CASE WHEN g <= $3 THEN 'replay_served' ELSE 'in_flight_rejected' END,
+                now() - interval '1 hour' + g * interval '1 second'
+         FROM generate_series(1, $3::int + $4::int) AS g`,
+        [key, ACME, replays, rejections],
+      );
+      const detail = await getRecordDetail(db, config, viewer, key, new Date());
+      return {
+        counts: detail?.eventCounts,
+        truncated: detail?.eventsTruncated,
+        listed: detail?.timeline.filter((t) => t.kind !== "claim").length,
+      };
+    };
+    expect(await eventCounts(150, 50)).toEqual({
+      counts: { replay_served: 150, in_flight_rejected: 50 },
+      truncated: false,
+      listed: 200,
+    });
+    expect(await eventCounts(150, 51)).toEqual({
+      counts: { replay_served: 150, in_flight_rejected: 51 },
+      truncated: true,
+      listed: 200,
+    });
+  });
+
   it("text without a ref and oversized text get messages, not errors", async () => {
     expect(await lookUp(viewer, "my card was charged twice!")).toMatchObject({ kind: "no_refs" });
     expect(await lookUp(viewer, "a".repeat(10_001))).toMatchObject({

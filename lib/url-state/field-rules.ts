@@ -1,0 +1,59 @@
+import { expectedInstant, parseInstant } from "@/lib/format/instant";
+import { quoteInput } from "@/lib/text/quote-input";
+
+/**
+ * Field rules of URL state as plain functions, no zod: the browser's filter bars parse the URL
+ * with them (nuqs), the server's strict parsers wrap the very same functions in zod
+ * (strict-params.ts `fieldSchema`), so both sides read one value one way and zod's ~30 KB gzip
+ * stays off the client. Imported by client components: no server code.
+ */
+export type FieldCheck<T> = { ok: true; value: T } | { ok: false; message: string };
+export type FieldRule<T> = (raw: string) => FieldCheck<T>;
+
+const PRINTABLE = /^[^\u0000-\u001f\u007f]*$/;
+
+/** Free text: bounded, no control characters. */
+export function printableRule(max: number): FieldRule<string> {
+  return (raw) => {
+    if (raw.length > max) return { ok: false, message: `at most ${max} characters` };
+    if (!PRINTABLE.test(raw)) return { ok: false, message: "control characters are not allowed" };
+    return { ok: true, value: raw };
+  };
+}
+
+/** `first`, then `second` on its value. */
+export function thenRule<A, B>(first: FieldRule<A>, second: (value: A) => FieldCheck<B>): FieldRule<B> {
+  return (raw) => {
+    const checked = first(raw);
+    return checked.ok ? second(checked.value) : checked;
+  };
+}
+
+/** An instant (lib/format/instant.ts: a time without a zone is refused), with an example of each accepted form. */
+export const instantRule: FieldRule<Date> = (raw) => {
+  const date = parseInstant(raw);
+  return date
+    ? { ok: true, value: date }
+    : { ok: false, message: `expected ${expectedInstant()}, got ${quoteInput(raw)}` };
+};
+
+/** The URL form of an instant: ISO UTC, without a zero millisecond part. */
+export function formatInstant(date: Date): string {
+  return date.toISOString().replace(".000Z", "Z");
+}
+
+/** A page size, one of `sizes`. */
+export function pageSizeRule<const S extends readonly number[]>(sizes: S): FieldRule<S[number]> {
+  return (raw) => {
+    const size = sizes.find((s) => String(s) === raw);
+    return size === undefined
+      ? { ok: false, message: `expected one of ${sizes.join(", ")}, got ${quoteInput(raw)}` }
+      : { ok: true, value: size };
+  };
+}
+
+/** `true` or `false`. */
+export const booleanRule: FieldRule<boolean> = (raw) =>
+  raw === "true" || raw === "false"
+    ? { ok: true, value: raw === "true" }
+    : { ok: false, message: `expected true or false, got ${quoteInput(raw)}` };
