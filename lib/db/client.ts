@@ -1,5 +1,6 @@
 import "server-only";
 import { getConfig } from "@/lib/config/load";
+import { consoleApplicationName } from "@/lib/db/application-name";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
@@ -29,7 +30,12 @@ function createConsoleClient(kind: ConsoleRequestKind): Db {
       1,
     );
   }
-  const client = createPrismaClient(url, POOL_SIZE[kind], consoleTimeouts(kind, getConfig().database));
+  const client = createPrismaClient(
+    url,
+    POOL_SIZE[kind],
+    consoleTimeouts(kind, getConfig().database),
+    consoleApplicationName(kind),
+  );
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({
     query: {

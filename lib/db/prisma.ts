@@ -14,18 +14,20 @@ export type Db = PrismaClient;
 const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 /**
- * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout and
- * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there); query_timeout
- * is pg's own clock for a server that stopped answering altogether.
+ * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout,
+ * lock_timeout and application_name go in the startup packet (PostgreSQL and PGlite both take them
+ * there); query_timeout is pg's own clock for a server that stopped answering altogether.
  */
 export function createPrismaClient(
   url: string,
   poolSize = 4,
   timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS,
+  applicationName?: string,
 ): PrismaClient {
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    ...(applicationName ? { application_name: applicationName } : {}),
     connectionTimeoutMillis: timeouts.connectMs,
     ...(timeouts.statementMs
       ? { statement_timeout: timeouts.statementMs, query_timeout: timeouts.statementMs + CLIENT_MARGIN_MS }
