@@ -1,5 +1,10 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
+import type { Actor } from "@/lib/identity/actor";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import { exportRecords } from "@/lib/records/export-records";
+import { EMPTY_FILTER } from "@/lib/records/list-filters";
 import { processTree } from "./cpu-affinity";
 import { readBody } from "./read-body";
 
@@ -33,29 +38,79 @@ export async function measureExportMemory(
     const t = performance.now();
     const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: server.authorization } });
     if (!response.ok) throw new Error(`export ${path}: HTTP ${response.status}: ${await response.text()}`);
-    let lines = 0;
-    const bytes = await readBody(response, (chunk) => {
-      for (const byte of chunk) if (byte === 10) lines += 1;
-    });
-    const seconds = (performance.now() - t) / 1000;
+    const { bytes, lines } = await readLines(response);
+    const ms = performance.now() - t;
     let grewMost = { pid: server.pid, growth: -Infinity };
     for (const pid of pids) {
       const growth = memoryKb(pid, "VmHWM") - (before.get(pid) ?? 0);
       if (growth > grewMost.growth) grewMost = { pid, growth };
     }
-    const mb = (kb: number) => Math.round((kb / 1024) * 10) / 10;
     const rssBefore = before.get(grewMost.pid) ?? 0;
-    samples.push({
-      label,
-      rows: Math.max(0, lines - 1), // the header line; a row's cells never hold a raw line break (JSON-encoded)
-      megabytes: Math.round((bytes / 1024 / 1024) * 10) / 10,
-      seconds: Math.round(seconds * 100) / 100,
-      rssBeforeMb: mb(rssBefore),
-      peakRssMb: mb(rssBefore + grewMost.growth),
-      growthMb: mb(grewMost.growth),
-    });
+    samples.push(sample(label, lines, bytes, ms, rssBefore, grewMost.growth));
   }
   return samples;
+}
+
+/**
+ * The console's export code beyond the API's bound: lib/records/export-records.ts run in this
+ * process with `maxRows` raised to each size, its CSV read to the end and dropped, this process's
+ * peak RSS reset before each. The API stops a file at EXPORT_MAX_ROWS; this shows the stream
+ * itself stays flat at 200,000 and 1,000,000 rows.
+ */
+export async function measureExportCodeMemory(
+  db: Db,
+  actor: Actor,
+  config: IdemConfig,
+  sizes: number[],
+): Promise<ExportMemorySample[]> {
+  const samples: ExportMemorySample[] = [];
+  for (const size of sizes) {
+    const file = exportRecords(db, actor, EMPTY_FILTER, config, new Date(), { format: "csv", maxRows: size });
+    const rssBefore = memoryKb(process.pid, "VmRSS");
+    writeFileSync("/proc/self/clear_refs", "5");
+    const t = performance.now();
+    const { bytes, lines } = await readLines(new Response(file.stream));
+    const growth = memoryKb(process.pid, "VmHWM") - rssBefore;
+    samples.push(
+      sample(`${size.toLocaleString("en-US")} rows`, lines, bytes, performance.now() - t, rssBefore, growth),
+    );
+  }
+  return samples;
+}
+
+/** A CSV export's size and its record lines: not the header, not a `#` line (the truncation note). */
+async function readLines(response: Response): Promise<{ bytes: number; lines: number }> {
+  let lines = 0;
+  let notes = 0;
+  let lineStart = true;
+  const bytes = await readBody(response, (chunk) => {
+    for (const byte of chunk) {
+      if (lineStart && byte === 0x23) notes += 1;
+      lineStart = byte === 0x0a;
+      if (lineStart) lines += 1;
+    }
+  });
+  return { bytes, lines: lines - notes };
+}
+
+function sample(
+  label: string,
+  lines: number,
+  bytes: number,
+  ms: number,
+  rssBeforeKb: number,
+  growthKb: number,
+): ExportMemorySample {
+  const mb = (kb: number) => Math.round((kb / 1024) * 10) / 10;
+  return {
+    label,
+    rows: Math.max(0, lines - 1), // the header line; a row's cells never hold a raw line break (JSON-encoded)
+    megabytes: Math.round((bytes / 1024 / 1024) * 10) / 10,
+    seconds: Math.round(ms / 10) / 100,
+    rssBeforeMb: mb(rssBeforeKb),
+    peakRssMb: mb(rssBeforeKb + growthKb),
+    growthMb: mb(growthKb),
+  };
 }
 
 function memoryKb(pid: number, field: "VmRSS" | "VmHWM"): number {

@@ -1,3 +1,4 @@
+import type { ExportMemorySample } from "./export-memory";
 import type { LockWait } from "./lock-sampler";
 import type { GroupCheck } from "./writer-placement";
 import type { WriterImpactReport } from "./writer-impact";
@@ -81,6 +82,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
 
   lines.push("", "pinning:");
   if ("unavailable" in report.pinning) lines.push(`  unavailable: ${report.pinning.unavailable}`);
+  else if (!report.placements.some((p) => p.placement === "pinned")) lines.push("  not used (--no-pin)");
   else {
     lines.push(
       `  taskset -a -p -c ${report.pinning.databaseCpus} on the postmaster (pid ${report.pinning.postmasterPid}) and every process forked from it (backends fork from it and inherit its CPU), and on the writer process;`,
@@ -104,16 +106,22 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     "",
     "export memory: the console server's peak RSS (VmHWM, reset before each) while it streams a CSV export:",
   );
-  for (const e of report.exportMemory)
-    lines.push(
-      `  ${e.label.padEnd(16)} ${String(e.rows).padStart(8)} rows ${e.megabytes.toFixed(1).padStart(7)} MB in ${e.seconds.toFixed(2).padStart(6)} s: RSS ${e.rssBeforeMb.toFixed(1)} MB before, peak ${e.peakRssMb.toFixed(1)} MB (+${e.growthMb.toFixed(1)} MB)`,
-    );
+  for (const e of report.exportMemory) lines.push(exportLine(e));
+
+  lines.push(
+    "export code beyond the API's bound (lib/records/export-records.ts with maxRows raised, in the bench's process; its peak RSS):",
+  );
+  for (const e of report.exportCodeMemory) lines.push(exportLine(e));
 
   if (report.lockFailures.length > 0) {
     lines.push("", "LOCK CHECK FAILED: a writer waited on a lock held by a console backend:");
     for (const wait of report.lockFailures) lines.push(`  - ${describeLockWait(wait)}`);
   } else lines.push("", "lock check: no writer waited on a lock held by a console backend");
   return lines.join("\n");
+}
+
+function exportLine(e: ExportMemorySample): string {
+  return `  ${e.label.padEnd(16)} ${String(e.rows).padStart(8)} rows ${e.megabytes.toFixed(1).padStart(7)} MB in ${e.seconds.toFixed(2).padStart(6)} s: RSS ${e.rssBeforeMb.toFixed(1)} MB before, peak ${e.peakRssMb.toFixed(1)} MB (+${e.growthMb.toFixed(1)} MB)`;
 }
 
 function pinnedRatio(report: WriterImpactReport): string {

@@ -12,7 +12,7 @@ import { withDeadline } from "./deadline";
 import { readBody } from "./read-body";
 import { startBenchServer } from "./bench-server";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
-import { measureExportMemory, type ExportMemorySample } from "./export-memory";
+import { measureExportCodeMemory, measureExportMemory, type ExportMemorySample } from "./export-memory";
 import { HISTORY_HOURS, loadBenchData, type LoadReport } from "./load-bench-data";
 import { startLockSampler, type LockSamplerReport, type LockWait } from "./lock-sampler";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
@@ -84,6 +84,8 @@ export type WriterImpactReport = {
   /** The Prometheus scrape ran in the loaded phases' mix (issue #17): its requests, with the sampler going. */
   scrape: { requests: number; errors: number };
   exportMemory: ExportMemorySample[];
+  /** The export code with its bound raised, in the bench's own process (the API stops a file at EXPORT_MAX_ROWS). */
+  exportCodeMemory: ExportMemorySample[];
 };
 
 export const TARGET_P99_RATIO = 1.2;
@@ -143,6 +145,10 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       }
       log("export memory: the console's peak RSS while streaming CSV exports of growing size…");
       const exportMemory = await measureExportMemory(server, exportSizes(rows, load.end));
+      log(
+        "export memory beyond the API's bound: the export code itself, in this process, at 200,000 and 1,000,000 rows…",
+      );
+      const exportCodeMemory = await measureExportCode(database.url, server.config, rows);
       const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
       const pinned = placements.find((p) => p.placement === "pinned");
       const lockFailures = placements.flatMap((p) =>
@@ -183,6 +189,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           errors: scrapes.reduce((sum, k) => sum + k.errors, 0),
         },
         exportMemory,
+        exportCodeMemory,
       };
     } finally {
       await writer?.stop();
@@ -326,6 +333,17 @@ async function warmUp(
     if (response.status >= 400 && response.status < 500)
       throw new Error(`warming up the console: ${kind.name} answered HTTP ${response.status}`);
     if (!response.ok) log(`warming up the console: ${kind.name} answered HTTP ${response.status}`);
+  }
+}
+
+/** 200,000 and 1,000,000 rows where the table holds them (and the table's size where it holds fewer). */
+async function measureExportCode(url: string, rawConfig: unknown, rows: number): Promise<ExportMemorySample[]> {
+  const sizes = [...new Set([200_000, 1_000_000].map((size) => Math.min(size, rows)))];
+  const db = createPrismaClient(url, 2);
+  try {
+    return await measureExportCodeMemory(db, BENCH_ACTOR, configSchema.parse(rawConfig), sizes);
+  } finally {
+    await db.$disconnect();
   }
 }
 
