@@ -8,6 +8,8 @@ export type LoadKind = { name: string; paths: string[] };
 export type LoadKindReport = {
   name: string;
   requests: number;
+  /** Requests still running when the load stopped (aborted, not in the latency): a long export's are. */
+  unfinished: number;
   errors: number;
   bytes: number;
   latency: LatencySummary;
@@ -31,7 +33,13 @@ export function startConsoleLoad(
 ): ConsoleLoad {
   const abort = new AbortController();
   const started = performance.now();
-  const stats = kinds.map(() => ({ samples: [] as number[], errors: 0, bytes: 0, firstError: null as string | null }));
+  const stats = kinds.map(() => ({
+    samples: [] as number[],
+    unfinished: 0,
+    errors: 0,
+    bytes: 0,
+    firstError: null as string | null,
+  }));
   const user = async (u: number) => {
     for (let i = u; !abort.signal.aborted; i += 1) {
       const k = i % kinds.length;
@@ -44,12 +52,19 @@ export function startConsoleLoad(
           headers: { authorization: server.authorization },
           signal: abort.signal,
         });
-        const bytes = await readBody(response);
+        const bytes = await readBody(response, undefined, abort.signal);
+        if (abort.signal.aborted) {
+          stat.unfinished += 1;
+          return;
+        }
         if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
         stat.samples.push(performance.now() - t);
         stat.bytes += bytes;
       } catch (error) {
-        if (abort.signal.aborted) return;
+        if (abort.signal.aborted) {
+          stat.unfinished += 1;
+          return;
+        }
         stat.errors += 1;
         stat.firstError ??= error instanceof Error ? error.message : String(error);
       }
@@ -64,6 +79,7 @@ export function startConsoleLoad(
       const reports = kinds.map((kind, k) => ({
         name: kind.name,
         requests: stats[k]!.samples.length,
+        unfinished: stats[k]!.unfinished,
         errors: stats[k]!.errors,
         bytes: stats[k]!.bytes,
         latency: summarise(stats[k]!.samples),

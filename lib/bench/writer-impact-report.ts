@@ -49,14 +49,17 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
       );
   }
 
-  lines.push("", "console load (loaded phases; closed loop, each user one request after another):");
+  lines.push(
+    "",
+    "console load (loaded phases; closed loop, each user one request after another; unfinished: running when the phase ended):",
+  );
   for (const p of report.placements) {
     if (!p.ran || !p.loaded.load) continue;
     const load = p.loaded.load;
     lines.push(`  ${p.placement}: ${load.users} users, ${load.requests} requests in ${load.seconds} s`);
     for (const k of load.kinds)
       lines.push(
-        `    ${k.name.padEnd(50)} ${String(k.requests).padStart(6)} requests ${String(k.errors).padStart(3)} errors  p50 ${k.latency.p50Ms.toFixed(1).padStart(7)} ms  p95 ${k.latency.p95Ms.toFixed(1).padStart(7)} ms${k.firstError ? `  first error: ${k.firstError}` : ""}`,
+        `    ${k.name.padEnd(50)} ${String(k.requests).padStart(6)} requests ${String(k.unfinished).padStart(3)} unfinished ${String(k.errors).padStart(3)} errors  p50 ${k.latency.p50Ms.toFixed(1).padStart(7)} ms  p95 ${k.latency.p95Ms.toFixed(1).padStart(7)} ms${k.firstError ? `  first error: ${k.firstError}` : ""}`,
       );
   }
 
