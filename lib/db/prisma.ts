@@ -15,8 +15,9 @@ const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 /**
  * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout,
- * lock_timeout and application_name go in the startup packet (PostgreSQL and PGlite both take them
- * there); query_timeout is pg's own clock for a server that stopped answering altogether.
+ * lock_timeout and application_name go in the startup packet, where PostgreSQL applies them (the
+ * embedded database's socket server ignores them: lock_timeout reads 0 there); query_timeout is
+ * pg's own clock for a server that stopped answering altogether.
  */
 export function createPrismaClient(
   url: string,

@@ -37,7 +37,9 @@ async function settingsOfEveryConnection(db: Db, connections: number): Promise<S
   );
 }
 
-describe("the console's database connections", () => {
+// The embedded database's socket server (PGlite) ignores a startup packet's settings: there the console's
+// connections show lock_timeout 0 and no application_name (measured), so this holds for PostgreSQL only.
+describe.skipIf(inject("databaseKind") !== "postgres")("the console's database connections", () => {
   afterAll(async () => {
     const { getDb, getExportDb } = await import("@/lib/db/client");
     await Promise.all([getDb().$disconnect(), getExportDb().$disconnect()]);
