@@ -33,8 +33,9 @@ export async function measureExportMemory(
   const samples: ExportMemorySample[] = [];
   for (const { label, path } of exports) {
     const pids = processTree(server.pid);
-    const before = new Map(pids.map((pid) => [pid, memoryKb(pid, "VmRSS")]));
+    // Reset first, then read: the peak starts at the RSS of the reset, so it is never below `before`.
     for (const pid of pids) writeFileSync(`/proc/${pid}/clear_refs`, "5");
+    const before = new Map(pids.map((pid) => [pid, memoryKb(pid, "VmRSS")]));
     const t = performance.now();
     const response = await fetch(`${server.baseUrl}${path}`, { headers: { authorization: server.authorization } });
     if (!response.ok) throw new Error(`export ${path}: HTTP ${response.status}: ${await response.text()}`);
@@ -66,8 +67,8 @@ export async function measureExportCodeMemory(
   const samples: ExportMemorySample[] = [];
   for (const size of sizes) {
     const file = exportRecords(db, actor, EMPTY_FILTER, config, new Date(), { format: "csv", maxRows: size });
-    const rssBefore = memoryKb(process.pid, "VmRSS");
     writeFileSync("/proc/self/clear_refs", "5");
+    const rssBefore = memoryKb(process.pid, "VmRSS");
     const t = performance.now();
     const { bytes, lines } = await readLines(new Response(file.stream));
     const growth = memoryKb(process.pid, "VmHWM") - rssBefore;
