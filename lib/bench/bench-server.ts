@@ -18,6 +18,8 @@ import { childEnvironment } from "@/lib/config/environment";
 
 export type BenchServer = {
   baseUrl: string;
+  /** The `next start` process, for the bench that pins it to a CPU or reads its memory. */
+  pid: number;
   /** `Authorization` header value of an admin token created for the run. */
   authorization: string;
   /** `Cookie` header value of a signed-in admin's session, for pages. */
@@ -105,6 +107,7 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
       });
       return {
         baseUrl,
+        pid: child.pid!,
         authorization: `Bearer ${token}`,
         sessionCookie: `next-auth.session-token=${jwt}`,
         config,
@@ -155,7 +158,7 @@ async function waitForHealth(baseUrl: string, child: ChildProcess, output: strin
   throw new Error(`the console did not answer /api/health within 60 s:\n${output.join("\n")}`);
 }
 
-async function stopChild(child: ChildProcess): Promise<void> {
+export async function stopChild(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
   child.kill("SIGTERM");

@@ -61,7 +61,7 @@ export type BenchOptions = {
 
 /** A table is "big" for the plan check from this many rows: a seq scan or sort of it grows with the data. */
 const BIG_TABLE_ROWS = 100_000;
-const BENCH_ACTOR: Actor = {
+export const BENCH_ACTOR: Actor = {
   kind: "token",
   id: "bench",
   name: "bench",

@@ -1,6 +1,7 @@
 import { Command, CommanderError } from "commander";
 import { registerBench } from "@/lib/cli/commands/bench";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
+import { registerBenchWriters } from "@/lib/cli/commands/bench-writers";
 import { registerDb } from "@/lib/cli/commands/db";
 import { registerKey } from "@/lib/cli/commands/key";
 import { registerMigrate } from "@/lib/cli/commands/migrate";
@@ -27,6 +28,7 @@ registerServe(program);
 registerSeedDemo(program);
 registerBench(program);
 registerBenchGuard(program);
+registerBenchWriters(program);
 registerReconcile(program);
 registerTrim(program);
 registerRollup(program);

@@ -1,6 +1,7 @@
 import "server-only";
 import { getConfig } from "@/lib/config/load";
 import { env } from "@/lib/config/environment";
+import { consoleApplicationName } from "@/lib/db/application-name";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
@@ -60,22 +61,14 @@ function primaryUrl(): string {
   return url;
 }
 
-/**
- * Names the console's connections in pg_stat_activity (idem-console, idem-console-export) on
- * whichever server they reach, unless the URL names its own application_name.
- */
-function withApplicationName(url: string, kind: ConsoleRequestKind): string {
-  const named = new URL(url);
-  if (!named.searchParams.has("application_name"))
-    named.searchParams.set("application_name", kind === "export" ? "idem-console-export" : "idem-console");
-  return named.toString();
-}
-
 function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
+  // Named in pg_stat_activity (lib/db/application-name.ts) on whichever server the URL reaches; a URL
+  // that names its own application_name keeps it (pg reads the URL's parameters over the options).
   const client = createPrismaClient(
-    withApplicationName(url, kind),
+    url,
     POOL_SIZE[kind],
     consoleTimeouts(kind, getConfig().database),
+    consoleApplicationName(kind),
   );
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({

@@ -30,20 +30,23 @@ export function sharePool(wrapper: object, db: Db): void {
 const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 /**
- * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout and
- * lock_timeout go in the startup packet (PostgreSQL and PGlite both take them there), except behind a
- * transaction pooler, where the role carries them (lib/db/pooler.ts); query_timeout is pg's own clock
- * for a server that stopped answering altogether.
+ * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout,
+ * lock_timeout and application_name go in the startup packet, where PostgreSQL applies them (the
+ * embedded database's socket server ignores them: lock_timeout reads 0 there), except behind a
+ * transaction pooler, where the role carries the limits (lib/db/pooler.ts); query_timeout is pg's own
+ * clock for a server that stopped answering altogether.
  */
 export function createPrismaClient(
   url: string,
   poolSize = 4,
   timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS,
+  applicationName?: string,
 ): PrismaClient {
   const startup = !behindTransactionPooler(url);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
+    ...(applicationName ? { application_name: applicationName } : {}),
     connectionTimeoutMillis: timeouts.connectMs,
     ...(timeouts.statementMs
       ? {

@@ -193,6 +193,6 @@ describe.skipIf(embedded)("the read replica (DATABASE_READ_URL)", () => {
     await loadOverviewPageData(admin, new Date());
     await loadToolsPageData(admin, "24h");
     const sessions = await consoleSessionsOn(replicaUrl, database);
-    expect(sessions.some((s) => s.application_name === "idem-console-export")).toBe(true);
+    expect(sessions.some((s) => s.application_name === "idem-console:export")).toBe(true);
   });
 });

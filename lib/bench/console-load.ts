@@ -1,0 +1,96 @@
+import { performance } from "node:perf_hooks";
+import { summarise, type LatencySummary } from "./percentiles";
+import { readBody } from "./read-body";
+
+/** One kind of console request in the load mix, with the paths it is drawn from. */
+export type LoadKind = { name: string; paths: string[] };
+
+export type LoadKindReport = {
+  name: string;
+  requests: number;
+  /** Requests still running when the load stopped (aborted, not in the latency): a long export's are. */
+  unfinished: number;
+  errors: number;
+  bytes: number;
+  latency: LatencySummary;
+  firstError: string | null;
+};
+
+export type ConsoleLoadReport = { users: number; seconds: number; requests: number; kinds: LoadKindReport[] };
+
+export type ConsoleLoad = { stop(): Promise<ConsoleLoadReport> };
+
+/**
+ * `users` concurrent API users, each sending one request after another (closed loop: this is the
+ * load, not the thing measured), cycling through the kinds from a different starting kind each,
+ * every body read to its end as a client would (an export streams through without being kept).
+ * Requests still running at stop() are aborted and not counted.
+ */
+export function startConsoleLoad(
+  server: { baseUrl: string; authorization: string },
+  kinds: LoadKind[],
+  users: number,
+): ConsoleLoad {
+  const abort = new AbortController();
+  const started = performance.now();
+  const stats = kinds.map(() => ({
+    samples: [] as number[],
+    unfinished: 0,
+    errors: 0,
+    bytes: 0,
+    firstError: null as string | null,
+  }));
+  const user = async (u: number) => {
+    for (let i = u; !abort.signal.aborted; i += 1) {
+      const k = i % kinds.length;
+      const kind = kinds[k]!;
+      const stat = stats[k]!;
+      const path = kind.paths[Math.floor(i / kinds.length) % kind.paths.length]!;
+      const t = performance.now();
+      try {
+        const response = await fetch(`${server.baseUrl}${path}`, {
+          headers: { authorization: server.authorization },
+          signal: abort.signal,
+        });
+        const bytes = await readBody(response, undefined, abort.signal);
+        if (abort.signal.aborted) {
+          stat.unfinished += 1;
+          return;
+        }
+        if (!response.ok) throw new Error(`${path}: HTTP ${response.status}`);
+        stat.samples.push(performance.now() - t);
+        stat.bytes += bytes;
+      } catch (error) {
+        if (abort.signal.aborted) {
+          stat.unfinished += 1;
+          return;
+        }
+        stat.errors += 1;
+        stat.firstError ??= error instanceof Error ? error.message : String(error);
+      }
+    }
+  };
+  const running = Promise.all(Array.from({ length: users }, (_, u) => user(u)));
+  return {
+    async stop() {
+      const seconds = (performance.now() - started) / 1000;
+      abort.abort();
+      await running;
+      const reports = kinds.map((kind, k) => ({
+        name: kind.name,
+        requests: stats[k]!.samples.length,
+        unfinished: stats[k]!.unfinished,
+        errors: stats[k]!.errors,
+        bytes: stats[k]!.bytes,
+        latency: summarise(stats[k]!.samples),
+        firstError: stats[k]!.firstError,
+      }));
+      return {
+        users,
+        seconds: Math.round(seconds * 10) / 10,
+        requests: reports.reduce((sum, r) => sum + r.requests, 0),
+        kinds: reports,
+      };
+    },
+  };
+}

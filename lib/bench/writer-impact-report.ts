@@ -1,0 +1,145 @@
+import type { ExportMemorySample } from "./export-memory";
+import type { LockWait } from "./lock-sampler";
+import type { GroupCheck } from "./writer-placement";
+import type { WriterImpactReport } from "./writer-impact";
+
+const ms = (value: number) => value.toFixed(2).padStart(8);
+
+/** The human report of `idem bench-writers`: the writer-impact table, the load, the lock sampler, the pinning, export memory. */
+export function formatWriterImpactReport(report: WriterImpactReport): string {
+  const lines: string[] = [];
+  const { machine } = report;
+  lines.push(
+    `idem bench-writers: ${report.rows.toLocaleString("en-US")} rows; the guard's claim → complete at ${report.rate} calls/s, open loop, ${report.seconds} s per phase (${report.writerConnections} writer connections)`,
+    `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}, load average ${machine.loadAverage.join(" ")}`,
+    "",
+    "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule):",
+  );
+  const header = `${"placement".padEnd(10)} ${"phase".padEnd(8)} ${"calls".padStart(6)} ${"failed".padStart(6)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}  service p99  send lag p99`;
+  lines.push(header, "-".repeat(header.length));
+  for (const p of report.placements) {
+    if (!p.ran) {
+      lines.push(`${p.placement.padEnd(10)} not measured: ${p.reason}`);
+      continue;
+    }
+    for (const [phase, figures] of [
+      ["alone", p.alone.writer],
+      ["loaded", p.loaded.writer],
+    ] as const) {
+      const s = figures.fromSchedule;
+      lines.push(
+        `${p.placement.padEnd(10)} ${phase.padEnd(8)} ${String(figures.calls).padStart(6)} ${String(figures.failed).padStart(6)} ${ms(s.p50Ms)} ${ms(s.p95Ms)} ${ms(s.p99Ms)} ${ms(s.maxMs)}  ${ms(figures.service.p99Ms)}     ${ms(figures.sendLag.p99Ms)}`,
+      );
+    }
+    lines.push(
+      `${p.placement.padEnd(10)} ${"ratio".padEnd(8)} ${"".padStart(13)} ${p.ratio.p50.toFixed(2).padStart(8)} ${p.ratio.p95.toFixed(2).padStart(8)} ${p.ratio.p99.toFixed(2).padStart(8)}`,
+    );
+  }
+  lines.push(
+    "",
+    report.targetMet === null
+      ? `target (pinned writer p99 ratio ≤ ${report.targetP99Ratio}): not measured — no pinned placement ran`
+      : `target (pinned writer p99 ratio ≤ ${report.targetP99Ratio}): ${report.targetMet ? "MET" : "MISSED"} (${pinnedRatio(report)})`,
+  );
+  for (const p of report.placements) {
+    if (!p.ran) continue;
+    if (p.alone.writer.failed + p.loaded.writer.failed > 0)
+      lines.push(
+        `${p.placement}: ${p.alone.writer.failed + p.loaded.writer.failed} writer calls FAILED: ${p.alone.writer.firstError ?? p.loaded.writer.firstError}`,
+      );
+  }
+
+  lines.push(
+    "",
+    "console load (loaded phases; closed loop, each user one request after another; unfinished: running when the phase ended):",
+  );
+  for (const p of report.placements) {
+    if (!p.ran || !p.loaded.load) continue;
+    const load = p.loaded.load;
+    lines.push(`  ${p.placement}: ${load.users} users, ${load.requests} requests in ${load.seconds} s`);
+    for (const k of load.kinds)
+      lines.push(
+        `    ${k.name.padEnd(50)} ${String(k.requests).padStart(6)} requests ${String(k.unfinished).padStart(3)} unfinished ${String(k.errors).padStart(3)} errors  p50 ${k.latency.p50Ms.toFixed(1).padStart(7)} ms  p95 ${k.latency.p95Ms.toFixed(1).padStart(7)} ms${k.firstError ? `  first error: ${k.firstError}` : ""}`,
+      );
+  }
+
+  lines.push(
+    "",
+    `pg_locks sampler (every ${report.sampleMs} ms, through every phase; writer = application_name idem-bench-writer):`,
+  );
+  for (const p of report.placements) {
+    if (!p.ran) continue;
+    for (const [phase, locks] of [
+      ["alone", p.alone.locks],
+      ["loaded", p.loaded.locks],
+    ] as const)
+      lines.push(
+        `  ${p.placement} ${phase}: ${locks.samples} samples (mean gap ${locks.meanGapMs} ms), ${locks.samplesWithWriterWaits} with a writer waiting on a lock; on a console backend: ${locks.onConsole.length}, on another: ${locks.onOthers.length}`,
+      );
+    for (const wait of [...p.alone.locks.onOthers, ...p.loaded.locks.onOthers])
+      lines.push(`    other: ${describeLockWait(wait)}`);
+  }
+  lines.push(
+    `  prometheus scrape: ${report.scrape.requests} scrapes (${report.scrape.errors} errors) ran in the loaded phases with the sampler going; ${report.lockFailures.length === 0 ? "no lock a writer waited on was held by a console backend" : `${report.lockFailures.length} console lock(s) a writer waited on (below)`}`,
+  );
+
+  lines.push("", "pinning:");
+  if ("unavailable" in report.pinning) lines.push(`  unavailable: ${report.pinning.unavailable}`);
+  else if (!report.placements.some((p) => p.placement === "pinned")) lines.push("  not used (--no-pin)");
+  else {
+    lines.push(
+      `  taskset -a -p -c ${report.pinning.databaseCpus} on the postmaster (pid ${report.pinning.postmasterPid}) and every process forked from it (backends fork from it and inherit its CPU), and on the writer process;`,
+      `  taskset -a -p -c ${report.pinning.consoleCpus} on the console server's process tree and on this process (the load generator and the sampler's client); restored afterwards`,
+    );
+    for (const p of report.placements) {
+      if (!p.ran || !p.check) continue;
+      const row = (name: string, g: GroupCheck) =>
+        `    ${name.padEnd(34)} ${String(g.pids).padStart(3)} processes, affinity ${g.affinity.join(" | ")}; the ${g.pids - g.idle} that ran since pinning last ran on CPU (ps -o psr) ${g.cpusSeen.join(", ")}`;
+      lines.push(
+        `  mid-way through the ${p.placement} loaded phase:`,
+        row("PostgreSQL (postmaster + children)", p.check.database),
+        row("writer", p.check.writer),
+        row("console server", p.check.console),
+        row("load generator (this process)", p.check.load),
+      );
+    }
+  }
+
+  lines.push(
+    "",
+    "export memory: the console server's peak RSS (VmHWM, reset before each) while it streams a CSV export:",
+  );
+  for (const e of report.exportMemory) lines.push(exportLine(e));
+
+  lines.push(
+    "export code beyond the API's bound (lib/records/export-records.ts with maxRows raised, in the bench's process; its peak RSS):",
+  );
+  for (const e of report.exportCodeMemory) lines.push(exportLine(e));
+
+  if (report.lockFailures.length > 0) {
+    lines.push("", "LOCK CHECK FAILED: a writer waited on a lock held by a console backend:");
+    for (const wait of report.lockFailures) lines.push(`  - ${describeLockWait(wait)}`);
+  } else lines.push("", "lock check: no writer waited on a lock held by a console backend");
+  return lines.join("\n");
+}
+
+function exportLine(e: ExportMemorySample): string {
+  return `  ${e.label.padEnd(16)} ${String(e.rows).padStart(8)} rows ${e.megabytes.toFixed(1).padStart(7)} MB in ${e.seconds.toFixed(2).padStart(6)} s: RSS ${e.rssBeforeMb.toFixed(1)} MB before, peak ${e.peakRssMb.toFixed(1)} MB (+${e.growthMb.toFixed(1)} MB)`;
+}
+
+function pinnedRatio(report: WriterImpactReport): string {
+  const pinned = report.placements.find((p) => p.placement === "pinned");
+  return pinned?.ran
+    ? `p99 ${pinned.alone.writer.fromSchedule.p99Ms.toFixed(2)} ms alone → ${pinned.loaded.writer.fromSchedule.p99Ms.toFixed(2)} ms loaded, ratio ${pinned.ratio.p99.toFixed(2)}`
+    : "";
+}
+
+/** One line naming the statement that held the lock and what the writer wanted. */
+export function describeLockWait(wait: LockWait & { seenInSamples: number }): string {
+  const target = wait.relation ? `${wait.locktype} ${wait.relation}` : wait.locktype;
+  return `writer backend ${wait.waitingPid} waited for ${wait.mode} on ${target} (${wait.seenInSamples} samples) behind backend ${wait.blockingPid ?? "?"} (application_name ${wait.blockingApplication ?? "?"}, ${wait.blockingState ?? "?"}) running: ${oneLine(wait.blockingQuery)} — the writer's statement: ${oneLine(wait.waitingQuery)}`;
+}
+
+function oneLine(sql: string | null): string {
+  return sql === null ? "(unknown)" : sql.replace(/\s+/g, " ").trim();
+}

@@ -1,0 +1,141 @@
+import { execFileSync } from "node:child_process";
+import os from "node:os";
+import pg from "pg";
+import { beforeAll, describe, expect, inject, it } from "vitest";
+import { CONSOLE_APPLICATION_NAME } from "@/lib/db/application-name";
+import { parseCpuList } from "@/lib/bench/cpu-affinity";
+import type { WriterImpactReport } from "@/lib/bench/writer-impact";
+import { ensureProductionBuild } from "@/lib/build/next-build";
+import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
+import { runCli, type CliResult } from "../helpers/run-cli";
+
+const SMALL = ["--rows", "5000", "--seconds", "2", "--rate", "100", "--users", "4"];
+const PLANTED = "LOCK TABLE idempotency IN SHARE MODE";
+
+/**
+ * The lock a writer's INSERT needs (SHARE conflicts with its ROW EXCLUSIVE), held on a connection
+ * named like the console's, in the bench's own database once the loaded phase starts; released
+ * after the writer has queued behind it for a second, so the run goes on and must fail at its end.
+ */
+function plantConsoleLock(serverUrl: string) {
+  let stderr = "";
+  let planted: Promise<void> | null = null;
+  const onStderr = (text: string) => {
+    stderr += text;
+    const name = /bench database (idem_bench_\w+)/.exec(stderr)?.[1];
+    if (planted || !name || !stderr.includes("writer with the console under load")) return;
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    planted = (async () => {
+      const holder = new pg.Client({ connectionString: url.toString(), application_name: CONSOLE_APPLICATION_NAME });
+      await holder.connect();
+      try {
+        const holderPid = await backendPid(holder);
+        await holder.query("BEGIN");
+        await holder.query(PLANTED); // the holder's last statement: the one the failure must name
+        const watcher = new pg.Pool({ connectionString: url.toString(), max: 1 });
+        try {
+          await waitForLockWaiters(watcher, holderPid, 1, 60_000);
+        } finally {
+          await watcher.end();
+        }
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await holder.query("COMMIT");
+      } finally {
+        await holder.end();
+      }
+    })();
+  };
+  return { onStderr, done: () => planted ?? Promise.reject(new Error("the loaded phase never started")) };
+}
+
+describe("idem bench-writers at 5,000 rows", () => {
+  let clean: CliResult;
+  let report: WriterImpactReport;
+  let blocked: CliResult;
+  let plantedLock: Promise<void>;
+  beforeAll(async () => {
+    const serverUrl = inject("databaseUrl");
+    await ensureProductionBuild({ quietStdout: true }); // once, before two runs that would each build
+    const plant = plantConsoleLock(serverUrl);
+    // Both at once: the planted run does not pin (two runs pinning one postmaster would fight over it).
+    [clean, blocked] = await Promise.all([
+      runCli(["bench-writers", ...SMALL, "--json"], { DATABASE_URL: serverUrl }),
+      runCli(["bench-writers", ...SMALL, "--no-pin"], { DATABASE_URL: serverUrl }, plant.onStderr),
+    ]);
+    plantedLock = plant.done();
+    if (!clean.stdout.trim()) throw new Error(`bench-writers printed no report (exit ${clean.code}):\n${clean.stderr}`);
+    report = JSON.parse(clean.stdout) as WriterImpactReport;
+  }, 900_000);
+
+  it("measures the writer alone and under console load, pinned and shared, with their ratios", () => {
+    expect(clean.code, clean.stderr).toBe(0);
+    expect(report.rows).toBe(5_000);
+    expect(report.placements.map((p) => p.placement)).toEqual(["pinned", "shared"]);
+    for (const p of report.placements) {
+      if (!p.ran) throw new Error(`${p.placement} did not run: ${p.reason}`);
+      for (const phase of [p.alone, p.loaded]) {
+        expect(phase.writer.calls, p.placement).toBe(200);
+        expect(phase.writer.failed, p.placement).toBe(0);
+        const s = phase.writer.fromSchedule;
+        expect(s.p50Ms).toBeGreaterThan(0);
+        expect(s.p99Ms).toBeGreaterThanOrEqual(s.p95Ms);
+        expect(s.p95Ms).toBeGreaterThanOrEqual(s.p50Ms);
+        // From the schedule includes the wait to be sent: never shorter than the call itself.
+        expect(s.p50Ms).toBeGreaterThanOrEqual(phase.writer.service.p50Ms);
+        expect(phase.locks.samples, `${p.placement}: the pg_locks sampler took samples`).toBeGreaterThan(10);
+      }
+      expect(p.ratio.p99).toBeCloseTo(p.loaded.writer.fromSchedule.p99Ms / p.alone.writer.fromSchedule.p99Ms, 1);
+      const kinds = p.loaded.load!.kinds;
+      expect(kinds.map((k) => k.name)).toEqual(
+        expect.arrayContaining(["prometheus scrape", "CSV export", "ref lookup"]),
+      );
+      expect(
+        kinds.every((k) => k.errors === 0),
+        JSON.stringify(kinds),
+      ).toBe(true);
+    }
+    expect(report.scrape.requests).toBeGreaterThan(0);
+    expect(report.lockFailures).toEqual([]);
+    expect(typeof report.targetMet).toBe("boolean");
+  });
+
+  it("pins PostgreSQL and the writer to one CPU and the console to the other, then puts them back", async () => {
+    const pinned = report.placements[0]!;
+    if (!pinned.ran || !pinned.check) throw new Error("no placement check");
+    if ("unavailable" in report.pinning) throw new Error(report.pinning.unavailable);
+    const { databaseCpus, consoleCpus, postmasterPid } = report.pinning;
+    for (const group of [pinned.check.database, pinned.check.writer]) {
+      expect(group.affinity).toEqual([databaseCpus]);
+      expect(group.cpusSeen.every((cpu) => String(cpu) === databaseCpus)).toBe(true);
+    }
+    for (const group of [pinned.check.console, pinned.check.load]) {
+      expect(group.affinity).toEqual([consoleCpus]);
+      expect(group.cpusSeen.every((cpu) => String(cpu) === consoleCpus)).toBe(true);
+    }
+    // Afterwards the postmaster (and so every backend forked from now on) may run on every CPU again.
+    const after = execFileSync("taskset", ["-p", "-c", String(postmasterPid)]).toString();
+    expect(parseCpuList(after.split(":").pop()!.trim())).toHaveLength(os.cpus().length);
+  });
+
+  it("reports the console's peak memory while exporting, for growing exports", () => {
+    const rows = report.exportMemory.map((e) => e.rows);
+    expect(rows).toHaveLength(4);
+    expect(rows[0]).toBeGreaterThan(0);
+    expect(rows[1]).toBeGreaterThan(rows[0]!);
+    expect(rows.slice(2)).toEqual([5_000, 5_000]);
+    for (const e of [...report.exportMemory, ...report.exportCodeMemory])
+      expect(e.peakRssMb).toBeGreaterThanOrEqual(e.rssBeforeMb);
+    // Beyond the API's bound, the export code itself: the whole 5,000-row table (its sizes are capped at the table's).
+    expect(report.exportCodeMemory.map((e) => e.rows)).toEqual([5_000, 5_000]);
+  });
+
+  it("fails, naming the statement, when a console connection holds a lock a writer waits on", async () => {
+    await plantedLock;
+    expect(blocked.code, blocked.stdout).toBe(1);
+    expect(blocked.stderr).toContain("LOCK CHECK FAILED");
+    expect(blocked.stderr).toContain(`application_name ${CONSOLE_APPLICATION_NAME}`);
+    expect(blocked.stderr).toContain(PLANTED);
+    expect(blocked.stderr).toMatch(/waited for RowExclusiveLock on relation idempotency/);
+  });
+});
