@@ -1,8 +1,12 @@
 import type { EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
 import type { AnnotationReviewNote, ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
 import { claimsIdempotency } from "@/lib/tool-listings/effective-annotations";
+import { describeTestRun, verificationNote } from "./verification-sentences";
 
 export const VERDICT_KINDS = [
+  "claim_verified_by_test",
+  "claim_refuted_by_test",
   "claim_backed_by_keys",
   "claim_with_unresolved_rows",
   "claim_without_key_evidence",
@@ -21,6 +25,7 @@ export type VerdictKind = (typeof VERDICT_KINDS)[number];
  * a count of the badges below it and nothing else. Listed worst first: the summary's order.
  */
 export const VERDICT_WORDS: Record<VerdictKind, string> = {
+  claim_refuted_by_test: "refuted",
   claim_without_key_evidence: "unbacked",
   claim_with_unresolved_rows: "unresolved",
   read_only_with_records: "contradicted",
@@ -28,6 +33,7 @@ export const VERDICT_WORDS: Record<VerdictKind, string> = {
   claim_without_recent_evidence: "unconfirmed",
   keyed_not_claimed: "claimable",
   claim_backed_by_keys: "backed",
+  claim_verified_by_test: "verified",
   claim_reviewed_naturally_idempotent: "reviewed",
   read_only: "as declared",
   not_claimed: "unclaimed",
@@ -61,6 +67,8 @@ export type VerdictInput = {
   review: AnnotationReviewNote | null;
   /** "24h", "48h", "7d": named in the explanations. */
   window: string;
+  /** The tool's latest double-call test (verify-tool), stale or not; null: never verified. */
+  verification?: LatestVerification | null;
 };
 
 const KEY_FIX =
@@ -68,11 +76,44 @@ const KEY_FIX =
   "Or, if repeating the call truly has no additional effect (a set, not an append), record that as an admin review with the reason.";
 
 /**
- * The verdict for one tool: what its annotations claim against what the table shows.
- * "The flag follows the code; it never leads it": a claim needs keys (or a reviewed reason)
- * behind it, and keys with no claim are a claim that may be made. Pure, so every branch is tested.
+ * The verdict for one tool: what its annotations claim against what the table shows, and what the
+ * double-call test proved. "The flag follows the code; it never leads it": a claim needs keys (or a
+ * reviewed reason) behind it, and keys with no claim are a claim that may be made. A test on the
+ * current listing outranks the traffic: a failed one refutes the claim whatever the table shows, a
+ * passing one makes it "verified" — unless claims are stuck, which still need an operator first. A
+ * stale or inconclusive test changes no verdict; its note says so. Pure, so every branch is tested.
  */
 export function verdictFor(input: VerdictInput): Verdict {
+  const run = input.verification ?? null;
+  const current = run && !run.stale ? run : null;
+  const claims = input.effective !== null && !input.effective.readOnlyHint && claimsIdempotency(input.effective);
+  if (claims && current?.verdict === "failed") {
+    return {
+      kind: "claim_refuted_by_test",
+      label: VERDICT_WORDS.claim_refuted_by_test,
+      tone: "danger",
+      certain: true,
+      explanation: `${input.tool} claims idempotentHint: true, but the double-call test contradicts it: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.`,
+      fix: KEY_FIX,
+    };
+  }
+  const traffic = trafficVerdict(input);
+  if (claims && current?.verdict === "verified" && traffic.kind !== "claim_with_unresolved_rows") {
+    return {
+      kind: "claim_verified_by_test",
+      label: VERDICT_WORDS.claim_verified_by_test,
+      tone: "good",
+      certain: true,
+      explanation: `${input.tool} claims idempotentHint: true and the double-call test proved it on the current listing: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.`,
+      fix: null,
+    };
+  }
+  const note = run ? verificationNote(run, claims) : "";
+  return note === "" ? traffic : { ...traffic, explanation: `${traffic.explanation} ${note}` };
+}
+
+/** What the table alone says of the tool's claim. */
+function trafficVerdict(input: VerdictInput): Verdict {
   const { tool, effective, evidence, review, window } = input;
   const inWindow = evidence.records > 0;
   // Keys at any age: a row older than the window still shows what the writer does.

@@ -4,6 +4,7 @@ import { strictQuery } from "@/lib/api/strict-query";
 import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
 import { instant } from "./shared-schemas";
+import { latestVerificationSchema } from "./tool-verification-schema";
 
 const windowParam = z.string().describe("24h (the default), 48h or 7d.");
 
@@ -11,12 +12,22 @@ const toolsAudit = z.object({
   window: z.enum(["24h", "48h", "7d"]),
   generatedAt: instant,
   since: instant,
-  servers: z.array(z.looseObject({})),
+  servers: z.array(
+    z.looseObject({
+      name: z.string(),
+      verifiable: z.boolean().describe('idem.config.json marks it "verify": true: an admin may verify its tools.'),
+    }),
+  ),
   tools: z.array(
     z.looseObject({
       server: z.string().nullable().describe("null: a tool the table records that no listed server declares."),
       name: z.string(),
-      verdict: z.string(),
+      verdict: z
+        .string()
+        .describe(
+          "claim_verified_by_test when a passing double-call test on the current listing backs the claim; claim_refuted_by_test when one failed.",
+        ),
+      verification: latestVerificationSchema.nullable(),
     }),
   ),
   summary: z.array(z.looseObject({})),
