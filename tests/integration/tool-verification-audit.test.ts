@@ -138,11 +138,12 @@ describe("stored double-call tests in the tool audit", () => {
     await insertSnapshot(db, { server: PROD, source: "live", takenBy: admin.name, tools: listing, takenAt: ago(120) });
     // pay: failed first, then verified twice at the same instant — the higher id wins the tie.
     await insertRun("pay", { verdict: "failed", step: "table", summary: "two rows", finishedAt: ago(60) });
-    await insertRun("pay", { verdict: "inconclusive", step: "answers", summary: "too fast", finishedAt: ago(10) });
+    const tie = ago(10);
+    await insertRun("pay", { verdict: "inconclusive", step: "answers", summary: "too fast", finishedAt: tie });
     latestPayId = await insertRun("pay", {
       verdict: "verified",
       summary: `the processor was invoked once for ${KEY}`,
-      finishedAt: ago(10),
+      finishedAt: tie,
     });
     // Runs are per server: the same tool's run on another server is not this one's.
     await insertRun("pay", { server: PROD, verdict: "failed", step: "upstream", summary: "prod", finishedAt: ago(1) });
