@@ -51,13 +51,7 @@ export async function listServerTools(
     let cursor: string | undefined;
     for (let page = 1; page <= MAX_LIST_PAGES; page++) {
       const result = await client.listTools(cursor ? { cursor } : undefined, options());
-      for (const tool of result.tools) {
-        tools.push({
-          name: tool.name,
-          ...(tool.title !== undefined ? { title: tool.title } : {}),
-          ...(tool.annotations ? { annotations: { ...tool.annotations } } : {}),
-        });
-      }
+      tools.push(...result.tools.map(toListedTool));
       if (!result.nextCursor) return { server: server.name, ok: true, tools, pages: page };
       cursor = result.nextCursor;
     }
@@ -77,9 +71,27 @@ export async function listServerTools(
   }
 }
 
-function createTransport(server: AuditedServer, stderr: string[], policy: OutboundPolicy): Transport {
+/** A tools/list entry as snapshots keep it: name, title, annotations (the input schema is not kept). */
+export function toListedTool(tool: { name: string; title?: string; annotations?: object }): ListedTool {
+  return {
+    name: tool.name,
+    ...(tool.title !== undefined ? { title: tool.title } : {}),
+    ...(tool.annotations ? { annotations: { ...tool.annotations } as Record<string, unknown> } : {}),
+  };
+}
+
+/**
+ * The SDK transport for a server: Streamable HTTP (an admin-added URL through the outbound policy's
+ * fetch, or the caller's own `fetch`), or the configured command over stdio, its stderr kept.
+ */
+export function createTransport(
+  server: AuditedServer,
+  stderr: string[],
+  policy: OutboundPolicy,
+  fetchOverride?: typeof fetch,
+): Transport {
   if (server.transport === "http") {
-    const fetch = server.origin === "ui" ? policyFetch(policy) : undefined;
+    const fetch = fetchOverride ?? (server.origin === "ui" ? policyFetch(policy) : undefined);
     const { url, headers } = withBasicAuth(server.url, server.headers);
     return new StreamableHTTPClientTransport(url, { requestInit: { headers }, ...(fetch ? { fetch } : {}) });
   }
@@ -124,7 +136,7 @@ function withBasicAuth(
  * anything: a metadata document, a database's banner). A stdio command's last stderr lines are
  * kept: that command comes from the configuration file.
  */
-function describeListingError(error: unknown, timeoutMs: number, stderr: string[]): string {
+export function describeListingError(error: unknown, timeoutMs: number, stderr: string[]): string {
   const said = stderr.join("").trim().split("\n").slice(-3).join(" ").slice(0, 300);
   const tail = said ? ` (its stderr: ${said})` : "";
   const refused = causeOf(

@@ -24,6 +24,8 @@ export const ERROR_STATUS = {
   outcome_mismatch: 422,
   name_taken: 409,
   outbound_refused: 422,
+  not_verifiable: 422,
+  unknown_tool: 422,
   record_locked: 409,
   unavailable: 503,
   database_unavailable: 503,

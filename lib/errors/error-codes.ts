@@ -31,6 +31,9 @@ export const ERROR_CODES = [
   "outcome_mismatch",
   "name_taken",
   "outbound_refused",
+  // verify-tool (issue #18): a server the file does not mark "verify": true; a tool the server does not list.
+  "not_verifiable",
+  "unknown_tool",
   // Another writer holds the row longer than the lock limit (lib/db/timeouts.ts): try again.
   "record_locked",
   // The console itself.

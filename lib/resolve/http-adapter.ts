@@ -16,6 +16,8 @@ export async function checkHttpProcessor(
   processor: HttpProcessor,
   key: string,
   timeoutMs: number,
+  // A verification passes the outbound policy's fetch (lib/annotations/verify-tool/outbound-fetch.ts).
+  fetchImpl: typeof fetch = fetch,
 ): Promise<ProcessorCheck> {
   const url = `${processor.baseUrl.replace(/\/+$/, "")}/references/${encodeURIComponent(key)}`;
   const request = { method: "GET", url, headers: Object.keys(processor.headers), timeoutMs };
@@ -31,7 +33,7 @@ export async function checkHttpProcessor(
   let response: Response;
   let text: string;
   try {
-    response = await fetch(url, {
+    response = await fetchImpl(url, {
       headers: { accept: "application/json", ...processor.headers },
       signal: AbortSignal.timeout(timeoutMs),
       redirect: "manual",

@@ -26,6 +26,7 @@ const ROUTE_MODULES = {
   "tools/reviews": () => import("@/app/api/v1/tools/reviews/route"),
   "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
   "tools/refresh": () => import("@/app/api/v1/tools/refresh/route"),
+  "tools/verifications": () => import("@/app/api/v1/tools/verifications/route"),
 } as const;
 
 export type ApiRoutePath = keyof typeof ROUTE_MODULES;

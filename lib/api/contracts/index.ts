@@ -27,6 +27,7 @@ import {
   toolsRefreshContract,
   toolsReviewContract,
   toolsUploadContract,
+  toolsVerifyContract,
 } from "./tools";
 
 /** Every /api/v1 route's contract: the OpenAPI document and the contract test read this list. */
@@ -54,4 +55,5 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   toolsReviewContract,
   toolsAddServerContract,
   toolsUploadContract,
+  toolsVerifyContract,
 ];

@@ -3,6 +3,8 @@ import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
 import { strictQuery } from "@/lib/api/strict-query";
 import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
+import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
+import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
 import { instant } from "./shared-schemas";
 import { latestVerificationSchema } from "./tool-verification-schema";
 
@@ -172,5 +174,86 @@ export const toolsUploadContract = defineContract({
     },
     { name: "no server", rawBody: "{}", status: 400 },
     { name: "not a listing", query: [["server", "contract-upload"]], rawBody: '{"tools":"x"}', status: 400 },
+  ],
+});
+
+const check = z.object({
+  step: z.enum(VERIFICATION_STEPS),
+  result: z.enum(["passed", "failed", "inconclusive", "skipped"]),
+  detail: z.string(),
+});
+
+export const toolVerificationSchema = z.object({
+  id: z.string(),
+  server: z.string(),
+  tool: z.string(),
+  verdict: z.enum(VERIFICATION_VERDICTS),
+  step: z
+    .enum(VERIFICATION_STEPS)
+    .nullable()
+    .describe("failed: the first side that failed; inconclusive: the side not exercised."),
+  summary: z.string().describe('One sentence of what was seen, e.g. "the upstream created 2 shipments …".'),
+  concurrency: z.number().int(),
+  argumentsHash: z.string().describe("sha256 hex of the arguments' canonical JSON (the arguments are not kept)."),
+  listingHash: z
+    .string()
+    .describe("sha256 of the tool's listing entry the run saw; a different current entry makes the run stale."),
+  snapshotId: z.string().nullable(),
+  startedAt: instant,
+  finishedAt: instant,
+  verifiedBy: z.string(),
+  evidence: z.object({
+    calls: z.array(
+      z.looseObject({
+        phase: z.enum(["concurrent", "sequential"]),
+        outcome: z.enum(["executed", "in_flight", "replayed", "error"]),
+        ref: z.string().nullable(),
+      }),
+    ),
+    checks: z.array(check),
+    rows: z.array(z.object({ key: z.string(), status: z.string(), createdAt: instant })),
+    upstream: z.looseObject({}).nullable(),
+    hint: z.string().nullable(),
+  }),
+});
+
+export const toolsVerifyContract = defineContract({
+  method: "POST",
+  path: "/api/v1/tools/verifications",
+  tag: "tools",
+  summary:
+    'The double-call test against one tool of a server idem.config.json marks "verify": true: concurrent calls with the same arguments, one sequential repeat, then the answers, the table and the upstream read; the verdict and its evidence are stored and audited. Real side effects: admins only.',
+  description:
+    "A failed or inconclusive verdict is a finding, answered 200 like a verified one. Refused before any call: a server not in the file or not marked verify, a tool the server does not list, arguments that are not a JSON object, concurrency outside 2..8.",
+  action: "tools:verify",
+  body: verificationInputSchema,
+  responses: {
+    200: {
+      description: "The stored run, whatever its verdict.",
+      schema: z.object({ verification: toolVerificationSchema }),
+    },
+  },
+  errors: [...BODY_ERRORS, "bad_server", "not_verifiable", "unknown_tool"],
+  examples: [
+    {
+      name: "a verification",
+      body: { server: "contract-verify", tool: "charge_card", arguments: { card: "c_4242", amount_cents: 250 } },
+      status: 200,
+    },
+    {
+      name: "a server not in the file",
+      body: { server: "contract-nowhere", tool: "charge_card", arguments: {} },
+      status: 400,
+    },
+    {
+      name: "arguments that are not an object",
+      body: { server: "contract-verify", tool: "charge_card", arguments: [1, 2] },
+      status: 400,
+    },
+    {
+      name: "a server not marked verify",
+      body: { server: "contract-unmarked", tool: "charge_card", arguments: {} },
+      status: 422,
+    },
   ],
 });

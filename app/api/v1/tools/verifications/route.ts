@@ -1,0 +1,10 @@
+import { contractRoute, reply } from "@/lib/api/contract-route";
+import { toolsVerifyContract } from "@/lib/api/contracts/tools";
+import { runToolVerification } from "@/lib/annotations/verify-tool/run-verification";
+import { getConfig } from "@/lib/config/load";
+
+export const POST = contractRoute(toolsVerifyContract, async ({ db, actor, body }) => {
+  const outcome = await runToolVerification(actor, body, { db, config: getConfig() });
+  if (!outcome.ok) return outcome;
+  return reply({ verification: outcome.verification });
+});
