@@ -2,34 +2,12 @@ import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 import { listingEntryHash } from "@/lib/tool-listings/listing-entry-hash";
-import {
-  VERIFICATION_STEPS,
-  VERIFICATION_VERDICTS,
-  type LatestVerification,
-  type ToolVerificationResult,
-  type VerificationEvidence,
-} from "@/lib/annotations/tool-verification-types";
+import type { LatestVerification, VerificationEvidence } from "@/lib/annotations/tool-verification-types";
+import { toVerificationResult, type ToolVerificationRow } from "@/lib/annotations/tool-verification-row";
 import { reviewKey } from "./annotation-reviews";
 
 /** A tool to find the latest verification of, with its entry in the server's latest good listing (null: gone from it). */
 export type VerificationLookup = { server: string; tool: string; current: ListedTool | null };
-
-type VerificationRow = {
-  id: bigint;
-  server: string;
-  tool: string;
-  snapshot_id: bigint | null;
-  listing_hash: string;
-  arguments_hash: string;
-  concurrency: number;
-  verdict: string;
-  step: string | null;
-  summary: string;
-  evidence: unknown;
-  started_at: Date;
-  finished_at: Date;
-  verified_by: string;
-};
 
 /**
  * The newest `tool_verification` run of each (server, tool) asked about, keyed by reviewKey(server, tool).
@@ -43,9 +21,10 @@ export async function latestVerifications(
 ): Promise<Map<string, LatestVerification>> {
   const result = new Map<string, LatestVerification>();
   if (lookups.length === 0) return result;
-  const rows = await db.$queryRaw<VerificationRow[]>`
-    SELECT v.id, v.server, v.tool, v.snapshot_id, v.listing_hash, v.arguments_hash, v.concurrency, v.verdict,
-           v.step, v.summary, v.evidence, v.started_at, v.finished_at, v.verified_by
+  const rows = await db.$queryRaw<ToolVerificationRow[]>`
+    SELECT v.id, v.server, v.tool, v.snapshot_id AS "snapshotId", v.listing_hash AS "listingHash",
+           v.arguments_hash AS "argumentsHash", v.concurrency, v.verdict, v.step, v.summary, v.evidence,
+           v.started_at AS "startedAt", v.finished_at AS "finishedAt", v.verified_by AS "verifiedBy"
       FROM unnest(${lookups.map((l) => l.server)}::text[], ${lookups.map((l) => l.tool)}::text[]) AS p(server, tool)
       CROSS JOIN LATERAL (
         SELECT * FROM tool_verification t
@@ -56,7 +35,12 @@ export async function latestVerifications(
   for (const row of rows) {
     const key = reviewKey(row.server, row.tool);
     const entry = current.get(key) ?? null;
-    result.set(key, { ...toVerificationResult(row), stale: entry === null || currentHash(entry) !== row.listing_hash });
+    const run = toVerificationResult(row);
+    result.set(key, {
+      ...run,
+      evidence: toEvidence(row.evidence),
+      stale: entry === null || currentHash(entry) !== row.listingHash,
+    });
   }
   return result;
 }
@@ -68,30 +52,6 @@ function currentHash(entry: ListedTool): string | null {
   } catch {
     return null;
   }
-}
-
-function toVerificationResult(row: VerificationRow): ToolVerificationResult {
-  return {
-    id: String(row.id),
-    server: row.server,
-    tool: row.tool,
-    verdict: oneOf(VERIFICATION_VERDICTS, row.verdict, "inconclusive"),
-    step: row.step === null ? null : oneOf(VERIFICATION_STEPS, row.step, null),
-    summary: row.summary,
-    concurrency: row.concurrency,
-    argumentsHash: row.arguments_hash,
-    listingHash: row.listing_hash,
-    snapshotId: row.snapshot_id === null ? null : String(row.snapshot_id),
-    startedAt: row.started_at.toISOString(),
-    finishedAt: row.finished_at.toISOString(),
-    verifiedBy: row.verified_by,
-    evidence: toEvidence(row.evidence),
-  };
-}
-
-/** The table's CHECK constraints hold these to the known words; anything else reads as the fallback. */
-function oneOf<T extends string, F extends T | null>(words: readonly T[], value: string, fallback: F): T | F {
-  return (words as readonly string[]).includes(value) ? (value as T) : fallback;
 }
 
 /** evidence is jsonb written by the runner; a missing part reads as empty rather than breaking the audit. */

@@ -6,7 +6,6 @@ import { addServerSchema } from "@/lib/annotations/server-store";
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
 import { instant } from "./shared-schemas";
-import { latestVerificationSchema } from "./tool-verification-schema";
 
 const windowParam = z.string().describe("24h (the default), 48h or 7d.");
 
@@ -29,7 +28,25 @@ const toolsAudit = z.object({
         .describe(
           "claim_verified_by_test when a passing double-call test on the current listing backs the claim; claim_refuted_by_test when one failed.",
         ),
-      verification: latestVerificationSchema.nullable(),
+      // The run's whole shape is the verification route's answer (toolVerificationSchema below); the
+      // audit names what a reader of it relies on and leaves the evidence open.
+      verification: z
+        .looseObject({
+          id: z.string(),
+          verdict: z.enum(VERIFICATION_VERDICTS),
+          step: z.enum(VERIFICATION_STEPS).nullable(),
+          summary: z.string(),
+          finishedAt: instant,
+          verifiedBy: z.string(),
+          stale: z
+            .boolean()
+            .describe("The tool's entry in its server's latest listing hashes differently from the one the run saw."),
+          evidence: z.looseObject({}),
+        })
+        .nullable()
+        .describe(
+          "The tool's latest double-call test (verify-tool), or null. For an actor limited to tenants, the run's rows, refs and answer texts are withheld.",
+        ),
     }),
   ),
   summary: z.array(z.looseObject({})),
