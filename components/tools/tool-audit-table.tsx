@@ -1,5 +1,6 @@
 "use client";
 
+import { useMemo } from "react";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import type { ToolAuditRow } from "@/lib/annotations/build-audit";
 import { AnnotationCells } from "./annotation-cells";
@@ -106,7 +107,15 @@ function toolColumns({ canReview, verifiableServers }: ToolRowPowers) {
 }
 
 /** One row per tool: declared vs effective hints, the table's evidence, the verdict with its explanation and fix. */
-export function ToolAuditTable({ tools, ...powers }: { tools: ToolAuditRow[] } & ToolRowPowers) {
+export function ToolAuditTable({ tools, canReview, verifiableServers }: { tools: ToolAuditRow[] } & ToolRowPowers) {
+  // The cells are components to the table (flexRender): new column functions on every render would
+  // remount every cell, so a refresh after a review or a verification would lose the open form, the
+  // dialog and its result. They change only with what the viewer may do.
+  const servers = verifiableServers.join("\n");
+  const columns = useMemo(
+    () => toolColumns({ canReview, verifiableServers: servers === "" ? [] : servers.split("\n") }),
+    [canReview, servers],
+  );
   if (tools.length === 0) {
     return (
       <p
@@ -119,12 +128,13 @@ export function ToolAuditTable({ tools, ...powers }: { tools: ToolAuditRow[] } &
   }
   return (
     <DataTable
-      columns={toolColumns(powers)}
+      columns={columns}
       data={tools}
       getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`}
       testId="tool-audit-table"
       rowAttributes={(tool) => ({
         "data-tool": tool.name,
+        "data-server": tool.server ?? "",
         "data-verdict": tool.verdict,
         className: "align-top md:py-0",
       })}

@@ -53,7 +53,10 @@ export function VerificationCell({
             onClick={() => setOpen(true)}
             data-testid="verify-open"
           >
-            Verify<span className="sr-only">{` ${tool} on ${server}`}</span>…
+            {/* One flex item: the button's gap would otherwise part "Verify" from its ellipsis. */}
+            <span>
+              Verify<span className="sr-only">{` ${tool} on ${server}`}</span>…
+            </span>
           </Button>
           {open ? <VerifyToolDialog server={server} tool={tool} onClose={() => setOpen(false)} /> : null}
         </>

@@ -45,7 +45,11 @@ export function VerificationResult({ run }: { run: ToolVerificationResult }) {
 
       <section aria-labelledby={`calls-${run.id}`}>
         <h3 id={`calls-${run.id}`} className="text-xs font-semibold text-slate-700">
-          The calls ({run.concurrency} at once, then one after the first completed)
+          The calls ({run.concurrency} at once
+          {run.evidence.calls.some((c) => c.phase === "sequential")
+            ? ", then one after the first completed"
+            : "; no repeat after them: they already settled it"}
+          )
         </h3>
         <ol className="mt-1 space-y-1" data-testid="verification-calls">
           {run.evidence.calls.map((call, i) => (

@@ -28,6 +28,7 @@ function isVerificationAnswer(value: unknown): value is { verification: ToolVeri
 export function VerifyToolDialog({ server, tool, onClose }: { server: string; tool: string; onClose: () => void }) {
   const router = useRouter();
   const dialog = useRef<HTMLDialogElement>(null);
+  const argumentsField = useRef<HTMLTextAreaElement>(null);
   const ids = useId();
   const [argumentsText, setArgumentsText] = useState("{}");
   const [concurrency, setConcurrency] = useState(2);
@@ -35,11 +36,13 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
   const [phase, setPhase] = useState<Phase>({ kind: "editing" });
 
   // Modal where the admin is looking (the page behind is inert), Escape closes, and focus goes back
-  // to the "Verify…" button that opened it.
+  // to the "Verify…" button that opened it. The arguments are what the admin types first: showModal
+  // would focus the first button (Close), so the field takes focus after it.
   useEffect(() => {
     const element = dialog.current;
     const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
     if (element && !element.open) element.showModal();
+    argumentsField.current?.focus();
     return () => {
       if (element?.open) element.close();
       if (opener?.isConnected) opener.focus();
@@ -123,6 +126,7 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
         <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-700">
           Arguments (JSON object)
           <textarea
+            ref={argumentsField}
             name="verify-arguments"
             value={argumentsText}
             onChange={(e) => setArgumentsText(e.target.value)}
@@ -130,8 +134,6 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
             spellCheck={false}
             aria-invalid={inputError ? true : undefined}
             aria-describedby={inputError ? `${ids}-error` : `${ids}-arguments-hint`}
-            // The dialog opens for this: the arguments are what the admin types first.
-            autoFocus
             className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
           />
           <span id={`${ids}-arguments-hint`} className="font-normal text-slate-500">

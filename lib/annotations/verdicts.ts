@@ -75,13 +75,16 @@ const KEY_FIX =
   "Derive a key on the server — sha256(tenant|subject|tool|canonical-json(arguments)|time-bucket), or a business key such as the order id — record it with INSERT … ON CONFLICT (key) DO NOTHING before the side effect, and pass it to the upstream as its own idempotency reference. " +
   "Or, if repeating the call truly has no additional effect (a set, not an append), record that as an admin review with the reason.";
 
+const UNRESOLVED_FIX =
+  "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.";
+
 /**
  * The verdict for one tool: what its annotations claim against what the table shows, and what the
  * double-call test proved. "The flag follows the code; it never leads it": a claim needs keys (or a
  * reviewed reason) behind it, and keys with no claim are a claim that may be made. A test on the
  * current listing outranks the traffic: a failed one refutes the claim whatever the table shows, a
- * passing one makes it "verified" — unless claims are stuck, which still need an operator first. A
- * stale or inconclusive test changes no verdict; its note says so. Pure, so every branch is tested.
+ * passing one makes it "verified" (stuck claims, if any, named with their fix: they need an operator,
+ * not a new hint). A stale or inconclusive test changes no verdict; its note says so. Pure, so every branch is tested.
  */
 export function verdictFor(input: VerdictInput): Verdict {
   const run = input.verification ?? null;
@@ -97,17 +100,19 @@ export function verdictFor(input: VerdictInput): Verdict {
       fix: KEY_FIX,
     };
   }
-  const traffic = trafficVerdict(input);
-  if (claims && current?.verdict === "verified" && traffic.kind !== "claim_with_unresolved_rows") {
+  if (claims && current?.verdict === "verified") {
+    // Stuck claims do not unmake the proof, but they still need an operator: named, with their fix.
+    const stuck = input.evidence.stuck + input.evidence.unresolvedOutcomeUnknown > 0;
     return {
       kind: "claim_verified_by_test",
       label: VERDICT_WORDS.claim_verified_by_test,
       tone: "good",
       certain: true,
-      explanation: `${input.tool} claims idempotentHint: true and the double-call test proved it on the current listing: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.`,
-      fix: null,
+      explanation: `${input.tool} claims idempotentHint: true and the double-call test proved it on the current listing: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.${stuck ? ` But ${describeUnresolved(input.evidence)}.` : ""}`,
+      fix: stuck ? UNRESOLVED_FIX : null,
     };
   }
+  const traffic = trafficVerdict(input);
   const note = run ? verificationNote(run, claims) : "";
   return note === "" ? traffic : { ...traffic, explanation: `${traffic.explanation} ${note}` };
 }
@@ -162,7 +167,7 @@ function trafficVerdict(input: VerdictInput): Verdict {
         tone: "warn",
         certain: true,
         explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${describeUnresolved(evidence)}. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
-        fix: "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.",
+        fix: UNRESOLVED_FIX,
       };
     }
     if (inWindow) {

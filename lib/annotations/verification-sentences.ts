@@ -13,21 +13,17 @@ export function describeTestRun(run: ToolVerificationResult): string {
 
 /**
  * What a test that does not decide the verdict adds to its explanation: a stale run, an inconclusive
- * one, or a current one on a tool that makes no claim (or whose stuck claims come first). Empty when
- * the verdict already is the test's.
+ * one, or a current one on a tool that makes no claim. Empty when the verdict already is the test's.
  */
 export function verificationNote(run: LatestVerification, claims: boolean): string {
   if (run.stale)
     return `The latest double-call test (${run.verdict}, run by ${run.verifiedBy} at ${at(run.finishedAt)}) is stale: the tool's listing entry has changed since, or the tool is gone from the listing, so it says nothing about the current one. Run Verify again.`;
   if (run.verdict === "inconclusive")
     return `The latest double-call test was ${describeTestRun(run)}${run.evidence.hint ? ` ${sentence(run.evidence.hint)}` : ""}`;
-  if (run.verdict === "verified")
-    return claims
-      ? `The double-call test verified the claim on the current listing, but the stuck claims still need resolving: ${describeTestRun(run)}`
-      : `A double-call test found repeats safe on the current listing, so idempotentHint: true may be set: ${describeTestRun(run)}`;
-  // A failed test on a tool that claims is the verdict itself; here the tool claims nothing.
-  return claims
-    ? ""
+  // A current verified or failed test on a tool that claims is the verdict itself; here the tool claims nothing.
+  if (claims) return "";
+  return run.verdict === "verified"
+    ? `A double-call test found repeats safe on the current listing, so idempotentHint: true may be set: ${describeTestRun(run)}`
     : `A double-call test found a repeat not safe, so hosts must not be told to retry it: ${describeTestRun(run)}`;
 }
 

@@ -47,12 +47,11 @@ describe("a double-call test in the verdict", () => {
     expect(verdictFor(input({ verification: { ...verified, stale: true } })).kind).toBe("claim_without_key_evidence");
   });
 
-  it("stuck claims still come first; the note says the test passed", () => {
+  it("stuck claims do not unmake a passing test: still verified, the stuck claims named with their fix", () => {
     const verdict = verdictFor(input({ evidence: { ...keyed, stuck: 1 }, verification: verified }));
-    expect(verdict.kind).toBe("claim_with_unresolved_rows");
-    expect(verdict.explanation).toContain(
-      "The double-call test verified the claim on the current listing, but the stuck claims still need resolving",
-    );
+    expect(verdict).toMatchObject({ kind: "claim_verified_by_test", tone: "good" });
+    expect(verdict.explanation).toContain("But 1 claim is stuck in_progress.");
+    expect(verdict.fix).toMatch(/^Resolve them on the Stuck page/);
   });
 
   it("an inconclusive test decides nothing and says how to make it conclusive", () => {
