@@ -11,6 +11,7 @@ import { registerServe } from "@/lib/cli/commands/serve";
 import { registerToken } from "@/lib/cli/commands/token";
 import { registerTrim } from "@/lib/cli/commands/trim";
 import { registerUser } from "@/lib/cli/commands/user";
+import { registerVerifyTool } from "@/lib/cli/commands/verify-tool";
 
 const program = new Command("idem")
   .description("Idem Console: the idempotency table of your MCP tool servers")
@@ -29,6 +30,7 @@ registerBenchGuard(program);
 registerReconcile(program);
 registerTrim(program);
 registerRollup(program);
+registerVerifyTool(program);
 
 try {
   await program.parseAsync(process.argv);

@@ -5,11 +5,14 @@ import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
 
 /**
- * Gives a CLI command a database for its duration: DATABASE_URL, the embedded database another
+ * Gives a CLI command a database for its duration: the URL it was given (--database-url), DATABASE_URL, the embedded database another
  * process serves, or the embedded database served by this process until the command ends.
  */
-export async function withDatabase<T>(body: (db: Db, connection: DatabaseConnection) => Promise<T>): Promise<T> {
-  const connection = await openDatabaseConnection();
+export async function withDatabase<T>(
+  body: (db: Db, connection: DatabaseConnection) => Promise<T>,
+  databaseUrl?: string,
+): Promise<T> {
+  const connection = await openDatabaseConnection(databaseUrl);
   const db = createPrismaClient(connection.url, 2);
   try {
     await db.$queryRaw`SELECT 1`.catch((error: unknown) => {

@@ -8,10 +8,13 @@ export type DatabaseSource = "env" | "embedded-running" | "embedded-started";
 export type DatabaseConnection = { url: string; source: DatabaseSource; release(): Promise<void> };
 
 /**
- * Where this process's data lives: DATABASE_URL when set; otherwise the embedded database,
+ * Where this process's data lives: the URL a command was given, else DATABASE_URL when set; otherwise the embedded database,
  * joining the process already serving it or serving it ourselves until release().
  */
-export async function openDatabaseConnection(): Promise<DatabaseConnection> {
+export async function openDatabaseConnection(explicitUrl?: string): Promise<DatabaseConnection> {
+  // A command's own --database-url (verify-tool in a server's CI) wins over the environment.
+  if (explicitUrl !== undefined)
+    return { url: parseDatabaseUrl(explicitUrl, "--database-url").toString(), source: "env", release: async () => {} };
   const fromEnv = env().DATABASE_URL;
   if (fromEnv !== undefined) {
     return { url: parseDatabaseUrl(fromEnv).toString(), source: "env", release: async () => {} };

@@ -239,6 +239,12 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       contentType: form,
       ran: errorCode("bad_listing"),
     },
+    "POST /api/v1/tools/verifications": {
+      path: "/api/v1/tools/verifications",
+      body: JSON.stringify({ server: `access-matrix-${run}`, tool: "t", arguments: {} }),
+      contentType: form,
+      ran: errorCode("bad_server"),
+    },
     "POST /api/v1/tools/reviews": {
       path: "/api/v1/tools/reviews",
       body: JSON.stringify({ server: `access-matrix-${run}`, tool: "t", reason: "short" }),

@@ -95,4 +95,6 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "POST /api/v1/tools/servers":            [401,       403,     403,     400,     403,     403,     403,     400,     403,     403],
   "POST /api/v1/tools/upload":             [401,       403,     403,     400,     403,     403,     403,     400,     403,     403],
   "POST /api/v1/tools/reviews":            [401,       403,     403,     400,     403,     403,     403,     400,     403,     403],
+  // The double-call test makes real side effects: admins only (the request names a server the file does not have).
+  "POST /api/v1/tools/verifications":      [401,       403,     403,     400,     403,     403,     403,     400,     403,     403],
 };

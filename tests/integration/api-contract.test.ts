@@ -4,6 +4,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { Ajv2020 } from "ajv/dist/2020.js";
+import pg from "pg";
 import addFormats from "ajv-formats";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { RouteContract, RouteExample } from "@/lib/api/contract";
@@ -11,6 +12,7 @@ import { API_CONTRACTS } from "@/lib/api/contracts";
 import { can } from "@/lib/auth/permissions";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import { createToken } from "@/lib/auth/tokens";
+import { startDemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { listAppRoutes } from "../access/app-routes";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
@@ -23,12 +25,19 @@ import { connectTestDb } from "../helpers/db";
 // document declares and whose body its schema for that status accepts.
 process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
+// The shop the verification example verifies (POST /api/v1/tools/verifications): marked, and the same one unmarked.
+const shopPool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+const shop = await startDemoMcpServer({ db: shopPool, processorUrl: processor.url, carrierUrl: processor.url });
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-api-contract-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
 writeFileSync(
   process.env.IDEM_CONFIG,
   JSON.stringify({
     tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+    mcpServers: [
+      { name: "contract-verify", transport: "http", url: shop.url, verify: true },
+      { name: "contract-unmarked", transport: "http", url: shop.url },
+    ],
     redact: ["$..card"],
     outbound: { allow: ["127.0.0.1"] },
   }),
@@ -89,7 +98,11 @@ describe("every /api/v1 route answers as its contract says", () => {
     });
     expect(charged.status).toBe(200);
   });
-  afterAll(() => processor.stop());
+  afterAll(async () => {
+    await shop.stop();
+    await shopPool.end();
+    await processor.stop();
+  });
 
   const fill = (text: string) => text.replaceAll("{key}", KEY);
   /** With `token` null, an Authorization header that is not a bearer token (in-process there is no session to fall back on). */

@@ -100,6 +100,7 @@ describe("bad input to every /api/v1 route", () => {
       servers: await db.mcpServer.count({ where: { createdBy: { contains: tokenName } } }),
       snapshots: await db.toolSnapshot.count({ where: { takenBy: { contains: tokenName } } }),
       reviews: await db.annotationReview.count({ where: { reviewedBy: { contains: tokenName } } }),
+      verifications: await db.toolVerification.count({ where: { verifiedBy: { contains: tokenName } } }),
       tokens: await db.apiToken.count(),
     };
   }
@@ -344,6 +345,14 @@ describe("bad input to every /api/v1 route", () => {
           {},
           { server: `sweep-${run}`, tool: "t", reason: "the tool sets a value; repeating it changes nothing" },
           ["server", "tool", "reason"],
+        ],
+        [
+          // A server the file does not name: whatever else is sent, nothing is called.
+          "tools/verifications",
+          "/api/v1/tools/verifications",
+          {},
+          { server: `sweep-${run}`, tool: "charge_card", arguments: { card: "c_4242" }, concurrency: 2 },
+          ["server", "tool", "arguments", "arguments.card", "concurrency", "bogus"],
         ],
       ];
       const set = (base: Record<string, unknown>, dotted: string, value: unknown) => {

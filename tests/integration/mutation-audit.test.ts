@@ -2,9 +2,11 @@ import { createHash, randomBytes } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { actorLabel } from "@/lib/audit/write-audit";
 import { createToken } from "@/lib/auth/tokens";
+import { startDemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
@@ -14,12 +16,15 @@ import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 // of routes comes from app/: a new mutating route without a case here fails the first test.
 process.env.DATABASE_URL = inject("databaseUrl");
 const processor = await startDemoProcessor();
+const shopPool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 4 });
+const shop = await startDemoMcpServer({ db: shopPool, processorUrl: processor.url, carrierUrl: processor.url });
 const configDir = mkdtempSync(path.join(tmpdir(), "idem-mutation-audit-"));
 process.env.IDEM_CONFIG = path.join(configDir, "idem.config.json");
 writeFileSync(
   process.env.IDEM_CONFIG,
   JSON.stringify({
     tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+    mcpServers: [{ name: "maud-shop", transport: "http", url: shop.url, verify: true }],
     outbound: { allow: ["127.0.0.1"] },
   }),
 );
@@ -59,7 +64,11 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
   let token = "";
   let label = "";
   let n = 0;
-  afterAll(() => processor.stop());
+  afterAll(async () => {
+    await shop.stop();
+    await shopPool.end();
+    await processor.stop();
+  });
 
   beforeAll(async () => {
     const created = await createToken(db, system, { name: `maud-admin-${run}`, role: "admin" });
@@ -196,6 +205,18 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
         (await route("tools/upload")).POST!(
           request(`/api/v1/tools/upload?server=maud-upload-${run}`, {
             tools: [{ name: "charge_card", inputSchema: { type: "object" }, annotations: { idempotentHint: true } }],
+          }),
+          none,
+        ),
+    },
+    "POST /api/v1/tools/verifications": {
+      auditRows: 1,
+      call: async () =>
+        (await route("tools/verifications")).POST!(
+          request("/api/v1/tools/verifications", {
+            server: "maud-shop",
+            tool: "charge_card",
+            arguments: { card: "c_4242", amount_cents: 4321 },
           }),
           none,
         ),

@@ -143,6 +143,9 @@ describe("verify-tool against the demo world", () => {
     expect(upstream).toMatchObject({ step: "upstream", result: "failed" });
     expect(upstream!.detail).toMatch(/created 2 shipments/);
     expect(v.evidence.upstream).toMatchObject({ sideEffects: 2 });
+    // The answers are kept masked like stored responses ($..address): every role reads the latest run.
+    expect(v.evidence.calls.map((c) => c.text).join()).toContain("[redacted]");
+    expect(JSON.stringify(v.evidence)).not.toContain("1 Main St");
     // Two executions already: no third shipment for the sequential repeat.
     expect(v.evidence.calls.filter((c) => c.phase === "sequential")).toHaveLength(0);
   });

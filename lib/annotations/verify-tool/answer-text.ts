@@ -1,5 +1,6 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import { canonicalJcs } from "@/lib/idempotency/canonical-jcs";
+import { redactJson, type Redaction } from "@/lib/privacy/redact";
 
 /** The answer as the evidence keeps it: text content only, cut to 2,000 characters. */
 export const MAX_ANSWER_TEXT = 2_000;
@@ -29,4 +30,18 @@ export function comparableContent(result: CallToolResult): string {
 /** Canonical JSON of a value already parsed (a stored jsonb response, an answer's content). */
 export function canonicalOf(value: unknown): string {
   return canonicalJcs(JSON.stringify(value ?? null));
+}
+
+/**
+ * An answer's text as the evidence keeps it: masked like every stored response (the configured
+ * paths, e-mail addresses, card numbers), because every role reads the latest run on the Tools page.
+ */
+export function maskedAnswerText(text: string, redaction: Redaction): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text) as unknown;
+  } catch {
+    return String(redactJson(text, redaction).value);
+  }
+  return JSON.stringify(redactJson(parsed, redaction).value);
 }

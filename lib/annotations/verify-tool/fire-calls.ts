@@ -1,6 +1,7 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
 import type { VerificationCall } from "@/lib/annotations/tool-verification-types";
-import { comparableContent, MAX_ANSWER_TEXT, textOfResult } from "./answer-text";
+import type { Redaction } from "@/lib/privacy/redact";
+import { comparableContent, maskedAnswerText, MAX_ANSWER_TEXT, textOfResult } from "./answer-text";
 import { classifyAnswer, type RawAnswer } from "./classify-answer";
 import { reorderedArguments } from "./key-orders";
 import type { McpSession } from "./mcp-session";
@@ -25,6 +26,7 @@ export async function fireCalls(
   tool: string,
   args: Record<string, unknown>,
   concurrency: number,
+  redaction: Redaction,
 ): Promise<CallPhases> {
   const orders = reorderedArguments(args, concurrency + 1);
   const call = async (index: number) => {
@@ -48,7 +50,7 @@ export async function fireCalls(
     const { outcome, ref } = classifyAnswer(answer.raw, executedContent);
     if (outcome === "executed" && executedContent === null && "content" in answer.raw)
       executedContent = answer.raw.content;
-    classified.set(answer.index, toCall("concurrent", orders[answer.index]!.keyOrder, answer, outcome, ref));
+    classified.set(answer.index, toCall("concurrent", orders[answer.index]!.keyOrder, answer, outcome, ref, redaction));
   }
   const calls = concurrent.map((a) => classified.get(a.index)!);
 
@@ -61,7 +63,7 @@ export async function fireCalls(
   }
   const sequential = await call(concurrency);
   const { outcome, ref } = classifyAnswer(sequential.raw, executedContent);
-  calls.push(toCall("sequential", orders[concurrency]!.keyOrder, sequential, outcome, ref));
+  calls.push(toCall("sequential", orders[concurrency]!.keyOrder, sequential, outcome, ref, redaction));
   return { calls, sequentialSkipped: null };
 }
 
@@ -71,9 +73,10 @@ function toCall(
   answer: { raw: RawAnswer; ms: number },
   outcome: VerificationCall["outcome"],
   ref: string | null,
+  redaction: Redaction,
 ): FiredCall {
   const raw = answer.raw;
-  const text = "thrown" in raw ? `the call failed: ${raw.thrown}` : raw.text;
+  const text = "thrown" in raw ? `the call failed: ${raw.thrown}` : maskedAnswerText(raw.text, redaction);
   return {
     phase,
     keyOrder,

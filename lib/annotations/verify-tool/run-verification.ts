@@ -8,6 +8,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 import type { Actor } from "@/lib/identity/actor";
+import { redactionOf } from "@/lib/privacy/redact";
 import { listingEntryHash } from "@/lib/tool-listings/listing-entry-hash";
 import { canonicalOf } from "./answer-text";
 import { fireCalls } from "./fire-calls";
@@ -105,7 +106,7 @@ export async function runToolVerification(
     await upstream.baseline();
 
     const startedAt = await earliestNow(deps.db);
-    const phases = await fireCalls(session, tool, args, concurrency);
+    const phases = await fireCalls(session, tool, args, concurrency, redactionOf(deps.config));
     const lastAnswerAt = await latestNow(deps.db);
     const answers = judgeAnswers(phases);
     const table = await readTable(

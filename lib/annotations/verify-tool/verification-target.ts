@@ -9,7 +9,8 @@ import type { IdemConfig } from "@/lib/config/schema";
  */
 export type VerificationTarget = AuditedServer & { origin: "config" };
 
-export type CommandLineServer = { command: string; args: string[] };
+/** The command, its arguments, and the environment it runs with (the CI's own, so its variables reach the server). */
+export type CommandLineServer = { command: string; args: string[]; env?: Record<string, string> };
 
 export type TargetLookup =
   { ok: true; target: VerificationTarget } | { ok: false; code: "bad_server" | "not_verifiable"; message: string };
