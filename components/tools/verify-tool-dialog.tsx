@@ -1,11 +1,12 @@
 "use client";
 
 import { useRouter } from "next/navigation";
-import { useEffect, useId, useRef, useState } from "react";
+import { useId, useRef, useState } from "react";
 import type { ToolVerificationResult } from "@/lib/annotations/tool-verification-types";
 import { parseArgumentsText, VERIFY_CONCURRENCY_CHOICES } from "@/lib/annotations/verification-arguments-text";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
+import { ModalDialog } from "@/components/ui/modal-dialog";
 import { sendMutation } from "@/components/ui/send-mutation";
 import { VerificationResult } from "./verification-result";
 
@@ -27,27 +28,12 @@ function isVerificationAnswer(value: unknown): value is { verification: ToolVeri
  */
 export function VerifyToolDialog({ server, tool, onClose }: { server: string; tool: string; onClose: () => void }) {
   const router = useRouter();
-  const dialog = useRef<HTMLDialogElement>(null);
   const argumentsField = useRef<HTMLTextAreaElement>(null);
   const ids = useId();
   const [argumentsText, setArgumentsText] = useState("{}");
   const [concurrency, setConcurrency] = useState(2);
   const [inputError, setInputError] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: "editing" });
-
-  // Modal where the admin is looking (the page behind is inert), Escape closes, and focus goes back
-  // to the "Verify…" button that opened it. The arguments are what the admin types first: showModal
-  // would focus the first button (Close), so the field takes focus after it.
-  useEffect(() => {
-    const element = dialog.current;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (element && !element.open) element.showModal();
-    argumentsField.current?.focus();
-    return () => {
-      if (element?.open) element.close();
-      if (opener?.isConnected) opener.focus();
-    };
-  }, []);
 
   async function run() {
     const parsed = parseArgumentsText(argumentsText);
@@ -74,39 +60,27 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
 
   const running = phase.kind === "running";
   return (
-    <dialog
-      ref={dialog}
-      className="m-auto max-h-[92vh] w-[calc(100vw-1.5rem)] max-w-3xl overflow-y-auto rounded-lg border border-slate-300 bg-slate-50 p-0 text-left text-slate-900 shadow-xl backdrop:bg-slate-900/40"
-      aria-labelledby={`${ids}-title`}
-      data-testid="verify-dialog"
-      data-phase={phase.kind}
-      onCancel={(event) => {
-        if (running) event.preventDefault(); // the calls are out: stay until they answer
-      }}
+    <ModalDialog
+      title={
+        <>
+          Verify <span className="break-all font-mono">{tool}</span>
+        </>
+      }
+      description={
+        <>
+          The double-call test on <span className="font-mono">{server}</span>: the same call several times at once, then
+          once more; the answers, the table and the upstream must show one side effect.
+        </>
+      }
+      // The calls are out: stay until they answer.
+      busy={running}
       onClose={onClose}
+      initialFocus={argumentsField}
+      testId="verify-dialog"
+      closeTestId="verify-close"
+      phase={phase.kind}
+      className="max-w-3xl"
     >
-      <div className="sticky top-0 z-10 flex items-start gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3">
-        <div className="min-w-0">
-          <h2 id={`${ids}-title`} className="text-base font-semibold text-slate-900">
-            Verify <span className="break-all font-mono">{tool}</span>
-          </h2>
-          <p className="text-xs text-slate-600">
-            The double-call test on <span className="font-mono">{server}</span>: the same call several times at once,
-            then once more; the answers, the table and the upstream must show one side effect.
-          </p>
-        </div>
-        <Button
-          variant="secondary"
-          size="sm"
-          onClick={() => dialog.current?.close()}
-          disabled={running}
-          className="ml-auto"
-          data-testid="verify-close"
-        >
-          Close
-        </Button>
-      </div>
-
       <form
         className="space-y-3 p-4"
         onSubmit={(event) => {
@@ -187,6 +161,6 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
           {phase.kind === "done" ? <VerificationResult run={phase.run} /> : null}
         </ActionResult>
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }
