@@ -196,6 +196,10 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     await expect
       .poll(() => rowAfter(page, "create_shipment"), SERVER_RENDER)
       .toEqual({ verdict: "claim_refuted_by_test", latest: "failed", stale: "false" });
+    // The two rows after their runs: verified, refuted, each with its latest test beside the traffic evidence.
+    await page
+      .locator('[data-testid="tool-audit-table"]')
+      .screenshot({ path: "docs/screenshots/tools-verify-rows.png" });
     await page.context().close();
   }, 180_000);
 
