@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useRouter } from "next/navigation";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useState } from "react";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { NextStuckClaim } from "@/lib/records/stuck-claims";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
@@ -11,6 +11,7 @@ import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
 import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
+import { ModalDialog } from "@/components/ui/modal-dialog";
 import { sendMutation } from "@/components/ui/send-mutation";
 
 export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
@@ -33,28 +34,11 @@ type Phase =
 /** Dry-run plan → reason → apply in batches with a progress bar → results row by row, in a modal dialog. */
 export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; onClose: () => void }) {
   const router = useRouter();
-  const dialog = useRef<HTMLDialogElement>(null);
   const [phase, setPhase] = useState<Phase>({ kind: "planning" });
   const [results, setResults] = useState<Map<string, BulkRowResult>>(new Map());
   const [reason, setReason] = useState("");
   const [now, setNow] = useState(() => new Date());
   const [applied, setApplied] = useState<{ startedAt: string; nextStuck: NextStuckClaim | null } | null>(null);
-
-  // Opened where the operator is looking: modal (the page behind is inert), Escape closes, and
-  // focus goes back to the button that opened it (or the first one still enabled beside it).
-  useEffect(() => {
-    const element = dialog.current;
-    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
-    if (element && !element.open) element.showModal();
-    return () => {
-      if (element?.open) element.close();
-      const back =
-        opener && opener.isConnected && !opener.matches(":disabled")
-          ? opener
-          : opener?.parentElement?.querySelector<HTMLElement>("button:not(:disabled)");
-      back?.focus();
-    };
-  }, []);
 
   useEffect(() => {
     let cancelled = false;
@@ -114,42 +98,23 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
   const summaryKey =
     phase.kind === "planned" || phase.kind === "applied" || phase.kind === "failed" ? phase.kind : null;
   return (
-    <dialog
-      ref={dialog}
-      className="m-auto max-h-[92vh] w-[calc(100vw-1.5rem)] max-w-6xl overflow-y-auto rounded-lg border border-slate-300 bg-slate-50 p-0 text-slate-900 shadow-xl backdrop:bg-slate-900/40"
-      aria-labelledby="bulk-plan-title"
-      data-testid="bulk-plan"
-      data-phase={phase.kind}
-      onCancel={(event) => {
-        if (phase.kind === "applying") event.preventDefault(); // half-applied: stay until every batch answered
-      }}
+    <ModalDialog
+      title="Bulk plan (dry run)"
+      description={
+        phase.kind === "planning"
+          ? "Asking each claim's processor what happened. Nothing is changed by a plan."
+          : phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied"
+            ? `${phase.plan.scope}: the processor was asked about each; nothing changes until you apply.`
+            : null
+      }
+      // Half-applied: stay until every batch answered.
+      busy={phase.kind === "applying"}
       onClose={onClose}
+      testId="bulk-plan"
+      closeTestId="bulk-close"
+      phase={phase.kind}
+      className="max-w-6xl"
     >
-      <div className="sticky top-0 z-10 flex items-start gap-3 border-b border-slate-200 bg-slate-50 px-4 py-3">
-        <div>
-          <h2 id="bulk-plan-title" className="text-base font-semibold text-slate-900">
-            Bulk plan (dry run)
-          </h2>
-          <p className="text-xs text-slate-600">
-            {phase.kind === "planning"
-              ? "Asking each claim's processor what happened. Nothing is changed by a plan."
-              : phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied"
-                ? `${phase.plan.scope}: the processor was asked about each; nothing changes until you apply.`
-                : null}
-          </p>
-        </div>
-        <Button
-          variant="secondary"
-          size="sm"
-          onClick={() => dialog.current?.close()}
-          disabled={phase.kind === "applying"}
-          className="ml-auto"
-          data-testid="bulk-close"
-        >
-          Close
-        </Button>
-      </div>
-
       <div className="p-4">
         {phase.kind === "planning" ? <p className="animate-pulse text-sm text-slate-700">Planning…</p> : null}
         <ActionResult resultKey={summaryKey} label="bulk plan summary" className="mb-3">
@@ -182,7 +147,7 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
           </>
         ) : null}
       </div>
-    </dialog>
+    </ModalDialog>
   );
 }
 

@@ -32,6 +32,15 @@ export function ServerStatusList({ servers }: { servers: ServerAuditStatus[] }) 
                   ? "added in the console"
                   : "uploads only"}
             </span>
+            {server.verifiable ? (
+              <span
+                className="rounded bg-violet-50 px-1.5 text-[11px] text-violet-800"
+                title='idem.config.json marks it "verify": true: an admin may run the double-call test on its tools'
+                data-testid="server-verifiable"
+              >
+                verify: staging
+              </span>
+            ) : null}
             <span className="ml-auto whitespace-nowrap">
               {server.status === "ok" ? (
                 <span className="rounded-full bg-emerald-50 px-2 py-0.5 text-xs font-medium text-emerald-800 ring-1 ring-emerald-200 ring-inset">

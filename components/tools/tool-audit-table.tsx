@@ -1,10 +1,12 @@
 "use client";
 
+import { useMemo } from "react";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import type { ToolAuditRow } from "@/lib/annotations/build-audit";
 import { AnnotationCells } from "./annotation-cells";
 import { EvidenceFigures } from "./evidence-figures";
 import { ReviewForm } from "./review-form";
+import { VerificationCell } from "./verification-cell";
 import { VerdictBadge } from "./verdict-badge";
 
 /** Verdicts that a "naturally idempotent" review can answer: a claim with nothing in the table behind it. */
@@ -17,7 +19,10 @@ const REVIEWABLE = new Set([
 const column = dataColumns<ToolAuditRow>();
 const head = { headerClassName: "normal-case tracking-normal text-slate-600" };
 
-function toolColumns(canReview: boolean) {
+/** Who may do what on the rows: review claims (admins), verify tools of the servers the file marks "verify" (admins). */
+export type ToolRowPowers = { canReview: boolean; verifiableServers: readonly string[] };
+
+function toolColumns({ canReview, verifiableServers }: ToolRowPowers) {
   return column.columns([
     column.accessor("name", {
       id: "tool",
@@ -59,6 +64,24 @@ function toolColumns(canReview: boolean) {
       cell: ({ row: { original: tool } }) => <EvidenceFigures evidence={tool.evidence} />,
     }),
     column.display({
+      id: "test",
+      header: "Double-call test",
+      meta: {
+        ...head,
+        headerTitle:
+          "The latest verification: the same call at once and again, the answers, the table and the upstream read",
+        cellClassName: "max-w-56",
+      },
+      cell: ({ row: { original: tool } }) => (
+        <VerificationCell
+          server={tool.server}
+          tool={tool.name}
+          verification={tool.verification}
+          canVerify={tool.server !== null && verifiableServers.includes(tool.server)}
+        />
+      ),
+    }),
+    column.display({
       id: "verdict",
       header: "Verdict",
       meta: { ...head, cellClassName: "max-w-xl" },
@@ -84,7 +107,15 @@ function toolColumns(canReview: boolean) {
 }
 
 /** One row per tool: declared vs effective hints, the table's evidence, the verdict with its explanation and fix. */
-export function ToolAuditTable({ tools, canReview }: { tools: ToolAuditRow[]; canReview: boolean }) {
+export function ToolAuditTable({ tools, canReview, verifiableServers }: { tools: ToolAuditRow[] } & ToolRowPowers) {
+  // The cells are components to the table (flexRender): new column functions on every render would
+  // remount every cell, so a refresh after a review or a verification would lose the open form, the
+  // dialog and its result. They change only with what the viewer may do.
+  const servers = verifiableServers.join("\n");
+  const columns = useMemo(
+    () => toolColumns({ canReview, verifiableServers: servers === "" ? [] : servers.split("\n") }),
+    [canReview, servers],
+  );
   if (tools.length === 0) {
     return (
       <p
@@ -97,12 +128,13 @@ export function ToolAuditTable({ tools, canReview }: { tools: ToolAuditRow[]; ca
   }
   return (
     <DataTable
-      columns={toolColumns(canReview)}
+      columns={columns}
       data={tools}
       getRowId={(tool) => `${tool.server ?? ""}/${tool.name}`}
       testId="tool-audit-table"
       rowAttributes={(tool) => ({
         "data-tool": tool.name,
+        "data-server": tool.server ?? "",
         "data-verdict": tool.verdict,
         className: "align-top md:py-0",
       })}

@@ -17,10 +17,12 @@ const serializeExportParams = createSerializer(
   { clearOnDefault: false },
 );
 
-type Props = { audit: ToolsAudit; canRefresh: boolean; canConfigure: boolean; canReview: boolean };
+type Props = { audit: ToolsAudit; canRefresh: boolean; canConfigure: boolean; canReview: boolean; canVerify: boolean };
 
 /** The tools page below its header: window and exports, servers, the per-tool audit, admin forms. */
-export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props) {
+export function ToolsView({ audit, canRefresh, canConfigure, canReview, canVerify }: Props) {
+  // Only admins see "Verify…", and only on the servers idem.config.json marks for it (the route refuses the rest anyway).
+  const verifiableServers = canVerify ? audit.servers.filter((s) => s.verifiable).map((s) => s.name) : [];
   return (
     <div className="space-y-6">
       <div className="flex flex-wrap items-center gap-3 rounded-lg border border-slate-200 bg-white p-3">
@@ -72,7 +74,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview }: Props)
 
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-800">Tools</h2>
-        <ToolAuditTable tools={audit.tools} canReview={canReview} />
+        <ToolAuditTable tools={audit.tools} canReview={canReview} verifiableServers={verifiableServers} />
       </section>
 
       {canConfigure ? (

@@ -2,7 +2,11 @@ import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { type DeclaredAnnotations, type EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
+import {
+  type DeclaredAnnotations,
+  type EffectiveAnnotations,
+  type ListedTool,
+} from "@/lib/tool-listings/annotation-types";
 import {
   AUDIT_WINDOWS,
   type AnnotationReviewNote,
@@ -17,6 +21,10 @@ import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
 import { loadToolEvidence } from "./tool-evidence";
+import { latestVerifications } from "./latest-verifications";
+import { verificationForReader } from "./verification-for-reader";
+import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
+import { redactionOf } from "@/lib/privacy/redact";
 import { summarizeVerdicts, type VerdictCount } from "./verdict-summary";
 import { verdictFor, type VerdictKind, type VerdictTone } from "./verdicts";
 
@@ -31,6 +39,8 @@ export type ServerAuditStatus = ServerSummary & {
   previousListedAt: string | null;
   toolCount: number;
   changes: ToolChange[];
+  /** idem.config.json marks it "verify": true (staging): an admin may run the double-call test on its tools. */
+  verifiable: boolean;
 };
 
 export type ToolAuditRow = {
@@ -48,6 +58,8 @@ export type ToolAuditRow = {
   explanation: string;
   fix: string | null;
   review: AnnotationReviewNote | null;
+  /** The latest double-call test of this server's tool (stale: run on a listing entry that has since changed). */
+  verification: LatestVerification | null;
   /** Changes to this tool since the server's previous listing, in words. */
   changes: string[];
 };
@@ -101,8 +113,7 @@ export async function buildToolsAudit(
   const reviews = await loadLatestReviews(db);
 
   const servers: ServerAuditStatus[] = [];
-  const listed: { server: string; tool: { name: string; annotations?: Record<string, unknown> }; changes: string[] }[] =
-    [];
+  const listed: { server: string; tool: ListedTool; changes: string[] }[] = [];
   for (const summary of summaries) {
     const snaps = snapshots.get(summary.name);
     const latest = snaps?.latestAttempt ?? null;
@@ -119,6 +130,8 @@ export async function buildToolsAudit(
       previousListedAt: previous?.takenAt ?? null,
       toolCount: good?.tools?.length ?? 0,
       changes,
+      // Only the file's own servers: an admin-added one can never be verified.
+      verifiable: summary.origin === "config" && config.mcpServers.some((s) => s.name === summary.name && s.verify),
     });
     for (const tool of good?.tools ?? []) {
       listed.push({
@@ -137,13 +150,20 @@ export async function buildToolsAudit(
     tools: [...new Set(listed.map((l) => l.tool.name))],
   });
   const listedNames = new Set(listed.map((l) => l.tool.name));
+  const verifications = await latestVerifications(
+    db,
+    listed.map(({ server, tool }) => ({ server, tool: tool.name, current: tool })),
+  );
+  const redaction = redactionOf(config);
 
   const tools: ToolAuditRow[] = listed.map(({ server, tool, changes }) => {
     const declared = declaredHints(tool.annotations);
     const effective = effectiveAnnotations(declared);
     const toolEvidence = evidence.get(tool.name) ?? { ...NO_EVIDENCE };
     const review = reviews.get(reviewKey(server, tool.name)) ?? null;
-    const verdict = verdictFor({ tool: tool.name, effective, evidence: toolEvidence, review, window });
+    const stored = verifications.get(reviewKey(server, tool.name));
+    const verification = stored ? verificationForReader(stored, actor, redaction) : null;
+    const verdict = verdictFor({ tool: tool.name, effective, evidence: toolEvidence, review, window, verification });
     return {
       server,
       name: tool.name,
@@ -157,6 +177,7 @@ export async function buildToolsAudit(
       explanation: verdict.explanation,
       fix: verdict.fix,
       review,
+      verification,
       changes,
     };
   });
@@ -182,6 +203,7 @@ export async function buildToolsAudit(
       explanation: verdict.explanation + caveat,
       fix: verdict.fix,
       review: null,
+      verification: null,
       changes: [],
     });
   }

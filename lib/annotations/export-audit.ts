@@ -1,4 +1,5 @@
 import type { ToolsAudit } from "./build-audit";
+import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
 import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 import { describeChange } from "./snapshot-diff";
 import { verdictSummaryText } from "./verdict-summary";
@@ -33,8 +34,8 @@ export function auditToMarkdown(audit: ToolsAudit): string {
   }
   lines.push("", "## Tools", "", `Verdicts: ${verdictSummaryText(audit.summary)}.`, "");
   lines.push(
-    "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen |",
-    "|---|---|---|---|---|---|---|---|---|---|",
+    "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen | double-call test |",
+    "|---|---|---|---|---|---|---|---|---|---|---|",
   );
   const order = { danger: 0, warn: 1, info: 2, neutral: 3, good: 4 } as const;
   const tools = [...audit.tools].sort(
@@ -51,7 +52,7 @@ export function auditToMarkdown(audit: ToolsAudit): string {
           : String(t.effective.idempotentHint);
     const e = t.evidence;
     lines.push(
-      `| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} |`,
+      `| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} | ${testCell(t.verification)} |`,
     );
   }
   for (const t of tools) {
@@ -68,9 +69,31 @@ export function auditToMarkdown(audit: ToolsAudit): string {
     // Explanations and fixes are ours but quote tool names from the servers: escaped whole.
     lines.push(cell(t.explanation), "");
     if (t.fix) lines.push(`**Fix:** ${cell(t.fix)}`, "");
+    if (t.verification) lines.push(...testSection(t.verification));
     if (t.changes.length) lines.push(`Changed since the previous listing: ${cell(t.changes.join("; "))}.`, "");
   }
   return `${lines.join("\n").trimEnd()}\n`;
+}
+
+/** "verified", "failed (table)", "inconclusive (answers), stale", or "—" for a tool never verified. */
+function testCell(run: LatestVerification | null): string {
+  if (!run) return "—";
+  return `${run.verdict}${run.step && run.verdict !== "verified" ? ` (${run.step})` : ""}${run.stale ? ", stale" : ""}`;
+}
+
+/** The latest run: who ran it and when, its sentence, each side's finding and each call's answer. */
+function testSection(run: LatestVerification): string[] {
+  const lines = [
+    `**Double-call test:** ${testCell(run)} — run by ${cell(run.verifiedBy)} at ${run.finishedAt}, ${run.concurrency} calls at once then one after (arguments sha256 ${run.argumentsHash.slice(0, 12)}…): ${cell(run.summary)}${run.stale ? " Stale: the tool's listing entry has changed since this run." : ""}`,
+    "",
+  ];
+  for (const check of run.evidence.checks) lines.push(`- ${check.step}: ${check.result} — ${cell(check.detail)}`);
+  for (const call of run.evidence.calls)
+    lines.push(
+      `- call (${call.phase}): ${call.outcome}${call.ref ? ` — ref ${cell(call.ref)}` : ""}, ${Math.round(call.ms)} ms`,
+    );
+  if (run.evidence.checks.length + run.evidence.calls.length > 0) lines.push("");
+  return lines;
 }
 
 /** Every value from an MCP server, or quoting one, is escaped before it goes into the Markdown. */

@@ -1,8 +1,12 @@
 import type { EffectiveAnnotations } from "@/lib/tool-listings/annotation-types";
 import type { AnnotationReviewNote, ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
 import { claimsIdempotency } from "@/lib/tool-listings/effective-annotations";
+import { describeTestRun, verificationNote } from "./verification-sentences";
 
 export const VERDICT_KINDS = [
+  "claim_verified_by_test",
+  "claim_refuted_by_test",
   "claim_backed_by_keys",
   "claim_with_unresolved_rows",
   "claim_without_key_evidence",
@@ -21,6 +25,7 @@ export type VerdictKind = (typeof VERDICT_KINDS)[number];
  * a count of the badges below it and nothing else. Listed worst first: the summary's order.
  */
 export const VERDICT_WORDS: Record<VerdictKind, string> = {
+  claim_refuted_by_test: "refuted",
   claim_without_key_evidence: "unbacked",
   claim_with_unresolved_rows: "unresolved",
   read_only_with_records: "contradicted",
@@ -28,6 +33,7 @@ export const VERDICT_WORDS: Record<VerdictKind, string> = {
   claim_without_recent_evidence: "unconfirmed",
   keyed_not_claimed: "claimable",
   claim_backed_by_keys: "backed",
+  claim_verified_by_test: "verified",
   claim_reviewed_naturally_idempotent: "reviewed",
   read_only: "as declared",
   not_claimed: "unclaimed",
@@ -61,18 +67,58 @@ export type VerdictInput = {
   review: AnnotationReviewNote | null;
   /** "24h", "48h", "7d": named in the explanations. */
   window: string;
+  /** The tool's latest double-call test (verify-tool), stale or not; null: never verified. */
+  verification?: LatestVerification | null;
 };
 
 const KEY_FIX =
   "Derive a key on the server — sha256(tenant|subject|tool|canonical-json(arguments)|time-bucket), or a business key such as the order id — record it with INSERT … ON CONFLICT (key) DO NOTHING before the side effect, and pass it to the upstream as its own idempotency reference. " +
   "Or, if repeating the call truly has no additional effect (a set, not an append), record that as an admin review with the reason.";
 
+const UNRESOLVED_FIX =
+  "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.";
+
 /**
- * The verdict for one tool: what its annotations claim against what the table shows.
- * "The flag follows the code; it never leads it": a claim needs keys (or a reviewed reason)
- * behind it, and keys with no claim are a claim that may be made. Pure, so every branch is tested.
+ * The verdict for one tool: what its annotations claim against what the table shows, and what the
+ * double-call test proved. "The flag follows the code; it never leads it": a claim needs keys (or a
+ * reviewed reason) behind it, and keys with no claim are a claim that may be made. A test on the
+ * current listing outranks the traffic: a failed one refutes the claim whatever the table shows, a
+ * passing one makes it "verified" (stuck claims, if any, named with their fix: they need an operator,
+ * not a new hint). A stale or inconclusive test changes no verdict; its note says so. Pure, so every branch is tested.
  */
 export function verdictFor(input: VerdictInput): Verdict {
+  const run = input.verification ?? null;
+  const current = run && !run.stale ? run : null;
+  const claims = input.effective !== null && !input.effective.readOnlyHint && claimsIdempotency(input.effective);
+  if (claims && current?.verdict === "failed") {
+    return {
+      kind: "claim_refuted_by_test",
+      label: VERDICT_WORDS.claim_refuted_by_test,
+      tone: "danger",
+      certain: true,
+      explanation: `${input.tool} claims idempotentHint: true, but the double-call test contradicts it: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.`,
+      fix: KEY_FIX,
+    };
+  }
+  if (claims && current?.verdict === "verified") {
+    // Stuck claims do not unmake the proof, but they still need an operator: named, with their fix.
+    const stuck = input.evidence.stuck + input.evidence.unresolvedOutcomeUnknown > 0;
+    return {
+      kind: "claim_verified_by_test",
+      label: VERDICT_WORDS.claim_verified_by_test,
+      tone: "good",
+      certain: true,
+      explanation: `${input.tool} claims idempotentHint: true and the double-call test proved it on the current listing: ${describeTestRun(current)} The table: ${describeFigures(input.evidence, input.window)}.${stuck ? ` But ${describeUnresolved(input.evidence)}.` : ""}`,
+      fix: stuck ? UNRESOLVED_FIX : null,
+    };
+  }
+  const traffic = trafficVerdict(input);
+  const note = run ? verificationNote(run, claims) : "";
+  return note === "" ? traffic : { ...traffic, explanation: `${traffic.explanation} ${note}` };
+}
+
+/** What the table alone says of the tool's claim. */
+function trafficVerdict(input: VerdictInput): Verdict {
   const { tool, effective, evidence, review, window } = input;
   const inWindow = evidence.records > 0;
   // Keys at any age: a row older than the window still shows what the writer does.
@@ -121,7 +167,7 @@ export function verdictFor(input: VerdictInput): Verdict {
         tone: "warn",
         certain: true,
         explanation: `${tool} claims idempotentHint: true and the claim is backed by keys (${figures}), but ${describeUnresolved(evidence)}. A host retrying on the strength of the claim gets "already in progress" until each is resolved.`,
-        fix: "Resolve them on the Stuck page: ask the processor, then complete with its receipt or release the claim. A reconciliation job keeps this from recurring.",
+        fix: UNRESOLVED_FIX,
       };
     }
     if (inWindow) {

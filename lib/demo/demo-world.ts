@@ -27,7 +27,7 @@ export type DemoConsoleConfig = {
       processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string };
     }
   >;
-  mcpServers: { name: string; transport: "http"; url: string }[];
+  mcpServers: { name: string; transport: "http"; url: string; verify: boolean }[];
 };
 
 export type DemoWorld = {
@@ -54,7 +54,9 @@ export function demoConsoleConfig(urls: { processor: string; mcp: string }): Dem
         processor: { type: "mcp-tool", server: DEMO_MCP_SERVER_NAME, tool: "get_shipment_status" },
       },
     },
-    mcpServers: [{ name: DEMO_MCP_SERVER_NAME, transport: "http", url: urls.mcp }],
+    // The demo world is a staging world by construction (its processor and carrier are fakes): an admin
+    // may run the double-call test (verify-tool, the Tools page's "Verify…") against its shop.
+    mcpServers: [{ name: DEMO_MCP_SERVER_NAME, transport: "http", url: urls.mcp, verify: true }],
   };
 }
 

@@ -69,11 +69,47 @@ const VISITS: Visit[] = [
   },
   { name: "metrics", path: "/metrics?window=1h", roles: ["admin"] },
   { name: "tools", path: "/tools", roles: SIGNED_IN },
+  {
+    name: "tools (verify dialog, bad JSON)",
+    path: "/tools",
+    roles: ["admin"],
+    then: async (page) => {
+      await openVerifyDialog(page, "charge_card");
+      await page.fill('[data-testid="verify-dialog"] textarea', '{"card": ');
+      await page.click('[data-testid="verify-run"]');
+      await page.waitForSelector('[data-testid="verify-input-error"]');
+    },
+  },
+  {
+    name: "tools (verify result, failed)",
+    path: "/tools",
+    roles: ["admin"],
+    then: async (page) => {
+      await openVerifyDialog(page, "create_shipment");
+      await page.fill(
+        '[data-testid="verify-dialog"] textarea',
+        `{"order_id": "a11y-${run}", "address": "1 Main St", "service_level": "ground"}`,
+      );
+      await page.click('[data-testid="verify-run"]');
+      await page.waitForSelector('[data-testid="verify-dialog"][data-phase="done"]', { timeout: 60_000 });
+    },
+  },
   { name: "audit (rows)", path: "/audit", roles: ["admin"] },
   { name: "audit (empty)", path: `/audit?actor=nobody-${run}%40demo.test`, roles: ["admin"] },
   { name: "forbidden", path: "/forbidden", roles: ["viewer"] },
   { name: "not found", path: `/no-such-page-${run}`, roles: ["viewer"] },
 ];
+
+/** The demo shop listed (the audit shows stored listings only), then "Verify…" on its row of `tool`. */
+async function openVerifyDialog(page: Page, tool: string): Promise<void> {
+  const button = `tr[data-tool="${tool}"][data-server="shop"] [data-testid="verify-open"]:not([disabled])`;
+  if ((await page.locator(button).count()) === 0) {
+    await page.evaluate(() => fetch("/api/v1/tools/refresh", { method: "POST" }));
+    await page.reload();
+  }
+  await page.click(button);
+  await page.waitForSelector('[data-testid="verify-dialog"][open]');
+}
 
 /**
  * What fails the sweep: axe's serious and critical findings, and the two moderate ones a page
@@ -93,6 +129,7 @@ describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => 
   let browser: Browser;
   let pageErrors: PageErrorWatch;
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
+  const sweepStarted = new Date();
 
   beforeAll(async () => {
     browser = await launchChromium();
@@ -120,6 +157,8 @@ describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => 
   });
   afterEach(() => pageErrors.expectNoPageErrors());
   afterAll(async () => {
+    // The verify states stored runs of the demo shop's tools; other files read its verdicts from traffic.
+    await pool.query(`DELETE FROM tool_verification WHERE started_at >= $1`, [sweepStarted]);
     await browser?.close();
     await pool.end();
   });

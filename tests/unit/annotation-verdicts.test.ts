@@ -3,6 +3,7 @@ import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-typ
 import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effective-annotations";
 import { diffListings } from "@/lib/annotations/snapshot-diff";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
+import { testRun } from "../fixtures/tool-verification-run";
 import { summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";
 import {
   VERDICT_KINDS,
@@ -61,6 +62,8 @@ describe("effective annotations", () => {
 });
 
 const cases = (): [VerdictKind, VerdictInput][] => [
+  ["claim_verified_by_test", input({ verification: testRun({ verdict: "verified" }) })],
+  ["claim_refuted_by_test", input({ evidence: keyed, verification: testRun({ verdict: "failed", step: "table" }) })],
   ["claim_backed_by_keys", input({ evidence: keyed })],
   ["claim_with_unresolved_rows", input({ evidence: { ...keyed, stuck: 2 } })],
   ["claim_with_unresolved_rows", input({ evidence: { ...keyed, outcomeUnknown: 1, unresolvedOutcomeUnknown: 1 } })],

@@ -38,6 +38,7 @@ async function ToolsSection({ actor, searchParams }: { actor: Actor; searchParam
         canRefresh={can(actor.role, "tools:refresh")}
         canConfigure={can(actor.role, "tools:configure")}
         canReview={can(actor.role, "annotations:review")}
+        canVerify={can(actor.role, "tools:verify")}
       />
     </>
   );

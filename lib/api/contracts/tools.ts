@@ -13,12 +13,40 @@ const toolsAudit = z.object({
   window: z.enum(["24h", "48h", "7d"]),
   generatedAt: instant,
   since: instant,
-  servers: z.array(z.looseObject({})),
+  servers: z.array(
+    z.looseObject({
+      name: z.string(),
+      verifiable: z.boolean().describe('idem.config.json marks it "verify": true: an admin may verify its tools.'),
+    }),
+  ),
   tools: z.array(
     z.looseObject({
       server: z.string().nullable().describe("null: a tool the table records that no listed server declares."),
       name: z.string(),
-      verdict: z.string(),
+      verdict: z
+        .string()
+        .describe(
+          "claim_verified_by_test when a passing double-call test on the current listing backs the claim; claim_refuted_by_test when one failed.",
+        ),
+      // The run's whole shape is the verification route's answer (toolVerificationSchema below); the
+      // audit names what a reader of it relies on and leaves the evidence open.
+      verification: z
+        .looseObject({
+          id: z.string(),
+          verdict: z.enum(VERIFICATION_VERDICTS),
+          step: z.enum(VERIFICATION_STEPS).nullable(),
+          summary: z.string(),
+          finishedAt: instant,
+          verifiedBy: z.string(),
+          stale: z
+            .boolean()
+            .describe("The tool's entry in its server's latest listing hashes differently from the one the run saw."),
+          evidence: z.looseObject({}),
+        })
+        .nullable()
+        .describe(
+          "The tool's latest double-call test (verify-tool), or null. For an actor limited to tenants, the run's rows, refs and answer texts are withheld.",
+        ),
     }),
   ),
   summary: z.array(z.looseObject({})),

@@ -1,0 +1,66 @@
+"use client";
+
+import { useState } from "react";
+import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
+import { Button } from "@/components/ui/button";
+import { useHydrated } from "@/components/ui/use-hydrated";
+import { VerificationBadge } from "./verification-badge";
+import { VerifyToolDialog } from "./verify-tool-dialog";
+
+/**
+ * A tool's latest double-call test (or that it has none) and, for an admin on a server the file marks
+ * "verify": true, the "Verify…" button that runs a new one.
+ */
+export function VerificationCell({
+  server,
+  tool,
+  verification,
+  canVerify,
+}: {
+  server: string | null;
+  tool: string;
+  verification: LatestVerification | null;
+  canVerify: boolean;
+}) {
+  const [open, setOpen] = useState(false);
+  const hydrated = useHydrated();
+  return (
+    <div className="text-xs" data-testid="verification-cell">
+      {verification ? (
+        <div
+          data-testid="latest-verification"
+          data-verdict={verification.verdict}
+          data-stale={String(verification.stale)}
+        >
+          <VerificationBadge verdict={verification.verdict} step={verification.step} stale={verification.stale} />
+          <p className="mt-1 text-slate-700">{verification.summary}</p>
+          <p className="mt-0.5 text-slate-500">
+            <time dateTime={verification.finishedAt}>{verification.finishedAt.slice(0, 16).replace("T", " ")} UTC</time>{" "}
+            by {verification.verifiedBy}
+            {verification.stale ? " · on an older listing" : ""}
+          </p>
+        </div>
+      ) : (
+        <p className="text-slate-500">never tested</p>
+      )}
+      {canVerify && server !== null ? (
+        <>
+          <Button
+            variant="secondary"
+            size="xs"
+            className="mt-1"
+            disabled={!hydrated}
+            onClick={() => setOpen(true)}
+            data-testid="verify-open"
+          >
+            {/* One flex item: the button's gap would otherwise part "Verify" from its ellipsis. */}
+            <span>
+              Verify<span className="sr-only">{` ${tool} on ${server}`}</span>…
+            </span>
+          </Button>
+          {open ? <VerifyToolDialog server={server} tool={tool} onClose={() => setOpen(false)} /> : null}
+        </>
+      ) : null}
+    </div>
+  );
+}

@@ -1,0 +1,264 @@
+import { mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { browserMissing, launchChromium } from "../helpers/browser";
+import { focusedElement } from "../helpers/keyboard-focus";
+import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
+import { signInAs } from "../helpers/sign-in";
+import { findProcessor, insertStuckClaim } from "../helpers/stuck-fixtures";
+
+const run = randomBytes(3).toString("hex");
+const TENANT = `tverify-${run}`;
+const SERVER_RENDER = { timeout: 20_000, interval: 200 };
+// A run makes 3 calls, the processor takes 1.5 s for the first, then the table and the upstream are read.
+const RUN_DONE = { timeout: 60_000 };
+const PHONE = { width: 390, height: 844 };
+
+/** The demo shop's row of `tool` (the server idem.config.json marks verify). */
+const shopRow = (tool: string) => `[data-testid="tool-audit-table"] tr[data-tool="${tool}"][data-server="shop"]`;
+
+// The double-call test from the Tools page against the demo world the browser project's console runs:
+// an admin verifies charge_card (the guard makes its hint true) and create_shipment (it does not),
+// by keyboard at 1440 px and by touch-sized clicks at 390 px; a viewer and an operator get no button.
+describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () => {
+  let browser: Browser;
+  let pageErrors: PageErrorWatch;
+  const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
+  let processorUrl: string;
+  let faultsBefore: unknown;
+  let stuckKey: string;
+  const startedAt = new Date();
+
+  beforeAll(async () => {
+    browser = await launchChromium();
+    pageErrors = watchPageErrors(browser);
+    // A record whose detail names the demo processor's URL (the record API says where it asks).
+    stuckKey = await insertStuckClaim(pool, { tenant: TENANT, label: "processor-finder", minutesAgo: 30 });
+  });
+  afterEach(() => pageErrors.expectNoPageErrors());
+  afterAll(async () => {
+    if (processorUrl && faultsBefore)
+      await fetch(`${processorUrl}/_faults`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(faultsBefore),
+      });
+    await pool.query(`DELETE FROM idempotency WHERE tenant = $1`, [TENANT]);
+    // Other files read the shop's verdicts from its traffic (tools.test.ts): this file's runs are its own.
+    await pool.query(`DELETE FROM tool_verification WHERE started_at >= $1`, [startedAt]);
+    await browser?.close();
+    await pool.end();
+  });
+
+  async function openToolsAsAdmin(viewport: { width: number; height: number }): Promise<Page> {
+    const page = await (await browser.newContext({ viewport })).newPage();
+    await signInAs(page, "admin@demo.test", "/tools");
+    if (!processorUrl) {
+      processorUrl = await findProcessor(page, stuckKey);
+      faultsBefore = await (await fetch(`${processorUrl}/_faults`)).json();
+      // The first call must still be in flight when the repeat arrives: the processor takes 1.5 s.
+      const slowed = await fetch(`${processorUrl}/_faults`, {
+        method: "PATCH",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ latencyMs: 1500 }),
+      });
+      expect(slowed.status).toBe(200);
+    }
+    // The audit reads stored listings only: list the shop now (an admin may refresh).
+    await page.click('[data-testid="refresh-listings"]');
+    await expect.poll(() => page.getAttribute('[data-server="shop"]', "data-status"), SERVER_RENDER).toBe("ok");
+    await page.waitForSelector(`${shopRow("charge_card")} [data-testid="verify-open"]:not([disabled])`);
+    return page;
+  }
+
+  async function processorTook(reference: string): Promise<number> {
+    const stats = (await (await fetch(`${processorUrl}/_stats`)).json()) as {
+      sideEffectsByReference: Record<string, number>;
+    };
+    return stats.sideEffectsByReference[reference] ?? 0;
+  }
+
+  /** What the result region shows once the run answered. */
+  async function readResult(page: Page) {
+    await page.waitForSelector('[data-testid="verify-dialog"]:is([data-phase="done"], [data-phase="refused"])', {
+      timeout: RUN_DONE.timeout,
+    });
+    const refused = page.locator('[data-testid="verify-refused"]');
+    if ((await refused.count()) > 0) throw new Error(`the run was refused: ${await refused.textContent()}`);
+    const result = page.locator('[data-testid="verify-dialog"] [data-testid="verification-result"]');
+    return {
+      verdict: await result.getAttribute("data-verdict"),
+      badge: (await result.locator('[data-testid="verification-badge"]').textContent())?.trim(),
+      summary: (await result.locator('[data-testid="verification-summary"]').textContent())?.trim() ?? "",
+      checks: await result
+        .locator('[data-testid="verification-checks"] li')
+        .evaluateAll((items) => items.map((li) => `${li.getAttribute("data-step")}:${li.getAttribute("data-result")}`)),
+      calls: await result
+        .locator('[data-testid="verification-calls"] li')
+        .evaluateAll((items) => items.map((li) => li.getAttribute("data-outcome"))),
+      upstream: (await result.locator('[data-testid="verification-upstream"]').textContent()) ?? "",
+      auditLink: await result.locator('[data-testid="verification-audit-link"]').getAttribute("href"),
+    };
+  }
+
+  /** The row of `tool` once the page behind the dialog refreshed with the new run. */
+  async function rowAfter(page: Page, tool: string) {
+    const row = page.locator(shopRow(tool));
+    return {
+      verdict: await row.getAttribute("data-verdict"),
+      latest: await row.locator('[data-testid="latest-verification"]').getAttribute("data-verdict"),
+      stale: await row.locator('[data-testid="latest-verification"]').getAttribute("data-stale"),
+    };
+  }
+
+  it("an admin, by keyboard at 1440 px: bad JSON is refused before any call; charge_card is verified; create_shipment fails", async () => {
+    const page = await openToolsAsAdmin({ width: 1440, height: 900 });
+    const sent: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().endsWith("/api/v1/tools/verifications")) sent.push(r.method());
+    });
+    expect(await page.textContent('[data-server="shop"] [data-testid="server-verifiable"]')).toBe("verify: staging");
+
+    // Focus the row's button (the page has hundreds of stops before it), then keys only.
+    await page.locator(`${shopRow("charge_card")} [data-testid="verify-open"]`).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-testid="verify-dialog"][open]');
+    // The arguments field takes focus; the warning is in front of the admin.
+    expect((await focusedElement(page))?.describe).toContain("textarea");
+    expect(await page.textContent('[data-testid="verify-warning"]')).toMatch(
+      /Real side effects\. This calls charge_card 3 times/,
+    );
+
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type('{"card": "c_4242", "amount_cents": ');
+    await page.keyboard.press("Tab"); // → calls at once
+    await page.keyboard.press("Tab"); // → Run
+    expect(await focusedElement(page)).toMatchObject({ tag: "button", text: "Run 3 real calls" });
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-testid="verify-input-error"]');
+    expect(await page.textContent('[data-testid="verify-input-error"]')).toMatch(
+      /^The arguments are not valid JSON: .*Nothing was called\.$/,
+    );
+    expect(sent, "bad JSON sends nothing").toEqual([]);
+
+    const amount = 1000 + Math.floor(Math.random() * 90_000);
+    await page.locator('[data-testid="verify-dialog"] textarea').focus();
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(`{"card": "c_4242", "amount_cents": ${amount}}`);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    const verified = await readResult(page);
+    expect(sent).toEqual(["POST"]);
+    expect(verified, verified.summary).toMatchObject({ verdict: "verified", badge: "verified" });
+    expect(verified.checks).toEqual(["answers:passed", "table:passed", "upstream:passed"]);
+    expect([...verified.calls].sort()).toEqual(["executed", "in_flight", "replayed"]);
+    expect(verified.summary.length).toBeGreaterThan(10);
+    expect(verified.auditLink).toMatch(/^\/audit\?action=tool\.verify&from=/);
+    // The result took the focus the Run button had (it is disabled while running).
+    await expect
+      .poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="verification result"]'))))
+      .toBe(true);
+    // The processor's own counter: the run's reference was charged exactly once.
+    const key = await pool.query<{ key: string }>(
+      `SELECT evidence->'rows'->0->>'key' AS key FROM tool_verification WHERE server = 'shop' AND tool = 'charge_card' ORDER BY id DESC LIMIT 1`,
+    );
+    expect(await processorTook(key.rows[0]!.key)).toBe(1);
+    mkdirSync("docs/screenshots/mobile", { recursive: true });
+    await page.screenshot({ path: "docs/screenshots/tools-verify-verified.png" });
+
+    // Escape closes; focus is back on the row's button; the row shows the new latest run.
+    await page.keyboard.press("Escape");
+    await page.waitForSelector('[data-testid="verify-dialog"]', { state: "detached" });
+    expect((await focusedElement(page))?.text).toMatch(/^Verify/);
+    await expect
+      .poll(() => rowAfter(page, "charge_card"), SERVER_RENDER)
+      .toEqual({ verdict: "claim_verified_by_test", latest: "verified", stale: "false" });
+
+    // create_shipment: no key, no reference — the carrier ships twice.
+    await page.locator(`${shopRow("create_shipment")} [data-testid="verify-open"]`).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-testid="verify-dialog"][open]');
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(`{"order_id": "o-${run}", "address": "1 Main St", "service_level": "ground"}`);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    const failed = await readResult(page);
+    expect(failed, failed.summary).toMatchObject({ verdict: "failed" });
+    expect(failed.badge).toMatch(/^failed at (table|upstream)$/);
+    expect(failed.checks).toEqual(expect.arrayContaining(["table:failed", "upstream:failed"]));
+    expect(failed.upstream).toContain("2 side effect(s)");
+    await page.screenshot({ path: "docs/screenshots/tools-verify-failed.png" });
+    await page.keyboard.press("Escape");
+    await expect
+      .poll(() => rowAfter(page, "create_shipment"), SERVER_RENDER)
+      .toEqual({ verdict: "claim_refuted_by_test", latest: "failed", stale: "false" });
+    // The two rows after their runs: verified, refuted, each with its latest test beside the traffic evidence.
+    await page
+      .locator('[data-testid="tool-audit-table"]')
+      .screenshot({ path: "docs/screenshots/tools-verify-rows.png" });
+    await page.context().close();
+  }, 180_000);
+
+  it("an admin at 390 px: the dialog fits the phone, runs, and shows the result", async () => {
+    const page = await openToolsAsAdmin(PHONE);
+    for (const [tool, args, verdict, shot] of [
+      [
+        "charge_card",
+        `{"card": "c_4242", "amount_cents": ${1000 + Math.floor(Math.random() * 90_000)}}`,
+        "verified",
+        "verified",
+      ],
+      [
+        "create_shipment",
+        `{"order_id": "o-${run}-phone", "address": "1 Main St", "service_level": "ground"}`,
+        "failed",
+        "failed",
+      ],
+    ] as const) {
+      await page.click(`${shopRow(tool)} [data-testid="verify-open"]`);
+      await page.waitForSelector('[data-testid="verify-dialog"][open]');
+      await page.fill('[data-testid="verify-dialog"] textarea', args);
+      await page.click('[data-testid="verify-run"]');
+      expect((await readResult(page)).verdict).toBe(verdict);
+      // Nothing wider than the phone: the dialog and its result wrap instead of scrolling sideways.
+      const overflow = await page.evaluate(() => {
+        const dialog = document.querySelector('[data-testid="verify-dialog"]') as HTMLElement;
+        return {
+          dialog: dialog.scrollWidth - dialog.clientWidth,
+          page: document.documentElement.scrollWidth - innerWidth,
+        };
+      });
+      expect(overflow).toEqual({ dialog: 0, page: 0 });
+      await page.screenshot({ path: `docs/screenshots/mobile/tools-verify-${shot}.png` });
+      await page.click('[data-testid="verify-close"]');
+      await page.waitForSelector('[data-testid="verify-dialog"]', { state: "detached" });
+    }
+    await page.context().close();
+  }, 180_000);
+
+  it("a viewer and an operator see each tool's latest run but no Verify button; the route refuses them too", async () => {
+    pageErrors.allow(/status of 403 .*\/api\/v1\/tools\/verifications/);
+    for (const email of ["viewer@demo.test", "operator@demo.test"]) {
+      const page = await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage();
+      await signInAs(page, email, "/tools");
+      const row = page.locator(shopRow("charge_card"));
+      await expect
+        .poll(() => row.locator('[data-testid="latest-verification"]').getAttribute("data-verdict"), SERVER_RENDER)
+        .toBe("verified");
+      expect(await page.locator('[data-testid="verify-open"]').count(), email).toBe(0);
+      const status = await page.evaluate(() =>
+        fetch("/api/v1/tools/verifications", {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: JSON.stringify({ server: "shop", tool: "charge_card", arguments: { card: "c_4242", amount_cents: 5 } }),
+        }).then((r) => r.status),
+      );
+      expect(status, email).toBe(403);
+      await page.context().close();
+    }
+  });
+});
