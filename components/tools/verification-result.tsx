@@ -16,8 +16,11 @@ const STEP_NAMES: Record<VerificationCheck["step"], string> = {
   upstream: "The upstream",
 };
 
-/** A run just made: its verdict, the step that failed, its sentence, each side's finding and each call's answer. */
-export function VerificationResult({ run }: { run: ToolVerificationResult }) {
+/**
+ * A run just made: its verdict, the step that failed, its sentence, each side's finding and each call's
+ * answer, and a link to its audit entry (by id when the answer named it).
+ */
+export function VerificationResult({ run, auditId = null }: { run: ToolVerificationResult; auditId?: string | null }) {
   return (
     <div className="space-y-3 text-sm" data-testid="verification-result" data-verdict={run.verdict}>
       <div className="flex flex-wrap items-center gap-2">
@@ -87,9 +90,9 @@ export function VerificationResult({ run }: { run: ToolVerificationResult }) {
       ) : null}
 
       <p className="text-xs">
-        {/* The answer names no audit id: the log since this run started holds its tool.verify entry. */}
+        {/* Without the entry's id (an older answer), the log since this run started holds its tool.verify entry. */}
         <Link
-          href={auditHref({ action: "tool.verify", from: run.startedAt })}
+          href={auditId ? auditHref({ id: auditId }) : auditHref({ action: "tool.verify", from: run.startedAt })}
           className="text-sky-800 underline"
           data-testid="verification-audit-link"
         >

@@ -13,10 +13,10 @@ import { VerificationResult } from "./verification-result";
 type Phase =
   | { kind: "editing" }
   | { kind: "running" }
-  | { kind: "done"; run: ToolVerificationResult; count: number }
+  | { kind: "done"; run: ToolVerificationResult; auditId: string | null; count: number }
   | { kind: "refused"; message: string; refused: boolean; count: number };
 
-function isVerificationAnswer(value: unknown): value is { verification: ToolVerificationResult } {
+function isVerificationAnswer(value: unknown): value is { verification: ToolVerificationResult; auditId?: unknown } {
   const run = (value as { verification?: { verdict?: unknown; evidence?: unknown } } | null)?.verification;
   return typeof run?.verdict === "string" && typeof run.evidence === "object" && run.evidence !== null;
 }
@@ -51,7 +51,12 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
     setPhase((last) => {
       const count = ("count" in last ? last.count : 0) + 1;
       return answer.ok
-        ? { kind: "done", run: answer.value.verification, count }
+        ? {
+            kind: "done",
+            run: answer.value.verification,
+            auditId: typeof answer.value.auditId === "string" ? answer.value.auditId : null,
+            count,
+          }
         : // A 4xx is a refusal before any call; anything else may have called the server.
           { kind: "refused", message: answer.message, refused: answer.status !== null && answer.status < 500, count };
     });
@@ -158,7 +163,7 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
               {phase.message}
             </p>
           ) : null}
-          {phase.kind === "done" ? <VerificationResult run={phase.run} /> : null}
+          {phase.kind === "done" ? <VerificationResult run={phase.run} auditId={phase.auditId} /> : null}
         </ActionResult>
       </div>
     </ModalDialog>

@@ -156,7 +156,7 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     expect(verified.checks).toEqual(["answers:passed", "table:passed", "upstream:passed"]);
     expect([...verified.calls].sort()).toEqual(["executed", "in_flight", "replayed"]);
     expect(verified.summary.length).toBeGreaterThan(10);
-    expect(verified.auditLink).toMatch(/^\/audit\?action=tool\.verify&from=/);
+    expect(verified.auditLink, "the result links its own audit entry").toMatch(/^\/audit\?id=\d+$/);
     // The result took the focus the Run button had (it is disabled while running).
     await expect
       .poll(() => page.evaluate(() => Boolean(document.activeElement?.closest('[aria-label="verification result"]'))))

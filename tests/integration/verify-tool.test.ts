@@ -254,8 +254,17 @@ describe("verify-tool against the demo world", () => {
 
     const response = await send(adminToken, body);
     expect(response.status).toBe(200);
-    const { verification } = (await response.json()) as { verification: { verdict: string; id: string } };
+    const { verification, auditId } = (await response.json()) as {
+      verification: { verdict: string; id: string };
+      auditId: string;
+    };
     expect(verification.verdict).toBe("verified");
     expect(world.processor.stats().sideEffects).toBe(1);
+    // The answer names the run's own audit entry, so the page links it exactly.
+    const entry = await db.auditLog.findUniqueOrThrow({ where: { id: BigInt(auditId) } });
+    expect(entry).toMatchObject({
+      action: "tool.verify",
+      after: expect.objectContaining({ verificationId: verification.id }),
+    });
   });
 });

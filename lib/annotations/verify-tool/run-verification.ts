@@ -34,7 +34,7 @@ export type VerificationDeps = {
 };
 
 export type VerificationOutcome =
-  | { ok: true; verification: ToolVerificationResult }
+  | { ok: true; verification: ToolVerificationResult; /** Its `tool.verify` audit entry. */ auditId: string }
   | DomainFailure<"forbidden" | "bad_request" | "bad_server" | "not_verifiable" | "unknown_tool" | "unavailable">;
 
 /**
@@ -125,7 +125,7 @@ export async function runToolVerification(
       upstream: upstreamFinding.upstream,
       hint: verdict.hint,
     };
-    const verification = await storeVerification(deps.db, actor, {
+    const stored = await storeVerification(deps.db, actor, {
       server,
       tool,
       listing,
@@ -141,7 +141,7 @@ export async function runToolVerification(
       startedAt,
       finishedAt: new Date(),
     });
-    return { ok: true, verification };
+    return { ok: true, ...stored };
   } finally {
     await session.close();
   }

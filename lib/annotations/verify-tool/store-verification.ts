@@ -34,7 +34,11 @@ export type FinishedRun = {
  * transaction. The audit keeps the arguments' hash, not the arguments (they may hold personal data),
  * and the evidence without the answers' text.
  */
-export async function storeVerification(db: Db, actor: Actor, run: FinishedRun): Promise<ToolVerificationResult> {
+export async function storeVerification(
+  db: Db,
+  actor: Actor,
+  run: FinishedRun,
+): Promise<{ verification: ToolVerificationResult; auditId: string }> {
   return db.$transaction(async (tx) => {
     const snapshotId = await insertSnapshot(tx, {
       server: run.server,
@@ -59,7 +63,7 @@ export async function storeVerification(db: Db, actor: Actor, run: FinishedRun):
         verifiedBy: actorLabel(actor),
       },
     });
-    await writeAudit(tx, actor, {
+    const audit = await writeAudit(tx, actor, {
       action: "tool.verify",
       after: {
         server: run.server,
@@ -78,6 +82,6 @@ export async function storeVerification(db: Db, actor: Actor, run: FinishedRun):
         hint: run.evidence.hint,
       } as unknown as Prisma.InputJsonValue,
     });
-    return toVerificationResult(row);
+    return { verification: toVerificationResult(row), auditId: String(audit.id) };
   });
 }

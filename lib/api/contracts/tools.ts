@@ -247,7 +247,10 @@ export const toolsVerifyContract = defineContract({
   responses: {
     200: {
       description: "The stored run, whatever its verdict.",
-      schema: z.object({ verification: toolVerificationSchema }),
+      schema: z.object({
+        verification: toolVerificationSchema,
+        auditId: z.string().describe("The run's tool.verify audit entry (/audit?id=…)."),
+      }),
     },
   },
   errors: [...BODY_ERRORS, "bad_server", "not_verifiable", "unknown_tool"],

@@ -104,14 +104,14 @@ async function runVerifyTool(options: Options): Promise<number> {
   if (!outcome.ok) throw new UserError(outcome.message, outcome.code === "unavailable" ? 1 : 2);
   const verification = outcome.verification;
   if (options.junit) writeFileSync(options.junit, verificationJunit(verification));
-  if (options.json) printJson(verification);
-  else printVerification(verification);
+  if (options.json) printJson({ ...verification, auditId: outcome.auditId });
+  else printVerification(verification, outcome.auditId);
   return VERIFICATION_EXIT_CODES[verification.verdict];
 }
 
 const MARK = { passed: "ok  ", failed: "FAIL", inconclusive: "??  ", skipped: "--  " } as const;
 
-function printVerification(v: ToolVerificationResult): void {
+function printVerification(v: ToolVerificationResult, auditId: string): void {
   console.log(`${v.server}/${v.tool}: ${v.verdict.toUpperCase()}${v.step ? ` at ${v.step}` : ""} — ${v.summary}`);
   for (const check of v.evidence.checks) console.log(`  ${MARK[check.result]} ${check.step.padEnd(8)} ${check.detail}`);
   for (const [i, call] of v.evidence.calls.entries())
@@ -120,7 +120,7 @@ function printVerification(v: ToolVerificationResult): void {
     );
   if (v.evidence.hint) console.log(`  hint: ${v.evidence.hint}`);
   console.log(
-    `  stored as verification ${v.id} (audited as tool.verify); arguments sha256 ${v.argumentsHash.slice(0, 12)}…`,
+    `  stored as verification ${v.id} (audit entry ${auditId}, tool.verify); arguments sha256 ${v.argumentsHash.slice(0, 12)}…`,
   );
 }
 

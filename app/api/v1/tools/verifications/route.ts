@@ -6,5 +6,5 @@ import { getConfig } from "@/lib/config/load";
 export const POST = contractRoute(toolsVerifyContract, async ({ db, actor, body }) => {
   const outcome = await runToolVerification(actor, body, { db, config: getConfig() });
   if (!outcome.ok) return outcome;
-  return reply({ verification: outcome.verification });
+  return reply({ verification: outcome.verification, auditId: outcome.auditId });
 });
