@@ -8,5 +8,7 @@ import { canonicalJcs } from "@/lib/idempotency/canonical-jcs";
  */
 export function listingEntryHash(entry: { name: string; annotations?: unknown; inputSchema?: unknown }): string {
   const material = { name: entry.name, annotations: entry.annotations ?? null, inputSchema: entry.inputSchema ?? null };
-  return createHash("sha256").update(canonicalJcs(JSON.stringify(material)), "utf8").digest("hex");
+  return createHash("sha256")
+    .update(canonicalJcs(JSON.stringify(material)), "utf8")
+    .digest("hex");
 }
