@@ -116,8 +116,8 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
             className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
           />
           <span id={`${ids}-arguments-hint`} className="font-normal text-slate-500">
-            As a host would send them, e.g. {'{"card": "c_4242", "amount_cents": 500}'}. Each call sends the same values
-            in another key order.
+            As a host would send them: the fields the tool&apos;s input schema asks for (a call it refuses tests nothing
+            and changes no verdict). Each call sends the same values in another key order.
           </span>
         </label>
         {inputError ? (

@@ -119,6 +119,21 @@ describe("verify-tool against the demo world", () => {
     expect(audit.after).toMatchObject({ verificationId: v.id, verdict: "verified", argumentsHash: v.argumentsHash });
   });
 
+  it("arguments the tool refuses are no verdict: inconclusive, nothing charged, the table and upstream not held against it", async () => {
+    const before = world.processor.stats().sideEffects;
+    const v = await verify({ server: "shop", tool: "charge_card", arguments: {} });
+    expect(v.verdict, v.summary).toBe("inconclusive");
+    expect(v.step).toBe("answers");
+    expect(v.summary).toMatch(/executed none, so nothing was tested/);
+    expect(v.evidence.checks.map((c) => `${c.step}:${c.result}`)).toEqual([
+      "answers:inconclusive",
+      "table:skipped",
+      "upstream:skipped",
+    ]);
+    expect(v.evidence.hint).toMatch(/Give arguments the tool accepts/);
+    expect(world.processor.stats().sideEffects).toBe(before);
+  });
+
   it("charge_card at concurrency 4: every repeat at once is told in flight, the processor still charges once", async () => {
     const v = await verify({ server: "shop", tool: "charge_card", arguments: charge(), concurrency: 4 });
     expect(v.verdict, v.summary).toBe("verified");

@@ -3,7 +3,8 @@ import { describe, expect, it } from "vitest";
 import type { ToolVerificationResult } from "@/lib/annotations/tool-verification-types";
 import { classifyAnswer } from "@/lib/annotations/verify-tool/classify-answer";
 import { reorderedArguments } from "@/lib/annotations/verify-tool/key-orders";
-import { decideVerdict, SLOW_UPSTREAM_HINT } from "@/lib/annotations/verify-tool/verdict";
+import { judgeAnswers } from "@/lib/annotations/verify-tool/judge-answers";
+import { decideVerdict, REJECTED_ARGUMENTS_HINT, SLOW_UPSTREAM_HINT } from "@/lib/annotations/verify-tool/verdict";
 import { verificationJunit } from "@/lib/cli/verification-junit";
 import { inFlightMessage, outcomeUnknownMessage } from "@/lib/idempotency/messages";
 
@@ -120,5 +121,40 @@ describe("verificationJunit", () => {
     ]);
     expect(testsuite.testcase[1]!.failure!["@_message"]).toBe(nasty.replace("\u0007", ""));
     expect(testsuite.testcase[0]!.skipped!["@_message"]).toBe("inconclusive: none in flight");
+  });
+});
+
+describe("judgeAnswers: a tool that refused every call", () => {
+  const refusal =
+    "MCP error -32602: Input validation error: Invalid arguments for tool charge_card: expected string, received undefined at card; expected number, received undefined at amount_cents";
+  const call = (outcome: "error" | "executed", phase: "concurrent" | "sequential" = "concurrent") => ({
+    phase,
+    keyOrder: [],
+    outcome,
+    ref: null,
+    isError: outcome === "error",
+    text: outcome === "error" ? refusal : "{}",
+    ms: 3,
+    content: outcome === "error" ? null : "{}",
+  });
+
+  it("is no finding against the hint: inconclusive, with the refusal in full and what to do", () => {
+    const answers = judgeAnswers({ calls: [call("error"), call("error")], sequentialSkipped: "not made" });
+    expect(answers).toMatchObject({ result: "inconclusive", rejected: true });
+    expect(answers.detail).toContain("executed none, so nothing was tested");
+    expect(answers.detail).toContain("received undefined at amount_cents"); // not cut at 200 characters
+    const v = decideVerdict(
+      [
+        { step: "answers", result: answers.result, detail: answers.detail },
+        { step: "table", result: "skipped", detail: "not a finding" },
+      ],
+      { rejectedArguments: answers.rejected },
+    );
+    expect(v).toMatchObject({ verdict: "inconclusive", step: "answers", hint: REJECTED_ARGUMENTS_HINT });
+  });
+
+  it("an error beside an execution is still a failure of the repeat", () => {
+    const answers = judgeAnswers({ calls: [call("executed"), call("error")], sequentialSkipped: null });
+    expect(answers).toMatchObject({ result: "failed", rejected: false });
   });
 });

@@ -6,6 +6,8 @@ export type AnswersFinding = VerificationCheck & {
   ref: string | null;
   /** The answer the table's row must hold: the sequential repeat's, else the execution's. */
   expectedContent: string | null;
+  /** Every call at once answered an error (bad arguments, a validation error): nothing was tested. */
+  rejected: boolean;
 };
 
 /**
@@ -23,14 +25,23 @@ export function judgeAnswers({ calls, sequentialSkipped }: CallPhases): AnswersF
   const refs = [...new Set(inFlight.map((c) => c.ref).filter((r): r is string => r !== null))];
   const ref = refs.length === 1 ? refs[0]! : null;
   const expectedContent = sequential?.outcome === "replayed" ? sequential.content : (executed[0]?.content ?? null);
-  const finding = (result: VerificationCheck["result"], detail: string): AnswersFinding => ({
+  const finding = (result: VerificationCheck["result"], detail: string, rejected = false): AnswersFinding => ({
     step: "answers",
     result,
     detail,
     ref,
     expectedContent,
+    rejected,
   });
 
+  // The tool refused every call (its input validation, a missing field): that says nothing about its
+  // idempotency, so it is no verdict against the hint — the run is inconclusive and says why, in full.
+  if (concurrent.length > 0 && concurrent.every((c) => c.outcome === "error"))
+    return finding(
+      "inconclusive",
+      `the tool answered all ${concurrent.length} calls at once with an error and executed none, so nothing was tested: ${oneLine(concurrent[0]!.text, 1_000)}`,
+      true,
+    );
   const errored = calls.find((c) => c.outcome === "error");
   if (errored) return finding("failed", `${callName(calls, errored)} answered an error: ${oneLine(errored.text)}`);
   const nameless = inFlight.find((c) => c.ref === null);
@@ -70,7 +81,7 @@ function callName(calls: FiredCall[], call: FiredCall): string {
   return call.phase === "sequential" ? "the sequential repeat" : `call ${calls.indexOf(call) + 1} of those at once`;
 }
 
-function oneLine(text: string): string {
+function oneLine(text: string, max = 200): string {
   const line = text.trim().replace(/\s+/g, " ");
-  return line.length > 200 ? `${line.slice(0, 200)}…` : line || "(no text)";
+  return line.length > max ? `${line.slice(0, max)}…` : line || "(no text)";
 }

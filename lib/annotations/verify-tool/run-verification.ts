@@ -1,6 +1,10 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import type { ToolVerificationResult, VerificationEvidence } from "@/lib/annotations/tool-verification-types";
+import type {
+  ToolVerificationResult,
+  VerificationCheck,
+  VerificationEvidence,
+} from "@/lib/annotations/tool-verification-types";
 import { toListedTool } from "@/lib/annotations/list-server-tools";
 import { logDeniedRequest } from "@/lib/audit/log-denied";
 import { can } from "@/lib/auth/permissions";
@@ -116,8 +120,10 @@ export async function runToolVerification(
       { ref: answers.ref, content: answers.expectedContent },
     );
     const upstreamFinding = await upstream.finish(table.key);
-    const checks = [answers, table, upstreamFinding].map(({ step, result, detail }) => ({ step, result, detail }));
-    const verdict = decideVerdict(checks);
+    const checks = [answers, settledWhenRejected(answers, table), settledWhenRejected(answers, upstreamFinding)].map(
+      ({ step, result, detail }) => ({ step, result, detail }),
+    );
+    const verdict = decideVerdict(checks, { rejectedArguments: answers.rejected });
     const evidence: VerificationEvidence = {
       calls: phases.calls.map(({ content: _content, ...call }) => call),
       checks,
@@ -157,4 +163,18 @@ async function earliestNow(db: Db): Promise<Date> {
 async function latestNow(db: Db): Promise<Date> {
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
   return new Date(Math.max(Date.now(), row!.now.getTime()));
+}
+
+/**
+ * When the tool refused every call, "no row" and "no side effect" are what a refusal looks like, not a
+ * finding: the side is skipped. A row, or a side effect despite the refusals, is still reported as seen.
+ */
+function settledWhenRejected<T extends VerificationCheck>(
+  answers: { rejected: boolean },
+  side: T & { rows?: unknown[]; upstream?: { sideEffects: number | null } },
+): T {
+  if (!answers.rejected || side.result === "passed" || side.result === "skipped") return side;
+  const sawSomething = (side.rows?.length ?? 0) > 0 || (side.upstream?.sideEffects ?? 0) > 0;
+  if (sawSomething) return side;
+  return { ...side, result: "skipped", detail: `not a finding: the tool executed no call (${side.detail})` };
 }

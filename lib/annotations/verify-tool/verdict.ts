@@ -8,6 +8,10 @@ import type {
 export const SLOW_UPSTREAM_HINT =
   "Slow the upstream so the first call is still running when the repeats arrive: set the demo processor's (or carrier's) latency (PATCH {baseUrl}/_faults with {\"latencyMs\": 1500}, or start it with latencyMs), send x-demo-latency-ms: 1500 on its requests, or use its fault settings (timeoutRate, hangMs); against a real staging upstream, use its sandbox's delay setting. A server that handles one call at a time can never be caught in flight.";
 
+/** What to do when the tool refused every call: its arguments, not its idempotency, were the problem. */
+export const REJECTED_ARGUMENTS_HINT =
+  "Give arguments the tool accepts (its input schema is in the server's tools/list; the error above names what it refused), then run the test again. This run changes no verdict.";
+
 export type Verdict = {
   verdict: VerificationVerdict;
   step: VerificationStep | null;
@@ -20,7 +24,7 @@ export type Verdict = {
  * could not be exercised (no repeat was told "in flight": the runner's own evidence, never a timer);
  * verified: every side passed (an upstream with no configured adapter is skipped, not failed).
  */
-export function decideVerdict(checks: VerificationCheck[]): Verdict {
+export function decideVerdict(checks: VerificationCheck[], options: { rejectedArguments?: boolean } = {}): Verdict {
   const failed = checks.find((c) => c.result === "failed");
   if (failed) return { verdict: "failed", step: failed.step, summary: failed.detail, hint: null };
   const open = checks.find((c) => c.result === "inconclusive");
@@ -29,7 +33,7 @@ export function decideVerdict(checks: VerificationCheck[]): Verdict {
       verdict: "inconclusive",
       step: open.step,
       summary: open.detail,
-      hint: open.step === "answers" ? SLOW_UPSTREAM_HINT : null,
+      hint: open.step !== "answers" ? null : options.rejectedArguments ? REJECTED_ARGUMENTS_HINT : SLOW_UPSTREAM_HINT,
     };
   return {
     verdict: "verified",
