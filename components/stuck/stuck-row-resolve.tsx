@@ -73,7 +73,7 @@ export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Prop
   const reasonId = `reason-${claim.key}`;
 
   return (
-    <div className="flex min-w-64 flex-col gap-2" data-testid="row-resolve" data-key={claim.key}>
+    <div className="flex min-w-0 flex-col gap-2 md:min-w-64" data-testid="row-resolve" data-key={claim.key}>
       <Button
         variant={check ? "secondary" : "primary"}
         size="sm"
@@ -87,7 +87,11 @@ export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Prop
       </Button>
       <ActionResult resultKey={answers === 0 ? null : answers} label={`processor answer for ${claim.ref}`}>
         {check ? (
-          <div className="text-xs text-slate-700" data-testid="row-answer" data-outcome={check.check.outcome}>
+          <div
+            className="min-w-0 text-xs text-slate-700 [overflow-wrap:anywhere]"
+            data-testid="row-answer"
+            data-outcome={check.check.outcome}
+          >
             <Badge tone={OUTCOME[check.check.outcome].tone}>{OUTCOME[check.check.outcome].label}</Badge>{" "}
             {check.check.reason}
             {outcome === "unknown" ? (
@@ -137,7 +141,7 @@ export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Prop
             value={reason}
             onChange={(e) => setReason(e.target.value)}
             placeholder="Reason, for the audit log"
-            className="w-56 rounded-md border border-slate-300 bg-white px-2 py-1 text-xs"
+            className="w-56 min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-xs"
             data-testid="row-reason"
           />
           <Button

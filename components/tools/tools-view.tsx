@@ -9,6 +9,7 @@ import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
 import { VerdictSummary } from "./verdict-summary";
 import { buttonClass } from "@/components/ui/button";
+import { formatUtcRange } from "@/lib/format/utc-range";
 
 const WINDOWS = ["24h", "48h", "7d"] as const;
 // The export takes the page's window parameter, always written out: the API has no default for it.
@@ -43,7 +44,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview, canVerif
             data-testid="evidence-window"
             title="Every figure counts from exactly this instant, not from the start of its hour"
           >
-            {audit.since.slice(0, 19).replace("T", " ")} – {audit.generatedAt.slice(11, 19)} UTC
+            {formatUtcRange(audit.since, audit.generatedAt)}
           </span>
         </nav>
         <VerdictSummary summary={audit.summary} />
