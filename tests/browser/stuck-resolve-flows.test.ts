@@ -37,6 +37,9 @@ const confirmation = '[data-testid="resolve-confirmation"]';
 
 /** axe-core's serious and critical findings on the page as it is now (an open dialog, an inline answer). */
 async function seriousViolations(page: Page) {
+  // A refresh after a resolve streams the page again, its <title> with the metadata at the end: judge the
+  // page once it has one (CI caught axe reading "document-title" mid-stream).
+  await page.waitForFunction(() => document.title.trim() !== "");
   const results = await new AxeBuilder({ page }).analyze();
   return results.violations
     .filter((v) => v.impact === "serious" || v.impact === "critical")

@@ -87,10 +87,13 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     const receipt = page.locator('tr[data-tool="send_receipt_email"] [data-hint="idempotentHint"]');
     expect(await receipt.getAttribute("data-declared")).toBe("absent");
     expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
-    // The page names the evidence window to the second: 24 h back from the request, not from an hour's start.
+    // The page names the evidence window to the second: 24 h back from the request, not from an hour's start;
+    // the end is on the next day, so it carries its date.
     const [, start, end] =
-      /^(\S+ \S+) – (\S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ?? [];
-    expect(new Date(Date.parse(`${start?.replace(" ", "T")}Z`) + 24 * 3_600_000).toISOString().slice(11, 19)).toBe(end);
+      /^(\S+ \S+) – (\S+ \S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ??
+      [];
+    const dayLater = new Date(Date.parse(`${start?.replace(" ", "T")}Z`) + 24 * 3_600_000).toISOString();
+    expect(`${dayLater.slice(0, 10)} ${dayLater.slice(11, 19)}`).toBe(end);
   });
 
   it("the summary counts exactly the verdicts of the rows below it, in their words (page and API agree)", async () => {
