@@ -6,7 +6,7 @@ import { actorTenantScope, type TenantScope } from "@/lib/tenancy/tenant-scope";
 import { stuckCondition } from "@/lib/records/list-records";
 import { Prisma } from "@/generated/prisma/client";
 import { HOUR_MS } from "@/lib/metrics/metrics-window";
-import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import { rollUpBeforeRead } from "@/lib/metrics/roll-up-settled";
 import { NO_FIGURES, addFigures, type SourceFigures } from "@/lib/metrics/source-counts";
 import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
@@ -101,7 +101,7 @@ async function windowCounts(
   since: Date,
   now: Date,
 ): Promise<Map<string, SourceFigures>> {
-  await rollUpSettled(rollUpOn, now);
+  await rollUpBeforeRead(rollUpOn, now);
   const { counts } = await windowFigures(
     db,
     { from: since, to: now, stepMs: HOUR_MS },

@@ -26,6 +26,7 @@ import {
   type PlacementCheck,
 } from "./writer-placement";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS } from "./writer-protocol";
+import { isConsoleApplicationName } from "@/lib/db/application-name";
 
 export type WriterImpactOptions = {
   rows: number;
@@ -78,6 +79,9 @@ export type WriterImpactReport = {
   placements: PlacementResult[];
   /** Target: writer p99 ratio ≤ this with pinning. */
   targetP99Ratio: number;
+  /** The target, per pinned placement that ran (pinned, isolated). */
+  targets: PlacementTarget[];
+  /** Whether every pinned placement that ran met the target; null when none ran. */
   targetMet: boolean | null;
   /** Every lock a writer waited on that a console backend held, over all phases: the run fails on any. */
   lockFailures: (LockWait & { seenInSamples: number })[];
@@ -86,6 +90,14 @@ export type WriterImpactReport = {
   exportMemory: ExportMemorySample[];
   /** The export code with its bound raised, in the bench's own process (the API stops a file at EXPORT_MAX_ROWS). */
   exportCodeMemory: ExportMemorySample[];
+};
+
+export type PlacementTarget = {
+  placement: Placement;
+  met: boolean;
+  p99AloneMs: number;
+  p99LoadedMs: number;
+  ratio: number;
 };
 
 export const TARGET_P99_RATIO = 1.2;
@@ -120,21 +132,30 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       writer = await startWriterChild(database.url);
       await warmUp(server, kinds, log);
       const postmaster = await findPostmaster(client);
+      const consoleBackends = async () => {
+        const { rows } = await client.query<{ pid: number; application_name: string }>(
+          "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'",
+        );
+        return rows.filter((r) => isConsoleApplicationName(r.application_name)).map((r) => r.pid);
+      };
       const placement =
         typeof postmaster === "number"
-          ? await createCpuPlacement({ postmaster, writer: writer.pid, console: server.pid, self: process.pid })
+          ? await createCpuPlacement(
+              { postmaster, writer: writer.pid, console: server.pid, self: process.pid },
+              consoleBackends,
+            )
           : null;
       const placements: PlacementResult[] = [];
       for (const name of options.placements) {
-        if (name === "pinned" && !placement) {
+        if (name !== "shared" && !placement) {
           placements.push({ placement: name, ran: false, reason: postmaster as string });
-          log(`pinned: not measured: ${postmaster as string}`);
+          log(`${name}: not measured: ${postmaster as string}`);
           continue;
         }
         placements.push(
           await measurePlacement(
             name,
-            name === "pinned" ? placement : null,
+            name === "shared" ? null : placement,
             writer,
             server,
             kinds,
@@ -150,7 +171,19 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       );
       const exportCodeMemory = await measureExportCode(database.url, server.config, rows);
       const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
-      const pinned = placements.find((p) => p.placement === "pinned");
+      const targets: PlacementTarget[] = placements.flatMap((p) =>
+        p.ran && p.placement !== "shared"
+          ? [
+              {
+                placement: p.placement,
+                met: p.ratio.p99 <= TARGET_P99_RATIO,
+                p99AloneMs: p.alone.writer.fromSchedule.p99Ms,
+                p99LoadedMs: p.loaded.writer.fromSchedule.p99Ms,
+                ratio: p.ratio.p99,
+              },
+            ]
+          : [],
+      );
       const lockFailures = placements.flatMap((p) =>
         p.ran ? [...p.alone.locks.onConsole, ...p.loaded.locks.onConsole] : [],
       );
@@ -182,7 +215,8 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           : { unavailable: postmaster as string },
         placements,
         targetP99Ratio: TARGET_P99_RATIO,
-        targetMet: pinned?.ran ? pinned.ratio.p99 <= TARGET_P99_RATIO : null,
+        targets,
+        targetMet: targets.length > 0 ? targets.every((t) => t.met) : null,
         lockFailures,
         scrape: {
           requests: scrapes.reduce((sum, k) => sum + k.requests, 0),
@@ -227,10 +261,12 @@ async function measurePlacement(
       throw error;
     }
   };
-  if (placement) {
-    await placement.pin();
+  if (placement && name !== "shared") {
+    await placement.pin(name);
     log(
-      `pinned: PostgreSQL (the postmaster and its children) and the writer on CPU ${placement.databaseCpus}, the console and the load on CPU ${placement.consoleCpus}`,
+      name === "isolated"
+        ? `isolated: PostgreSQL and the writer on CPU ${placement.databaseCpus}; the console, the load and the console's PostgreSQL backends on CPU ${placement.consoleCpus}`
+        : `pinned: PostgreSQL (the postmaster and its children) and the writer on CPU ${placement.databaseCpus}, the console and the load on CPU ${placement.consoleCpus}`,
     );
   }
   try {

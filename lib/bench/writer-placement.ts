@@ -16,9 +16,19 @@ import {
  * Where the bench's processes run. `pinned`: PostgreSQL (the postmaster and every process forked
  * from it — backends inherit the postmaster's affinity when forked) and the writer on the first
  * half of the CPUs, the console server and the bench's own process (the load generator and the lock
- * sampler's client side) on the other half. `shared`: every process as it was, on every CPU.
+ * sampler's client side) on the other half. The console's SQL then still runs on the writers' CPUs,
+ * in the PostgreSQL backends that serve it. `isolated`: as pinned, and those backends too (told by
+ * their application_name) on the console's half — what is left between the writers and the console
+ * is the database itself (buffers, WAL, I/O, locks), not CPU; on one host it stands for the console
+ * reading a replica on its own machine. `shared`: every process as it was, on every CPU.
  */
-export type Placement = "pinned" | "shared";
+export type Placement = "pinned" | "isolated" | "shared";
+
+/** Pinning modes of createCpuPlacement().pin(). */
+export type PinMode = Exclude<Placement, "shared">;
+
+/** How often the isolated placement looks for console backends to move (a pool opens one now and then). */
+const FOLLOW_CONSOLE_BACKENDS_MS = 50;
 
 export type ProcessGroups = { postmaster: number; writer: number; console: number; self: number };
 
@@ -27,12 +37,20 @@ export type ProcessGroups = { postmaster: number; writer: number; console: numbe
  * asleep since before the pinning still shows the CPU it slept on, so it is left out (`idle`).
  */
 export type GroupCheck = { pids: number; idle: number; affinity: string[]; cpusSeen: number[] };
-export type PlacementCheck = { database: GroupCheck; writer: GroupCheck; console: GroupCheck; load: GroupCheck };
+export type PlacementCheck = {
+  /** PostgreSQL's processes but the console's backends (all of them in the pinned placement). */
+  database: GroupCheck;
+  writer: GroupCheck;
+  console: GroupCheck;
+  load: GroupCheck;
+  /** The console's backends, moved to the console's CPUs (isolated placement only). */
+  consoleBackends: GroupCheck | null;
+};
 
 export type CpuPlacement = {
   databaseCpus: string;
   consoleCpus: string;
-  pin(): Promise<void>;
+  pin(mode: PinMode): Promise<void>;
   /** Every process back on the affinity it had before pin(); new PostgreSQL backends get the postmaster's. */
   restore(): Promise<void>;
   /** The affinity each group's processes report now (taskset -p) and the CPUs they last ran on (ps -o psr). */
@@ -65,7 +83,14 @@ export async function findPostmaster(client: pg.Client): Promise<number | string
   return pid;
 }
 
-export async function createCpuPlacement(groups: ProcessGroups): Promise<CpuPlacement> {
+/**
+ * `consoleBackends`: the pids of the PostgreSQL backends serving the console now (the isolated
+ * placement moves them, and every one opened later, to the console's CPUs).
+ */
+export async function createCpuPlacement(
+  groups: ProcessGroups,
+  consoleBackends: () => Promise<number[]>,
+): Promise<CpuPlacement> {
   const cpus = os.cpus().length;
   const half = Math.floor(cpus / 2);
   const databaseCpus = half === 1 ? "0" : `0-${half - 1}`;
@@ -73,8 +98,10 @@ export async function createCpuPlacement(groups: ProcessGroups): Promise<CpuPlac
   const original = new Map<number, string>();
   const ticksAtPin = new Map<number, number>();
   const postmasterMask = await getAffinity(groups.postmaster);
+  const moved = new Set<number>();
+  let following: { stop: () => Promise<void> } | null = null;
   const members = () => ({
-    database: processTree(groups.postmaster),
+    database: processTree(groups.postmaster).filter((pid) => !moved.has(pid)),
     writer: [groups.writer],
     console: processTree(groups.console),
     load: [groups.self],
@@ -100,7 +127,8 @@ export async function createCpuPlacement(groups: ProcessGroups): Promise<CpuPlac
   return {
     databaseCpus,
     consoleCpus,
-    async pin() {
+    async pin(mode) {
+      moved.clear();
       const m = members();
       await remember([...m.database, ...m.writer, ...m.console, ...m.load]);
       for (const pid of [...m.database, ...m.writer, ...m.console, ...m.load]) ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
@@ -108,12 +136,17 @@ export async function createCpuPlacement(groups: ProcessGroups): Promise<CpuPlac
       process.once("SIGTERM", onSignal);
       for (const pid of [...m.database, ...m.writer]) await setAffinity(pid, databaseCpus);
       for (const pid of [...m.console, ...m.load]) await setAffinity(pid, consoleCpus);
+      if (mode === "isolated") following = await followConsoleBackends(consoleBackends, consoleCpus, moved, ticksAtPin);
     },
     async restore() {
       process.off("SIGINT", onSignal);
       process.off("SIGTERM", onSignal);
+      await following?.stop();
+      following = null;
       const m = members();
-      for (const pid of m.database) await setAffinity(pid, original.get(pid) ?? postmasterMask);
+      for (const pid of [...m.database, ...moved])
+        if (processExists(pid)) await setAffinity(pid, original.get(pid) ?? postmasterMask);
+      moved.clear();
       for (const pid of [...m.writer, ...m.console, ...m.load]) {
         const mask = original.get(pid);
         if (mask) await setAffinity(pid, mask);
@@ -139,7 +172,44 @@ export async function createCpuPlacement(groups: ProcessGroups): Promise<CpuPlac
         writer: await group(m.writer),
         console: await group(m.console),
         load: await group(m.load),
+        consoleBackends: following ? await group([...moved]) : null,
       };
+    },
+  };
+}
+
+/**
+ * Moves the console's backends to `cpus` now and, until stopped, every FOLLOW_CONSOLE_BACKENDS_MS
+ * the ones opened since; `moved` collects them (restore() puts them back with the rest).
+ */
+async function followConsoleBackends(
+  consoleBackends: () => Promise<number[]>,
+  cpus: string,
+  moved: Set<number>,
+  ticksAtPin: Map<number, number>,
+): Promise<{ stop: () => Promise<void> }> {
+  let failure: unknown = null;
+  const sweep = async () => {
+    for (const pid of await consoleBackends()) {
+      if (moved.has(pid)) continue;
+      if (!ticksAtPin.has(pid)) ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+      if (await setAffinity(pid, cpus)) moved.add(pid);
+    }
+  };
+  await sweep();
+  let stopped = false;
+  const loop = (async () => {
+    while (!stopped) {
+      await new Promise((resolve) => setTimeout(resolve, FOLLOW_CONSOLE_BACKENDS_MS));
+      if (!stopped) await sweep().catch((error: unknown) => (failure ??= error));
+    }
+  })();
+  return {
+    async stop() {
+      stopped = true;
+      await loop;
+      // A placement that silently stopped moving backends would be reported as isolated when it was not.
+      if (failure) throw new Error(`moving the console's backends: ${String(failure)}`);
     },
   };
 }

@@ -76,6 +76,9 @@ const mcpServerSchema = z.discriminatedUnion("transport", [
   }),
 ]);
 
+/** How often each console server rolls the metrics up in the background. */
+export const DEFAULT_ROLLUP_EVERY_MS = 15_000;
+
 export const configSchema = z
   .strictObject({
     tools: z.record(name, toolSchema).default({}),
@@ -91,6 +94,11 @@ export const configSchema = z
     prometheus: z
       .strictObject({ tenantLabels: z.number().int().min(1).max(1000).default(20) })
       .default({ tenantLabels: 20 }),
+    // Each console server rolls the metrics up this often in the background, so reads only read
+    // (lib/metrics/background-rollup.ts); "off" leaves it to `idem rollup` from cron.
+    metrics: z
+      .strictObject({ rollupEvery: z.union([z.literal("off"), durationSchema]).default(DEFAULT_ROLLUP_EVERY_MS) })
+      .default({ rollupEvery: DEFAULT_ROLLUP_EVERY_MS }),
     // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
     outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),
     // Time limits on the console's own connections (the CLI, migrations and bench have none): see lib/db/timeouts.ts.

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { MINUTE_MS, floorTo } from "./metrics-window";
-import { lastClosedHour } from "./rollup";
+import { lastClosedHour, takeRollupLock, type RollupTransactionOptions } from "./rollup";
 import { insertRolledFigures } from "./rollup-tables";
 import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
 
@@ -54,15 +54,18 @@ async function pendingMinutes(db: Pick<Db, "$queryRaw">, now: Date): Promise<Dat
   return rows.map((r) => r.minute);
 }
 
-export async function rollUpClosedMinutes(db: Db, now: Date): Promise<MinuteRollupResult> {
+export async function rollUpClosedMinutes(
+  db: Db,
+  now: Date,
+  options: RollupTransactionOptions = {},
+): Promise<MinuteRollupResult> {
   const started = Date.now();
   // The common case — nothing settled since the last request — costs one small read, no lock.
   if ((await pendingMinutes(db, now)).length === 0) return { rolledUp: 0, pruned: 0, durationMs: Date.now() - started };
   return db.$transaction(
     async (tx) => {
-      // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
-      await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${MINUTE_ROLLUP_LOCK_ID}::int8)`;
+      if (!(await takeRollupLock(tx, MINUTE_ROLLUP_LOCK_ID, options)))
+        return { rolledUp: 0, pruned: 0, durationMs: Date.now() - started };
       // Re-read under the lock: a concurrent request may have rolled them while this one waited.
       const pending = await pendingMinutes(tx, now);
       let rolledUp = 0;
@@ -100,4 +103,15 @@ async function pruneSlices(tx: Pick<Db, "$executeRaw">, now: Date): Promise<numb
     DELETE FROM metrics_minute m WHERE minute < ${before}::timestamptz
       AND EXISTS (SELECT 1 FROM metrics_rollup_hour h WHERE h.hour = date_trunc('hour', m.minute, 'UTC'))`;
   return pruned;
+}
+
+/** Of `hours`, those not wholly covered by rolled-up minute slices (all 60 of their minutes). */
+export async function hoursWithoutSlices(db: Pick<Db, "$queryRaw">, hours: Date[]): Promise<Date[]> {
+  if (hours.length === 0) return [];
+  const rows = await db.$queryRaw<{ hour: Date }[]>`
+    SELECT h AS hour FROM unnest(${hours}::timestamptz[]) AS h
+    WHERE (SELECT count(*) FROM metrics_rollup_minute r
+           WHERE r.minute >= h AND r.minute < h + interval '1 hour') < 60
+    ORDER BY h`;
+  return rows.map((r) => r.hour);
 }

@@ -19,7 +19,7 @@ import {
 } from "./metrics-report";
 import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
-import { rollUpSettled } from "./roll-up-settled";
+import { rollUpBeforeRead } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
 import { LATENCY_KINDS, addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
 import { contiguousSlicesEnd, windowFigures } from "./window-figures";
@@ -32,7 +32,7 @@ import { contiguousSlicesEnd, windowFigures } from "./window-figures";
 export const RECORDING_LOOKBACK_MS = 7 * 24 * HOUR_MS;
 
 export type GetMetricsOptions = {
-  /** Roll up closed hours and settled minutes before reading (default true). */
+  /** Roll up what a read needs before reading (default true): settled minutes, closed hours no slices cover. */
   rollUp?: boolean;
   /** Where the roll-up writes when `db` is the read replica (it refuses writes): the primary. Default `db`. */
   rollUpOn?: Db;
@@ -52,7 +52,7 @@ export async function getMetrics(
   now: Date,
   options: GetMetricsOptions = {},
 ): Promise<MetricsReport> {
-  const rollup = options.rollUp === false ? null : await rollUpSettled(options.rollUpOn ?? db, now);
+  const rollup = options.rollUp === false ? null : await rollUpBeforeRead(options.rollUpOn ?? db, now);
   const bounds = windowBounds(query.window, now);
   const scope: SourceScope = {
     tenants: actorTenantScope(actor).tenants,

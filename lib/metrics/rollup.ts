@@ -24,10 +24,13 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
  * minute or so counted live. A writer whose clock runs more than SETTLE_MS behind, or a backfill into the past (seed-demo into a database already rolled up),
  * is not reflected: delete the affected metrics_rollup_hour rows to have those hours rolled again.
  *
- * Who runs it: the metrics page and API before they read (bounded: a catch-up of at most
- * CATCH_UP_HOURS, one small transaction per hour), and `idem rollup` from cron. A transaction-level
- * advisory lock serialises concurrent roll-ups, and the watermark is re-read under it, so two
- * requests never roll the same hour twice: the second waits, then finds it done.
+ * Who runs it: every console server in the background (background-rollup.ts, every 15 s) and
+ * `idem rollup` from cron. A read (the metrics page and API, the tools evidence) rolls up only the
+ * closed hours no minute slices cover (roll-up-settled.ts: a catch-up after a long pause or a
+ * backfill); an hour its slices cover is read from them until the background makes it exact. A
+ * transaction-level advisory lock serialises concurrent roll-ups, and the watermark is re-read
+ * under it, so two callers never roll the same hour twice: the second waits (or, in the
+ * background, skips the round), then finds it done.
  */
 export const SETTLE_MS = 5 * MINUTE_MS;
 /** How far back a roll-up looks for unrolled hours: the longest window plus a day of slack (the table keeps 48 h). */
@@ -35,6 +38,14 @@ export const CATCH_UP_HOURS = 72;
 const ROLLUP_LOCK_ID = 7_2707_606;
 /** One hour's aggregation is a few index ranges; generous for a large hour on a slow disk. */
 const HOUR_TRANSACTION_TIMEOUT_MS = 120_000;
+
+/**
+ * How a roll-up transaction runs. `statementTimeoutMs`: set locally in the transaction (the
+ * background roller has no request waiting on it; a 4.2 M-row hour takes ~17 s, past the console's
+ * interactive limit). `skipWhenBusy`: another roll-up holding the lock ends the call instead of
+ * being waited for (the background's next round finds the work done).
+ */
+export type RollupTransactionOptions = { statementTimeoutMs?: number; skipWhenBusy?: boolean };
 
 export type RollupResult = {
   /** Hours rolled up by this call, oldest first (ISO). */
@@ -64,14 +75,20 @@ export async function pendingHours(db: Db, now: Date, catchUpHours = CATCH_UP_HO
 export async function rollUpClosedHours(
   db: Db,
   now: Date,
-  options: { catchUpHours?: number; onHour?: (hour: Date, done: number, total: number) => void } = {},
+  options: RollupTransactionOptions & {
+    catchUpHours?: number;
+    onHour?: (hour: Date, done: number, total: number) => void;
+    /** Narrows the pending hours (a read leaves out those minute slices cover). */
+    only?: (pending: Date[]) => Promise<Date[]>;
+  } = {},
 ): Promise<RollupResult> {
   const started = Date.now();
-  const hours = await pendingHours(db, now, options.catchUpHours);
+  const pending = await pendingHours(db, now, options.catchUpHours);
+  const hours = options.only && pending.length > 0 ? await options.only(pending) : pending;
   const rolledUp: string[] = [];
   let skipped = 0;
   for (const [i, hour] of hours.entries()) {
-    const done = await rollUpHour(db, hour);
+    const done = await rollUpHour(db, hour, options);
     if (done) rolledUp.push(hour.toISOString());
     else skipped += 1;
     options.onHour?.(hour, i + 1, hours.length);
@@ -80,12 +97,10 @@ export async function rollUpClosedHours(
 }
 
 /** Rolls up one hour unless it already is; true when this call did it. */
-export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
+export async function rollUpHour(db: Db, hour: Date, options: RollupTransactionOptions = {}): Promise<boolean> {
   return db.$transaction(
     async (tx) => {
-      // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
-      await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
-      await tx.$executeRaw`SELECT pg_advisory_xact_lock(${ROLLUP_LOCK_ID}::int8)`;
+      if (!(await takeRollupLock(tx, ROLLUP_LOCK_ID, options))) return false;
       const [already] = await tx.$queryRaw<
         { n: number }[]
       >`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
@@ -100,4 +115,28 @@ export async function rollUpHour(db: Db, hour: Date): Promise<boolean> {
     },
     { timeout: HOUR_TRANSACTION_TIMEOUT_MS, maxWait: HOUR_TRANSACTION_TIMEOUT_MS },
   );
+}
+
+/**
+ * The roll-up's transaction-level advisory lock, and the transaction's limits: false when
+ * `skipWhenBusy` and another roll-up holds it.
+ */
+export async function takeRollupLock(
+  tx: Pick<Db, "$executeRaw" | "$executeRawUnsafe" | "$queryRaw">,
+  lockId: number,
+  options: RollupTransactionOptions,
+): Promise<boolean> {
+  if (options.statementTimeoutMs !== undefined) {
+    if (!Number.isInteger(options.statementTimeoutMs) || options.statementTimeoutMs < 0)
+      throw new Error(`statementTimeoutMs must be a whole number of ms (got ${options.statementTimeoutMs})`);
+    await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${options.statementTimeoutMs}`);
+  }
+  if (options.skipWhenBusy) {
+    const [row] = await tx.$queryRaw<{ taken: boolean }[]>`SELECT pg_try_advisory_xact_lock(${lockId}::int8) AS taken`;
+    return row?.taken === true;
+  }
+  // Wait for a roll-up in progress rather than fail a metrics read at the console's short lock_timeout; statement_timeout still bounds the wait.
+  await tx.$executeRaw`SET LOCAL lock_timeout = 0`;
+  await tx.$executeRaw`SELECT pg_advisory_xact_lock(${lockId}::int8)`;
+  return true;
 }

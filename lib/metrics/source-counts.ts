@@ -232,10 +232,12 @@ export async function sourceLatency(
   scope: SourceScope,
 ): Promise<LatencyRow[]> {
   const { from, to, stepMs } = range;
+  // MATERIALIZED: evaluated once. Inlined, the anti-join re-read (and re-cast) every record.complete row of
+  // the slack window for each completion of the range: 11.9 ms for 155 completions against 51 audit rows.
   const rows = await db.$queryRaw<
     { step: Date; tenant: string; tool: string; kind: LatencyKind; bucket: number; completions: bigint }[]
   >`
-    WITH console_completions AS (
+    WITH console_completions AS MATERIALIZED (
       SELECT key, ${CONSOLE_COMPLETED_AT} AS updated_at
       FROM audit_log
       WHERE action = 'record.complete'

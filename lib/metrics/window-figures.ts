@@ -2,6 +2,7 @@ import "server-only";
 import type { Db } from "@/lib/db/prisma";
 import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
+import { RolledRowsCache, type Listed } from "./rolled-rows-cache";
 import type { StoredHistograms } from "./rollup-tables";
 import {
   LATENCY_KINDS,
@@ -126,15 +127,17 @@ async function alignedFigures(
   // As windowSteps: the step starting at `to` counts (empty) when `to` falls on a boundary.
   const stepCount = Math.max(0, Math.floor((to.getTime() - from.getTime()) / stepMs) + 1);
   const steps = Array.from({ length: stepCount }, (_, i) => from.getTime() + i * stepMs);
-  const rolledHours = stepMs === HOUR_MS ? await rolledUpHours(db, from, to) : new Set<number>();
+  const listedHours = stepMs === HOUR_MS ? await rolledUpHours(db, from, to) : [];
+  const rolledHours = new Set(listedHours.map((l) => l.at.getTime()));
   const firstOpenStep = steps.find((s) => !rolledHours.has(s));
   const openStart = firstOpenStep === undefined ? null : new Date(firstOpenStep);
-  const sliceEnd = openStart ? await contiguousSlicesEnd(db, openStart, to) : null;
+  const sliceRun = openStart ? await contiguousSlices(db, openStart, to) : null;
+  const sliceEnd = sliceRun?.end ?? null;
   const notRolled = (r: { step: Date }) => !rolledHours.has(r.step.getTime());
 
   const [hourly, slices, liveCounts, liveLatency] = await Promise.all([
-    rolledHours.size > 0 ? rolledUpRows(db, from, to, scope) : [],
-    openStart && sliceEnd && sliceEnd > openStart ? sliceRows(db, openStart, sliceEnd, scope) : [],
+    listedHours.length > 0 ? rolledUpRows(db, listedHours, scope) : [],
+    sliceRun && sliceRun.listed.length > 0 ? sliceRows(db, sliceRun.listed, scope) : [],
     sliceEnd && sliceEnd < to ? sourceCounts(db, { from: sliceEnd, to, stepMs }, scope) : [],
     withLatency && sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
   ]);
@@ -172,23 +175,32 @@ async function alignedFigures(
   };
 }
 
-async function rolledUpHours(db: Db, from: Date, to: Date): Promise<Set<number>> {
-  const rows = await db.$queryRaw<
-    { hour: Date }[]
-  >`SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz`;
-  return new Set(rows.map((r) => r.hour.getTime()));
+/** The rolled-up hours of [from, to), each with the version (xmin) of its listing row. */
+async function rolledUpHours(db: Db, from: Date, to: Date): Promise<Listed[]> {
+  return db.$queryRaw<Listed[]>`
+    SELECT hour AS at, xmin::text AS version FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz`;
+}
+
+/**
+ * The run of rolled-up minutes that starts at `start`, each with the version of its listing row,
+ * and where it ends (`start` itself when `start` is not rolled up).
+ */
+async function contiguousSlices(db: Db, start: Date, to: Date): Promise<{ end: Date; listed: Listed[] }> {
+  const rows = await db.$queryRaw<Listed[]>`
+    SELECT minute AS at, xmin::text AS version FROM metrics_rollup_minute WHERE minute >= ${start}::timestamptz AND minute < ${to}::timestamptz ORDER BY minute`;
+  const listed: Listed[] = [];
+  let end = start.getTime();
+  for (const row of rows) {
+    if (row.at.getTime() !== end) break;
+    listed.push(row);
+    end += MINUTE_MS;
+  }
+  return { end: new Date(end), listed };
 }
 
 /** The end of the run of rolled-up minutes that starts at `start` (`start` itself when it is not rolled up). */
 export async function contiguousSlicesEnd(db: Db, start: Date, to: Date): Promise<Date> {
-  const rows = await db.$queryRaw<{ minute: Date }[]>`
-    SELECT minute FROM metrics_rollup_minute WHERE minute >= ${start}::timestamptz AND minute < ${to}::timestamptz ORDER BY minute`;
-  let end = start.getTime();
-  for (const { minute } of rows) {
-    if (minute.getTime() !== end) break;
-    end += MINUTE_MS;
-  }
-  return new Date(end);
+  return (await contiguousSlices(db, start, to)).end;
 }
 
 type RolledRow = CountRow & { latency: StoredHistograms };
@@ -229,24 +241,45 @@ function withoutLatency({ latency: _latency, ...counts }: CountRow & { latency?:
   return counts;
 }
 
-/** A primary-key range on (hour, …), limited to hours listed as rolled up: one row per (hour, tenant, tool). */
-async function rolledUpRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
-  const rows = await db.$queryRaw<RawRolledRow[]>`
-    SELECT hour AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
-    FROM metrics_hourly
-    WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz
-      AND hour IN (SELECT hour FROM metrics_rollup_hour WHERE hour >= ${from}::timestamptz AND hour < ${to}::timestamptz)
-      ${rollupScope(scope)}`;
-  return rows.map(rolledRow);
+// Rolled-up rows by scope, hour or minute and listing version (rolled-rows-cache.ts): one per process.
+const hourlyRows = new RolledRowsCache<RolledRow>();
+const minuteRows = new RolledRowsCache<RolledRow>();
+
+/** Forgets every cached rolled-up row (tests that rewrite rollup tables behind the listing's back). */
+export function forgetRolledRows(): void {
+  hourlyRows.clear();
+  minuteRows.clear();
 }
 
-/** The slices of [from, to), one row per (minute, tenant, tool): a primary-key range of at most ~125 minutes. */
-async function sliceRows(db: Db, from: Date, to: Date, scope: SourceScope): Promise<RolledRow[]> {
-  const rows = await db.$queryRaw<RawRolledRow[]>`
-    SELECT minute AS step, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
-    FROM metrics_minute
-    WHERE minute >= ${from}::timestamptz AND minute < ${to}::timestamptz ${rollupScope(scope)}`;
-  return rows.map(rolledRow);
+const scopeKey = (scope: SourceScope) =>
+  JSON.stringify([scope.tenants ? [...scope.tenants].sort() : null, scope.tenant, scope.tool]);
+
+type VersionedRawRow = RawRolledRow & { version: string };
+
+const versioned = (rows: VersionedRawRow[]) => rows.map((r) => ({ at: r.step, version: r.version, row: rolledRow(r) }));
+
+/** The listed hours' rows, one per (hour, tenant, tool): from memory, or a primary-key probe per hour not cached. */
+async function rolledUpRows(db: Db, listed: Listed[], scope: SourceScope): Promise<RolledRow[]> {
+  return hourlyRows.rowsOf(scopeKey(scope), listed, async (missing) =>
+    versioned(
+      await db.$queryRaw<VersionedRawRow[]>`
+        SELECT m.hour AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
+        FROM metrics_hourly m JOIN metrics_rollup_hour r ON r.hour = m.hour
+        WHERE m.hour = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
+    ),
+  );
+}
+
+/** The listed minutes' slices, one row per (minute, tenant, tool): from memory, or the primary key for those not cached. */
+async function sliceRows(db: Db, listed: Listed[], scope: SourceScope): Promise<RolledRow[]> {
+  return minuteRows.rowsOf(scopeKey(scope), listed, async (missing) =>
+    versioned(
+      await db.$queryRaw<VersionedRawRow[]>`
+        SELECT m.minute AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
+        FROM metrics_minute m JOIN metrics_rollup_minute r ON r.minute = m.minute
+        WHERE m.minute = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
+    ),
+  );
 }
 
 /** Rows already placed in their step, summed per (step, tenant, tool), histograms merged. */

@@ -20,6 +20,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database"
 // instance could contradict. Its own database, so the role's pooled limits touch nobody else's.
 const run = randomBytes(3).toString("hex");
 const TENANT = `many-${run}`;
+const ROLLUP_TENANT = `many-rollup-${run}`;
 const admin = {
   kind: "system" as const,
   id: "t",
@@ -35,6 +36,7 @@ describe("two console instances over one database, through PgBouncer", () => {
   let processor: Awaited<ReturnType<typeof startDemoProcessor>>;
   const consoles: ConsoleProcess[] = [];
   let db: ReturnType<typeof createPrismaClient>;
+  let claimsMinute: Date;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -46,6 +48,7 @@ describe("two console instances over one database, through PgBouncer", () => {
       configFile,
       JSON.stringify({
         tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } },
+        metrics: { rollupEvery: "1s" },
       }),
     );
     db = createPrismaClient(database.url, 2);
@@ -64,6 +67,12 @@ describe("two console instances over one database, through PgBouncer", () => {
           },
         }),
       );
+    // Claims of this minute, for the background roll-up to count once it settles (below): no test here reads metrics.
+    claimsMinute = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    for (let i = 0; i < 3; i += 1) {
+      const key = createHash("sha256").update(`many-rollup|${run}|${i}`).digest("hex");
+      await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${key}, ${ROLLUP_TENANT}, 'charge_card', 'in_progress', ${claimsMinute})`;
+    }
   }, 600_000);
 
   afterAll(async () => {
@@ -149,6 +158,23 @@ describe("two console instances over one database, through PgBouncer", () => {
       status: "completed",
     });
   });
+
+  it("both instances roll the metrics up in the background, with no metrics request: each minute once", async () => {
+    // The minute settles 10 s after it ends: at most 70 s after the claims were written.
+    const deadline = Date.now() + 120_000;
+    const rolled = () =>
+      db.$queryRaw<
+        { n: number }[]
+      >`SELECT count(*)::int AS n FROM metrics_rollup_minute WHERE minute = ${claimsMinute}`;
+    while ((await rolled())[0]!.n === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 1_000));
+    const [slice] = await db.$queryRaw<{ executions: number }[]>`
+      SELECT COALESCE(sum(executions), 0)::int AS executions FROM metrics_minute WHERE minute = ${claimsMinute} AND tenant = ${ROLLUP_TENANT}`;
+    expect(slice!.executions, "the minute's slice counts the three claims once").toBe(3);
+    // Closed hours were rolled by the servers too (a fresh database: every hour of the catch-up, empty).
+    const [hours] = await db.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM metrics_rollup_hour`;
+    expect(hours!.n).toBeGreaterThan(0);
+    for (const console of consoles) expect(console.output()).not.toContain("metrics roll-up failed");
+  }, 150_000);
 
   it("PgBouncer served both instances' connections with fewer server connections", async () => {
     const dbName = new URL(database.url).pathname.slice(1);

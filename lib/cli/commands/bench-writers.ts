@@ -22,14 +22,14 @@ export function registerBenchWriters(program: Command): void {
   program
     .command("bench-writers")
     .description(
-      "the writers' cost of the console: the guard's claim → complete at a fixed rate alone, then with the console under API load, pinned (PostgreSQL and the writer on one core, the console on the other) and shared; exit 1 when a writer waits on a lock a console connection holds",
+      "the writers' cost of the console: the guard's claim → complete at a fixed rate alone, then with the console under API load, pinned (PostgreSQL and the writer on one core, the console on the other), isolated (as pinned, and the console's PostgreSQL backends on the console's core) and shared; exit 1 when a writer waits on a lock a console connection holds",
     )
     .option("--rows <n>", "claims to load into a fresh bench database", wholeNumberOption(1_000, 100_000_000), 200_000)
     .option("--rate <n>", "writer calls per second", wholeNumberOption(1, 5_000), 200)
     .option("--seconds <n>", "measured seconds per phase (after 1 s of warm-up)", wholeNumberOption(1, 3_600), 10)
     .option("--users <n>", "concurrent API users in the loaded phase", wholeNumberOption(1, 256), 16)
     .option("--sample-ms <n>", "pg_locks sampling interval", wholeNumberOption(5, 1_000), 20)
-    .option("--pin", "only the pinned placement (taskset)")
+    .option("--pin", "only the pinned and isolated placements (taskset)")
     .option("--no-pin", "only the shared placement (no pinning)")
     .option("--keep", "keep the bench database afterwards")
     .option("--json", "print the report as JSON")
@@ -39,7 +39,11 @@ export function registerBenchWriters(program: Command): void {
         const log = (line: string) => process.stderr.write(`${line}\n`);
         // Commander leaves `pin` undefined when neither flag is given: then both placements run.
         const placements: Placement[] =
-          options.pin === true ? ["pinned"] : options.pin === false ? ["shared"] : ["pinned", "shared"];
+          options.pin === true
+            ? ["pinned", "isolated"]
+            : options.pin === false
+              ? ["shared"]
+              : ["pinned", "isolated", "shared"];
         const report = await runWriterImpact({
           rows: options.rows,
           rate: options.rate,

@@ -1,0 +1,64 @@
+import "server-only";
+import type { Db } from "@/lib/db/prisma";
+import { rollUpSettled } from "./roll-up-settled";
+
+/** A background round has no request waiting on it: an hour at 100 M claims a day takes ~17 s. */
+export const BACKGROUND_ROLLUP_STATEMENT_TIMEOUT_MS = 10 * 60_000;
+
+export type BackgroundRollup = {
+  /** Ends the timer; waits for a round in progress. */
+  stop(): Promise<void>;
+  /** Rounds finished so far (each may have had nothing to do). */
+  rounds(): number;
+};
+
+/**
+ * Rolls up closed hours and settled minutes every `intervalMs` in the server process, outside any
+ * request, so reads only read (roll-up-settled.ts, rollUpBeforeRead). Every instance runs one:
+ * a round that finds another instance's roll-up holding the lock skips it (the next round finds
+ * the work done), so N instances cost one roll-up, not N queued behind each other. A failing round
+ * (the database restarting) is logged once until a round succeeds again, and retried on the timer.
+ */
+export function startBackgroundRollup(
+  db: () => Db,
+  intervalMs: number,
+  log: (line: string) => void = (line) => console.error(line),
+  clock: () => Date = () => new Date(),
+): BackgroundRollup {
+  let rounds = 0;
+  let failing = false;
+  let current: Promise<void> | null = null;
+  const round = async () => {
+    try {
+      await rollUpSettled(db(), clock(), {
+        statementTimeoutMs: BACKGROUND_ROLLUP_STATEMENT_TIMEOUT_MS,
+        skipWhenBusy: true,
+      });
+      if (failing) log("metrics roll-up: working again");
+      failing = false;
+    } catch (error) {
+      if (!failing) log(`metrics roll-up failed (retrying every ${intervalMs / 1000} s): ${messageOf(error)}`);
+      failing = true;
+    } finally {
+      rounds += 1;
+    }
+  };
+  const tick = () => {
+    if (current) return; // a long round (a catch-up) is not overlapped by the next
+    current = round().finally(() => (current = null));
+  };
+  tick();
+  const timer = setInterval(tick, intervalMs);
+  timer.unref(); // never what keeps a process alive
+  return {
+    async stop() {
+      clearInterval(timer);
+      await current;
+    },
+    rounds: () => rounds,
+  };
+}
+
+function messageOf(error: unknown): string {
+  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+}
