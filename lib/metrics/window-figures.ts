@@ -1,4 +1,5 @@
 import "server-only";
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
@@ -136,8 +137,8 @@ async function alignedFigures(
   const notRolled = (r: { step: Date }) => !rolledHours.has(r.step.getTime());
 
   const [hourly, slices, liveCounts, liveLatency] = await Promise.all([
-    listedHours.length > 0 ? rolledUpRows(db, listedHours, scope) : [],
-    sliceRun && sliceRun.listed.length > 0 ? sliceRows(db, sliceRun.listed, scope) : [],
+    listedHours.length > 0 ? rolledRows(db, "hour", listedHours, scope) : [],
+    sliceRun && sliceRun.listed.length > 0 ? rolledRows(db, "minute", sliceRun.listed, scope) : [],
     sliceEnd && sliceEnd < to ? sourceCounts(db, { from: sliceEnd, to, stepMs }, scope) : [],
     withLatency && sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
   ]);
@@ -258,26 +259,38 @@ type VersionedRawRow = RawRolledRow & { version: string };
 
 const versioned = (rows: VersionedRawRow[]) => rows.map((r) => ({ at: r.step, version: r.version, row: rolledRow(r) }));
 
-/** The listed hours' rows, one per (hour, tenant, tool): from memory, or a primary-key probe per hour not cached. */
-async function rolledUpRows(db: Db, listed: Listed[], scope: SourceScope): Promise<RolledRow[]> {
-  return hourlyRows.rowsOf(scopeKey(scope), listed, async (missing) =>
-    versioned(
-      await db.$queryRaw<VersionedRawRow[]>`
-        SELECT m.hour AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
-        FROM metrics_hourly m JOIN metrics_rollup_hour r ON r.hour = m.hour
-        WHERE m.hour = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
-    ),
-  );
-}
+const ROLLED = {
+  hour: {
+    rows: hourlyRows,
+    table: Prisma.raw("metrics_hourly"),
+    listing: Prisma.raw("metrics_rollup_hour"),
+    time: Prisma.raw("hour"),
+  },
+  minute: {
+    rows: minuteRows,
+    table: Prisma.raw("metrics_minute"),
+    listing: Prisma.raw("metrics_rollup_minute"),
+    time: Prisma.raw("minute"),
+  },
+};
 
-/** The listed minutes' slices, one row per (minute, tenant, tool): from memory, or the primary key for those not cached. */
-async function sliceRows(db: Db, listed: Listed[], scope: SourceScope): Promise<RolledRow[]> {
-  return minuteRows.rowsOf(scopeKey(scope), listed, async (missing) =>
+/**
+ * The listed hours' (or minutes') rows, one per (time, tenant, tool): from memory, or one
+ * primary-key probe per time not held yet.
+ */
+async function rolledRows(
+  db: Db,
+  grain: keyof typeof ROLLED,
+  listed: Listed[],
+  scope: SourceScope,
+): Promise<RolledRow[]> {
+  const { rows, table, listing, time } = ROLLED[grain];
+  return rows.rowsOf(scopeKey(scope), listed, async (missing) =>
     versioned(
       await db.$queryRaw<VersionedRawRow[]>`
-        SELECT m.minute AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
-        FROM metrics_minute m JOIN metrics_rollup_minute r ON r.minute = m.minute
-        WHERE m.minute = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
+        SELECT m.${time} AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
+        FROM ${table} m JOIN ${listing} r ON r.${time} = m.${time}
+        WHERE m.${time} = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
     ),
   );
 }
