@@ -42,9 +42,9 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview, canVerif
           <span
             className="ml-1 text-slate-500"
             data-testid="evidence-window"
-            title="Every figure counts from exactly this instant, not from the start of its hour"
+            title={`Every figure counts from the start of the hour ${audit.window} before this page's instant, so the window spans ${audit.window} to ${audit.window} + 1 h`}
           >
-            {formatUtcRange(audit.since, audit.generatedAt)}
+            {formatUtcRange(audit.since, audit.generatedAt)}, from the start of the hour
           </span>
         </nav>
         <VerdictSummary summary={audit.summary} />

@@ -21,6 +21,7 @@ import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
 import { loadToolEvidence } from "./tool-evidence";
+import { auditWindowPhrase, auditWindowStart } from "./audit-window";
 import { latestVerifications } from "./latest-verifications";
 import { verificationForReader } from "./verification-for-reader";
 import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
@@ -142,7 +143,9 @@ export async function buildToolsAudit(
     }
   }
 
-  const since = new Date(now.getTime() - AUDIT_WINDOWS[window]);
+  // Whole hours: the partial hour before now − window is never counted from the base table.
+  const since = auditWindowStart(window, now);
+  const named = auditWindowPhrase(window, since);
   const evidence = await loadToolEvidence(options.evidenceDb ?? db, actor, config, {
     since,
     now,
@@ -163,7 +166,14 @@ export async function buildToolsAudit(
     const review = reviews.get(reviewKey(server, tool.name)) ?? null;
     const stored = verifications.get(reviewKey(server, tool.name));
     const verification = stored ? verificationForReader(stored, actor, redaction) : null;
-    const verdict = verdictFor({ tool: tool.name, effective, evidence: toolEvidence, review, window, verification });
+    const verdict = verdictFor({
+      tool: tool.name,
+      effective,
+      evidence: toolEvidence,
+      review,
+      window: named,
+      verification,
+    });
     return {
       server,
       name: tool.name,
@@ -185,7 +195,7 @@ export async function buildToolsAudit(
   const unlistedServers = servers.filter((s) => s.listedAt === null).map((s) => s.name);
   for (const [name, toolEvidence] of [...evidence.entries()].sort(([a], [b]) => a.localeCompare(b))) {
     if (listedNames.has(name) || toolEvidence.records + toolEvidence.stuck === 0) continue;
-    const verdict = verdictFor({ tool: name, effective: null, evidence: toolEvidence, review: null, window });
+    const verdict = verdictFor({ tool: name, effective: null, evidence: toolEvidence, review: null, window: named });
     const caveat =
       unlistedServers.length > 0
         ? ` Not every server has a listing yet (${unlistedServers.join(", ")}): refresh the listings before trusting this.`

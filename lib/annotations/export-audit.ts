@@ -16,7 +16,7 @@ export function auditToMarkdown(audit: ToolsAudit): string {
   lines.push(
     `# MCP tool annotation audit`,
     "",
-    `Window: last ${audit.window} (since ${audit.since}); generated ${audit.generatedAt}.`,
+    `Window: last ${audit.window} from the start of its first hour: [${audit.since}, ${audit.generatedAt}), generated ${audit.generatedAt}. Every figure counts over exactly this window.`,
     "",
     "## Servers",
     "",

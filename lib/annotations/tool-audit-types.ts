@@ -4,8 +4,8 @@ export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d
 export type AuditWindow = keyof typeof AUDIT_WINDOWS;
 
 /**
- * What the table says about one tool name over the window [since, now) — exactly, from `since`
- * (tenant-limited for limited actors).
+ * What the table says about one tool name over the window [since, now) — exactly, from `since`,
+ * the start of the hour holding now − window (audit-window.ts; tenant-limited for limited actors).
  */
 export type ToolEvidence = {
   /** Claims made in the window: rows created in it, and claims an operator released since (their audit snapshot). */

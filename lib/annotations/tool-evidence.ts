@@ -12,11 +12,12 @@ import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
 
 /**
- * The table's evidence per tool name over [since, now), limited to the actor's tenants.
+ * The table's evidence per tool name over [since, now), limited to the actor's tenants; every
+ * query below uses the same `since` (the audit's hour-aligned start, audit-window.ts).
  * Claims, completions and events of the window are counted by the metrics rules (a completion at
- * its completion time) from exactly `since`: the partial hour holding `since` from the base tables,
- * closed hours from the metrics rollup, minute slices and the last minute or two live
- * (metrics/window-figures.ts); the rest are grouped
+ * its completion time): closed hours from the metrics rollup, minute slices and the last minute or
+ * two live (metrics/window-figures.ts) — an aligned `since` leaves no partial hour for the base
+ * tables; the rest are grouped
  * queries on small index ranges, whatever the number of tools: claims of the window still in
  * flight and stuck claims (the partial not-completed index), rows still in_progress after an
  * outcome_unknown event, and each tool's newest row (one index probe per tool).

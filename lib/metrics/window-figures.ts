@@ -19,7 +19,7 @@ import {
 export type FiguresRange = {
   /**
    * Start of the range (inclusive). Steps are aligned to stepMs: when `from` is not, the first
-   * step is the partial one from `from` to its end (a "last 24 h" that starts mid-hour).
+   * step is the partial one from `from` to its end (a range that starts mid-hour).
    */
   from: Date;
   /** Exclusive end: the request's instant. */
@@ -62,8 +62,9 @@ export type FiguresOptions = {
  * 3. the rest — normally the last minute or so — counted from the base tables.
  * A step the hourly rollup covers is never also taken from slices or the base tables (a hole in the
  * hourly rollup leaves later rolled hours in the range of 2 and 3: their rows are dropped).
- * A `from` inside a step (the tools audit's "last 24 h" from now − 24 h) makes that first step
- * partial: it is counted from the base tables over [from, its end), so nothing before `from` counts.
+ * A `from` inside a step makes that first step partial: it is counted from the base tables over
+ * [from, its end), so nothing before `from` counts — up to an hour of rows, which is why the tools
+ * audit aligns its start to the hour (annotations/audit-window.ts).
  */
 export async function windowFigures(
   db: Db,

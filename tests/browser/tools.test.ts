@@ -87,13 +87,16 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
     const receipt = page.locator('tr[data-tool="send_receipt_email"] [data-hint="idempotentHint"]');
     expect(await receipt.getAttribute("data-declared")).toBe("absent");
     expect(await page.isVisible('[data-testid="admin-forms"]')).toBe(true);
-    // The page names the evidence window to the second: 24 h back from the request, not from an hour's start;
-    // the end is on the next day, so it carries its date.
+    // The page names the evidence window to the second and says where it starts: the start of the hour 24 h
+    // before the request, so it spans 24 h to 25 h; the end is on the next day, so it carries its date.
     const [, start, end] =
-      /^(\S+ \S+) – (\S+ \S+) UTC$/.exec((await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "") ??
-      [];
-    const dayLater = new Date(Date.parse(`${start?.replace(" ", "T")}Z`) + 24 * 3_600_000).toISOString();
-    expect(`${dayLater.slice(0, 10)} ${dayLater.slice(11, 19)}`).toBe(end);
+      /^(\S+ \S+) – (\S+ \S+) UTC, from the start of the hour$/.exec(
+        (await page.textContent('[data-testid="evidence-window"]'))?.trim() ?? "",
+      ) ?? [];
+    expect(start).toMatch(/ \d\d:00:00$/);
+    const span = Date.parse(`${end?.replace(" ", "T")}Z`) - Date.parse(`${start?.replace(" ", "T")}Z`);
+    expect(span).toBeGreaterThanOrEqual(24 * 3_600_000);
+    expect(span).toBeLessThan(25 * 3_600_000);
   });
 
   it("the summary counts exactly the verdicts of the rows below it, in their words (page and API agree)", async () => {

@@ -1,18 +1,34 @@
 import { createHash, randomBytes } from "node:crypto";
-import { beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it, vi } from "vitest";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
 import { AUDIT_WINDOWS, type AuditWindow, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { rollUpClosedHours } from "@/lib/metrics/rollup";
+import type { FiguresRange, FiguresSource } from "@/lib/metrics/window-figures";
 import { connectTestDb } from "../helpers/db";
 
+/** Every windowFigures call of the audit: its range and where its figures came from. */
+const figuresCalls = vi.hoisted(() => [] as { range: FiguresRange; source: FiguresSource }[]);
+vi.mock("@/lib/metrics/window-figures", async (importOriginal) => {
+  const actual = await importOriginal<typeof import("@/lib/metrics/window-figures")>();
+  return {
+    ...actual,
+    windowFigures: async (...args: Parameters<typeof actual.windowFigures>) => {
+      const figures = await actual.windowFigures(...args);
+      figuresCalls.push({ range: args[1], source: figures.source });
+      return figures;
+    },
+  };
+});
+
 /**
- * Every evidence figure of the tools audit is exact for [now − window, now): rows, events,
- * completions and releases a millisecond either side of the window's start — in the same hour,
- * which the hourly rollup holds whole — and at `now` itself, against counts written here in SQL.
- * The window-start hours are rolled up before the audit reads, so a count from the start of the
- * hour holding `since` shows here. Its own tenant and tools, in 2034 (other files share the database).
+ * Every evidence figure of the tools audit is exact for [since, now), `since` being now − window
+ * floored to its UTC hour: rows, events, completions and releases a millisecond either side of that
+ * hour's start, and at `now` itself, against counts written here in SQL. Rows at now − window itself
+ * (37 minutes into that hour) are inside the window, so a window from exactly now − window shows here;
+ * and the audit never counts that partial hour from the base tables. The window-start hours are
+ * rolled up before the audit reads. Its own tenant and tools, in 2034 (other files share the database).
  */
 const db = connectTestDb();
 const run = randomBytes(3).toString("hex");
@@ -23,7 +39,7 @@ const SHIP = `ship_${run}`;
 const S = 1_000;
 const M = 60 * S;
 const H = 60 * M;
-// Mid-hour: every window's start is 37 minutes into its hour.
+// Mid-hour: every now − window is 37 minutes into its hour.
 const NOW = new Date(Date.parse("2034-03-10T12:37:00.000Z"));
 const WINDOWS = Object.keys(AUDIT_WINDOWS) as AuditWindow[];
 const config = parseConfig(JSON.stringify({ tools: {}, defaultStuckAfter: "10m" }));
@@ -87,7 +103,7 @@ async function released(tool: string, createdAt: Date, at: Date): Promise<void> 
   );
 }
 
-/** Rows around one instant: a millisecond before and at/after it, and further inside its hour. */
+/** Rows around one instant: a millisecond before and at/after it, and further either side. */
 async function around(tool: string, edge: Date): Promise<void> {
   const t = (ms: number) => new Date(edge.getTime() + ms);
   for (const ms of [-20 * M, -1, 0, 1, 15 * M]) await claim(tool, t(ms), "completed", t(ms + 400));
@@ -107,7 +123,10 @@ async function around(tool: string, edge: Date): Promise<void> {
 }
 
 beforeAll(async () => {
-  for (const window of WINDOWS) await around(CHARGE, new Date(NOW.getTime() - AUDIT_WINDOWS[window]));
+  for (const window of WINDOWS) {
+    await around(CHARGE, alignedSince(window));
+    await around(CHARGE, new Date(NOW.getTime() - AUDIT_WINDOWS[window]));
+  }
   // Inside every window: closed hours, the minutes before now, a row at `now` and one after it.
   await claim(CHARGE, new Date(NOW.getTime() - 5 * H), "completed", new Date(NOW.getTime() - 5 * H + 900));
   await claim(CHARGE, new Date(NOW.getTime() - 3 * M), "in_progress");
@@ -122,6 +141,11 @@ beforeAll(async () => {
   // Every window-start hour rolled up (the audit's own catch-up reaches 72 h back), as a day of traffic would have.
   await rollUpClosedHours(db, NOW, { catchUpHours: 7 * 24 + 3 });
 }, 120_000);
+
+/** The window's start as the audit must name it, worked out here: the UTC hour holding now − window. */
+function alignedSince(window: AuditWindow): Date {
+  return new Date(Math.floor((NOW.getTime() - AUDIT_WINDOWS[window]) / H) * H);
+}
 
 /** The truth, counted here from the base tables and the audit log. */
 async function truth(tool: string, since: Date, now: Date): Promise<ToolEvidence> {
@@ -161,20 +185,43 @@ async function truth(tool: string, since: Date, now: Date): Promise<ToolEvidence
 
 describe("the tools audit's evidence is exact for the window it names", () => {
   for (const window of WINDOWS) {
-    it(`${window}: every figure equals the SQL count over [now − ${window}, now)`, async () => {
+    it(`${window}: every figure equals the SQL count over [the hour holding now − ${window}, now)`, async () => {
+      figuresCalls.length = 0;
       const audit = await buildToolsAudit(db, config, actor, window, NOW);
-      const since = new Date(NOW.getTime() - AUDIT_WINDOWS[window]);
+      const since = alignedSince(window);
       expect(audit.since).toBe(since.toISOString());
       expect(audit.generatedAt).toBe(NOW.toISOString());
+      // The start of an hour, and the window is at least its name long and less than an hour more.
+      expect(audit.since).toMatch(/T\d\d:00:00\.000Z$/);
+      const span = NOW.getTime() - Date.parse(audit.since);
+      expect(span).toBeGreaterThanOrEqual(AUDIT_WINDOWS[window]);
+      expect(span).toBeLessThan(AUDIT_WINDOWS[window] + H);
       for (const tool of [CHARGE, SHIP]) {
         const row = audit.tools.find((t) => t.name === tool);
         const expected = await truth(tool, since, NOW);
         expect(row?.evidence, `${tool} over ${window}`).toEqual(expected);
       }
-      // The boundary rows are really there: the window's start splits a hour that holds rows on both sides.
-      expect((await truth(CHARGE, new Date(since.getTime() - 1), NOW)).records).toBeGreaterThan(
-        (await truth(CHARGE, since, NOW)).records,
+      // The boundary rows are really there: a millisecond before the hour's start holds rows, and so
+      // does the part of the hour before now − window (the window from exactly then counts fewer).
+      const inside = (await truth(CHARGE, since, NOW)).records;
+      expect((await truth(CHARGE, new Date(since.getTime() - 1), NOW)).records).toBeGreaterThan(inside);
+      expect((await truth(CHARGE, new Date(NOW.getTime() - AUDIT_WINDOWS[window]), NOW)).records).toBeLessThan(inside);
+      // The explanations name the window by its real start.
+      expect(audit.tools.find((t) => t.name === CHARGE)?.explanation).toContain(
+        `in the last ${window} (since ${audit.since.slice(0, 16).replace("T", " ")} UTC)`,
       );
+    });
+
+    it(`${window}: the audit counts no partial hour from the base tables`, async () => {
+      figuresCalls.length = 0;
+      const audit = await buildToolsAudit(db, config, actor, window, NOW);
+      expect(figuresCalls.length).toBeGreaterThan(0);
+      for (const { range, source } of figuresCalls) {
+        expect(range.from.toISOString()).toBe(audit.since);
+        expect(source.countedLiveHead).toBeNull();
+        // Every closed hour of the window from the rollup; only the open hour (12:00 on) from slices or live.
+        expect(source.rolledUpSteps).toBe(Math.floor((NOW.getTime() - Date.parse(audit.since)) / H));
+      }
     });
   }
 });

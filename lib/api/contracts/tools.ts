@@ -12,7 +12,9 @@ const windowParam = z.string().describe("24h (the default), 48h or 7d.");
 const toolsAudit = z.object({
   window: z.enum(["24h", "48h", "7d"]),
   generatedAt: instant,
-  since: instant,
+  since: instant.describe(
+    "The window's start: now − window floored to its UTC hour, so the window [since, generatedAt) spans the named length to it + 1 h.",
+  ),
   servers: z.array(
     z.looseObject({
       name: z.string(),

@@ -97,7 +97,17 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
     audit.tools.map((t) => t.name),
   );
   const surface = `api ${path}`;
-  const figures: F[] = [];
+  const span = { "24h": 24, "48h": 48, "7d": 168 }[window] * 3_600_000;
+  // `since` is the UTC hour holding generatedAt − window: the window is whole hours.
+  const figures: F[] = [
+    {
+      surface,
+      name: "since (epoch ms)",
+      shown: Date.parse(audit.since),
+      truth: Math.floor((Date.parse(audit.generatedAt) - span) / 3_600_000) * 3_600_000,
+      kind: "exact",
+    },
+  ];
   for (const tool of audit.tools) {
     const t = truth.get(tool.name)!;
     for (const field of EVIDENCE_FIELDS) {
@@ -149,12 +159,13 @@ export async function toolsAuditPage(ctx: PageContext, window: "24h" | "48h" | "
   const after = new Date();
   const surface = `page ${path}`;
   const figures: F[] = [];
-  // The page's window is [now − window, now] at its render: between the two instants.
+  // The page's window is [the UTC hour holding now − window, now] at its render: between the two instants.
   const span = { "24h": 24, "48h": 48, "7d": 168 }[window] * 3_600_000;
+  const hourOf = (t: Date) => new Date(Math.floor((t.getTime() - span) / 3_600_000) * 3_600_000);
   const names = [...new Set(rows.map((r) => r.tool))];
   const [early, late] = await Promise.all([
-    evidenceTruth(ctx, new Date(before.getTime() - span), before, names),
-    evidenceTruth(ctx, new Date(after.getTime() - span), after, names),
+    evidenceTruth(ctx, hourOf(before), before, names),
+    evidenceTruth(ctx, hourOf(after), after, names),
   ]);
   const labels: Record<string, keyof EvidenceTruth> = {
     records: "records",
