@@ -397,7 +397,9 @@ describe("hourly roll-up", () => {
     const later = at(11 * H + 6 * M);
     const [a, b] = await Promise.all([rollUpClosedHours(db, later), rollUpClosedHours(db, later)]);
     expect([...a.rolledUp, ...b.rolledUp].sort()).toEqual([9, 10].map((h) => at(h * H).toISOString()));
-    expect(a.skipped + b.skipped).toBe(2);
+    // Each found the other's hours done under the lock — or, when one finished an hour before the other
+    // listed its pending hours, never saw it pending: at most one skip per hour.
+    expect(a.skipped + b.skipped).toBeLessThanOrEqual(2);
     await db.$executeRawUnsafe(
       `DELETE FROM metrics_rollup_hour WHERE hour >= $1::timestamptz`,
       at(9 * H).toISOString(),
