@@ -3,7 +3,7 @@ import { env } from "@/lib/config/environment";
 import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { isMalformedPath } from "@/lib/security/malformed-path";
 import {
-  API_CONTENT_SECURITY_POLICY,
+  API_SECURITY_HEADERS,
   STATIC_SECURITY_HEADERS,
   newNonce,
   pageContentSecurityPolicy,
@@ -14,7 +14,8 @@ import {
 const SESSION_COOKIES = ["next-auth.session-token", "__Secure-next-auth.session-token"];
 
 // Paths the gate lets through without a session: sign-in, next-auth's own routes, health,
-// forbidden, the tab icon. (They still get the security headers, so the proxy runs on them too.)
+// forbidden, the tab icon. (They still get the security headers, so the proxy runs on them too —
+// all but PROXY_FREE_API_PATHS, which its matcher leaves to next.config.ts.)
 const UNGATED = /^\/(?:sign-in|forbidden|database-unavailable$|api\/auth|api\/health|_malformed-path$|icon\.svg$)/;
 
 /** No route lives here, so a rewrite to it renders the not-found page with its 404. */
@@ -40,10 +41,8 @@ export function proxy(request: NextRequest) {
         (request.headers.has(PAGE_PATH_HEADER)
           ? NextResponse.next({ request: { headers: withoutPagePath(request.headers) } })
           : NextResponse.next()));
-    const response = withHeaders(answer, API_CONTENT_SECURITY_POLICY);
-    // API answers hold records and payment responses: no shared or browser cache keeps them.
-    response.headers.set("Cache-Control", "no-store");
-    return response;
+    for (const [name, value] of Object.entries(API_SECURITY_HEADERS)) answer.headers.set(name, value);
+    return answer;
   }
 
   // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
@@ -95,6 +94,7 @@ function withHeaders(response: NextResponse, policy: string): NextResponse {
 }
 
 export const config = {
-  // Everything but the build's static files (next.config.ts gives those their headers).
-  matcher: ["/((?!_next/static|_next/image|favicon.ico).*)"],
+  // Everything but the build's static files and PROXY_FREE_API_PATHS (next.config.ts gives those
+  // their headers). A literal: Next reads the matcher from the source at build time.
+  matcher: ["/((?!_next/static|_next/image|favicon.ico|api/health$).*)"],
 };

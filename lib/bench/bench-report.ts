@@ -48,7 +48,7 @@ export function formatBenchReport(report: BenchReport): string {
     );
   }
   lines.push(
-    "(ms, p50; trivial = the console's GET /api/health, one SELECT 1 through its stack; bare = the ref lookup on node:http + pg,",
+    "(ms, p50; trivial = the console's GET /api/health, Next's router + one SELECT 1 (no proxy); bare = the ref lookup on node:http + pg,",
     " bearer sha256 + one indexed token query, ref extraction, one range query, JSON: lib/bench/bare-lookup-server.ts;",
     " * a case that changes its row has no inputs for a second pass: its API p50 is the main table's, measured just before)",
   );

@@ -6,8 +6,9 @@ import { summarise } from "./percentiles";
  * The two floors printed beside every API case, measured the same way as the case (one request
  * at a time, kept-alive, whole body read) and interleaved with it — case, trivial, bare, case,
  * trivial, bare… — so all three share the machine's load of the same moments:
- * - the trivial route: the console's own `GET /api/health` (Next's router, the proxy, one
- *   `SELECT 1` through Prisma) — what any request of this console costs;
+ * - the trivial route: the console's own `GET /api/health` (Next's router and one `SELECT 1` on
+ *   the client's pg pool; the proxy skips it, next.config.ts gives it its headers) — the least a
+ *   request of this console costs; a proxied API request pays ~1 ms more (scripts/trivial-route-breakdown.ts);
  * - the bare handler: the ref lookup on `node:http` + `pg` (bare-lookup-server.ts) — what the
  *   lookup costs without Next.js and Prisma.
  * A case that changes its row (resolve, `fresh`) has no inputs to spare for a second pass: its

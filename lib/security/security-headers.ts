@@ -1,6 +1,7 @@
 /**
  * The response headers every page and API answer carries (SECURITY.md, "Headers"). Pure
- * functions: proxy.ts applies them per request, next.config.ts to the static files.
+ * functions: proxy.ts applies them per request, next.config.ts to the static files and to the
+ * API paths the proxy skips (PROXY_FREE_API_PATHS).
  */
 
 /** Headers that never vary by request. */
@@ -49,6 +50,21 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
 /** JSON and file downloads load nothing and are never framed. */
 export const API_CONTENT_SECURITY_POLICY =
   "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
+
+/** Every API answer's headers. API answers hold records and payment responses: no shared or browser cache keeps them. */
+export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
+  ...STATIC_SECURITY_HEADERS,
+  "Content-Security-Policy": API_CONTENT_SECURITY_POLICY,
+  "Cache-Control": "no-store",
+};
+
+/**
+ * API paths that need nothing from the proxy — ungated, fixed (no escape to check), reading no
+ * page-path header — so it does not run for them (its matcher) and next.config.ts gives them
+ * API_SECURITY_HEADERS. Running Next's proxy costs ~1 ms a request, /api/health's whole SELECT 1
+ * about half that (scripts/trivial-route-breakdown.ts).
+ */
+export const PROXY_FREE_API_PATHS = ["/api/health"] as const;
 
 /** 128 random bits, base64: what a CSP nonce-source accepts. */
 export function newNonce(): string {

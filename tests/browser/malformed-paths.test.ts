@@ -23,6 +23,9 @@ describe("malformed percent escapes in the path", () => {
     `/api/v1/records/${escape}/reveal`,
     `/api/v1/records/${escape}/resolve`,
     `/api/v1/${escape}`,
+    // The proxy skips /api/health itself (PROXY_FREE_API_PATHS), not what starts with it.
+    `/api/health${escape}`,
+    `/api/health/${escape}`,
   ];
   const pagePaths = (escape: string) => [`/records/${escape}`, `/${escape}`, `/stuck/${escape}`];
 
