@@ -26,6 +26,7 @@ import {
   type PlacementCheck,
 } from "./writer-placement";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS } from "./writer-protocol";
+import { checkpointBeforePhase } from "./phase-checkpoint";
 import { isConsoleApplicationName } from "@/lib/db/application-name";
 
 export type WriterImpactOptions = {
@@ -145,6 +146,13 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
               consoleBackends,
             )
           : null;
+      let checkpointRefused: string | null = null;
+      const checkpoint = async () => {
+        const refused = await checkpointBeforePhase(client);
+        if (refused && !checkpointRefused)
+          log(`no checkpoint before the phases (${refused}): a checkpoint may land in one`);
+        checkpointRefused ??= refused;
+      };
       const placements: PlacementResult[] = [];
       for (const name of options.placements) {
         if (name !== "shared" && !placement) {
@@ -161,6 +169,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
             kinds,
             database.url,
             options,
+            checkpoint,
           ),
         );
       }
@@ -244,6 +253,7 @@ async function measurePlacement(
   kinds: LoadKind[],
   url: string,
   options: WriterImpactOptions,
+  checkpoint: () => Promise<void>,
 ): Promise<PlacementResult> {
   const { log, rate, seconds } = options;
   const schedule = { rate, seconds, warmupSeconds: WARMUP_SECONDS };
@@ -271,8 +281,12 @@ async function measurePlacement(
   }
   try {
     log(`${name}: writer alone, ${seconds} s at ${rate} calls/s…`);
+    // Both phases start LOAD_RAMP_MS after a checkpoint: the loaded one's ramp-up is the alone one's pause.
+    await checkpoint();
+    await new Promise((resolve) => setTimeout(resolve, LOAD_RAMP_MS));
     const alone = await sampled(() => writer.run(schedule));
     log(`${name}: writer with the console under load (${options.users} API users), ${seconds} s at ${rate} calls/s…`);
+    await checkpoint();
     const consoleLoad = startConsoleLoad(server, kinds, options.users);
     await new Promise((resolve) => setTimeout(resolve, LOAD_RAMP_MS));
     let check: PlacementCheck | null = null;
