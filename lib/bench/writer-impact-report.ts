@@ -84,6 +84,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     `  prometheus scrape: ${report.scrape.requests} scrapes (${report.scrape.errors} errors) ran in the loaded phases with the sampler going; ${report.lockFailures.length === 0 ? "no lock a writer waited on was held by a console backend" : `${report.lockFailures.length} console lock(s) a writer waited on (below)`}`,
   );
 
+  lines.push("", `checkpoints: ${report.phaseCheckpoints} CHECKPOINTs, one just before each measured phase`);
   lines.push("", "pinning:");
   if ("unavailable" in report.pinning) lines.push(`  unavailable: ${report.pinning.unavailable}`);
   else if (!report.placements.some((p) => p.placement !== "shared")) lines.push("  not used (--no-pin)");

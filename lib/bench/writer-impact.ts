@@ -80,6 +80,8 @@ export type WriterImpactReport = {
   placements: PlacementResult[];
   /** Target: writer p99 ratio ≤ this with pinning. */
   targetP99Ratio: number;
+  /** CHECKPOINTs run before measured phases (one per phase unless the server refused them). */
+  phaseCheckpoints: number;
   /** The target, per pinned placement that ran (pinned, isolated). */
   targets: PlacementTarget[];
   /** Whether every pinned placement that ran met the target; null when none ran. */
@@ -147,8 +149,10 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
             )
           : null;
       let checkpointRefused: string | null = null;
+      let phaseCheckpoints = 0;
       const checkpoint = async () => {
         const refused = await checkpointBeforePhase(client);
+        if (!refused) phaseCheckpoints += 1;
         if (refused && !checkpointRefused)
           log(`no checkpoint before the phases (${refused}): a checkpoint may land in one`);
         checkpointRefused ??= refused;
@@ -224,6 +228,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           : { unavailable: postmaster as string },
         placements,
         targetP99Ratio: TARGET_P99_RATIO,
+        phaseCheckpoints,
         targets,
         targetMet: targets.length > 0 ? targets.every((t) => t.met) : null,
         lockFailures,

@@ -103,6 +103,8 @@ describe("idem bench-writers at 5,000 rows", () => {
     expect(report.scrape.requests).toBeGreaterThan(0);
     expect(report.lockFailures).toEqual([]);
     expect(report.targets.map((t) => t.placement)).toEqual(["pinned", "isolated"]);
+    // Every phase starts just after a checkpoint, so none lands in one phase only.
+    expect(report.phaseCheckpoints).toBe(2 * report.placements.length);
     expect(report.targetMet).toBe(report.targets.every((t) => t.ratio <= report.targetP99Ratio));
   });
 
