@@ -1,5 +1,5 @@
 import type { NextConfig } from "next";
-import { API_SECURITY_HEADERS, PROXY_FREE_API_PATHS, STATIC_SECURITY_HEADERS } from "./lib/security/security-headers";
+import { API_SECURITY_HEADERS, API_HEADERS_SOURCE, STATIC_SECURITY_HEADERS } from "./lib/security/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
@@ -8,7 +8,8 @@ const nextConfig: NextConfig = {
   // Lets two servers build side by side in one checkout (parallel work, test runs).
   distDir: process.env.IDEM_NEXT_DIST_DIR || ".next",
   typedRoutes: false,
-  // proxy.ts gives pages and the API their headers; the paths it skips (its matcher) get them here.
+  // proxy.ts gives pages their headers; the static files it skips (its matcher) get them here, and
+  // so does every API answer — most API requests skip the proxy too.
   async headers() {
     const asList = (headers: Readonly<Record<string, string>>) =>
       Object.entries(headers).map(([key, value]) => ({ key, value }));
@@ -17,7 +18,7 @@ const nextConfig: NextConfig = {
       { source: "/_next/static/:path*", headers },
       { source: "/_next/image", headers },
       { source: "/favicon.ico", headers },
-      ...PROXY_FREE_API_PATHS.map((source) => ({ source, headers: asList(API_SECURITY_HEADERS) })),
+      { source: API_HEADERS_SOURCE, headers: asList(API_SECURITY_HEADERS) },
     ];
   },
 };

@@ -4,7 +4,10 @@
 // (lib/bench/bare-lookup-server.ts), then times one request at a time on kept-alive connections,
 // interleaved request by request (rotating the order), and prints p50/p95 per variant and its ratio
 // to the bare handler. Extra `name=path` arguments add console paths (a variant route added for a
-// measurement); a path that does not answer 200 is left out with a note.
+// measurement; an /api/v1 path is sent with an admin bearer token, any other with a session cookie
+// the gate lets by; a third part `header:value` adds a request header, e.g.
+// `through-proxy=/api/v1/me=x-idem-page-path:/`, which brings the proxy back on an API path);
+// a path that does not answer 200 is left out with a note.
 import { spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { createServer } from "node:http";
@@ -25,6 +28,7 @@ type Variant = {
   path: string;
   authorization?: string;
   cookie?: string;
+  header?: [string, string];
   samples: number[];
 };
 
@@ -35,7 +39,15 @@ const databaseUrl = process.env.DATABASE_URL;
 if (!databaseUrl) throw new Error("set DATABASE_URL to a migrated database");
 const requests = Number(process.argv[2] ?? 2000);
 const warmup = Math.min(300, Math.ceil(requests / 5));
-const extra = process.argv.slice(3).map((arg) => arg.split("=") as [string, string]);
+const extra = process.argv.slice(3).map((arg) => {
+  const [name, path, header] = arg.split("=") as [string, string, string?];
+  const colon = header?.indexOf(":") ?? -1;
+  return {
+    name,
+    path,
+    header: header && colon > 0 ? ([header.slice(0, colon), header.slice(colon + 1)] as [string, string]) : undefined,
+  };
+});
 
 async function freePort(): Promise<number> {
   const server = createServer();
@@ -51,6 +63,7 @@ async function get(variant: Variant): Promise<{ status: number; elapsed: number 
     headers: {
       ...(variant.authorization ? { authorization: variant.authorization } : {}),
       ...(variant.cookie ? { cookie: variant.cookie } : {}),
+      ...(variant.header ? { [variant.header[0]]: variant.header[1] } : {}),
     },
     // A redirect (the proxy's sign-in gate) is not the route: it is left out, not followed.
     redirect: "manual",
@@ -91,7 +104,11 @@ try {
       authorization: `Bearer ${token}`,
     },
     { name: "/api/health", baseUrl, path: "/api/health" },
-    ...extra.map(([name, path]) => ({ name, baseUrl, path, cookie: GATE_COOKIE })),
+    ...extra.map(({ name, path, header }) =>
+      path.startsWith("/api/v1/")
+        ? { name, baseUrl, path, header, authorization: `Bearer ${token}` }
+        : { name, baseUrl, path, header, cookie: GATE_COOKIE },
+    ),
   ].map((v) => ({ ...v, samples: [] as number[] }));
   const live: Variant[] = [];
   for (const variant of variants) {

@@ -1,7 +1,7 @@
 /**
  * The response headers every page and API answer carries (SECURITY.md, "Headers"). Pure
- * functions: proxy.ts applies them per request, next.config.ts to the static files and to the
- * API paths the proxy skips (PROXY_FREE_API_PATHS).
+ * functions: proxy.ts applies them per request, next.config.ts to the static files and to every
+ * API path (API_HEADERS_SOURCE).
  */
 
 /** Headers that never vary by request. */
@@ -59,12 +59,12 @@ export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * API paths that need nothing from the proxy — ungated, fixed (no escape to check), reading no
- * page-path header — so it does not run for them (its matcher) and next.config.ts gives them
- * API_SECURITY_HEADERS. Running Next's proxy costs ~1 ms a request, /api/health's whole SELECT 1
- * about half that (scripts/trivial-route-breakdown.ts).
+ * next.config.ts gives every API answer API_SECURITY_HEADERS: most API requests skip the proxy
+ * (its matcher: no `%` in the path, no page-path header), and the ones it answers itself (400
+ * bad_path, 401) it gives the same values. Skipping the proxy saves ~1 ms a request
+ * (scripts/trivial-route-breakdown.ts).
  */
-export const PROXY_FREE_API_PATHS = ["/api/health"] as const;
+export const API_HEADERS_SOURCE = "/api/:path*";
 
 /** 128 random bits, base64: what a CSP nonce-source accepts. */
 export function newNonce(): string {

@@ -1,5 +1,7 @@
 import { describe, expect, inject, it } from "vitest";
 import { createToken, revokeToken } from "@/lib/auth/tokens";
+import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
+import { API_CONTENT_SECURITY_POLICY } from "@/lib/security/security-headers";
 import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
@@ -41,6 +43,28 @@ describe("the JSON API over HTTP", () => {
     const revoked = await me(`Bearer ${token}`);
     expect(revoked.status).toBe(401);
     expect(((await revoked.json()) as { error: { message: string } }).error.message).toMatch(/revoked/);
+  });
+
+  it("answers the same 401 and headers whether the proxy runs (a `%` in the path) or not", async () => {
+    const { token } = await createToken(db, admin, { name: "api-http-proxy", role: "viewer", tenants: ["acme"] });
+    // "%73" is "s", "%65" is "e": the same routes, through the proxy (its matcher), which once gated them.
+    for (const path of ["/api/v1/records", "/api/v1/record%73", "/api/v1/me", "/api/v1/m%65"]) {
+      const anonymous = await fetch(`${baseUrl}${path}`);
+      expect(anonymous.status, path).toBe(401);
+      expect(await anonymous.json(), path).toEqual({
+        error: { code: "unauthenticated", message: "Sign in, or send `Authorization: Bearer <token>`." },
+      });
+      expect(anonymous.headers.get("cache-control"), path).toBe("no-store");
+    }
+    // Signed in, a forged page-path header is what brings the proxy back (Next does not route `m%65` to `me`).
+    for (const forged of [{}, { [PAGE_PATH_HEADER]: "/records" }] as Record<string, string>[]) {
+      const signedIn = await fetch(`${baseUrl}/api/v1/me`, {
+        headers: { authorization: `Bearer ${token}`, ...forged },
+      });
+      expect(signedIn.status).toBe(200);
+      expect(signedIn.headers.get("cache-control")).toBe("no-store");
+      expect(signedIn.headers.get("content-security-policy")).toBe(API_CONTENT_SECURITY_POLICY);
+    }
   });
 
   it("pages redirect anonymous visitors to sign-in, keeping where they were going", async () => {

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
+import { API_SECURITY_HEADERS } from "@/lib/security/security-headers";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -181,6 +182,14 @@ describe.skipIf(browserMissing)("security headers and the Content-Security-Polic
     const badToken = await fetch(`${baseUrl}/api/v1/me`, { headers: { authorization: "Bearer idem_nope" } });
     expect(badToken.status).toBe(401);
     expectSecurityHeaders(Object.fromEntries(badToken.headers), "api");
+    // Each API header once, whole: from next.config.ts where the proxy is skipped (no `%`), and
+    // not doubled where it runs (`%73` is "s": the same route, through the proxy).
+    for (const path of ["/api/v1/records", "/api/v1/record%73"]) {
+      const response = await fetch(`${baseUrl}${path}`);
+      expect(response.status, path).toBe(401);
+      for (const [name, value] of Object.entries(API_SECURITY_HEADERS))
+        expect(response.headers.get(name), `${path} ${name}`).toBe(value);
+    }
     for (const path of ["/api/health", "/api/auth/providers", "/api/auth/csrf"]) {
       const response = await fetch(`${baseUrl}${path}`);
       expect(response.status, path).toBe(200);
