@@ -135,6 +135,15 @@ export async function createCpuPlacement(
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       for (const pid of [...m.database, ...m.writer]) await setAffinity(pid, databaseCpus);
+      // A backend forked after the listing above but before the postmaster was pinned kept every CPU
+      // (seen once in CI, on a busy server): a second look, now that new forks inherit CPU 0.
+      const pinned = new Set(m.database);
+      const late = processTree(groups.postmaster).filter((pid) => !pinned.has(pid));
+      await remember(late);
+      for (const pid of late) {
+        ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+        await setAffinity(pid, databaseCpus);
+      }
       for (const pid of [...m.console, ...m.load]) await setAffinity(pid, consoleCpus);
       if (mode === "isolated") following = await followConsoleBackends(consoleBackends, consoleCpus, moved, ticksAtPin);
     },
