@@ -24,6 +24,20 @@ export const durationSchema = z.string().transform((text, ctx) => {
   return ms;
 });
 
+/** A positive duration, or "off" (a job that can be switched off). */
+export const durationOrOffSchema = z.string().transform((text, ctx): number | "off" => {
+  if (text === "off") return "off";
+  const ms = parseDuration(text);
+  if (ms === null || ms <= 0) {
+    ctx.addIssue({
+      code: "custom",
+      message: `expected "off" or a positive duration like "15s" or "1m" (got ${quoteInput(text)})`,
+    });
+    return z.NEVER;
+  }
+  return ms;
+});
+
 export function formatDuration(ms: number): string {
   for (const unit of ["d", "h", "m", "s"] as const) {
     if (ms % UNIT_MS[unit] === 0) return `${ms / UNIT_MS[unit]}${unit}`;

@@ -1,6 +1,6 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
-import { durationSchema } from "@/lib/config/duration";
+import { durationOrOffSchema, durationSchema } from "@/lib/config/duration";
 
 /** Milliseconds: a page or API read gives up after 5 s, a write never waits more than 2 s for a row lock, an export may run 60 s. */
 export const DEFAULT_DATABASE_TIMEOUTS = {
@@ -97,7 +97,7 @@ export const configSchema = z
     // Each console server rolls the metrics up this often in the background, so reads only read
     // (lib/metrics/background-rollup.ts); "off" leaves it to `idem rollup` from cron.
     metrics: z
-      .strictObject({ rollupEvery: z.union([z.literal("off"), durationSchema]).default(DEFAULT_ROLLUP_EVERY_MS) })
+      .strictObject({ rollupEvery: durationOrOffSchema.default(DEFAULT_ROLLUP_EVERY_MS) })
       .default({ rollupEvery: DEFAULT_ROLLUP_EVERY_MS }),
     // Hosts (names or addresses) and CIDR ranges an admin-added URL may name although private or loopback.
     outbound: z.strictObject({ allow: z.array(outboundAllowEntry).default([]) }).default({ allow: [] }),

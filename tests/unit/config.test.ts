@@ -77,8 +77,20 @@ describe("idem.config.json", () => {
     [JSON.stringify({ outbound: { deny: [] } }), /Unrecognized key/],
     [JSON.stringify({ redactValues: { email: "yes" } }), /redactValues\.email: .*boolean/],
     [JSON.stringify({ redactValues: { phone: true } }), /Unrecognized key/],
+    [
+      JSON.stringify({ metrics: { rollupEvery: "soon" } }),
+      /metrics\.rollupEvery: expected "off" or a positive duration like "15s" or "1m" \(got "soon"\)/,
+    ],
+    [JSON.stringify({ metrics: { rollupEvery: "0s" } }), /metrics\.rollupEvery: expected "off" or a positive duration/],
+    [JSON.stringify({ metrics: { rollupEvery: 15 } }), /metrics\.rollupEvery/],
   ])("rejects %s with a message naming the field", (text, message) => {
     expect(() => parseConfig(text)).toThrow(message);
+  });
+
+  it("metrics.rollupEvery: 15 s by default, a duration, or off", () => {
+    expect(parseConfig("{}").metrics.rollupEvery).toBe(15_000);
+    expect(parseConfig(JSON.stringify({ metrics: { rollupEvery: "1m" } })).metrics.rollupEvery).toBe(60_000);
+    expect(parseConfig(JSON.stringify({ metrics: { rollupEvery: "off" } })).metrics.rollupEvery).toBe("off");
   });
 
   it("parses durations", () => {
