@@ -21,6 +21,8 @@ export const PERMISSIONS = {
   "metrics:read": EVERYONE,
   // The Prometheus exposition (lib/metrics/prometheus-scrape.ts): the one action a `metrics` token may take.
   "metrics:scrape": EVERYONE,
+  // Discards rolled-up figures and counts them again from the base tables (after a backfill).
+  "metrics:recount": ADMINS,
   "keys:explain": EVERYONE,
   "tools:read": EVERYONE,
   // A refresh connects to every listed server: it makes outbound calls, so operators start it.

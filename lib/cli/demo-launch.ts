@@ -8,6 +8,9 @@ import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
 import type { ReferenceSnapshot } from "@/lib/demo/upstream/upstream-types";
 import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
+import { createPrismaClient } from "@/lib/db/prisma";
+import { cliActor } from "@/lib/identity/cli-actor";
+import { recountAfterBackfill } from "@/lib/metrics/recount";
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 import { env } from "@/lib/config/environment";
 
@@ -97,6 +100,14 @@ async function generateHistory(world: DemoWorld, pool: pg.Pool, databaseUrl: str
   console.log(
     `  ${counts.calls} calls in ${((Date.now() - started) / 1000).toFixed(1)} s; side effects reported for ${reported.operations} operations`,
   );
+  // Hours rolled up by an earlier start (the table emptied since) would hide the new history.
+  const db = createPrismaClient(databaseUrl, 2);
+  try {
+    const recount = await recountAfterBackfill(db, cliActor(), new Date(started - hours * 3_600_000), new Date());
+    if (recount?.ok) console.log(`  metrics counted again from ${recount.from}: earlier roll-ups held those hours`);
+  } finally {
+    await db.$disconnect();
+  }
   // A bulk load leaves the planner's statistics describing an empty table (and the embedded
   // database has no autovacuum to notice): the console's estimates need them fresh.
   await pool.query("ANALYZE");

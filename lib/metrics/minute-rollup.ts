@@ -28,7 +28,7 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
  * still settling, are covered) to the newest settled minute — at most about 125 minutes.
  */
 export const MINUTE_SETTLE_MS = 10_000;
-const MINUTE_ROLLUP_LOCK_ID = 7_2707_607;
+export const MINUTE_ROLLUP_LOCK_ID = 7_2707_607;
 const MINUTES_TRANSACTION_TIMEOUT_MS = 120_000;
 
 export type MinuteRollupResult = { rolledUp: number; pruned: number; durationMs: number };

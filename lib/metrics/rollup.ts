@@ -21,8 +21,9 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
  * statement commits (a writer's clock() before its UPDATE, the reconciler's now() at the start
  * of a transaction that waits on the processor for up to ~40 s), so a just-ended hour may still
  * receive rows. Until then the hour is read from minute slices (minute-rollup.ts) and its last
- * minute or so counted live. A writer whose clock runs more than SETTLE_MS behind, or a backfill into the past (seed-demo into a database already rolled up),
- * is not reflected: delete the affected metrics_rollup_hour rows to have those hours rolled again.
+ * minute or so counted live. A writer whose clock runs more than SETTLE_MS behind, or a backfill
+ * into the past, is not reflected until `idem rollup --recount-from` counts those hours again
+ * (recount.ts; seed-demo does it itself).
  *
  * Who runs it: every console server in the background (background-rollup.ts, every 15 s) and
  * `idem rollup` from cron. A read (the metrics page and API, the tools evidence) rolls up only the
@@ -35,7 +36,7 @@ import { UNSCOPED, sourceCounts, sourceLatency } from "./source-counts";
 export const SETTLE_MS = 5 * MINUTE_MS;
 /** How far back a roll-up looks for unrolled hours: the longest window plus a day of slack (the table keeps 48 h). */
 export const CATCH_UP_HOURS = 72;
-const ROLLUP_LOCK_ID = 7_2707_606;
+export const HOUR_ROLLUP_LOCK_ID = 7_2707_606;
 /** One hour's aggregation is a few index ranges; generous for a large hour on a slow disk. */
 const HOUR_TRANSACTION_TIMEOUT_MS = 120_000;
 
@@ -100,7 +101,7 @@ export async function rollUpClosedHours(
 export async function rollUpHour(db: Db, hour: Date, options: RollupTransactionOptions = {}): Promise<boolean> {
   return db.$transaction(
     async (tx) => {
-      if (!(await takeRollupLock(tx, ROLLUP_LOCK_ID, options))) return false;
+      if (!(await takeRollupLock(tx, HOUR_ROLLUP_LOCK_ID, options))) return false;
       const [already] = await tx.$queryRaw<
         { n: number }[]
       >`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;

@@ -32,6 +32,10 @@ const CASES: [string[], RegExp][] = [
   [["seed-demo", "--seed", "-1"], /--seed/],
   [["seed-demo", "--hours", "𝌆"], /--hours/],
   [["rollup", "--catch-up", "9".repeat(400)], /--catch-up/],
+  [["rollup", "--recount-from", "2026-02-31T10:00Z"], /--recount-from/],
+  [["rollup", "--recount-from", "2026-12-01 10:00"], /--recount-from/],
+  // Well-formed, refused by the recount itself before it takes a lock.
+  [["rollup", "--recount-from", "2999-01-01T00:00Z"], /--recount-from 2999-01-01T00:00:00.000Z is in the future/],
   [["serve", "--port", "' OR 1=1 --"], /--port/],
   [["demo", "--port", "70000"], /--port/],
   [["key", "--tenant", "t", "--tool", "x", "--args", "{}", "--window", "-1"], /--window/],

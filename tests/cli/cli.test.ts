@@ -1,3 +1,4 @@
+import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { authenticateToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
@@ -46,6 +47,24 @@ describe("npm run idem", () => {
       expect(result.minutes.rolledUp).toBeLessThanOrEqual(125);
       const second = await runCli(["rollup"], { DATABASE_URL: fresh.url });
       expect(second.stdout).toMatch(/rolled up 0 hours .*\n.*rolled up [0-2] minute slices?/);
+      // After a backfill: the hours from 3 h ago discarded (2 or 3 of them are closed), counted again, audited.
+      const recount = await runCli(["rollup", "--recount-from", "3h"], { DATABASE_URL: fresh.url });
+      expect(recount.code, recount.stderr).toBe(0);
+      const [, discarded, auditId] =
+        /^discarded ([23]) rolled hours and \d+ minute slices from \S+:00:00\.000Z \(audit row (\d+)\)\nrolled up \1 hours/.exec(
+          recount.stdout,
+        ) ?? [];
+      expect(discarded, recount.stdout).toBeDefined();
+      const audit = new pg.Client({ connectionString: fresh.url });
+      await audit.connect();
+      try {
+        const rows = await audit.query(
+          "SELECT id::text AS id, actor_role FROM audit_log WHERE action = 'metrics.recount'",
+        );
+        expect(rows.rows).toEqual([{ id: auditId, actor_role: "admin" }]);
+      } finally {
+        await audit.end();
+      }
     } finally {
       await fresh.drop();
     }

@@ -1,17 +1,20 @@
 import type { Command } from "commander";
-import { wholeNumberOption } from "@/lib/cli/options";
+import { cliActor } from "@/lib/identity/cli-actor";
+import { parseInstantOption, wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
-import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
+import { UserError } from "@/lib/errors/user-error";
+import { recountMetrics, type RecountOutcome } from "@/lib/metrics/recount";
+import { rollUpSettled, type SettledRollupResult } from "@/lib/metrics/roll-up-settled";
 import { CATCH_UP_HOURS } from "@/lib/metrics/rollup";
 
-type Options = { catchUp: number; json?: boolean };
+type Options = { catchUp: number; recountFrom?: Date; json?: boolean };
 
 export function registerRollup(program: Command): void {
   program
     .command("rollup")
     .description(
-      "roll up closed hours and settled minutes into the duplicate-suppression metrics (each once; run it from cron, e.g. every minute)",
+      "roll up closed hours and settled minutes into the duplicate-suppression metrics (each once; every console server also does it in the background)",
     )
     .option(
       "--catch-up <hours>",
@@ -19,29 +22,66 @@ export function registerRollup(program: Command): void {
       wholeNumberOption(1, 24 * 30),
       CATCH_UP_HOURS,
     )
+    .option(
+      "--recount-from <when>",
+      "after a backfill: discard the figures from this hour on (how long ago, 40h, or an ISO time) and count them again (audited)",
+      (value: string) => parseInstantOption(value),
+    )
     .option("--json", "print the result as JSON")
     .addHelpText(
       "after",
       `
-The metrics page and API roll up on demand too; this keeps their first request fast. Running it
-twice, or beside a request, is safe: each hour and each minute slice is rolled up once, under an
-advisory lock. Minute slices cover the hours not closed yet and are pruned once their hour is.`,
+Every console server rolls up in the background (metrics.rollupEvery, default 15s); run this from
+cron when it is "off". Running it twice, or beside a server, is safe: each hour and each minute
+slice is rolled up once, under an advisory lock. Minute slices cover the hours not closed yet and
+are pruned once their hour is.
+
+A rolled-up hour is frozen: rows written into it later (a restore, a bulk import, a writer whose
+clock ran behind) are missing from the figures until --recount-from counts it again. It refuses
+hours before the newest \`idem trim\` cutoff, whose rows are gone.`,
     )
     .action(
       runCommand(async (options: Options) => {
-        const { hours, minutes } = await withDatabase((db) =>
-          rollUpSettled(db, new Date(), { catchUpHours: options.catchUp }),
-        );
-        if (options.json) printJson({ ...hours, minutes });
-        else {
-          const span = hours.rolledUp.length > 0 ? ` (${hours.rolledUp[0]} … ${hours.rolledUp.at(-1)})` : "";
-          console.log(
-            `rolled up ${hours.rolledUp.length} hour${hours.rolledUp.length === 1 ? "" : "s"}${span} in ${hours.durationMs} ms; closed through the hour starting ${hours.closedThrough}`,
-          );
-          console.log(
-            `rolled up ${minutes.rolledUp} minute slice${minutes.rolledUp === 1 ? "" : "s"} and pruned ${minutes.pruned} in ${minutes.durationMs} ms`,
-          );
+        if (options.recountFrom) {
+          const from = options.recountFrom;
+          const outcome = await withDatabase((db) => recountMetrics(db, cliActor(), from, new Date()));
+          const result = recountResult(outcome);
+          if (options.json) printJson({ ...result.rollup.hours, minutes: result.rollup.minutes, recount: result });
+          else {
+            console.log(
+              `discarded ${result.discarded.hours} rolled hours and ${result.discarded.slices} minute slices from ${result.from} (audit row ${result.auditId})`,
+            );
+            printRollup(result.rollup);
+          }
+          return;
         }
+        const rollup = await withDatabase((db) => rollUpSettled(db, new Date(), { catchUpHours: options.catchUp }));
+        if (options.json) printJson({ ...rollup.hours, minutes: rollup.minutes });
+        else printRollup(rollup);
       }),
     );
+}
+
+function recountResult(outcome: RecountOutcome): Extract<RecountOutcome, { ok: true }> {
+  if (outcome.ok) return outcome;
+  switch (outcome.reason) {
+    case "forbidden":
+      throw new UserError("recounting the metrics needs the admin role (metrics:recount)", 1);
+    case "in_future":
+      throw new UserError(`--recount-from ${outcome.from} is in the future: nothing there to count`);
+    case "trimmed":
+      throw new UserError(
+        `--recount-from ${outcome.from} is before the newest trim's cutoff ${outcome.trimmedBefore}: those rows are gone, and their hours' figures exist only in the roll-up. Recount from ${outcome.earliestFrom} or later; nothing was changed`,
+      );
+  }
+}
+
+function printRollup({ hours, minutes }: SettledRollupResult): void {
+  const span = hours.rolledUp.length > 0 ? ` (${hours.rolledUp[0]} … ${hours.rolledUp.at(-1)})` : "";
+  console.log(
+    `rolled up ${hours.rolledUp.length} hour${hours.rolledUp.length === 1 ? "" : "s"}${span} in ${hours.durationMs} ms; closed through the hour starting ${hours.closedThrough}`,
+  );
+  console.log(
+    `rolled up ${minutes.rolledUp} minute slice${minutes.rolledUp === 1 ? "" : "s"} and pruned ${minutes.pruned} in ${minutes.durationMs} ms`,
+  );
 }

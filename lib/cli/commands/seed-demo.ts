@@ -12,6 +12,9 @@ import { startDemoWorld } from "@/lib/demo/demo-world";
 import { DEMO_TENANTS } from "@/lib/demo/traffic/demo-population";
 import { DEFAULT_HISTORY_HOURS, generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
+import { createPrismaClient } from "@/lib/db/prisma";
+import { cliActor } from "@/lib/identity/cli-actor";
+import { recountAfterBackfill, type RecountOutcome } from "@/lib/metrics/recount";
 
 const MAX_HOURS = 168;
 
@@ -83,6 +86,7 @@ async function seedDemo(url: string, options: Options): Promise<void> {
     const carrier = world.carrier.stats();
     // The demo upstreams count side effects per reference: the metrics' "side effects per operation".
     await recordProcessorSideEffects(pool, { ...processor.sideEffectsByReference, ...carrier.sideEffectsByReference });
+    const recount = await recountSeededHours(url, new Date(end.getTime() - options.hours * 3_600_000));
     const report = {
       seed: options.seed,
       hours: options.hours,
@@ -101,6 +105,7 @@ async function seedDemo(url: string, options: Options): Promise<void> {
         carrierShipments: carrier.sideEffects,
         receiptEmails: history.receiptEmails,
       },
+      metricsRecount: recount,
       durationMs: Date.now() - started,
     };
     if (options.json) printJson(report);
@@ -115,6 +120,27 @@ async function seedDemo(url: string, options: Options): Promise<void> {
     await world.stop();
     await pool.end();
   }
+}
+
+/**
+ * The history is a backfill: hours a running console has rolled up already would not show it.
+ * Those are counted again (audited); a fresh database has none.
+ */
+async function recountSeededHours(url: string, from: Date): Promise<RecountOutcome | null> {
+  const db = createPrismaClient(url, 2);
+  try {
+    return await recountAfterBackfill(db, cliActor(), from, new Date());
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+function describeRecount(recount: RecountOutcome): string {
+  if (recount.ok)
+    return `metrics:  counted again from ${recount.from} (${recount.discarded.hours} rolled-up hours held seeded rows; audit row ${recount.auditId})`;
+  if (recount.reason === "trimmed")
+    return `metrics:  NOT counted again: the history reaches before the newest trim's cutoff ${recount.trimmedBefore}; run \`idem rollup --recount-from ${recount.earliestFrom}\` for the hours after it`;
+  return `metrics:  NOT counted again (${recount.reason})`;
 }
 
 function line(values: Record<string, number>): string {
@@ -139,6 +165,7 @@ function printReport(report: {
     carrierShipments: number;
     receiptEmails: number;
   };
+  metricsRecount: RecountOutcome | null;
   durationMs: number;
 }): void {
   console.log(
@@ -154,4 +181,5 @@ function printReport(report: {
   console.log(
     `upstream: processor ${u.processorSideEffects} side effects (${u.processorDuplicatesPrevented} repeats answered from its ledger), carrier ${u.carrierShipments} shipments, ${u.receiptEmails} receipt emails`,
   );
+  if (report.metricsRecount) console.log(describeRecount(report.metricsRecount));
 }
