@@ -19,6 +19,23 @@ function actionTone(action: string): BadgeTone {
 const column = dataColumns<AuditEntryView>();
 const dash = <span className="text-slate-500">—</span>;
 
+/** A non-record entry: what it is about (a tool, a token, a trim), or a dash. */
+function AboutCell({ about }: { about: AuditEntryView["about"] }) {
+  if (!about) return dash;
+  const text = (
+    <span className="line-clamp-2 max-w-64 text-xs text-slate-700 [overflow-wrap:anywhere]" data-testid="audit-about">
+      {about.label}
+    </span>
+  );
+  return about.href ? (
+    <Link href={about.href} className="underline underline-offset-2 hover:text-slate-600">
+      {text}
+    </Link>
+  ) : (
+    text
+  );
+}
+
 function hasDetail(entry: AuditEntryView): boolean {
   return entry.before !== null || entry.after !== null || entry.evidence !== null;
 }
@@ -51,10 +68,10 @@ function auditColumns(now: string, open: ReadonlySet<string>, toggle: (id: strin
     }),
     column.accessor("ref", {
       id: "record",
-      header: "Record",
+      header: "About",
       cell: ({ row: { original: entry } }) =>
         entry.key === null ? (
-          dash
+          <AboutCell about={entry.about} />
         ) : entry.recordExists ? (
           <Link
             href={`/records/${entry.key}`}

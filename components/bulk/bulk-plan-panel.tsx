@@ -4,7 +4,7 @@ import Link from "next/link";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { auditHref } from "@/lib/audit/audit-search-params";
-import type { NextStuckClaim } from "@/lib/records/stuck-claims";
+import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
@@ -32,7 +32,16 @@ type Phase =
   | { kind: "failed"; message: string };
 
 /** Dry-run plan → reason → apply in batches with a progress bar → results row by row, in a modal dialog. */
-export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; onClose: () => void }) {
+export function BulkPlanPanel({
+  request,
+  within,
+  onClose,
+}: {
+  request: BulkPlanRequest;
+  /** The Stuck filter the plan was made from: the next stuck claim offered after the apply is in it. */
+  within: StuckFilter;
+  onClose: () => void;
+}) {
   const router = useRouter();
   const [phase, setPhase] = useState<Phase>({ kind: "planning" });
   const [results, setResults] = useState<Map<string, BulkRowResult>>(new Map());
@@ -65,6 +74,7 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
       const answer = await sendMutation<BulkApplyResult & { nextStuck: NextStuckClaim | null }>("/api/v1/bulk/apply", {
         json: {
           reason,
+          nextStuckWithin: within,
           rows: batch.map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt })),
         },
       });
@@ -123,7 +133,13 @@ export function BulkPlanPanel({ request, onClose }: { request: BulkPlanRequest; 
             <PlanSummary plan={phase.plan} />
           ) : null}
           {phase.kind === "applied" && applied ? (
-            <AppliedSummary results={results} startedAt={applied.startedAt} nextStuck={applied.nextStuck} now={now} />
+            <AppliedSummary
+              results={results}
+              startedAt={applied.startedAt}
+              nextStuck={applied.nextStuck}
+              within={within}
+              now={now}
+            />
           ) : null}
         </ActionResult>
 
@@ -194,11 +210,13 @@ function AppliedSummary({
   results,
   startedAt,
   nextStuck,
+  within,
   now,
 }: {
   results: Map<string, BulkRowResult>;
   startedAt: string;
   nextStuck: NextStuckClaim | null;
+  within: StuckFilter;
   now: Date;
 }) {
   const all = [...results.values()];
@@ -228,7 +246,7 @@ function AppliedSummary({
           </Link>
         </li>
         <li>
-          <NextStuckLink nextStuck={nextStuck} now={now} />
+          <NextStuckLink nextStuck={nextStuck} now={now} within={within} />
         </li>
       </ul>
     </div>

@@ -2,7 +2,7 @@ import Link from "next/link";
 import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { auditHref } from "@/lib/audit/audit-search-params";
-import type { NextStuckClaim } from "@/lib/records/stuck-claims";
+import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
 
 /** "Released claim 3f9a1c2b7d4e for charge_card (tenant acme): …", the sentence a confirmation opens with. */
@@ -23,9 +23,12 @@ export function ResolveConfirmation({
   resolved,
   nextStuck,
   now,
+  within = null,
 }: {
   resolved: ResolvedClaim;
   nextStuck: NextStuckClaim | null;
+  /** The Stuck filter the next claim was picked within (on the Stuck page). */
+  within?: StuckFilter | null;
   /** The instant the next claim's age is told from (the server's, on a server-rendered page). */
   now: string;
 }) {
@@ -44,7 +47,7 @@ export function ResolveConfirmation({
           </Link>
         </li>
         <li>
-          <NextStuckLink nextStuck={nextStuck} now={new Date(now)} backToStuck />
+          <NextStuckLink nextStuck={nextStuck} now={new Date(now)} within={within} backToStuck />
         </li>
       </ul>
     </div>

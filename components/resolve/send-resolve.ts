@@ -1,4 +1,4 @@
-import type { NextStuckClaim } from "@/lib/records/stuck-claims";
+import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
 import { sendMutation } from "@/components/ui/send-mutation";
@@ -24,7 +24,14 @@ export type ResolveAttempt =
  */
 export async function sendResolve(
   key: string,
-  input: { action: "complete" | "release"; reason: string; version: string | null; force?: { confirm: string } },
+  input: {
+    action: "complete" | "release";
+    reason: string;
+    version: string | null;
+    force?: { confirm: string };
+    /** The Stuck filter the caller works in: the next stuck claim offered is in it. */
+    nextStuckWithin?: StuckFilter;
+  },
 ): Promise<ResolveAttempt> {
   const answer = await sendMutation<ResolveAnswer>(`/api/v1/records/${encodeURIComponent(key)}/resolve`, {
     json: {
@@ -32,6 +39,7 @@ export async function sendResolve(
       reason: input.reason,
       expectedUpdatedAt: input.version,
       ...(input.force ? { force: true, confirm: input.force.confirm } : {}),
+      ...(input.nextStuckWithin ? { nextStuckWithin: input.nextStuckWithin } : {}),
     },
     unreachable: "Nothing was changed.",
     accept: (value): value is ResolveAnswer => typeof value === "object" && value !== null && "auditId" in value,

@@ -6,7 +6,7 @@ import { useRouter } from "next/navigation";
 import { useMemo, useState, type ReactNode } from "react";
 import { formatDuration } from "@/lib/config/duration";
 import type { RecordListItem } from "@/lib/records/list-records";
-import type { NextStuckClaim } from "@/lib/records/stuck-claims";
+import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
 import { BulkPlanPanel, type BulkPlanRequest } from "@/components/bulk/bulk-plan-panel";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
@@ -36,6 +36,7 @@ type Props = {
 type RowActions = {
   versions: Record<string, string | null>;
   mayRelease: boolean;
+  within: StuckFilter;
   onResolved: (resolved: ResolvedClaim, nextStuck: NextStuckClaim | null) => void;
 };
 
@@ -54,6 +55,7 @@ function stuckColumns(now: string, actions: RowActions | null) {
               claim={claim}
               version={actions.versions[claim.key] ?? null}
               mayRelease={actions.mayRelease}
+              within={actions.within}
               onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
             />
           ),
@@ -117,6 +119,7 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
           ? {
               versions,
               mayRelease,
+              within: filter,
               onResolved: (resolved, nextStuck) => {
                 setConfirmed({ resolved, nextStuck });
                 router.refresh(); // the resolved row leaves the list; the confirmation above it stays
@@ -124,7 +127,7 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
             }
           : null,
       ),
-    [now, canPlan, versions, mayRelease, router],
+    [now, canPlan, versions, mayRelease, filter, router],
   );
   const visible = useMemo(() => new Set(claims.map((c) => c.key)), [claims]);
   // After a refresh resolved rows disappear: a selection only counts rows still shown.
@@ -165,7 +168,12 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
 
       <ActionResult resultKey={confirmed?.resolved.auditId ?? null} label="resolution" className="mb-3">
         {confirmed ? (
-          <ResolveConfirmation resolved={confirmed.resolved} nextStuck={confirmed.nextStuck} now={now} />
+          <ResolveConfirmation
+            resolved={confirmed.resolved}
+            nextStuck={confirmed.nextStuck}
+            now={now}
+            within={filter}
+          />
         ) : null}
       </ActionResult>
 
@@ -192,7 +200,12 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
       )}
 
       {request ? (
-        <BulkPlanPanel key={JSON.stringify(request)} request={request} onClose={() => setRequest(null)} />
+        <BulkPlanPanel
+          key={JSON.stringify(request)}
+          request={request}
+          within={filter}
+          onClose={() => setRequest(null)}
+        />
       ) : null}
     </>
   );

@@ -3,6 +3,7 @@
 import Link from "next/link";
 import { useState } from "react";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import type { StuckFilter } from "@/lib/records/stuck-claims";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 import { sendResolve, type ResolveAttempt } from "@/components/resolve/send-resolve";
@@ -29,6 +30,8 @@ type Props = {
   /** The row's version when the list was rendered: the compare-and-set's expectation, as on the record page. */
   version: string | null;
   mayRelease: boolean;
+  /** The list's filter: the next stuck claim the confirmation offers is in it. */
+  within: StuckFilter;
   /** A resolve went through: the list shows the confirmation (this row is about to disappear). */
   onResolved: (attempt: Extract<ResolveAttempt, { kind: "resolved" }>) => void;
 };
@@ -39,7 +42,7 @@ type Props = {
  * the compare-and-set resolve), nothing of its own. An unknown answer offers only the record page,
  * where an admin may force a release.
  */
-export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Props) {
+export function StuckRowResolve({ claim, version, mayRelease, within, onResolved }: Props) {
   const [state, setState] = useState<State>({ phase: "idle" });
   const [answers, setAnswers] = useState(0);
   const [reason, setReason] = useState("");
@@ -60,7 +63,7 @@ export function StuckRowResolve({ claim, version, mayRelease, onResolved }: Prop
 
   async function resolve(check: RecordCheck, action: "complete" | "release") {
     setState({ phase: "sending", check });
-    const attempt = await sendResolve(claim.key, { action, reason, version });
+    const attempt = await sendResolve(claim.key, { action, reason, version, nextStuckWithin: within });
     if (attempt.kind === "resolved") return onResolved(attempt);
     setAnswers((n) => n + 1);
     setState({ phase: "failed", check, message: attempt.message, conflict: attempt.kind === "conflict" });

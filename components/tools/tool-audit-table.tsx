@@ -78,6 +78,7 @@ function toolColumns({ canReview, verifiableServers }: ToolRowPowers) {
           tool={tool.name}
           verification={tool.verification}
           canVerify={tool.server !== null && verifiableServers.includes(tool.server)}
+          inputSchema={tool.inputSchema}
         />
       ),
     }),

@@ -75,7 +75,14 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview, canVerif
 
       <section>
         <h2 className="mb-2 text-sm font-semibold text-slate-800">Tools</h2>
-        <ToolAuditTable tools={audit.tools} canReview={canReview} verifiableServers={verifiableServers} />
+        <ToolAuditTable
+          // Schemas go to the browser only where a Verify dialog shows them.
+          tools={audit.tools.map((t) =>
+            t.server !== null && verifiableServers.includes(t.server) ? t : { ...t, inputSchema: null },
+          )}
+          canReview={canReview}
+          verifiableServers={verifiableServers}
+        />
       </section>
 
       {canConfigure ? (

@@ -16,11 +16,14 @@ export function VerificationCell({
   tool,
   verification,
   canVerify,
+  inputSchema,
 }: {
   server: string | null;
   tool: string;
   verification: LatestVerification | null;
   canVerify: boolean;
+  /** For the Verify dialog: the tool's input schema from its latest listing. */
+  inputSchema: Record<string, unknown> | null;
 }) {
   const [open, setOpen] = useState(false);
   const hydrated = useHydrated();
@@ -58,7 +61,9 @@ export function VerificationCell({
               Verify<span className="sr-only">{` ${tool} on ${server}`}</span>…
             </span>
           </Button>
-          {open ? <VerifyToolDialog server={server} tool={tool} onClose={() => setOpen(false)} /> : null}
+          {open ? (
+            <VerifyToolDialog server={server} tool={tool} inputSchema={inputSchema} onClose={() => setOpen(false)} />
+          ) : null}
         </>
       ) : null}
     </div>

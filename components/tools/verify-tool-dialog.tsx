@@ -8,6 +8,8 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { sendMutation } from "@/components/ui/send-mutation";
+import { argumentsSkeleton } from "@/lib/annotations/input-schema-fields";
+import { InputSchemaPanel } from "./input-schema-panel";
 import { VerificationResult } from "./verification-result";
 
 type Phase =
@@ -26,7 +28,18 @@ function isVerificationAnswer(value: unknown): value is { verification: ToolVeri
  * a warning that every call is real, Run; then the run's verdict and evidence where the form's answer
  * appears (focused, announced). The page behind refreshes, so the tool's row shows the new latest run.
  */
-export function VerifyToolDialog({ server, tool, onClose }: { server: string; tool: string; onClose: () => void }) {
+export function VerifyToolDialog({
+  server,
+  tool,
+  inputSchema,
+  onClose,
+}: {
+  server: string;
+  tool: string;
+  /** The tool's input schema from its latest listing, null when it sent none. */
+  inputSchema: Record<string, unknown> | null;
+  onClose: () => void;
+}) {
   const router = useRouter();
   const argumentsField = useRef<HTMLTextAreaElement>(null);
   const ids = useId();
@@ -102,6 +115,14 @@ export function VerifyToolDialog({ server, tool, onClose }: { server: string; to
           once if the hint is true and more often if it is not. idem.config.json marks this server for verification
           (staging); use arguments that are safe there.
         </p>
+        <InputSchemaPanel
+          tool={tool}
+          schema={inputSchema}
+          onFill={() => {
+            setArgumentsText(JSON.stringify(argumentsSkeleton(inputSchema), null, 2));
+            argumentsField.current?.focus();
+          }}
+        />
         <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-700">
           Arguments (JSON object)
           <textarea

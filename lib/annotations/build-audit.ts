@@ -63,6 +63,8 @@ export type ToolAuditRow = {
   verification: LatestVerification | null;
   /** Changes to this tool since the server's previous listing, in words. */
   changes: string[];
+  /** The tool's input schema as its latest listing sent it (null: none sent, or no listing names the tool). */
+  inputSchema: Record<string, unknown> | null;
 };
 
 export type ToolsAudit = {
@@ -189,6 +191,7 @@ export async function buildToolsAudit(
       review,
       verification,
       changes,
+      inputSchema: tool.inputSchema ?? null,
     };
   });
   // "No server lists it" is only as good as the listings: a server never listed may well list it.
@@ -215,6 +218,7 @@ export async function buildToolsAudit(
       review: null,
       verification: null,
       changes: [],
+      inputSchema: null,
     });
   }
   return {

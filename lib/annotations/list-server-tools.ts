@@ -72,11 +72,17 @@ export async function listServerTools(
 }
 
 /** A tools/list entry as snapshots keep it: name, title, annotations (the input schema is not kept). */
-export function toListedTool(tool: { name: string; title?: string; annotations?: object }): ListedTool {
+export function toListedTool(tool: {
+  name: string;
+  title?: string;
+  annotations?: object;
+  inputSchema?: object;
+}): ListedTool {
   return {
     name: tool.name,
     ...(tool.title !== undefined ? { title: tool.title } : {}),
     ...(tool.annotations ? { annotations: { ...tool.annotations } as Record<string, unknown> } : {}),
+    ...(tool.inputSchema ? { inputSchema: { ...tool.inputSchema } as Record<string, unknown> } : {}),
   };
 }
 

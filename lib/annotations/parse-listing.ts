@@ -9,6 +9,7 @@ const toolSchema = z.looseObject({
   name: z.string().min(1, "a tool needs a name").max(200),
   title: z.string().optional(),
   annotations: z.looseObject({}).optional(),
+  inputSchema: z.looseObject({}).optional(),
 });
 const resultSchema = z.looseObject({ tools: z.array(toolSchema).max(5000), nextCursor: z.string().optional() });
 
@@ -57,6 +58,7 @@ export function parseToolsListing(input: string | unknown): ParsedListing {
     name: t.name,
     ...(t.title !== undefined ? { title: t.title } : {}),
     ...(t.annotations ? { annotations: t.annotations as Record<string, unknown> } : {}),
+    ...(t.inputSchema ? { inputSchema: t.inputSchema as Record<string, unknown> } : {}),
   }));
   // What is kept is stored as jsonb, which cannot hold NUL characters or lone surrogates.
   const unstorable = findUnstorableText(tools, ["tools"]);

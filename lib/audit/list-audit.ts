@@ -1,4 +1,5 @@
 import "server-only";
+import { auditSubject, type AuditSubject } from "./audit-subject";
 import { z } from "zod";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
@@ -62,6 +63,8 @@ export type AuditEntryView = {
   evidence: unknown;
   /** JSONPaths masked in before/after/evidence (masked for every role: docs/architecture.md#roles-and-permissions). */
   redactedPaths: string[];
+  /** What a non-record entry is about, in a few words (audit-subject.ts). */
+  about: AuditSubject | null;
 };
 
 export type AuditPage = {
@@ -227,6 +230,7 @@ function toView(row: AuditRow, redactPaths: Redaction | readonly string[]): Audi
     after,
     evidence,
     redactedPaths: [...redactedPaths].sort(),
+    about: row.key === null ? auditSubject(row.action, { before, after, evidence }) : null,
   };
 }
 

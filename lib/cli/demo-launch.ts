@@ -13,6 +13,8 @@ import { cliActor } from "@/lib/identity/cli-actor";
 import { recountAfterBackfill } from "@/lib/metrics/recount";
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 import { env } from "@/lib/config/environment";
+import { parseConfig } from "@/lib/config/load";
+import { refreshListings } from "@/lib/annotations/refresh-listings";
 
 /** The demo world's usual ports (idem.config.example.json names them); any free port serves when one is taken. */
 const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
@@ -50,13 +52,16 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
   try {
     const { rows } = await pool.query<{ any: boolean }>("SELECT EXISTS (SELECT 1 FROM idempotency) AS any");
     const hours = historyHours();
-    if (!rows[0]?.any && hours > 0) {
+    const firstStart = !rows[0]?.any && hours > 0;
+    if (firstStart) {
       await generateHistory(world, pool, databaseUrl, hours);
       saveReferences(world, ledgerFile);
     }
     const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
     mkdirSync(path.dirname(configFile), { recursive: true });
-    writeFileSync(configFile, `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`);
+    const configText = `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`;
+    writeFileSync(configFile, configText);
+    if (firstStart) await listDemoTools(databaseUrl, configText, configFile);
     console.log(
       `demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`,
     );
@@ -64,6 +69,28 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
   } catch (error) {
     await stop();
     throw error;
+  }
+}
+
+/**
+ * A first start lists the shop's MCP server once, as an operator's "Refresh listings" would
+ * (audited, as the CLI): the Tools page and the metrics' known tools then have a listing from
+ * the first look, and admins a Verify… button. A failure is said, never fatal: the page's button
+ * does the same.
+ */
+async function listDemoTools(databaseUrl: string, configText: string, configFile: string): Promise<void> {
+  const db = createPrismaClient(databaseUrl, 2);
+  try {
+    const outcome = await refreshListings(db, parseConfig(configText, configFile), cliActor());
+    const listed = outcome.ok ? outcome.listings : [];
+    for (const listing of listed)
+      console.log(
+        listing.ok
+          ? `  listed ${listing.tools.length} tools of ${listing.server} (the Tools page's first listing)`
+          : `  could not list ${listing.server}: ${listing.reason} (press Refresh listings on the Tools page)`,
+      );
+  } finally {
+    await db.$disconnect();
   }
 }
 

@@ -13,11 +13,13 @@ import { registerToken } from "@/lib/cli/commands/token";
 import { registerTrim } from "@/lib/cli/commands/trim";
 import { registerUser } from "@/lib/cli/commands/user";
 import { registerVerifyTool } from "@/lib/cli/commands/verify-tool";
+import { checkRequiredOptions } from "@/lib/cli/required-option";
 
 const program = new Command("idem")
   .description("Idem Console: the idempotency table of your MCP tool servers")
   .showHelpAfterError("(run with --help for usage)")
-  .exitOverride();
+  .exitOverride()
+  .hook("preAction", checkRequiredOptions);
 
 registerMigrate(program);
 registerDb(program);

@@ -18,6 +18,7 @@ import { listRecords, recordsConditions, whereClause, type RecordListItem } from
 import { readVisibleClaims } from "@/lib/records/visible-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { describeProcessor } from "@/lib/config/describe-processor";
+import type { StuckFilterInput } from "@/lib/records/stuck-filter-input";
 
 /** What narrows the stuck page: a tenant and a tool (stuck is implied; status and times are not offered). */
 export type StuckFilter = { tenant: string | null; tool: string | null };
@@ -152,16 +153,20 @@ function matchesToolFilter(tool: string | null, filterTool: string | null): bool
 export type NextStuckClaim = { key: string; ref: string; tenant: string; tool: string | null; createdAt: string };
 
 /**
- * The oldest stuck claim within the actor's tenants (every tool, every tenant of theirs), or
- * null: "no more stuck claims". One row from the partial `status <> 'completed'` index.
+ * The oldest stuck claim within the actor's tenants, and within the Stuck filter the caller works in
+ * (`within`: a tenant, a tool; by default every one of theirs), or null: "no more stuck claims".
+ * A tenant outside theirs finds none, as on the list. One row from the partial
+ * `status <> 'completed'` index.
  */
 export async function findOldestStuckClaim(
   db: Db,
   actor: Actor,
   config: IdemConfig,
   now: Date,
+  within: StuckFilterInput = {},
 ): Promise<NextStuckClaim | null> {
-  const conditions = recordsConditions(actor, stuckRecordsFilter({ tenant: null, tool: null }), config, now);
+  const filter = stuckRecordsFilter({ tenant: within.tenant ?? null, tool: within.tool ?? null });
+  const conditions = recordsConditions(actor, filter, config, now);
   const [row] = await db.$queryRaw<{ key: string; tenant: string; tool: string | null; created_at: Date }[]>`
     SELECT key, tenant, tool, created_at FROM idempotency ${whereClause(conditions)}
     ORDER BY created_at ASC, key ASC LIMIT 1`;

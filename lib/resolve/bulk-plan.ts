@@ -10,6 +10,7 @@ import { recordsConditions, whereClause } from "@/lib/records/list-records";
 import { isStuck } from "@/lib/records/stuck-threshold";
 import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims";
 import { CLAIM_COLUMNS, isRowVersion, readVisibleClaims, type VisibleClaim } from "@/lib/records/visible-records";
+import { stuckFilterInputSchema } from "@/lib/records/stuck-filter-input";
 import { askProcessor } from "./ask-processor";
 import type { ProcessorCheck, ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
@@ -29,12 +30,6 @@ export const claimKeyField = z
   .regex(KEY_TEXT, "a key is 64 hex characters (at most 255 printable characters for other writers)")
   // Writers' keys are lowercase hexdigests; the URL and the table agree on that spelling.
   .transform((key) => (/^[0-9a-fA-F]{64}$/.test(key) ? key.toLowerCase() : key));
-const nameField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "control characters are not allowed");
 
 export const bulkPlanInputSchema = z.union([
   z.strictObject({
@@ -43,9 +38,7 @@ export const bulkPlanInputSchema = z.union([
       .min(1, "select at least one claim")
       .max(BULK_PLAN_MAX_ROWS, `at most ${BULK_PLAN_MAX_ROWS} keys per plan`),
   }),
-  z.strictObject({
-    filter: z.strictObject({ tenant: nameField.nullable().optional(), tool: nameField.nullable().optional() }),
-  }),
+  z.strictObject({ filter: stuckFilterInputSchema }),
 ]);
 export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
 

@@ -20,5 +20,13 @@ export type EffectiveAnnotations = {
   openWorldHint: boolean;
 };
 
-/** One tool as a listing named it: the name, and its annotations as sent (kept raw in snapshots). */
-export type ListedTool = { name: string; title?: string; annotations?: Record<string, unknown> };
+/**
+ * One tool as a listing named it: the name, its annotations and its input schema as sent (kept raw
+ * in snapshots; the schema is what the Verify dialog shows, and part of the entry a verification hashes).
+ */
+export type ListedTool = {
+  name: string;
+  title?: string;
+  annotations?: Record<string, unknown>;
+  inputSchema?: Record<string, unknown>;
+};

@@ -133,6 +133,40 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     await context.close();
   });
 
+  it("an entry about no record says what it is about: a tool's double-call test names the tool and its verdict", async () => {
+    const server = `audit-srv-${run}`;
+    const admin: Actor = { ...omar, id: "ada", name: "admin@demo.test", displayName: "Ada Admin", role: "admin" };
+    const entry = await writeAudit(db, admin, {
+      action: "tool.verify",
+      after: { server, tool: "charge_card", verdict: "refuted", step: "table", summary: "two rows for one call" },
+      evidence: { concurrency: 2, checks: [] },
+    });
+    for (const [viewport, dir] of [
+      [{ width: 1440, height: 900 }, "docs/screenshots"],
+      [{ width: 390, height: 844 }, "docs/screenshots/mobile"],
+    ] as const) {
+      const context = await browser.newContext({ viewport });
+      const page = await signInInContext(context, "operator@demo.test", `/audit?id=${entry.id}`);
+      const about = page.locator(`tr[data-audit-id="${entry.id}"] [data-testid="audit-about"]`);
+      await expect.poll(() => about.count(), SERVER_RENDER).toBe(1);
+      expect(await about.textContent()).toBe(`${server} / charge_card: refuted`);
+      expect(
+        await page.locator(`tr[data-audit-id="${entry.id}"] a:has([data-testid="audit-about"])`).getAttribute("href"),
+      ).toBe("/tools");
+      // The API says it too.
+      const body = (await page.evaluate(
+        (id) => fetch(`/api/v1/audit?id=${id}`).then((r) => r.json()),
+        entry.id.toString(),
+      )) as {
+        entries: { about: unknown }[];
+      };
+      expect(body.entries.map((e) => e.about)).toEqual([{ label: `${server} / charge_card: refuted`, href: "/tools" }]);
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(await screenshot(page, `audit-about-${viewport.width}`), `${dir}/audit-about.png`);
+      await context.close();
+    }
+  });
+
   it("a tenant-limited viewer does not see other tenants' entries; the API needs a session or token", async () => {
     watchPageErrors(browser).allow(/status of 400 .*\/api\/v1\/audit\?colour=red\)$/); // the unknown filter the test sends
     const page = await signInInContext(await browser.newContext(), "acme-support@demo.test", `/audit?tenant=${TENANT}`);

@@ -19,6 +19,8 @@ const TENANT = `flows-${run}`;
 const BULK_TENANT = `flows-bulk-${run}`;
 const OPERATOR = `flows-op-${run}@demo.test`;
 const BULK_OPERATOR = `flows-bulk-${run}@demo.test`;
+const FILTER_TENANT = `flows-filter-${run}`;
+const FILTER_OPERATOR = `flows-filter-${run}@demo.test`;
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 
@@ -55,6 +57,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
   beforeAll(async () => {
     await addTenantUser(db, OPERATOR, "operator", [TENANT]);
     await addTenantUser(db, BULK_OPERATOR, "operator", [BULK_TENANT]);
+    await addTenantUser(db, FILTER_OPERATOR, "operator", [FILTER_TENANT]);
     browser = await launchChromium();
     pageErrors = watchPageErrors(browser);
   });
@@ -136,6 +139,44 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await phoneConfirm.waitForSelector(confirmation);
     await docShot(phoneConfirm, "resolved-confirmation");
     await phoneConfirm.close();
+    await context.close();
+  });
+
+  it("filtered to a tool, the next stuck claim offered is that tool's, and at its end 'no more for tool …', not an older claim of another tool", async () => {
+    const other = await insertStuckClaim(pool, {
+      tenant: FILTER_TENANT,
+      label: "other-tool",
+      minutesAgo: 90,
+      tool: "refund_charge",
+    });
+    const first = await insertStuckClaim(pool, { tenant: FILTER_TENANT, label: "first", minutesAgo: 60 });
+    const second = await insertStuckClaim(pool, { tenant: FILTER_TENANT, label: "second", minutesAgo: 55 });
+    const { context, page } = await operatorPage(FILTER_OPERATOR);
+    const release = async (key: string) => {
+      const row = `tr[data-key="${key}"]`;
+      await page.click(`${row} [data-testid="row-ask"]`);
+      await page.waitForSelector(`${row} [data-testid="row-answer"][data-outcome="not_taken"]`);
+      await page.fill(`${row} [data-testid="row-reason"]`, "ticket 5130: processor has no such charge");
+      await page.click(`${row} [data-testid="row-release"]`);
+      await page.waitForSelector(`${confirmation}[data-audit-id]`);
+      await expect.poll(() => page.locator(row).count()).toBe(0);
+    };
+    await page.goto(`${baseUrl}/stuck?tool=charge_card`);
+    await page.waitForSelector(`tr[data-key="${second}"]`);
+    expect(await page.locator(`tr[data-key="${other}"]`).count()).toBe(0);
+    await release(second);
+    // The oldest stuck claim this operator can see is refund_charge's; the list they work in is charge_card's.
+    expect(await page.getAttribute('[data-testid="next-stuck-link"]', "href")).toBe(`/records/${first}`);
+    expect(await page.textContent('[data-testid="next-stuck-link"]')).toMatch(
+      /^Next stuck claim \(tool charge_card\): [0-9a-f]{12} charge_card, tenant /,
+    );
+    await screenshot(page, "stuck-filtered-next");
+    await release(first);
+    expect(await page.textContent('[data-testid="no-more-stuck"]')).toBe(
+      "No more stuck claims for tool charge_card. All stuck claims",
+    );
+    expect(await page.getAttribute('[data-testid="no-more-stuck"] a', "href")).toBe("/stuck");
+    expect(await rowOf(pool, other)).toMatchObject({ status: "in_progress" });
     await context.close();
   });
 

@@ -130,6 +130,16 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     expect(await page.textContent('[data-testid="verify-warning"]')).toMatch(
       /Real side effects\. This calls charge_card 3 times/,
     );
+    // What the tool asks for, from its latest listing; a start from its required fields goes into the textarea.
+    expect(
+      await page.locator('[data-testid="verify-schema-field"]').evaluateAll((items) => items.map((i) => i.textContent)),
+    ).toEqual(["card string, required — card token, e.g. c_71", "amount_cents integer, required"]);
+    await page.click('[data-testid="verify-fill"]');
+    expect(JSON.parse(await page.inputValue('[data-testid="verify-dialog"] textarea'))).toEqual({
+      card: "",
+      amount_cents: 0,
+    });
+    expect((await focusedElement(page))?.describe).toContain("textarea");
 
     await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type('{"card": "c_4242", "amount_cents": ');

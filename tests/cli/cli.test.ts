@@ -98,6 +98,20 @@ describe("npm run idem", () => {
       /--expires: expected a duration/,
     ],
     [["no-such-command"], {}, 2, /unknown command/],
+    // A misspelt option is named as such, not as the required one it was meant to be.
+    [
+      ["token", "create", "--role", "viewer", "--nmae", "ci"],
+      {},
+      2,
+      /unknown option '--nmae'\n\(Did you mean --name\?\)/,
+    ],
+    [
+      ["key", "--tenant", "t", "--tol", "charge_card", "--args", "{}"],
+      {},
+      2,
+      /unknown option '--tol'\n\(Did you mean --tool\?\)/,
+    ],
+    [["key", "--tenant", "t", "--args", "{}"], {}, 2, /^error: required option '--tool <tool>' not specified$/m],
     [["migrate"], { DATABASE_URL: "mysql://u:secret@db/idem" }, 2, /DATABASE_URL must start with postgresql/],
     [["migrate"], { DATABASE_URL: "postgresql://postgres@127.0.0.1:1/idem" }, 1, /connection refused/],
     [["token", "revoke", "does-not-exist"], {}, 2, /No token with id, prefix or name/],

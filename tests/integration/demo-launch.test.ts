@@ -8,6 +8,7 @@ import { launchDemoWorld } from "@/lib/cli/demo-launch";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { getMetrics } from "@/lib/metrics/query-metrics";
+import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { resetEnvironment } from "@/lib/config/environment";
 
@@ -42,6 +43,9 @@ describe("the demo launcher", () => {
     const setup = new pg.Client({ connectionString: database.url });
     await setup.connect();
     await setup.query("ALTER TABLE idempotency SET (autovacuum_enabled = false)").finally(() => setup.end());
+    // An earlier start's background roll-up froze the hours the history is about to be written into.
+    const earlier = createPrismaClient(database.url, 2);
+    await rollUpSettled(earlier, new Date()).finally(() => earlier.$disconnect());
     const demo = await launchDemoWorld(database.url);
     try {
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
@@ -62,6 +66,18 @@ describe("the demo launcher", () => {
         ).rows;
         expect(stats!.analyzed).toBe(true);
         expect(stats!.reltuples).toBeGreaterThan(100);
+        // The shop's MCP server listed once, by the CLI, audited: the Tools page has a listing from the first look.
+        const snapshots = await pool.query<{ server: string; tools: number; error: string | null; taken_by: string }>(
+          "SELECT server, jsonb_array_length(tools)::int AS tools, error, taken_by FROM tool_snapshot",
+        );
+        expect(snapshots.rows).toEqual([
+          { server: "shop", tools: expect.any(Number), error: null, taken_by: expect.stringMatching(/^cli \(/) },
+        ]);
+        expect(snapshots.rows[0]!.tools).toBeGreaterThanOrEqual(5);
+        const audit = await pool.query<{ action: string }>(
+          "SELECT action FROM audit_log WHERE action IN ('tools.refresh', 'metrics.recount') ORDER BY action",
+        );
+        expect(audit.rows.map((r) => r.action)).toEqual(["metrics.recount", "tools.refresh"]);
       } finally {
         await pool.end();
       }
@@ -76,6 +92,10 @@ describe("the demo launcher", () => {
         );
         // A charge is performed once per reference however often it is asked: one side effect per operation.
         expect(report.overall.sideEffectsPerOperation).toBe(1);
+        // Counted again after the history landed in frozen hours: every charge_card claim of the last hour is there.
+        const [claims] = await db.$queryRaw<{ n: bigint }[]>`
+          SELECT count(*) AS n FROM idempotency WHERE tool = 'charge_card' AND created_at >= now() - interval '2 hours'`;
+        expect(report.overall.executions).toBeGreaterThanOrEqual(Number(claims!.n));
       } finally {
         await db.$disconnect();
       }

@@ -213,6 +213,16 @@ describe("uploaded listings", () => {
       ok: true,
       tools: [{ name: "y" }],
     });
+    // The input schema is kept (the Verify dialog shows it; a verification hashes it); other fields are not.
+    const schema = { type: "object", properties: { card: { type: "string" } }, required: ["card"] };
+    expect(parseToolsListing({ tools: [{ name: "z", inputSchema: schema, description: "d", _meta: {} }] })).toEqual({
+      ok: true,
+      tools: [{ name: "z", inputSchema: schema }],
+    });
+    expect(parseToolsListing({ tools: [{ name: "z", inputSchema: "not an object" }] })).toMatchObject({
+      ok: false,
+      message: expect.stringMatching(/tools\.0\.inputSchema/),
+    });
   });
   it("says what is wrong with bad JSON, a wrong shape, or a name twice", () => {
     expect(parseToolsListing("{not json")).toMatchObject({

@@ -4,6 +4,7 @@ import { domainQuery } from "@/lib/api/strict-query";
 import { AUDIT_PARAMS, parseAuditQuery } from "@/lib/audit/list-audit";
 import { METRICS_PARAMS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
 import { bulkApplyInputSchema, bulkPlanInputSchema } from "@/lib/resolve/bulk-plan";
+import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { reconcileInputSchema } from "@/lib/resolve/reconcile-input";
 import { instant, nextStuckClaim, nullableString, processorOutcome } from "./shared-schemas";
 
@@ -55,6 +56,12 @@ export const auditListContract = defineContract({
             after: z.unknown(),
             evidence: z.unknown(),
             redactedPaths: z.array(z.string()),
+            about: z
+              .object({ label: z.string(), href: nullableString })
+              .nullable()
+              .describe(
+                'What the entry is about when it is not one record ("demo-shop / charge_card: refuted", "token ci (viewer)"), read from its masked fields; null when nothing.',
+              ),
           }),
         ),
         nextCursor: nullableString,
@@ -150,7 +157,7 @@ export const bulkApplyContract = defineContract({
   summary:
     "Applies a plan (at most 50 rows a request): each row's fate in its own result; 200 whenever the request was sound.",
   action: "records:resolve",
-  body: bulkApplyInputSchema,
+  body: bulkApplyInputSchema.extend({ nextStuckWithin: nextStuckWithinField }),
   responses: {
     200: {
       description: "Each row's result, and the totals.",

@@ -5,6 +5,7 @@ import { domainQuery, strictQuery } from "@/lib/api/strict-query";
 import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
 import { revealInputSchema } from "@/lib/records/reveal-response";
 import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
+import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
 import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
 
@@ -233,7 +234,7 @@ export const resolveRecordContract = defineContract({
     '409 conflict carries `current` when the row changed since `expectedUpdatedAt` (nothing overwritten); 409 outcome_unknown and 422 outcome_mismatch carry `check`. Releasing without "not taken" evidence needs an admin and `force` with `confirm`.',
   action: "records:resolve",
   path_params: recordKeyPath,
-  body: resolveInputSchema,
+  body: resolveInputSchema.extend({ nextStuckWithin: nextStuckWithinField }),
   responses: {
     200: {
       description: "Resolved, with its audit row.",

@@ -49,6 +49,10 @@ const toolsAudit = z.object({
         .describe(
           "The tool's latest double-call test (verify-tool), or null. For an actor limited to tenants, the run's rows, refs and answer texts are withheld.",
         ),
+      inputSchema: z
+        .looseObject({})
+        .nullable()
+        .describe("The tool's input schema as its server's latest listing sent it; null when none was sent."),
     }),
   ),
   summary: z.array(z.looseObject({})),

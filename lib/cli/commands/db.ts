@@ -1,4 +1,5 @@
 import "server-only";
+import { requiredOption } from "@/lib/cli/required-option";
 import type { Command } from "commander";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
@@ -14,7 +15,7 @@ export function registerDb(program: Command): void {
     .description(
       "create or update the least-privilege role the console serves as (owns nothing; INSERT/SELECT only on audit_log)",
     )
-    .requiredOption("--role <name>", "the role's name, e.g. idem_console")
+    .addOption(requiredOption("--role <name>", "the role's name, e.g. idem_console"))
     .option("--password-env <VAR>", "set the role's password from this environment variable")
     .option("--owner-url <url>", "connect as the owner with this URL (default DATABASE_MIGRATE_URL, then DATABASE_URL)")
     .option("--json", "print {role, created, schema, grants} as JSON")

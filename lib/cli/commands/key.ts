@@ -1,4 +1,5 @@
 import { InvalidArgumentError, type Command } from "commander";
+import { requiredOption } from "@/lib/cli/required-option";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { UserError } from "@/lib/errors/user-error";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
@@ -28,10 +29,10 @@ export function registerKey(program: Command): void {
   program
     .command("key")
     .description("derive the idempotency key a writer computes for a tool call")
-    .requiredOption("--tenant <tenant>", "the caller's tenant")
+    .addOption(requiredOption("--tenant <tenant>", "the caller's tenant"))
     .option("--subject <subject>", "the caller's subject (absent: Python's None)")
-    .requiredOption("--tool <tool>", "the tool name, e.g. charge_card")
-    .requiredOption("--args <json>", "the call's arguments as JSON text")
+    .addOption(requiredOption("--tool <tool>", "the tool name, e.g. charge_card"))
+    .addOption(requiredOption("--args <json>", "the call's arguments as JSON text"))
     .option("--at <time>", "when the call happened: ISO 8601 or unix seconds (default: now)", parseAtOption)
     .option("--window <seconds>", "width of the time bucket in seconds", parseWindowOption, DEFAULT_WINDOW_SECONDS)
     .option("--scheme <scheme>", "canonical form: python-json or jcs", parseSchemeOption, "python-json" as KeyScheme)

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { requiredOption } from "@/lib/cli/required-option";
 import { cliActor } from "@/lib/identity/cli-actor";
 import { parseRoleOption, parseTenantOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
@@ -16,7 +17,7 @@ export function registerToken(program: Command): void {
     .description("create a token and print it once")
     .option("--role <role>", "viewer, operator or admin (a metrics token needs none)", parseRoleOption)
     .option("--scope <scope>", "full (default: what the role allows) or metrics (the Prometheus scrape only)", "full")
-    .requiredOption("--name <name>", "what the token is for, e.g. ci")
+    .addOption(requiredOption("--name <name>", "what the token is for, e.g. ci"))
     .option("--tenant <tenant>", "limit the token to a tenant (repeat for more)", parseTenantOption, [] as string[])
     .option("--expires <duration>", "expire after a duration such as 30d or 12h")
     .option("--json", 'print {"token": "..."} as JSON')

@@ -1,4 +1,5 @@
 import type { Command } from "commander";
+import { requiredOption } from "@/lib/cli/required-option";
 import { cliActor } from "@/lib/identity/cli-actor";
 import { parseRoleOption, parseTenantOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
@@ -12,8 +13,8 @@ export function registerUser(program: Command): void {
   user
     .command("add")
     .description("add a user, or change an existing one's role and tenants")
-    .requiredOption("--email <email>", "the email the identity provider reports")
-    .requiredOption("--role <role>", "viewer, operator or admin", parseRoleOption)
+    .addOption(requiredOption("--email <email>", "the email the identity provider reports"))
+    .addOption(requiredOption("--role <role>", "viewer, operator or admin", parseRoleOption))
     .option("--name <name>", "display name")
     .option("--tenant <tenant>", "limit the user to a tenant (repeat for more)", parseTenantOption, [] as string[])
     .option("--json", "print JSON")

@@ -1,4 +1,5 @@
 import "server-only";
+import { requiredOption } from "@/lib/cli/required-option";
 import { writeFileSync } from "node:fs";
 import { InvalidArgumentError, type Command } from "commander";
 import { parse as parseShell } from "shell-quote";
@@ -49,8 +50,8 @@ export function registerVerifyTool(program: Command): void {
       "start this command as the MCP server over stdio instead (a server's own CI)",
       parseStdioCommand,
     )
-    .requiredOption("--tool <name>", "the tool to verify", parseNameOption)
-    .requiredOption("--args <json>", "the tool's arguments, a JSON object", parseArgumentsOption)
+    .addOption(requiredOption("--tool <name>", "the tool to verify", parseNameOption))
+    .addOption(requiredOption("--args <json>", "the tool's arguments, a JSON object", parseArgumentsOption))
     .option(
       "--concurrency <n>",
       `calls at once (${MIN_CONCURRENCY}..${MAX_CONCURRENCY})`,

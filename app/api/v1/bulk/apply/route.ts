@@ -6,6 +6,10 @@ import { applyBulkResolution } from "@/lib/resolve/bulk-plan";
 
 /** Always 200 when the request itself was sound: each row's fate is in its own result. */
 export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) => {
-  const applied = await applyBulkResolution(db, getConfig(), actor, body);
-  return reply({ ...applied, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date()) });
+  const { nextStuckWithin, ...input } = body;
+  const applied = await applyBulkResolution(db, getConfig(), actor, input);
+  return reply({
+    ...applied,
+    nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date(), nextStuckWithin),
+  });
 });

@@ -1,0 +1,97 @@
+/**
+ * What an audit entry is about when it is not one record: "demo-shop / charge_card: refuted" for a
+ * double-call test, "token ci-scraper" for a token. Read from the entry's own before / after /
+ * evidence (already masked), so a list can say it without opening Details. Null: nothing to add.
+ */
+export type AuditSubject = { label: string; href: string | null };
+
+type Parts = { before: unknown; after: unknown; evidence: unknown };
+
+const MAX_LABEL = 120;
+
+function field(value: unknown, name: string): string | null {
+  if (typeof value !== "object" || value === null) return null;
+  const found = (value as Record<string, unknown>)[name];
+  if (typeof found === "string" && found.trim() !== "") return found;
+  if (typeof found === "number" && Number.isFinite(found)) return String(found);
+  return null;
+}
+
+function list(value: unknown, name: string): unknown[] | null {
+  if (typeof value !== "object" || value === null) return null;
+  const found = (value as Record<string, unknown>)[name];
+  return Array.isArray(found) ? found : null;
+}
+
+function toolLabel(part: unknown, suffix: string | null): string | null {
+  const server = field(part, "server");
+  const tool = field(part, "tool");
+  if (!server || !tool) return null;
+  return `${server} / ${tool}${suffix ? `: ${suffix}` : ""}`;
+}
+
+function plural(n: number, one: string, many: string): string {
+  return `${n.toLocaleString("en")} ${n === 1 ? one : many}`;
+}
+
+function labelOf(action: string, { before, after, evidence }: Parts): { label: string | null; href: string | null } {
+  switch (action) {
+    case "tool.verify":
+      return { label: toolLabel(after, field(after, "verdict")), href: "/tools" };
+    case "annotation.review":
+      return { label: toolLabel(after, "reviewed"), href: "/tools" };
+    case "tools.server.add":
+      return { label: field(after, "name") && `server ${field(after, "name")}`, href: "/tools" };
+    case "tools.upload": {
+      const tools = list(after, "tools");
+      const server = field(after, "server");
+      return { label: server && `${server}: ${plural(tools?.length ?? 0, "tool", "tools")}`, href: "/tools" };
+    }
+    case "tools.refresh": {
+      const servers = (list(after, "servers") ?? []).map((s) => field(s, "server")).filter((s) => s !== null);
+      return { label: servers.length > 0 ? servers.join(", ") : null, href: "/tools" };
+    }
+    case "token.create":
+      return {
+        label: field(after, "name") && `token ${field(after, "name")} (${field(after, "role") ?? "?"})`,
+        href: null,
+      };
+    case "token.revoke":
+      return { label: field(before, "name") && `token ${field(before, "name")}`, href: null };
+    case "metrics.recount":
+      return { label: field(evidence, "from") && `metrics from ${field(evidence, "from")}`, href: "/metrics" };
+    case "retention.trim":
+    case "retention.trim_unresolved":
+    case "retention.trim_events": {
+      const deleted = Number(field(evidence, "deleted"));
+      const what = action === "retention.trim_events" ? "events" : action === "retention.trim" ? "rows" : "claims";
+      const cutoff = field(evidence, "cutoff");
+      return {
+        label: Number.isFinite(deleted) && cutoff ? `${deleted.toLocaleString("en")} ${what} before ${cutoff}` : null,
+        href: null,
+      };
+    }
+    case "auth.sign_in_failed":
+      return { label: field(evidence, "account"), href: null };
+    case "access.denied": {
+      const method = field(evidence, "method");
+      const path = field(evidence, "path");
+      return { label: method && path ? `${method} ${path}` : null, href: null };
+    }
+    default:
+      if (action.startsWith("user."))
+        return {
+          label:
+            (field(after, "email") ?? field(before, "email")) &&
+            `user ${field(after, "email") ?? field(before, "email")}`,
+          href: null,
+        };
+      return { label: null, href: null };
+  }
+}
+
+export function auditSubject(action: string, parts: Parts): AuditSubject | null {
+  const { label, href } = labelOf(action, parts);
+  if (!label) return null;
+  return { label: label.length > MAX_LABEL ? `${label.slice(0, MAX_LABEL - 1)}…` : label, href };
+}
