@@ -109,7 +109,13 @@ export function BulkPlanPanel({
     phase.kind === "planned" || phase.kind === "applied" || phase.kind === "failed" ? phase.kind : null;
   return (
     <ModalDialog
-      title="Bulk plan (dry run)"
+      title={
+        phase.kind === "applied"
+          ? "Bulk plan, applied"
+          : phase.kind === "applying"
+            ? "Bulk plan, applying…"
+            : "Bulk plan (dry run)"
+      }
       description={
         phase.kind === "planning"
           ? "Asking each claim's processor what happened. Nothing is changed by a plan."
@@ -231,9 +237,9 @@ function AppliedSummary({
       data-testid="bulk-apply-totals"
     >
       <p className="font-medium">
-        Applied: {completed} completed with the processor&apos;s receipt, {released} released (the next retry will
-        execute {released === 1 ? "it" : "them"} again); {count("conflict")} conflict, {count("changed_outcome")} answer
-        changed, {count("error")} error.
+        Applied: {completed} completed with the processor&apos;s receipt, {released} released
+        {released > 0 ? ` (the next retry will execute ${released === 1 ? "it" : "them"} again)` : ""};{" "}
+        {count("conflict")} conflict, {count("changed_outcome")} answer changed, {count("error")} error.
       </p>
       <ul className="mt-2 flex flex-wrap gap-x-5 gap-y-1">
         <li>

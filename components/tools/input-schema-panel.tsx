@@ -10,10 +10,13 @@ export function InputSchemaPanel({
   tool,
   schema,
   onFill,
+  placeholders,
 }: {
   tool: string;
   schema: Record<string, unknown> | null;
   onFill: () => void;
+  /** After a fill: the fields that got an empty value of their type, to replace before running. */
+  placeholders: string[] | null;
 }) {
   if (!schema)
     return (
@@ -41,11 +44,18 @@ export function InputSchemaPanel({
                 {field.type ?? "any"}
                 {field.required ? ", required" : ", optional"}
                 {field.allowed ? `, one of ${field.allowed.join(", ")}` : ""}
+                {field.constraints.length > 0 ? `, ${field.constraints.join(", ")}` : ""}
               </span>
               {field.description ? <span className="text-slate-600"> — {field.description}</span> : null}
             </li>
           ))}
         </ul>
+      ) : null}
+      {placeholders && placeholders.length > 0 ? (
+        <p className="mt-1 text-amber-800" data-testid="verify-placeholders">
+          Replace the placeholder{placeholders.length === 1 ? "" : "s"} of {placeholders.join(", ")} before running: an
+          empty value the tool refuses makes the run test nothing.
+        </p>
       ) : null}
       <details className="mt-1">
         <summary className="cursor-pointer text-slate-600">The whole schema</summary>

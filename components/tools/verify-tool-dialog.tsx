@@ -44,6 +44,7 @@ export function VerifyToolDialog({
   const argumentsField = useRef<HTMLTextAreaElement>(null);
   const ids = useId();
   const [argumentsText, setArgumentsText] = useState("{}");
+  const [placeholders, setPlaceholders] = useState<string[] | null>(null);
   const [concurrency, setConcurrency] = useState(2);
   const [inputError, setInputError] = useState<string | null>(null);
   const [phase, setPhase] = useState<Phase>({ kind: "editing" });
@@ -118,8 +119,11 @@ export function VerifyToolDialog({
         <InputSchemaPanel
           tool={tool}
           schema={inputSchema}
+          placeholders={placeholders}
           onFill={() => {
-            setArgumentsText(JSON.stringify(argumentsSkeleton(inputSchema), null, 2));
+            const { args, placeholders: empty } = argumentsSkeleton(inputSchema);
+            setArgumentsText(JSON.stringify(args, null, 2));
+            setPlaceholders(empty);
             argumentsField.current?.focus();
           }}
         />

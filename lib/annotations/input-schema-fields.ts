@@ -7,6 +7,8 @@ export type SchemaField = {
   description: string | null;
   /** The allowed values when the schema lists them (enum or const), shown as JSON. */
   allowed: string[] | null;
+  /** Limits a value must keep, in words: "at least 1 character", "> 0", "≤ 100000000", "format email". */
+  constraints: string[];
 };
 
 type JsonObject = Record<string, unknown>;
@@ -22,6 +24,22 @@ function typeOf(property: JsonObject): string | null {
   return null;
 }
 
+function constraintsOf(property: JsonObject): string[] {
+  const n = (key: string) => (typeof property[key] === "number" ? (property[key] as number) : null);
+  const out: string[] = [];
+  const minLength = n("minLength");
+  const maxLength = n("maxLength");
+  if (minLength !== null && minLength > 0) out.push(`at least ${minLength} character${minLength === 1 ? "" : "s"}`);
+  if (maxLength !== null) out.push(`at most ${maxLength} characters`);
+  if (n("exclusiveMinimum") !== null) out.push(`> ${n("exclusiveMinimum")}`);
+  if (n("minimum") !== null) out.push(`≥ ${n("minimum")}`);
+  if (n("exclusiveMaximum") !== null) out.push(`< ${n("exclusiveMaximum")}`);
+  if (n("maximum") !== null) out.push(`≤ ${n("maximum")}`);
+  if (typeof property.format === "string") out.push(`format ${property.format}`);
+  if (typeof property.pattern === "string") out.push(`matching ${property.pattern}`);
+  return out;
+}
+
 function allowedOf(property: JsonObject): string[] | null {
   if (Array.isArray(property.enum)) return property.enum.map((v) => JSON.stringify(v));
   if (property.const !== undefined) return [JSON.stringify(property.const)];
@@ -29,13 +47,17 @@ function allowedOf(property: JsonObject): string[] | null {
 }
 
 /**
- * The top-level properties of a JSON Schema object (required ones first, each group in the schema's
- * order). A schema this does not understand (no `properties`) has no fields: the dialog then shows
+ * The top-level properties of a JSON Schema object: the required ones first in the order of the
+ * schema's `required` list (an array keeps its order; stored as jsonb, `properties` comes back
+ * sorted by key length), then the others. A schema this does not understand (no `properties`) has no fields: the dialog then shows
  * the schema as JSON only.
  */
 export function schemaFields(schema: unknown): SchemaField[] {
   if (!isObject(schema) || !isObject(schema.properties)) return [];
-  const required = new Set(Array.isArray(schema.required) ? schema.required.filter((r) => typeof r === "string") : []);
+  const requiredList: string[] = Array.isArray(schema.required)
+    ? schema.required.filter((r): r is string => typeof r === "string")
+    : [];
+  const required = new Set(requiredList);
   const fields = Object.entries(schema.properties).map(([name, raw]): SchemaField => {
     const property = isObject(raw) ? raw : {};
     return {
@@ -44,9 +66,11 @@ export function schemaFields(schema: unknown): SchemaField[] {
       required: required.has(name),
       description: typeof property.description === "string" ? property.description : null,
       allowed: allowedOf(property),
+      constraints: constraintsOf(property),
     };
   });
-  return [...fields.filter((f) => f.required), ...fields.filter((f) => !f.required)];
+  const rank = (f: SchemaField) => requiredList.indexOf(f.name);
+  return [...fields.filter((f) => f.required).sort((a, b) => rank(a) - rank(b)), ...fields.filter((f) => !f.required)];
 }
 
 const PLACEHOLDER: Record<string, unknown> = {
@@ -60,15 +84,23 @@ const PLACEHOLDER: Record<string, unknown> = {
 
 /**
  * The required fields with a value to start from: the schema's own default, first example, const or
- * first enum value, else an empty value of the field's type. A start to edit, never a call to run
- * as is: an empty string may well be refused (and a refused call changes no verdict).
+ * first enum value, else an empty value of the field's type — a placeholder, named in
+ * `placeholders`, for the person to replace: an empty string may well be refused (and a refused
+ * call changes no verdict).
  */
-export function argumentsSkeleton(schema: unknown): JsonObject {
-  if (!isObject(schema) || !isObject(schema.properties)) return {};
+export function argumentsSkeleton(schema: unknown): { args: JsonObject; placeholders: string[] } {
+  if (!isObject(schema) || !isObject(schema.properties)) return { args: {}, placeholders: [] };
   const skeleton: JsonObject = {};
+  const placeholders: string[] = [];
   for (const field of schemaFields(schema).filter((f) => f.required)) {
     const property = (isObject(schema.properties[field.name]) ? schema.properties[field.name] : {}) as JsonObject;
     const firstType = Array.isArray(property.type) ? property.type.find((t) => t !== "null") : property.type;
+    const own =
+      property.default !== undefined ||
+      (Array.isArray(property.examples) && property.examples.length > 0) ||
+      property.const !== undefined ||
+      (Array.isArray(property.enum) && property.enum.length > 0);
+    if (!own) placeholders.push(field.name);
     skeleton[field.name] =
       property.default !== undefined
         ? property.default
@@ -82,5 +114,5 @@ export function argumentsSkeleton(schema: unknown): JsonObject {
                 ? PLACEHOLDER[firstType]
                 : null;
   }
-  return skeleton;
+  return { args: skeleton, placeholders };
 }

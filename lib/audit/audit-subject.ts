@@ -1,5 +1,7 @@
+import { REDACTED } from "@/lib/privacy/redact";
+
 /**
- * What an audit entry is about when it is not one record: "demo-shop / charge_card: refuted" for a
+ * What an audit entry is about when it is not one record: "shop / create_shipment: failed at table" for a
  * double-call test, "token ci-scraper" for a token. Read from the entry's own before / after /
  * evidence (already masked), so a list can say it without opening Details. Null: nothing to add.
  */
@@ -12,7 +14,8 @@ const MAX_LABEL = 120;
 function field(value: unknown, name: string): string | null {
   if (typeof value !== "object" || value === null) return null;
   const found = (value as Record<string, unknown>)[name];
-  if (typeof found === "string" && found.trim() !== "") return found;
+  // A masked value names nothing: the label falls back to another field, or says nothing.
+  if (typeof found === "string" && found.trim() !== "" && found !== REDACTED) return found;
   if (typeof found === "number" && Number.isFinite(found)) return String(found);
   return null;
 }
@@ -36,8 +39,15 @@ function plural(n: number, one: string, many: string): string {
 
 function labelOf(action: string, { before, after, evidence }: Parts): { label: string | null; href: string | null } {
   switch (action) {
-    case "tool.verify":
-      return { label: toolLabel(after, field(after, "verdict")), href: "/tools" };
+    case "tool.verify": {
+      // As the run's badge on the Tools page words it: "verified", "failed at table", "inconclusive at answers".
+      const verdict = field(after, "verdict");
+      const step = field(after, "step");
+      return {
+        label: toolLabel(after, verdict && verdict !== "verified" && step ? `${verdict} at ${step}` : verdict),
+        href: "/tools",
+      };
+    }
     case "annotation.review":
       return { label: toolLabel(after, "reviewed"), href: "/tools" };
     case "tools.server.add":
@@ -79,13 +89,13 @@ function labelOf(action: string, { before, after, evidence }: Parts): { label: s
       return { label: method && path ? `${method} ${path}` : null, href: null };
     }
     default:
-      if (action.startsWith("user."))
-        return {
-          label:
-            (field(after, "email") ?? field(before, "email")) &&
-            `user ${field(after, "email") ?? field(before, "email")}`,
-          href: null,
-        };
+      if (action.startsWith("user.")) {
+        // The e-mail is masked by the default redaction: then the name, or the id, with the role.
+        const part = field(after, "id") ? after : before;
+        const who = field(part, "email") ?? field(part, "name") ?? (field(part, "id") && `#${field(part, "id")}`);
+        const role = field(part, "role");
+        return { label: who && `user ${who}${role ? ` (${role})` : ""}`, href: null };
+      }
       return { label: null, href: null };
   }
 }

@@ -36,6 +36,12 @@ registerTrim(program);
 registerRollup(program);
 registerVerifyTool(program);
 
+// `idem … | head`: the reader went away. Stop quietly, as a Unix tool does, not with a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
 try {
   await program.parseAsync(process.argv);
 } catch (error) {

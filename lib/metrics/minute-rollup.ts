@@ -1,4 +1,5 @@
 import "server-only";
+import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import { MINUTE_MS, floorTo } from "./metrics-window";
 import { lastClosedHour, takeRollupLock, type RollupTransactionOptions } from "./rollup";
@@ -67,27 +68,33 @@ export async function rollUpClosedMinutes(
       if (!(await takeRollupLock(tx, MINUTE_ROLLUP_LOCK_ID, options)))
         return { rolledUp: 0, pruned: 0, durationMs: Date.now() - started };
       // Re-read under the lock: a concurrent request may have rolled them while this one waited.
-      const pending = await pendingMinutes(tx, now);
-      let rolledUp = 0;
-      if (pending.length > 0) {
-        const wanted = new Set(pending.map((m) => m.getTime()));
-        const range = {
-          from: pending[0]!,
-          to: new Date(pending[pending.length - 1]!.getTime() + MINUTE_MS),
-          stepMs: MINUTE_MS,
-        };
-        // One pass over the pending range; minutes inside it that were already rolled keep their slices.
-        const counts = (await sourceCounts(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));
-        const latency = (await sourceLatency(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));
-        await insertRolledFigures(tx, "minute", counts, latency);
-        await tx.$executeRaw`INSERT INTO metrics_rollup_minute (minute) SELECT * FROM unnest(${pending}::timestamptz[])`;
-        rolledUp = pending.length;
-      }
+      const rolledUp = await countPendingMinutesInto(tx, now);
       const pruned = await pruneSlices(tx, now);
       return { rolledUp, pruned, durationMs: Date.now() - started };
     },
     { timeout: MINUTES_TRANSACTION_TIMEOUT_MS, maxWait: MINUTES_TRANSACTION_TIMEOUT_MS },
   );
+}
+
+/**
+ * Counts the minutes no slice covers yet (of firstSliceMinute … lastClosedMinute) and lists them, in
+ * the caller's transaction, under the minute lock it holds; how many.
+ */
+export async function countPendingMinutesInto(tx: Prisma.TransactionClient, now: Date): Promise<number> {
+  const pending = await pendingMinutes(tx, now);
+  if (pending.length === 0) return 0;
+  const wanted = new Set(pending.map((m) => m.getTime()));
+  const range = {
+    from: pending[0]!,
+    to: new Date(pending[pending.length - 1]!.getTime() + MINUTE_MS),
+    stepMs: MINUTE_MS,
+  };
+  // One pass over the pending range; minutes inside it that were already rolled keep their slices.
+  const counts = (await sourceCounts(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));
+  const latency = (await sourceLatency(tx, range, UNSCOPED)).filter((r) => wanted.has(r.step.getTime()));
+  await insertRolledFigures(tx, "minute", counts, latency);
+  await tx.$executeRaw`INSERT INTO metrics_rollup_minute (minute) SELECT * FROM unnest(${pending}::timestamptz[])`;
+  return pending.length;
 }
 
 /**

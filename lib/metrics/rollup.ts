@@ -1,4 +1,5 @@
 import "server-only";
+import type { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
 import { insertRolledFigures } from "./rollup-tables";
@@ -106,16 +107,24 @@ export async function rollUpHour(db: Db, hour: Date, options: RollupTransactionO
         { n: number }[]
       >`SELECT 1 AS n FROM metrics_rollup_hour WHERE hour = ${hour}::timestamptz`;
       if (already) return false;
-      const started = Date.now();
-      const range = { from: hour, to: new Date(hour.getTime() + HOUR_MS), stepMs: HOUR_MS };
-      const counts = await sourceCounts(tx, range, UNSCOPED);
-      const latency = await sourceLatency(tx, range, UNSCOPED);
-      await insertRolledFigures(tx, "hour", counts, latency);
-      await tx.$executeRaw`INSERT INTO metrics_rollup_hour (hour, duration_ms) VALUES (${hour}::timestamptz, ${Date.now() - started})`;
+      await countHourInto(tx, hour);
       return true;
     },
     { timeout: HOUR_TRANSACTION_TIMEOUT_MS, maxWait: HOUR_TRANSACTION_TIMEOUT_MS },
   );
+}
+
+/**
+ * Counts one hour from the base tables and lists it, in the caller's transaction: the caller holds
+ * the hour lock and knows the hour is not rolled up (rollUpHour; a recount, which discarded it).
+ */
+export async function countHourInto(tx: Prisma.TransactionClient, hour: Date): Promise<void> {
+  const started = Date.now();
+  const range = { from: hour, to: new Date(hour.getTime() + HOUR_MS), stepMs: HOUR_MS };
+  const counts = await sourceCounts(tx, range, UNSCOPED);
+  const latency = await sourceLatency(tx, range, UNSCOPED);
+  await insertRolledFigures(tx, "hour", counts, latency);
+  await tx.$executeRaw`INSERT INTO metrics_rollup_hour (hour, duration_ms) VALUES (${hour}::timestamptz, ${Date.now() - started})`;
 }
 
 /**

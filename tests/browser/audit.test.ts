@@ -138,7 +138,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     const admin: Actor = { ...omar, id: "ada", name: "admin@demo.test", displayName: "Ada Admin", role: "admin" };
     const entry = await writeAudit(db, admin, {
       action: "tool.verify",
-      after: { server, tool: "charge_card", verdict: "refuted", step: "table", summary: "two rows for one call" },
+      after: { server, tool: "charge_card", verdict: "failed", step: "table", summary: "two rows for one call" },
       evidence: { concurrency: 2, checks: [] },
     });
     for (const [viewport, dir] of [
@@ -149,7 +149,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
       const page = await signInInContext(context, "operator@demo.test", `/audit?id=${entry.id}`);
       const about = page.locator(`tr[data-audit-id="${entry.id}"] [data-testid="audit-about"]`);
       await expect.poll(() => about.count(), SERVER_RENDER).toBe(1);
-      expect(await about.textContent()).toBe(`${server} / charge_card: refuted`);
+      expect(await about.textContent()).toBe(`${server} / charge_card: failed at table`);
       expect(
         await page.locator(`tr[data-audit-id="${entry.id}"] a:has([data-testid="audit-about"])`).getAttribute("href"),
       ).toBe("/tools");
@@ -160,7 +160,9 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
       )) as {
         entries: { about: unknown }[];
       };
-      expect(body.entries.map((e) => e.about)).toEqual([{ label: `${server} / charge_card: refuted`, href: "/tools" }]);
+      expect(body.entries.map((e) => e.about)).toEqual([
+        { label: `${server} / charge_card: failed at table`, href: "/tools" },
+      ]);
       mkdirSync(dir, { recursive: true });
       copyFileSync(await screenshot(page, `audit-about-${viewport.width}`), `${dir}/audit-about.png`);
       await context.close();

@@ -313,8 +313,15 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await page.waitForSelector('[data-testid="bulk-apply-totals"]');
     await expect.poll(() => focusIsOn(page, '[data-testid="bulk-apply-totals"]')).toBe(true);
     expect(await page.textContent('[data-testid="bulk-apply-totals"]')).toContain(
-      "Applied: 1 completed with the processor's receipt, 1 released",
+      "Applied: 1 completed with the processor's receipt, 1 released (the next retry will execute it again); 0 conflict",
     );
+    // The dialog no longer calls itself a dry run once applied.
+    expect(
+      await page
+        .getByRole("dialog")
+        .getAttribute("aria-labelledby")
+        .then((id) => page.textContent(`[id="${id}"]`)),
+    ).toBe("Bulk plan, applied");
     expect(await rowOf(pool, taken)).toMatchObject({ status: "completed" });
     expect(await rowOf(pool, notTaken)).toBeNull();
     expect((await auditOf(pool, taken)).map((a) => [a.action, a.reason])).toEqual([

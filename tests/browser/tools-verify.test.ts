@@ -133,12 +133,18 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     // What the tool asks for, from its latest listing; a start from its required fields goes into the textarea.
     expect(
       await page.locator('[data-testid="verify-schema-field"]').evaluateAll((items) => items.map((i) => i.textContent)),
-    ).toEqual(["card string, required — card token, e.g. c_71", "amount_cents integer, required"]);
+    ).toEqual([
+      "card string, required, at least 1 character, at most 200 characters — card token, e.g. c_71",
+      "amount_cents integer, required, > 0, ≤ 100000000",
+    ]);
     await page.click('[data-testid="verify-fill"]');
     expect(JSON.parse(await page.inputValue('[data-testid="verify-dialog"] textarea'))).toEqual({
       card: "",
       amount_cents: 0,
     });
+    expect(await page.textContent('[data-testid="verify-placeholders"]')).toBe(
+      "Replace the placeholders of card, amount_cents before running: an empty value the tool refuses makes the run test nothing.",
+    );
     expect((await focusedElement(page))?.describe).toContain("textarea");
 
     await page.keyboard.press("ControlOrMeta+A");

@@ -51,7 +51,7 @@ describe("npm run idem", () => {
       const recount = await runCli(["rollup", "--recount-from", "3h"], { DATABASE_URL: fresh.url });
       expect(recount.code, recount.stderr).toBe(0);
       const [, discarded, auditId] =
-        /^discarded ([23]) rolled hours and \d+ minute slices from \S+:00:00\.000Z \(audit row (\d+)\)\nrolled up \1 hours/.exec(
+        /^discarded ([23]) rolled hours and \d+ minute slices from \S+:00:00\.000Z; counted \1 hours \(\S+ … \S+\) and \d+ minute slices again from the base tables in \d+ ms \(audit row (\d+)\)$/m.exec(
           recount.stdout,
         ) ?? [];
       expect(discarded, recount.stdout).toBeDefined();

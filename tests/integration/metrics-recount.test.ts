@@ -86,7 +86,7 @@ describe("counting the metrics again after a backfill (real PostgreSQL)", () => 
     if (!outcome.ok) throw new Error(JSON.stringify(outcome));
     expect(outcome.from).toBe(late.toISOString());
     expect(outcome.discarded.hours).toBe(rolled);
-    expect(outcome.rollup.hours.rolledUp).toHaveLength(rolled);
+    expect(outcome.counted).toMatchObject({ hours: rolled, firstHour: late.toISOString() });
     expect(await executionsIn(late)).toBe(9);
     expect(await executionsIn(early)).toBe(0);
     const audit = await client.query<{ actor: string; evidence: { from: string; hours: number } }>(

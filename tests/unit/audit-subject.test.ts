@@ -46,7 +46,27 @@ describe("what a non-record audit entry is about, for the list's About column", 
       { ...none, evidence: { deleted: 12000, cutoff: "2026-11-30T00:00:00.000Z" } },
       { label: "12,000 events before 2026-11-30T00:00:00.000Z", href: null },
     ],
-    ["user.disable", { ...none, after: { email: "ops@example.test" } }, { label: "user ops@example.test", href: null }],
+    [
+      "user.disable",
+      { ...none, after: { id: "u1", email: "ops@example.test", role: "operator" } },
+      { label: "user ops@example.test (operator)", href: null },
+    ],
+    // The default redaction masks e-mails: the name, or the id, says who instead of "user [redacted]".
+    [
+      "user.create",
+      { ...none, after: { id: "u2", email: "[redacted]", name: "Omar", role: "operator" } },
+      { label: "user Omar (operator)", href: null },
+    ],
+    [
+      "user.update",
+      { ...none, after: { id: "u3", email: "[redacted]", name: null, role: "admin" } },
+      { label: "user #u3 (admin)", href: null },
+    ],
+    [
+      "tool.verify",
+      { ...none, after: { server: "shop", tool: "create_shipment", verdict: "failed", step: "table" } },
+      { label: "shop / create_shipment: failed at table", href: "/tools" },
+    ],
     [
       "access.denied",
       { ...none, evidence: { method: "POST", path: "/api/v1/tokens" } },

@@ -6,38 +6,74 @@ const chargeCard = {
   type: "object",
   properties: {
     note: { type: ["string", "null"], description: "free text" },
-    card: { type: "string", description: "the card token", examples: ["c_4242"] },
-    amount_cents: { type: "integer", minimum: 1 },
+    card: { type: "string", description: "the card token", examples: ["c_4242"], minLength: 1, maxLength: 200 },
+    amount_cents: { type: "integer", exclusiveMinimum: 0, maximum: 100000000 },
+    order_id: { type: "string" },
     currency: { type: "string", enum: ["usd", "eur"] },
     capture: { type: "boolean", default: true },
   },
-  required: ["card", "amount_cents", "currency", "capture"],
+  required: ["order_id", "card", "amount_cents", "currency", "capture"],
 };
 
 describe("a tool's input schema, for the Verify dialog", () => {
   it("lists the top-level fields, required first, with type, description and allowed values", () => {
     expect(schemaFields(chargeCard)).toEqual([
-      { name: "card", type: "string", required: true, description: "the card token", allowed: null },
-      { name: "amount_cents", type: "integer", required: true, description: null, allowed: null },
-      { name: "currency", type: "string", required: true, description: null, allowed: ['"usd"', '"eur"'] },
-      { name: "capture", type: "boolean", required: true, description: null, allowed: null },
-      { name: "note", type: "string | null", required: false, description: "free text", allowed: null },
+      { name: "order_id", type: "string", required: true, description: null, allowed: null, constraints: [] },
+      {
+        name: "card",
+        type: "string",
+        required: true,
+        description: "the card token",
+        allowed: null,
+        constraints: ["at least 1 character", "at most 200 characters"],
+      },
+      {
+        name: "amount_cents",
+        type: "integer",
+        required: true,
+        description: null,
+        allowed: null,
+        constraints: ["> 0", "≤ 100000000"],
+      },
+      {
+        name: "currency",
+        type: "string",
+        required: true,
+        description: null,
+        allowed: ['"usd"', '"eur"'],
+        constraints: [],
+      },
+      { name: "capture", type: "boolean", required: true, description: null, allowed: null, constraints: [] },
+      {
+        name: "note",
+        type: "string | null",
+        required: false,
+        description: "free text",
+        allowed: null,
+        constraints: [],
+      },
     ]);
   });
 
   it("starts the arguments from the schema's own values, else an empty value of the type", () => {
-    expect(argumentsSkeleton(chargeCard)).toEqual({ card: "c_4242", amount_cents: 0, currency: "usd", capture: true });
+    expect(argumentsSkeleton(chargeCard)).toEqual({
+      args: { order_id: "", card: "c_4242", amount_cents: 0, currency: "usd", capture: true },
+      placeholders: ["order_id", "amount_cents"],
+    });
   });
 
   it("has nothing to say about a schema it does not understand", () => {
     for (const schema of [null, "x", [], {}, { type: "object" }, { properties: [] }]) {
       expect(schemaFields(schema)).toEqual([]);
-      expect(argumentsSkeleton(schema)).toEqual({});
+      expect(argumentsSkeleton(schema)).toEqual({ args: {}, placeholders: [] });
     }
     expect(schemaFields({ properties: { a: 1 }, required: ["a", 2] })).toEqual([
-      { name: "a", type: null, required: true, description: null, allowed: null },
+      { name: "a", type: null, required: true, description: null, allowed: null, constraints: [] },
     ]);
-    expect(argumentsSkeleton({ properties: { a: 1 }, required: ["a"] })).toEqual({ a: null });
+    expect(argumentsSkeleton({ properties: { a: 1 }, required: ["a"] })).toEqual({
+      args: { a: null },
+      placeholders: ["a"],
+    });
     expect(schemaFields({ type: "object" })).toEqual([]);
   });
 });

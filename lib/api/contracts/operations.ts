@@ -60,7 +60,7 @@ export const auditListContract = defineContract({
               .object({ label: z.string(), href: nullableString })
               .nullable()
               .describe(
-                'What the entry is about when it is not one record ("demo-shop / charge_card: refuted", "token ci (viewer)"), read from its masked fields; null when nothing.',
+                'What the entry is about when it is not one record ("shop / create_shipment: failed at table", "token ci (viewer)"), read from its masked fields; null when nothing.',
               ),
           }),
         ),

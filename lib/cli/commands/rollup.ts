@@ -46,12 +46,13 @@ hours before the newest \`idem trim\` cutoff, whose rows are gone.`,
           const from = options.recountFrom;
           const outcome = await withDatabase((db) => recountMetrics(db, cliActor(), from, new Date()));
           const result = recountResult(outcome);
-          if (options.json) printJson({ ...result.rollup.hours, minutes: result.rollup.minutes, recount: result });
+          if (options.json) printJson(result);
           else {
+            const { discarded, counted } = result;
+            const span = counted.firstHour ? ` (${counted.firstHour} … ${counted.lastHour})` : "";
             console.log(
-              `discarded ${result.discarded.hours} rolled hours and ${result.discarded.slices} minute slices from ${result.from} (audit row ${result.auditId})`,
+              `discarded ${discarded.hours} rolled hours and ${discarded.slices} minute slices from ${result.from}; counted ${counted.hours} hour${counted.hours === 1 ? "" : "s"}${span} and ${counted.slices} minute slices again from the base tables in ${counted.durationMs} ms (audit row ${result.auditId})`,
             );
-            printRollup(result.rollup);
           }
           return;
         }

@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import { cliActor } from "@/lib/identity/cli-actor";
 import { parseDurationOption, wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/terminal/progress";
@@ -23,7 +23,12 @@ export function registerTrim(program: Command): void {
     .description(
       "retention: delete idempotency rows and writer events older than a cutoff, in batches; in_progress claims are kept and reported",
     )
-    .option("--older-than <duration>", "trim what was created before now minus this", parseDurationOption, RETENTION_MS)
+    .addOption(
+      new Option("--older-than <duration>", "trim what was created before now minus this")
+        .argParser(parseDurationOption)
+        // Shown as a duration, as it is typed: "(default: 48h)", not milliseconds.
+        .default(RETENTION_MS, formatDuration(RETENTION_MS)),
+    )
     .option(
       "--batch <n>",
       "rows per batch (one transaction and one audit row each)",
