@@ -133,7 +133,10 @@ export function VerifyToolDialog({
             ref={argumentsField}
             name="verify-arguments"
             value={argumentsText}
-            onChange={(e) => setArgumentsText(e.target.value)}
+            onChange={(e) => {
+              setArgumentsText(e.target.value);
+              setPlaceholders(null); // the note is about the fill; once edited, the values are the admin's
+            }}
             rows={5}
             spellCheck={false}
             aria-invalid={inputError ? true : undefined}

@@ -149,6 +149,7 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
 
     await page.keyboard.press("ControlOrMeta+A");
     await page.keyboard.type('{"card": "c_4242", "amount_cents": ');
+    expect(await page.locator('[data-testid="verify-placeholders"]').count(), "edited: no placeholder note").toBe(0);
     await page.keyboard.press("Tab"); // → calls at once
     await page.keyboard.press("Tab"); // → Run
     expect(await focusedElement(page)).toMatchObject({ tag: "button", text: "Run 3 real calls" });
