@@ -2,6 +2,7 @@ import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
 import { isRole, type Role } from "@/lib/identity/roles";
 import { parseDuration } from "@/lib/config/duration";
+import { expectedInstant, parseInstant } from "@/lib/format/instant";
 
 export function parseRoleOption(value: string): Role {
   if (!isRole(value)) throw new InvalidArgumentError("expected viewer, operator or admin.");
@@ -59,27 +60,16 @@ export function parseNameOption(value: string): string {
   return name;
 }
 
-const INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?(?:Z|[+-]\d{2}:\d{2})$/;
-
 /**
  * `--recount-from 40h` or `--recount-from 2026-12-01T10:00Z`: an instant, given as how long ago
- * (a positive duration) or as an ISO 8601 time with its offset (a time without one would be read
- * in the host's zone, which is rarely the zone meant).
+ * (a positive duration) or as the console's one instant rule allows (lib/format/instant.ts: a
+ * date, or a date-time with its zone; never a zone guessed).
  */
 export function parseInstantOption(value: string, now: () => Date = () => new Date()): Date {
   const text = value.trim();
   const ago = parseDuration(text);
   if (ago !== null && ago > 0) return new Date(now().getTime() - ago);
-  const at = INSTANT.test(text) && isCalendarDate(text.slice(0, 10)) ? new Date(text) : null;
-  if (!at || Number.isNaN(at.getTime()))
-    throw new InvalidArgumentError(
-      "expected how long ago (90m, 40h, 2d) or an ISO time with its offset (2026-12-01T10:00Z).",
-    );
+  const at = parseInstant(text);
+  if (!at) throw new InvalidArgumentError(`expected how long ago (90m, 40h, 2d) or ${expectedInstant()}.`);
   return at;
-}
-
-/** Date parsing rolls 2026-02-31 over to March 3rd; a mistyped day is refused instead. */
-function isCalendarDate(ymd: string): boolean {
-  const [year, month, day] = ymd.split("-").map(Number) as [number, number, number];
-  return new Date(Date.UTC(year, month - 1, day)).getUTCDate() === day;
 }

@@ -171,6 +171,9 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
       /^Next stuck claim \(tool charge_card\): [0-9a-f]{12} charge_card, tenant /,
     );
     await screenshot(page, "stuck-filtered-next");
+    await page.setViewportSize(PHONE);
+    await screenshot(page, "stuck-filtered-next-mobile");
+    await page.setViewportSize(DESKTOP);
     await release(first);
     expect(await page.textContent('[data-testid="no-more-stuck"]')).toBe(
       "No more stuck claims for tool charge_card. All stuck claims",

@@ -238,6 +238,15 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     ] as const) {
       await page.click(`${shopRow(tool)} [data-testid="verify-open"]`);
       await page.waitForSelector('[data-testid="verify-dialog"][open]');
+      // The schema panel, filled from the required fields, fits the phone too.
+      await page.click('[data-testid="verify-fill"]');
+      expect(
+        await page.evaluate(() => {
+          const panel = document.querySelector('[data-testid="verify-schema"]') as HTMLElement;
+          return panel.scrollWidth - panel.clientWidth;
+        }),
+      ).toBe(0);
+      await page.screenshot({ path: `docs/screenshots/mobile/tools-verify-schema-${tool}.png` });
       await page.fill('[data-testid="verify-dialog"] textarea', args);
       await page.click('[data-testid="verify-run"]');
       expect((await readResult(page)).verdict).toBe(verdict);

@@ -24,7 +24,7 @@ export function registerRollup(program: Command): void {
     )
     .option(
       "--recount-from <when>",
-      "after a backfill: discard the figures from this hour on (how long ago, 40h, or an ISO time) and count them again (audited)",
+      "after a backfill: discard the figures from this hour on (how long ago, 40h, or a date or date-time with its zone) and count them again (audited)",
       (value: string) => parseInstantOption(value),
     )
     .option("--json", "print the result as JSON")
