@@ -51,12 +51,23 @@ module.exports = {
       to: { path: "^generated/|^node_modules/(@prisma|prisma)/" },
     },
     {
-      name: "idempotency-stands-alone",
+      name: "guard-stands-alone",
       comment:
-        "lib/idempotency is the library tool servers embed: it imports itself and node/npm, nothing of the console.",
+        "packages/guard (idem-guard) is what writers install alone: it imports itself, Node and the MCP SDK, nothing of the console.",
       severity: "error",
-      from: { path: "^lib/idempotency/" },
-      to: { pathNot: "^lib/idempotency/|^node_modules/|^generated/", dependencyTypesNot: ["core"] },
+      from: { path: "^packages/guard/" },
+      to: {
+        pathNot: "^packages/guard/|^node_modules/(@modelcontextprotocol/sdk|zod)/",
+        dependencyTypesNot: ["core"],
+      },
+    },
+    {
+      name: "console-uses-guard-by-name",
+      comment:
+        "The console, the CLI, the demo and the bench take the guard as writers do: `idem-guard`, its exports only.",
+      severity: "error",
+      from: { path: "^(lib|app|components)/" },
+      to: { path: "^packages/guard/src/(?!index\\.ts$|mcp/index\\.ts$)" },
     },
     {
       name: "demo-not-on-request-path",

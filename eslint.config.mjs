@@ -23,5 +23,13 @@ export default defineConfig([
     files: ["*.cjs"],
     rules: { "@typescript-eslint/no-require-imports": "off" },
   },
-  globalIgnores([".next/**", "generated/**", "node_modules/**", "test-results/**", ".data/**", "next-env.d.ts"]),
+  globalIgnores([
+    ".next/**",
+    "generated/**",
+    "packages/*/dist/**",
+    "node_modules/**",
+    "test-results/**",
+    ".data/**",
+    "next-env.d.ts",
+  ]),
 ]);

@@ -4,11 +4,14 @@ import { PlainSummaryReporter } from "./tests/setup/plain-summary-reporter.ts";
 
 const shared = {
   resolve: {
-    alias: {
-      "@": path.resolve(import.meta.dirname),
+    alias: [
+      { find: /^@\//, replacement: `${path.resolve(import.meta.dirname)}/` },
+      // The workspace's writer kit from its source, as tsconfig.json's paths say (the tarball test uses dist).
+      { find: /^idem-guard$/, replacement: path.resolve(import.meta.dirname, "packages/guard/src/index.ts") },
+      { find: /^idem-guard\/mcp$/, replacement: path.resolve(import.meta.dirname, "packages/guard/src/mcp/index.ts") },
       // Next resolves "server-only" to an empty module on the server; so do the tests.
-      "server-only": path.resolve(import.meta.dirname, "tests/helpers/empty-module.ts"),
-    },
+      { find: /^server-only$/, replacement: path.resolve(import.meta.dirname, "tests/helpers/empty-module.ts") },
+    ],
   },
 };
 

@@ -25,7 +25,7 @@ const BUCKET_WORDS: Record<BucketPosition, string> = {
 
 /**
  * "Check arguments": support pastes what the customer says they sent, and learns whether it
- * derives this record's key (server-side, lib/idempotency's derivation). The record keeps only a
+ * derives this record's key (server-side, idem-guard's derivation). The record keeps only a
  * hash, so a "no" can point at a differing byte only against arguments shown to derive the key:
  * the last ones that matched here are kept as that reference, or support pastes some.
  */

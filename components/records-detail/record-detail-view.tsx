@@ -48,6 +48,19 @@ export function RecordDetailView({
           <Field label="Tenant">{record.tenant}</Field>
           <Field label="Subject">{record.subject ?? <Unrecorded />}</Field>
           <Field label="Tool">{record.tool ? <span className="font-mono">{record.tool}</span> : <Unrecorded />}</Field>
+          <Field label="Arguments hash">
+            {detail.argumentsSha256 ? (
+              <span
+                className="font-mono text-xs"
+                title={`sha256 of the canonical arguments: ${detail.argumentsSha256}`}
+                data-testid="record-arguments-sha256"
+              >
+                {detail.argumentsSha256.slice(0, 16)}…
+              </span>
+            ) : (
+              <Unrecorded what="not recorded" />
+            )}
+          </Field>
           <Field label="Created">
             <TimeStamp iso={record.createdAt} now={now} />
           </Field>
@@ -208,6 +221,7 @@ function Timeline({ entries, now }: { entries: TimelineEntry[]; now: Date }) {
           <div className="text-xs text-slate-500">
             {entry.at ? <TimeStamp iso={entry.at} now={now} /> : "time not recorded"}
             {entry.detail ? ` · ${entry.detail}` : ""}
+            {entry.client ? ` · from ${entry.client}` : entry.client === null ? " · calling host not recorded" : ""}
           </div>
         </li>
       ))}

@@ -2,12 +2,12 @@ import { randomBytes } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import pg from "pg";
 import { summarise, type LatencySummary } from "@/lib/bench/percentiles";
-import { withIdempotency } from "@/lib/idempotency/guard";
 import {
+  withIdempotency,
   REFERENCE_CLAIM as TEXT_CLAIM,
   REFERENCE_COMPLETE as TEXT_COMPLETE,
   REFERENCE_LOOK_UP as TEXT_READ,
-} from "@/lib/idempotency/reference-statements";
+} from "idem-guard";
 
 export type GuardLatencyReport = {
   iterations: number;

@@ -6,7 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import pg from "pg";
-import { withIdempotency } from "@/lib/idempotency/guard";
+import { withIdempotency } from "idem-guard";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS, type WriterAnswer, type WriterRequest } from "./writer-protocol";
 import { runOpenLoop } from "./writer-schedule";
 

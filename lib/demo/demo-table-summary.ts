@@ -1,5 +1,4 @@
-import type { Queryable } from "@/lib/idempotency/queryable";
-import { EVENT_KINDS } from "@/lib/idempotency/events";
+import { type Queryable, EVENT_KINDS } from "idem-guard";
 
 export type DemoTableSummary = {
   rowsByStatus: Record<string, number>;

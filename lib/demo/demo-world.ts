@@ -1,5 +1,5 @@
 import pg from "pg";
-import type { Queryable } from "@/lib/idempotency/queryable";
+import type { Queryable } from "idem-guard";
 import { startDemoMcpServer, type DemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
 import { startDemoCarrier } from "@/lib/demo/upstream/carrier-server";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";

@@ -1,4 +1,4 @@
-import type { Queryable } from "@/lib/idempotency/queryable";
+import type { Queryable } from "idem-guard";
 
 /**
  * Side effects per operation can only come from the far side of the boundary: the processor

@@ -2,7 +2,7 @@ import "server-only";
 import { z } from "zod";
 import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
-import { DEFAULT_WINDOW_SECONDS, refOf } from "@/lib/idempotency/derive-key";
+import { DEFAULT_WINDOW_SECONDS, refOf } from "idem-guard";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 import { compareArguments, type ArgumentsComparison, type Candidate } from "@/lib/records/compare-arguments";
 import { MAX_WINDOW_SECONDS } from "@/lib/records/explain-key";

@@ -1,5 +1,4 @@
-import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
-import { deriveKey, KEY_SCHEMES, type KeyScheme } from "@/lib/idempotency/derive-key";
+import { CanonicalJsonError, deriveKey, KEY_SCHEMES, type KeyScheme } from "idem-guard";
 import { diffCanonical, type CanonicalDiff } from "@/lib/records/canonical-diff";
 
 /**
@@ -9,7 +8,7 @@ import { diffCanonical, type CanonicalDiff } from "@/lib/records/canonical-diff"
  * record's created_at falls in and the two beside it (a writer's clock a little off the
  * database's `now()` puts the same call one bucket over). A hash cannot say where two inputs
  * differ, so "which byte differs" is answered only against a reference: arguments that are shown,
- * here, to derive the record's key. Pure: lib/idempotency's derivation, no database.
+ * here, to derive the record's key. Pure: idem-guard's derivation, no database.
  */
 
 export type BucketPosition = "previous" | "same" | "next";

@@ -4,8 +4,9 @@ import type { Actor } from "@/lib/identity/actor";
 import { parseDuration } from "@/lib/config/duration";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import type { Db } from "@/lib/db/prisma";
-import { canonicalPythonJson, CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
 import {
+  canonicalPythonJson,
+  CanonicalJsonError,
   DEFAULT_WINDOW_SECONDS,
   deriveKey,
   KEY_SCHEMES,
@@ -13,7 +14,7 @@ import {
   type DerivedKey,
   type KeyInput,
   type KeyScheme,
-} from "@/lib/idempotency/derive-key";
+} from "idem-guard";
 import { diffCanonical, type CanonicalDiff } from "@/lib/records/canonical-diff";
 import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { RECORD_SUMMARY_SELECT, toRecordSummary, type RecordSummary } from "@/lib/records/lookup";

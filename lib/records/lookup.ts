@@ -2,7 +2,7 @@ import "server-only";
 import type { Redaction } from "@/lib/privacy/redact";
 import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { extractRefs } from "@/lib/records/extract-refs";
 import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";

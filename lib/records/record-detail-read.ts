@@ -13,8 +13,11 @@ export type DetailRecordRow = {
   response: Prisma.JsonValue | null;
   createdAt: Date;
   updatedAt: Date | null;
+  /** Null for writers that do not record it (the column is optional). */
+  argumentsSha256: string | null;
 };
-export type DetailEventRow = { kind: string; at: Date; detail: Prisma.JsonValue | null };
+/** `client`: the calling host, null where the writer does not record it. */
+export type DetailEventRow = { kind: string; at: Date; detail: Prisma.JsonValue | null; client: string | null };
 export type DetailAuditRow = {
   id: string;
   at: Date;
@@ -48,10 +51,11 @@ export async function readRecordDetail(
   const [read] = await db.$queryRaw<Read[]>`
     SELECT
       (SELECT row_to_json(r) FROM (
-         SELECT key, tenant, subject, tool, status, response, created_at AS "createdAt", updated_at AS "updatedAt"
+         SELECT key, tenant, subject, tool, status, response, created_at AS "createdAt", updated_at AS "updatedAt",
+                arguments_sha256 AS "argumentsSha256"
          FROM idempotency WHERE key = ${key} ${actorTenantScope(actor).and()}) r) AS record,
       (SELECT COALESCE(json_agg(e ORDER BY e.at), '[]'::json) FROM (
-         SELECT kind, at, detail FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
+         SELECT kind, at, detail, client FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
          FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit`;

@@ -4,8 +4,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
-import { inFlightMessage } from "@/lib/idempotency/messages";
+import { refOf, inFlightMessage } from "idem-guard";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
@@ -71,6 +70,8 @@ export type TimelineEntry = {
   kind: "claim" | "replay_served" | "in_flight_rejected" | "outcome_unknown" | "completed" | "operator";
   title: string;
   detail?: string;
+  /** Events only: the calling host the writer recorded ("name version"), null where it records none. */
+  client?: string | null;
 };
 
 /** An audit entry on its record's page: the audit log's view, less what the page already says (key, tenant, existence). */
@@ -81,6 +82,8 @@ export type RecordAuditEntry = Pick<
 
 export type RecordDetail = {
   record: RecordSummary;
+  /** sha256 of the canonical arguments, as the writer recorded it; null: not recorded (an optional column). */
+  argumentsSha256: string | null;
   ageMs: number;
   stuck: { isStuck: boolean; thresholdMs: number; threshold: string; source: string };
   response: { value: unknown; present: boolean; redacted: boolean; redactedPaths: string[] };
@@ -163,6 +166,7 @@ export async function getRecordDetail(
       kind: kind in EVENT_TITLES ? kind : "outcome_unknown",
       title: EVENT_TITLES[event.kind] ?? event.kind,
       detail: describeEventDetail(event.detail),
+      client: event.client,
     });
   }
   if (row.status === "completed") {
@@ -200,6 +204,7 @@ export async function getRecordDetail(
 
   return {
     record: toRecordSummary(row),
+    argumentsSha256: row.argumentsSha256,
     ageMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
     stuck: {
       isStuck: isStuck(config, row, now),

@@ -5,7 +5,7 @@ import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";

@@ -5,7 +5,7 @@ import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { recordsConditions, whereClause } from "@/lib/records/list-records";
 import { isStuck } from "@/lib/records/stuck-threshold";
 import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims";

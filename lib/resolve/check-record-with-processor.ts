@@ -2,7 +2,7 @@ import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { findVisibleRecord } from "@/lib/records/visible-records";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { askProcessor } from "./ask-processor";

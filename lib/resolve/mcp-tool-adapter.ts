@@ -4,7 +4,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import type { Transport } from "@modelcontextprotocol/sdk/shared/transport.js";
 import { ErrorCode, McpError, type CallToolResult, type Tool } from "@modelcontextprotocol/sdk/types.js";
 import type { IdemConfig, McpServerConfig } from "@/lib/config/schema";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { describeFetchError, formatSeconds } from "./http-adapter";
 import { elapsedSince, type ProcessorCheck, type ProcessorEvidence } from "./processor-check-types";
 import { readStatusWord } from "./status-words";

@@ -6,7 +6,7 @@ import pLimit from "p-limit";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { stuckCondition } from "@/lib/records/list-records";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { askProcessor } from "./ask-processor";

@@ -7,7 +7,7 @@ import { actorLabel, writeAudit } from "@/lib/audit/write-audit";
 import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
-import { refOf } from "@/lib/idempotency/derive-key";
+import { refOf } from "idem-guard";
 import { pruneTrimmedRefs, recordTrimmedRefs } from "./trimmed-refs";
 
 export const DEFAULT_TRIM_BATCH = 10_000;

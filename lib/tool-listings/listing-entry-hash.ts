@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { canonicalJcs } from "@/lib/idempotency/canonical-jcs";
+import { canonicalJcs } from "idem-guard";
 
 /**
  * sha256 hex of one tool's entry in a tools/list answer (name, annotations, input schema; RFC 8785

@@ -3,7 +3,7 @@ import { mkdirSync } from "node:fs";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { deriveKey } from "@/lib/idempotency/derive-key";
+import { deriveKey } from "idem-guard";
 import { browserMissing, launchChromium } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInInContext } from "../helpers/sign-in";

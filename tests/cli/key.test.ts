@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "commander";
 import { describe, expect, it } from "vitest";
 import { parseAtOption, parseSchemeOption, parseWindowOption } from "@/lib/cli/commands/key";
-import { deriveKey } from "@/lib/idempotency/derive-key";
+import { deriveKey } from "idem-guard";
 import { runCli } from "../helpers/run-cli";
 
 // `idem key` needs no database: point DATABASE_URL at nothing to prove it never connects.
@@ -96,6 +96,7 @@ describe.concurrent("npm run idem -- key", () => {
         `bucket: order_9001`,
         `key: ${expected.key}`,
         `ref: ${expected.ref}`,
+        `argumentsSha256: ${expected.argumentsSha256}`,
         "",
       ].join("\n"),
     );

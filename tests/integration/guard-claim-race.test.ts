@@ -1,8 +1,10 @@
 import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { claimOrRead } from "@/lib/idempotency/claim";
+import { claimOrRead } from "idem-guard";
 import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
+
+const ARGUMENTS_SHA256 = createHash("sha256").update("{}").digest("hex");
 
 // The claim and the look-up of a prior row share one statement. Its look-up reads the
 // statement's snapshot, so a row committed while the INSERT waited on it is invisible there.
@@ -21,7 +23,14 @@ describe("claimOrRead under a concurrent writer", () => {
       let races = 0;
       const pending = claimOrRead(
         pool,
-        { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() },
+        {
+          key: k,
+          tenant: "acme",
+          subject: null,
+          tool: "charge_card",
+          argumentsSha256: ARGUMENTS_SHA256,
+          at: new Date(),
+        },
         () => (races += 1),
       );
       // The claim's INSERT has reached the conflicting row and blocks on the open transaction.
@@ -40,7 +49,14 @@ describe("claimOrRead under a concurrent writer", () => {
     try {
       await writer.query("BEGIN");
       await writer.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'in_progress')`, [k]);
-      const pending = claimOrRead(pool, { key: k, tenant: "acme", subject: null, tool: "charge_card", at: new Date() });
+      const pending = claimOrRead(pool, {
+        key: k,
+        tenant: "acme",
+        subject: null,
+        tool: "charge_card",
+        argumentsSha256: ARGUMENTS_SHA256,
+        at: new Date(),
+      });
       await waitForLockWaiters(pool, await backendPid(writer));
       await writer.query("ROLLBACK");
       expect(await pending).toEqual({ claimed: true });
@@ -55,7 +71,14 @@ describe("claimOrRead under a concurrent writer", () => {
     try {
       const results = await Promise.all(
         Array.from({ length: 40 }, () =>
-          claimOrRead(racePool, { key: k, tenant: "acme", subject: "s", tool: "charge_card", at: new Date() }),
+          claimOrRead(racePool, {
+            key: k,
+            tenant: "acme",
+            subject: "s",
+            tool: "charge_card",
+            argumentsSha256: ARGUMENTS_SHA256,
+            at: new Date(),
+          }),
         ),
       );
       expect(results.filter((r) => r.claimed)).toHaveLength(1);

@@ -2,8 +2,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
-import { withIdempotency, type GuardedCall } from "@/lib/idempotency/guard";
-import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
+import { withIdempotency, type GuardedCall, OutcomeUnknownError } from "idem-guard";
 
 // The protocol's own test: a processor stub that sleeps 2 s and counts invocations is
 // the whole harness, and the counter is the assertion. The stub is a real HTTP server.

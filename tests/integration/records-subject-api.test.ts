@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { deriveKey } from "@/lib/idempotency/derive-key";
+import { deriveKey } from "idem-guard";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";
 

@@ -4,7 +4,7 @@ import { createHash } from "node:crypto";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { inject } from "vitest";
-import { REFERENCE_CLAIM, REFERENCE_COMPLETE, REFERENCE_LOOK_UP } from "@/lib/idempotency/reference-statements";
+import { REFERENCE_CLAIM, REFERENCE_COMPLETE, REFERENCE_LOOK_UP } from "idem-guard";
 
 // The reference writer's statements, verbatim (see the module and docs/architecture.md#the-reference-writer), against the migrated table.
 const CLAIM = REFERENCE_CLAIM;

@@ -6,7 +6,7 @@ import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
-import { REFERENCE_COMPLETE } from "@/lib/idempotency/reference-statements";
+import { REFERENCE_COMPLETE } from "idem-guard";
 import { resolveRecord, type ResolveInput } from "@/lib/resolve/resolve-record";
 import { connectTestDb } from "../helpers/db";
 import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import { deriveKey } from "@/lib/idempotency/derive-key";
+import { deriveKey } from "idem-guard";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";
 

@@ -1,6 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { canonicalJcs } from "@/lib/idempotency/canonical-jcs";
-import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
+import { canonicalJcs, CanonicalJsonError } from "idem-guard";
 
 /** A double from its IEEE 754 bits, written with 21 significant digits so the parser has work to do. */
 function textOfBits(hex: string): string {

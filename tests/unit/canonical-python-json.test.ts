@@ -1,11 +1,6 @@
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import {
-  CanonicalJsonError,
-  canonicalPythonJson,
-  MAX_DEPTH,
-  pythonFloatRepr,
-} from "@/lib/idempotency/canonical-python-json";
+import { CanonicalJsonError, canonicalPythonJson, MAX_DEPTH, pythonFloatRepr } from "idem-guard";
 
 // Expected values below were produced by Python 3.11's
 // json.dumps(json.loads(text), sort_keys=True, separators=(",", ":")) and written in by hand.

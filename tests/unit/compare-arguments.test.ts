@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { deriveKey } from "@/lib/idempotency/derive-key";
+import { deriveKey } from "idem-guard";
 import { CANNOT_CHECK_TOOL, compareArguments, type HashedRecord } from "@/lib/records/compare-arguments";
 
 // The hand-checked vector of tests/unit/derive-key.test.ts (python3 hashlib.sha256 of the material):

@@ -1,14 +1,7 @@
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import {
-  argumentsJsonOf,
-  DEFAULT_WINDOW_SECONDS,
-  deriveKey,
-  KeyInputError,
-  refOf,
-  type KeyInput,
-} from "@/lib/idempotency/derive-key";
+import { argumentsJsonOf, DEFAULT_WINDOW_SECONDS, deriveKey, KeyInputError, refOf, type KeyInput } from "idem-guard";
 
 const at = new Date("2026-03-01T12:00:00Z"); // unix 1772366400 = 900 × 1969296
 const base: KeyInput = {
@@ -39,6 +32,8 @@ describe("deriveKey", () => {
       // Hand-checked: python3 -c 'import hashlib; print(hashlib.sha256(b"acme|user_42|charge_card|{\"amount_cents\":24000,\"card\":\"c_71\"}|1969296").hexdigest())'
       key: "3ee70cf2887316521387af129388be54fa510dba3674e93b7387992a6b19bb50",
       ref: "3ee70cf28873",
+      // Hand-checked: printf '%s' '{"amount_cents":24000,"card":"c_71"}' | sha256sum
+      argumentsSha256: "ed92713d04f0dbb6556b4f9d03e661ee82b6041391f9c27be50afff1048cb567",
     });
   });
 

@@ -6,7 +6,7 @@ import { reorderedArguments } from "@/lib/annotations/verify-tool/key-orders";
 import { judgeAnswers } from "@/lib/annotations/verify-tool/judge-answers";
 import { decideVerdict, REJECTED_ARGUMENTS_HINT, SLOW_UPSTREAM_HINT } from "@/lib/annotations/verify-tool/verdict";
 import { verificationJunit } from "@/lib/cli/verification-junit";
-import { inFlightMessage, outcomeUnknownMessage } from "@/lib/idempotency/messages";
+import { inFlightMessage, outcomeUnknownMessage } from "idem-guard";
 
 // The runner's pure parts: how an answer is read (in the guard's own words), the key orders, the
 // verdict, and the JUnit file (escaped, and parseable whatever the answers held).

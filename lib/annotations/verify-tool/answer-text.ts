@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { canonicalJcs } from "@/lib/idempotency/canonical-jcs";
+import { canonicalJcs } from "idem-guard";
 import { redactJson, type Redaction } from "@/lib/privacy/redact";
 
 /** The answer as the evidence keeps it: text content only, cut to 2,000 characters. */

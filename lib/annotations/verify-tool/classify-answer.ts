@@ -1,7 +1,7 @@
 import type { VerificationCall } from "@/lib/annotations/tool-verification-types";
 
 /**
- * How the guard words a repeat of a call still running (lib/idempotency/messages.ts): "… is
+ * How the guard words a repeat of a call still running (packages/guard/src/messages.ts): "… is
  * already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with
  * this ref." Other servers say "in flight" or "in-flight"; the ref is whatever hex follows "ref".
  */

@@ -113,6 +113,9 @@ export const recordDetailContract = defineContract({
       description: "The record as its page shows it; the response masked.",
       schema: z.object({
         record: recordSummary,
+        argumentsSha256: nullableString.describe(
+          "sha256 hex of the call's canonical arguments as the writer recorded it (arguments_sha256); null: this writer does not record it.",
+        ),
         ageMs: z.number(),
         stuck: z.object({ isStuck: z.boolean(), thresholdMs: z.number(), threshold: z.string(), source: z.string() }),
         response: z.object({

@@ -3,14 +3,14 @@ import { requiredOption } from "@/lib/cli/required-option";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { UserError } from "@/lib/errors/user-error";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
-import { CanonicalJsonError } from "@/lib/idempotency/canonical-python-json";
 import {
+  CanonicalJsonError,
   DEFAULT_WINDOW_SECONDS,
   deriveKey,
   KEY_SCHEMES,
   KeyInputError,
   type KeyScheme,
-} from "@/lib/idempotency/derive-key";
+} from "idem-guard";
 
 type KeyOptions = {
   tenant: string;
@@ -57,9 +57,9 @@ export function registerKey(program: Command): void {
           if (error instanceof KeyInputError) throw new UserError(error.message);
           throw error;
         }
-        const { scheme, canonical, material, bucket, key, ref } = derived;
-        if (options.json) return void printJson({ scheme, canonical, material, bucket, key, ref });
-        for (const [name, value] of Object.entries({ scheme, canonical, material, bucket, key, ref }))
+        const { scheme, canonical, material, bucket, key, ref, argumentsSha256 } = derived;
+        if (options.json) return void printJson({ scheme, canonical, material, bucket, key, ref, argumentsSha256 });
+        for (const [name, value] of Object.entries({ scheme, canonical, material, bucket, key, ref, argumentsSha256 }))
           console.log(`${name}: ${value}`);
       }),
     );

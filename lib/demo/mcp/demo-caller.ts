@@ -37,9 +37,14 @@ export type DemoCaller = {
   fault: DemoFault | undefined;
   latencyMs: number;
   holdForDuplicateMs: number;
+  /** The calling host from the MCP handshake ("name version"), written on the guard's events. */
+  client: string | null;
 };
 
-export function demoCallerFromMeta(meta: Record<string, unknown> | undefined): DemoCaller {
+export function demoCallerFromMeta(
+  meta: Record<string, unknown> | undefined,
+  client: string | null = null,
+): DemoCaller {
   const received = Date.now();
   const text = (name: string, fallback: string) => {
     const value = meta?.[name];
@@ -61,5 +66,6 @@ export function demoCallerFromMeta(meta: Record<string, unknown> | undefined): D
         : undefined,
     latencyMs: typeof latency === "number" && Number.isFinite(latency) && latency > 0 ? Math.min(latency, 10_000) : 0,
     holdForDuplicateMs: typeof hold === "number" && Number.isFinite(hold) && hold > 0 ? Math.min(hold, 10_000) : 0,
+    client,
   };
 }

@@ -3,7 +3,7 @@ import { createDemoOutbox } from "@/lib/demo/mcp/demo-outbox";
 import { createDuplicateHolds } from "@/lib/demo/mcp/duplicate-holds";
 import { createProcessorClient } from "@/lib/demo/mcp/processor-client";
 import type { ToolDeps } from "@/lib/demo/mcp/tool-deps";
-import type { Queryable } from "@/lib/idempotency/queryable";
+import type { Queryable } from "idem-guard";
 
 export type DemoToolDepsOptions = {
   db: Queryable;

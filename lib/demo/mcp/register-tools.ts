@@ -1,5 +1,6 @@
 import type { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { ToolAnnotations } from "@modelcontextprotocol/sdk/types.js";
+import { clientOf } from "idem-guard/mcp";
 import { demoCallerFromMeta } from "@/lib/demo/mcp/demo-caller";
 import type { ToolDeps } from "@/lib/demo/mcp/tool-deps";
 import { chargeCard, chargeCardInput } from "@/lib/demo/mcp/tools/charge-card";
@@ -37,6 +38,7 @@ export const DEMO_TOOL_ANNOTATIONS: Record<string, ToolAnnotations | undefined> 
 type Meta = Record<string, unknown> | undefined;
 
 export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
+  const callerOf = (meta: Meta) => demoCallerFromMeta(meta, clientOf(server));
   server.registerTool(
     "charge_card",
     {
@@ -44,7 +46,7 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: chargeCardInput,
       annotations: IDEMPOTENT_WRITE,
     },
-    (args, extra) => chargeCard(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => chargeCard(deps, callerOf(extra._meta as Meta), args),
   );
   server.registerTool(
     "refund_charge",
@@ -53,7 +55,7 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: refundChargeInput,
       annotations: IDEMPOTENT_WRITE,
     },
-    (args, extra) => refundCharge(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => refundCharge(deps, callerOf(extra._meta as Meta), args),
   );
   server.registerTool(
     "create_shipment",
@@ -62,12 +64,12 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: createShipmentInput,
       annotations: IDEMPOTENT_WRITE,
     },
-    (args, extra) => createShipment(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => createShipment(deps, callerOf(extra._meta as Meta), args),
   );
   server.registerTool(
     "send_receipt_email",
     { description: "Email the receipt for a charge to the customer.", inputSchema: sendReceiptEmailInput },
-    (args, extra) => sendReceiptEmail(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => sendReceiptEmail(deps, callerOf(extra._meta as Meta), args),
   );
   server.registerTool(
     "get_charge_status",
@@ -76,7 +78,7 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: getChargeStatusInput,
       annotations: READ_ONLY,
     },
-    (args, extra) => getChargeStatus(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => getChargeStatus(deps, callerOf(extra._meta as Meta), args),
   );
   server.registerTool(
     "get_shipment_status",
@@ -85,6 +87,6 @@ export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
       inputSchema: getShipmentStatusInput,
       annotations: READ_ONLY,
     },
-    (args, extra) => getShipmentStatus(deps, demoCallerFromMeta(extra._meta as Meta), args),
+    (args, extra) => getShipmentStatus(deps, callerOf(extra._meta as Meta), args),
   );
 }

@@ -1,4 +1,4 @@
-import type { Queryable } from "@/lib/idempotency/queryable";
+import type { Queryable } from "idem-guard";
 import type { CarrierClient } from "@/lib/demo/mcp/carrier-client";
 import type { DemoOutbox } from "@/lib/demo/mcp/demo-outbox";
 import type { DuplicateHolds } from "@/lib/demo/mcp/duplicate-holds";

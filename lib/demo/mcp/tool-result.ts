@@ -1,5 +1,5 @@
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import type { GuardResult } from "@/lib/idempotency/guard";
+import type { GuardResult } from "idem-guard";
 import { DEMO_META } from "@/lib/demo/mcp/demo-caller";
 
 export type DemoOutcome = GuardResult<unknown>["outcome"] | "performed" | "answered" | "declined" | "error";
@@ -32,7 +32,7 @@ function isRefusal(response: unknown): boolean {
   return (response as { status?: unknown } | null)?.status === "failed";
 }
 
-/** The guard's verdict as the caller sees it: the response, or its message (lib/idempotency/messages.ts). */
+/** The guard's verdict as the caller sees it: the response, or its message (packages/guard/src/messages.ts). */
 export function guardToolResult(result: GuardResult<unknown>): CallToolResult {
   switch (result.outcome) {
     case "executed":

@@ -1,5 +1,5 @@
 import { Agent, request as httpRequest } from "node:http";
-import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
+import { OutcomeUnknownError } from "idem-guard";
 import { sleep } from "@/lib/demo/upstream/sleep";
 import type { DemoFault } from "@/lib/demo/mcp/demo-caller";
 

@@ -1,6 +1,6 @@
 import * as z from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { OutcomeUnknownError } from "@/lib/idempotency/outcome-unknown-error";
+import { OutcomeUnknownError } from "idem-guard";
 import type { DemoCaller } from "@/lib/demo/mcp/demo-caller";
 import type { ReferenceLookup } from "@/lib/demo/mcp/processor-client";
 import { errorResult, jsonResult } from "@/lib/demo/mcp/tool-result";

@@ -1,7 +1,6 @@
 import * as z from "zod";
 import type { CallToolResult } from "@modelcontextprotocol/sdk/types.js";
-import { argumentsJsonOf } from "@/lib/idempotency/derive-key";
-import { withIdempotency } from "@/lib/idempotency/guard";
+import { argumentsJsonOf, withIdempotency } from "idem-guard";
 import type { DemoCaller } from "@/lib/demo/mcp/demo-caller";
 import { crashIfAsked } from "@/lib/demo/mcp/simulated-crash";
 import { sleep } from "@/lib/demo/upstream/sleep";
@@ -42,6 +41,11 @@ export async function sendReceiptEmail(
     },
   );
   return guardToolResult(
-    await guarded({ tenant: caller.tenant, subject: caller.subject, argumentsJson: argumentsJsonOf(args) }),
+    await guarded({
+      tenant: caller.tenant,
+      subject: caller.subject,
+      argumentsJson: argumentsJsonOf(args),
+      client: caller.client,
+    }),
   );
 }

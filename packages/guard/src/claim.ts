@@ -1,6 +1,13 @@
-import type { Queryable } from "./queryable";
+import type { Queryable } from "./queryable.ts";
 
-export type ClaimInput = { key: string; tenant: string; subject: string | null; tool: string; at: Date };
+export type ClaimInput = {
+  key: string;
+  tenant: string;
+  subject: string | null;
+  tool: string;
+  argumentsSha256: string;
+  at: Date;
+};
 export type ClaimResult = { claimed: true } | { claimed: false; status: string; response: unknown };
 
 /**
@@ -10,8 +17,8 @@ export type ClaimResult = { claimed: true } | { claimed: false; status: string; 
  */
 const CLAIM_OR_READ = `
 WITH claim AS (
-  INSERT INTO idempotency (key, tenant, subject, tool, status, created_at)
-  VALUES ($1, $2, $3, $4, 'in_progress', $5)
+  INSERT INTO idempotency (key, tenant, subject, tool, arguments_sha256, status, created_at)
+  VALUES ($1, $2, $3, $4, $5, 'in_progress', $6)
   ON CONFLICT (key) DO NOTHING
   RETURNING key
 )
@@ -25,7 +32,14 @@ const READ = `SELECT status, response FROM idempotency WHERE key = $1`;
 type Row = { claimed: boolean; status: string | null; response: unknown };
 
 export async function claimOrRead(db: Queryable, input: ClaimInput, onRace?: () => void): Promise<ClaimResult> {
-  const { rows } = await db.query<Row>(CLAIM_OR_READ, [input.key, input.tenant, input.subject, input.tool, input.at]);
+  const { rows } = await db.query<Row>(CLAIM_OR_READ, [
+    input.key,
+    input.tenant,
+    input.subject,
+    input.tool,
+    input.argumentsSha256,
+    input.at,
+  ]);
   const row = rows[0];
   if (row?.claimed) return { claimed: true };
   if (row) return { claimed: false, status: row.status ?? "", response: row.response };

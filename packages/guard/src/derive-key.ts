@@ -1,6 +1,6 @@
 import { createHash } from "node:crypto";
-import { canonicalJcs } from "./canonical-jcs";
-import { canonicalPythonJson } from "./canonical-python-json";
+import { canonicalJcs } from "./canonical-jcs.ts";
+import { canonicalPythonJson } from "./canonical-python-json.ts";
 
 /**
  * The reference writers' key, reproduced exactly:
@@ -38,6 +38,8 @@ export type DerivedKey = {
   bucket: string;
   key: string;
   ref: string;
+  /** sha256 hex of `canonical` alone: with tenant, subject and tool it names the operation across buckets. */
+  argumentsSha256: string;
 };
 
 /** Bad key input; the message starts with the field it is about ("window: ..."). */
@@ -78,7 +80,8 @@ export function deriveKey(input: KeyInput): DerivedKey {
   // f"{None}" is "None": a writer without a subject hashes that word.
   const material = `${input.tenant}|${input.subject ?? "None"}|${input.tool}|${canonical}|${bucket}`;
   const key = createHash("sha256").update(material, "utf8").digest("hex");
-  return { scheme, canonical, material, bucket, key, ref: refOf(key) };
+  const argumentsSha256 = createHash("sha256").update(canonical, "utf8").digest("hex");
+  return { scheme, canonical, material, bucket, key, ref: refOf(key), argumentsSha256 };
 }
 
 /** The short reference support staff see in error messages ("ref 3f9a1c2b7d4e"). */

@@ -1,9 +1,9 @@
-import { claimOrRead, complete } from "./claim";
-import { deriveKey, type KeyScheme } from "./derive-key";
-import { appendEvent } from "./events";
-import { inFlightMessage, outcomeUnknownMessage } from "./messages";
-import { OutcomeUnknownError } from "./outcome-unknown-error";
-import type { Queryable } from "./queryable";
+import { claimOrRead, complete } from "./claim.ts";
+import { deriveKey, type KeyScheme } from "./derive-key.ts";
+import { appendEvent } from "./events.ts";
+import { inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
+import { OutcomeUnknownError } from "./outcome-unknown-error.ts";
+import type { Queryable } from "./queryable.ts";
 
 export type GuardConfig = {
   db: Queryable;
@@ -25,7 +25,13 @@ export type GuardConfig = {
   onRace?: () => void;
 };
 
-export type GuardedCall = { tenant: string; subject: string | null; argumentsJson: string };
+export type GuardedCall = {
+  tenant: string;
+  subject: string | null;
+  argumentsJson: string;
+  /** The calling host ("name version" from the MCP handshake), written on events; null when unknown. */
+  client?: string | null;
+};
 export type HandlerContext = { key: string; ref: string; args: unknown; at: Date };
 
 export type GuardResult<R> =
@@ -50,7 +56,7 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
   return async (call: GuardedCall): Promise<GuardResult<R>> => {
     const at = clock();
     const args: unknown = JSON.parse(call.argumentsJson);
-    const { key, ref } = deriveKey({
+    const { key, ref, argumentsSha256 } = deriveKey({
       tenant: call.tenant,
       subject: call.subject,
       tool: config.tool,
@@ -62,12 +68,20 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
     });
     const event = (kind: "replay_served" | "in_flight_rejected" | "outcome_unknown", detail?: unknown) =>
       recordEvents
-        ? appendEvent(config.db, { key, tenant: call.tenant, tool: config.tool, kind, at: clock(), detail })
+        ? appendEvent(config.db, {
+            key,
+            tenant: call.tenant,
+            tool: config.tool,
+            kind,
+            at: clock(),
+            detail,
+            client: call.client ?? null,
+          })
         : Promise.resolve();
 
     const claim = await claimOrRead(
       config.db,
-      { key, tenant: call.tenant, subject: call.subject, tool: config.tool, at },
+      { key, tenant: call.tenant, subject: call.subject, tool: config.tool, argumentsSha256, at },
       config.onRace,
     );
     if (!claim.claimed) {

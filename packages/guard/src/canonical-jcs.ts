@@ -1,4 +1,4 @@
-import { CanonicalJsonError, parseJsonText, type JsonNode } from "./canonical-python-json";
+import { CanonicalJsonError, parseJsonText, type JsonNode } from "./canonical-python-json.ts";
 
 /**
  * RFC 8785 JSON Canonicalization Scheme, for writers that are not Python: object keys sorted by

@@ -1,0 +1,328 @@
+"""The decorator against PostgreSQL: the double-call test from the reference text, then what each
+branch writes. Every test writes under its own tenant (the ``tenant`` fixture)."""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from conftest import Caller
+from idem_guard import OutcomeUnknownError, derive_key, idempotent, in_flight_message
+
+ARGS = {"card": "c_71", "amount_cents": 24000}
+CANONICAL = '{"amount_cents":24000,"card":"c_71"}'
+CLIENT = "claude-code 1.2.0"
+
+
+class Processor:
+    """A payment processor stub that counts its charges and takes its time over each."""
+
+    def __init__(self, delay: float = 0.0) -> None:
+        self.delay = delay
+        self.references: list[str] = []
+
+    async def charge(self, *, card: str, amount_cents: int, reference: str) -> dict:
+        self.references.append(reference)
+        await asyncio.sleep(self.delay)
+        number = len(self.references)
+        return {"charge_id": f"ch_{number}", "card": card, "amount_cents": amount_cents, "status": "succeeded"}
+
+
+def charge_tool(pool, processor: Processor, **options):
+    @idempotent(
+        tool="charge_card",
+        status_tool="get_charge_status",
+        pool=pool,
+        tenant=lambda caller: caller.tenant,
+        subject=lambda caller: caller.subject,
+        client=lambda caller: caller.client,
+        noun="A charge",
+        upstream="processor",
+        **options,
+    )
+    async def charge_card(arguments: dict, *, key: str, ref: str) -> dict:
+        return await processor.charge(card=arguments["card"], amount_cents=arguments["amount_cents"], reference=key)
+
+    return charge_card
+
+
+async def row_of(pool, key: str):
+    return await pool.fetchrow(
+        "SELECT tenant, subject, tool, status, response::text AS response, arguments_sha256, created_at, updated_at"
+        " FROM idempotency WHERE key = $1",
+        key,
+    )
+
+
+async def events_of(pool, key: str) -> list[tuple]:
+    rows = await pool.fetch(
+        "SELECT kind, tenant, tool, detail::text AS detail, client FROM idempotency_event WHERE key = $1 ORDER BY id",
+        key,
+    )
+    return [
+        (r["kind"], r["tenant"], r["tool"], None if r["detail"] is None else json.loads(r["detail"]), r["client"])
+        for r in rows
+    ]
+
+
+def test_the_double_call_charges_once(with_pool, tenant):
+    async def scenario(pool):
+        processor = Processor(delay=0.5)
+        charge_card = charge_tool(pool, processor)
+        caller = Caller(tenant, "user_42", CLIENT)
+        # Two concurrent calls (one with its keys the other way round: the same operation).
+        results = await asyncio.gather(
+            charge_card(caller, dict(ARGS)), charge_card(caller, {"amount_cents": 24000, "card": "c_71"})
+        )
+        executed, in_flight = sorted(results, key=lambda result: result.outcome)
+        assert (executed.outcome, in_flight.outcome) == ("executed", "in_flight")
+        assert len(processor.references) == 1
+        key = executed.key
+        assert processor.references == [key]  # the key went upstream as its idempotency reference
+        assert in_flight.key == key and in_flight.ref == key[:12]
+        assert in_flight.message == in_flight_message("A charge", key[:12], "get_charge_status")
+        assert f"(ref {key[:12]})" in in_flight.message
+        assert in_flight.text == in_flight.message and in_flight.is_error and in_flight.status == "in_progress"
+        assert executed.response["charge_id"] == "ch_1" and not executed.is_error
+        assert json.loads(executed.text) == executed.response
+
+        # A sequential repeat: the stored response, no second charge.
+        replayed = await charge_card(caller, dict(ARGS))
+        assert replayed.outcome == "replayed" and not replayed.is_error
+        assert replayed.key == key and replayed.response == executed.response
+        assert json.loads(replayed.text) == executed.response
+        assert len(processor.references) == 1
+
+        row = await row_of(pool, key)
+        assert (row["tenant"], row["subject"], row["tool"]) == (tenant, "user_42", "charge_card")
+        assert row["status"] == "completed"
+        assert row["arguments_sha256"] == hashlib.sha256(CANONICAL.encode()).hexdigest()
+        assert json.loads(row["response"]) == executed.response
+        assert row["updated_at"] is not None and row["updated_at"] >= row["created_at"]
+        assert await events_of(pool, key) == [
+            ("in_flight_rejected", tenant, "charge_card", {"status": "in_progress"}, CLIENT),
+            ("replay_served", tenant, "charge_card", None, CLIENT),
+        ]
+
+    with_pool(scenario)
+
+
+def test_the_key_and_created_at_come_from_the_clock(with_pool, tenant):
+    at = datetime(2026, 3, 1, 12, 0, 0, tzinfo=timezone.utc)
+
+    async def scenario(pool):
+        charge_card = charge_tool(pool, Processor(), clock=lambda: at, window_seconds=60)
+        result = await charge_card(Caller(tenant, None), ARGS)
+        expected = derive_key(tenant, None, "charge_card", ARGS, at=at, window_seconds=60)
+        assert (result.outcome, result.key) == ("executed", expected.key)
+        row = await row_of(pool, result.key)
+        assert row["created_at"] == at and row["updated_at"] == at
+        assert row["subject"] is None
+
+    with_pool(scenario)
+
+
+def test_an_unknown_outcome_leaves_the_claim_in_flight(with_pool, tenant):
+    async def scenario(pool):
+        calls = []
+
+        @idempotent(tool="charge_card", status_tool="get_charge_status", pool=pool, tenant=lambda c: c.tenant,
+                    subject=lambda c: c.subject, client=lambda c: c.client, noun="A charge", upstream="processor")
+        async def charge_card(arguments: dict, *, key: str, ref: str) -> dict:
+            calls.append(key)
+            raise OutcomeUnknownError("no answer from the processor after 30 s", 30_000)
+
+        caller = Caller(tenant, "user_42", CLIENT)
+        result = await charge_card(caller, ARGS)
+        ref = result.key[:12]
+        assert result.outcome == "outcome_unknown" and result.is_error and result.response is None
+        assert result.message == (
+            f"The processor did not answer within 30 s. A charge may or may not have been taken; ref {ref} is"
+            " recorded. Call get_charge_status with this ref before doing anything else. Do not retry this call."
+        )
+        assert result.text == result.message
+        row = await row_of(pool, result.key)
+        assert (row["status"], row["response"], row["updated_at"]) == ("in_progress", None, None)
+        assert await events_of(pool, result.key) == [
+            ("outcome_unknown", tenant, "charge_card", {"reason": "no answer from the processor after 30 s"}, CLIENT)
+        ]
+        # The retry the message forbids is still safe: it is told the charge is in flight.
+        again = await charge_card(caller, ARGS)
+        assert again.outcome == "in_flight" and len(calls) == 1
+
+    with_pool(scenario)
+
+
+def test_an_unknown_outcome_without_a_wait_says_in_time(with_pool, tenant):
+    async def scenario(pool):
+        @idempotent(tool="create_shipment", status_tool="get_shipment", pool=pool, tenant=lambda c: c.tenant,
+                    noun="A shipment", upstream="carrier", record_events=False)
+        async def create_shipment(arguments: dict, *, key: str, ref: str) -> dict:
+            raise OutcomeUnknownError("carrier timeout")
+
+        result = await create_shipment(Caller(tenant, None), {"parcel": "p_1"})
+        assert result.message.startswith("The carrier did not answer in time. A shipment may or may not")
+        assert await events_of(pool, result.key) == []
+
+    with_pool(scenario)
+
+
+def test_any_other_error_propagates_and_leaves_a_stuck_claim(with_pool, tenant):
+    async def scenario(pool):
+        @idempotent(tool="charge_card", status_tool="get_charge_status", pool=pool, tenant=lambda c: c.tenant)
+        async def charge_card(arguments: dict, *, key: str, ref: str) -> dict:
+            raise RuntimeError("the processor client crashed")
+
+        with pytest.raises(RuntimeError, match="the processor client crashed"):
+            await charge_card(Caller(tenant, "user_42"), ARGS)
+        key = derive_key(tenant, None, "charge_card", ARGS).key
+        row = await row_of(pool, key)
+        assert (row["status"], row["response"]) == ("in_progress", None)
+        assert await events_of(pool, key) == []
+
+    with_pool(scenario)
+
+
+def test_a_business_key_replaces_the_bucket(with_pool, tenant):
+    now = [datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)]
+
+    async def scenario(pool):
+        processor = Processor()
+        charge_card = charge_tool(pool, processor, business_key=lambda args: args["order_id"], clock=lambda: now[0])
+        caller = Caller(tenant, "user_42")
+        first = await charge_card(caller, {**ARGS, "order_id": "order_9001"})
+        now[0] += timedelta(days=2)  # far beyond any time bucket
+        second = await charge_card(caller, {**ARGS, "order_id": "order_9001"})
+        assert (first.outcome, second.outcome) == ("executed", "replayed")
+        assert first.key == derive_key(tenant, "user_42", "charge_card", {**ARGS, "order_id": "order_9001"},
+                                       business_key="order_9001").key
+        assert len(processor.references) == 1
+
+    with_pool(scenario)
+
+
+def test_an_outcome_an_operator_already_recorded_is_not_overwritten(with_pool, tenant):
+    async def scenario(pool):
+        @idempotent(tool="charge_card", status_tool="get_charge_status", pool=pool, tenant=lambda c: c.tenant)
+        async def charge_card(arguments: dict, *, key: str, ref: str) -> dict:
+            await pool.execute(
+                "UPDATE idempotency SET status = 'completed', response = '{\"by\": \"operator\"}' WHERE key = $1", key
+            )
+            return {"charge_id": "ch_late"}
+
+        result = await charge_card(Caller(tenant, None), ARGS)
+        assert result.outcome == "executed"
+        assert json.loads((await row_of(pool, result.key))["response"]) == {"by": "operator"}
+
+    with_pool(scenario)
+
+
+async def wait_for_a_lock_wait(pool) -> None:
+    for _ in range(500):
+        if await pool.fetchval(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+        ):
+            return
+        await asyncio.sleep(0.01)
+    raise AssertionError("the guarded call never waited on the other writer's row")
+
+
+def test_a_writer_that_commits_while_our_insert_waits_is_read_by_the_second_look_up(with_pool, tenant):
+    at = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+    key = derive_key(tenant, "user_42", "charge_card", ARGS, at=at).key
+
+    async def scenario(pool):
+        races = []
+        processor = Processor()
+        charge_card = charge_tool(pool, processor, clock=lambda: at, on_race=lambda: races.append(1))
+        async with pool.acquire() as other:
+            transaction = other.transaction()
+            await transaction.start()
+            await other.execute(
+                "INSERT INTO idempotency (key, tenant, status) VALUES ($1, $2, 'in_progress')", key, tenant
+            )
+            call = asyncio.ensure_future(charge_card(Caller(tenant, "user_42"), ARGS))
+            await wait_for_a_lock_wait(pool)
+            await transaction.commit()
+            result = await call
+        # The claim statement's snapshot could not see the row; the second SELECT did.
+        assert races == [1]
+        assert (result.outcome, result.status) == ("in_flight", "in_progress")
+        assert processor.references == []
+
+    with_pool(scenario)
+
+
+def test_a_row_deleted_between_the_two_statements_is_claimed_again(with_pool, tenant):
+    at = datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc)
+    key = derive_key(tenant, "user_42", "charge_card", ARGS, at=at).key
+
+    async def scenario(pool):
+        races = []
+
+        async def release() -> None:  # an operator releases the row just then
+            races.append(1)
+            await pool.execute("DELETE FROM idempotency WHERE key = $1", key)
+
+        processor = Processor()
+        charge_card = charge_tool(pool, processor, clock=lambda: at, on_race=release)
+        async with pool.acquire() as other:
+            transaction = other.transaction()
+            await transaction.start()
+            await other.execute(
+                "INSERT INTO idempotency (key, tenant, status) VALUES ($1, $2, 'in_progress')", key, tenant
+            )
+            call = asyncio.ensure_future(charge_card(Caller(tenant, "user_42"), ARGS))
+            await wait_for_a_lock_wait(pool)
+            await transaction.commit()
+            result = await call
+        assert races == [1]
+        assert result.outcome == "executed" and processor.references == [key]
+        assert (await row_of(pool, key))["status"] == "completed"
+
+    with_pool(scenario)
+
+
+def test_a_jsonb_codec_on_the_pool_changes_nothing(with_pool, tenant):
+    async def init(connection) -> None:
+        await connection.set_type_codec("jsonb", encoder=json.dumps, decoder=json.loads, schema="pg_catalog")
+
+    async def scenario(pool):
+        processor = Processor()
+        charge_card = charge_tool(pool, processor)
+        caller = Caller(tenant, "user_42", CLIENT)
+        first = await charge_card(caller, ARGS)
+        second = await charge_card(caller, ARGS)
+        assert second.outcome == "replayed" and second.response == first.response
+        assert json.loads((await row_of(pool, first.key))["response"]) == first.response
+        assert await events_of(pool, first.key) == [("replay_served", tenant, "charge_card", None, CLIENT)]
+
+    with_pool(scenario, init=init)
+
+
+def test_a_response_that_is_a_json_string_or_null_round_trips(with_pool, tenant):
+    async def scenario(pool):
+        answers = iter(["sent", None])
+
+        @idempotent(tool="send_email", status_tool="get_email", pool=pool, tenant=lambda c: c.tenant)
+        async def send_email(arguments: dict, *, key: str, ref: str):
+            return next(answers)
+
+        for to in ("a@example.com", "b@example.com"):
+            first = await send_email(Caller(tenant, None), {"to": to})
+            again = await send_email(Caller(tenant, None), {"to": to})
+            assert (again.outcome, again.response, again.text) == ("replayed", first.response, first.text)
+        assert first.text == "null"
+
+    with_pool(scenario)
+
+
+def test_bad_configuration_is_refused_when_decorating():
+    with pytest.raises(ValueError, match="window: expected a positive whole number of seconds"):
+        idempotent(tool="t", status_tool="s", pool=None, tenant=lambda c: c, window_seconds=0)
+    with pytest.raises(ValueError, match='scheme: expected python-json or jcs \\(got "md5"\\)'):
+        idempotent(tool="t", status_tool="s", pool=None, tenant=lambda c: c, scheme="md5")
