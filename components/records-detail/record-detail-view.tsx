@@ -10,6 +10,8 @@ import { JsonView } from "@/components/records-detail/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
 import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { KeyProtectionText } from "@/components/records-detail/key-protection-text";
+import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
 
 /**
  * `processorPanel` replaces the read-only "Ask the processor" for people who may act on the
@@ -70,6 +72,9 @@ export function RecordDetailView({
           <Field label="Age">
             <span title={`since ${utcText(record.createdAt)}`}>{formatAge(new Date(record.createdAt), now)}</span>
           </Field>
+          <Field label="Deduplicates">
+            <KeyProtectionText protection={detail.protection} now={now} />
+          </Field>
           <Field label="Stuck">
             <span data-testid="record-stuck">
               {stuck.isStuck ? (
@@ -115,8 +120,9 @@ export function RecordDetailView({
               </>
             )}
             <p className="mt-3 text-xs text-slate-500">
-              Only a repeat inside the writer’s time bucket carries this key; a later repeat derives a new key and is
-              performed again.
+              {detail.protection.kind === "bucket"
+                ? `Only a repeat before ${utcText(detail.protection.until)} (the end of its time bucket) carries this key; a later one derives a new key and is performed again.`
+                : "A repeat carries this key for as long as the row is kept: the tool keys its calls by a business key."}
               {record.tool ? (
                 <>
                   {" "}
@@ -221,12 +227,23 @@ function Timeline({ entries, now }: { entries: TimelineEntry[]; now: Date }) {
           <div className="text-xs text-slate-500">
             {entry.at ? <TimeStamp iso={entry.at} now={now} /> : "time not recorded"}
             {entry.detail ? ` · ${entry.detail}` : ""}
+            {entry.delay ? ` · ${formatDelay(entry.delay.ms)} after the claim (${bandLabel(entry.delay.band)})` : ""}
             {entry.client ? ` · from ${entry.client}` : entry.client === null ? " · calling host not recorded" : ""}
           </div>
         </li>
       ))}
     </ol>
   );
+}
+
+function formatDelay(ms: number): string {
+  if (ms < 10_000) return `${(ms / 1000).toFixed(1)} s`;
+  if (ms < 120_000) return `${Math.round(ms / 1000)} s`;
+  return `${Math.floor(ms / 60_000)} min ${Math.round((ms % 60_000) / 1000)} s`;
+}
+
+function bandLabel(band: RepeatDelayBand): string {
+  return REPEAT_DELAY_BANDS.find((b) => b.band === band)?.label ?? band;
 }
 
 function Panel({ title, children }: { title: string; children: ReactNode }) {

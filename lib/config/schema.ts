@@ -54,9 +54,18 @@ const processorSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("mcp-tool"), server: name, tool: name, timeout: durationSchema.optional() }),
 ]);
 
+/** The writers' default time bucket: the reference text's 900 s. */
+export const DEFAULT_KEY_WINDOW_MS = 900_000;
+
 const toolSchema = z.strictObject({
   stuckAfter: durationSchema.optional(),
   processor: processorSchema.optional(),
+  // How the tool's writer buckets its keys, so the console can say when a key stops deduplicating:
+  // its time bucket's width (whole seconds, default 15m), or true when it keys calls by a business key.
+  window: durationSchema
+    .refine((ms) => ms % 1_000 === 0, "expected a whole number of seconds, as the writer's window_s is")
+    .optional(),
+  businessKey: z.boolean().optional(),
 });
 
 // A verification (verify-tool, issue #18) makes real side effects: only servers this file marks
@@ -124,6 +133,12 @@ export const configSchema = z
       names.add(server.name);
     });
     for (const [tool, settings] of Object.entries(config.tools)) {
+      if (settings.businessKey && settings.window !== undefined)
+        ctx.addIssue({
+          code: "custom",
+          path: ["tools", tool, "window"],
+          message: "a tool keyed by a business key has no time window: set businessKey or window, not both",
+        });
       const processor = settings.processor;
       if (processor?.type === "mcp-tool" && !names.has(processor.server)) {
         ctx.addIssue({

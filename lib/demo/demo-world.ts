@@ -24,6 +24,7 @@ export type DemoConsoleConfig = {
     string,
     {
       stuckAfter: string;
+      businessKey?: boolean;
       processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string };
     }
   >;
@@ -47,7 +48,8 @@ export function demoConsoleConfig(urls: { processor: string; mcp: string }): Dem
       charge_card: { stuckAfter: "5m", processor },
       refund_charge: { stuckAfter: "5m", processor },
       // The mail service has no reference look-up: its stuck rows are for an operator to judge.
-      send_receipt_email: { stuckAfter: "5m" },
+      // Keyed by the charge id (a business key): one receipt per charge, however late the repeat.
+      send_receipt_email: { stuckAfter: "5m", businessKey: true },
       // Writes no rows (it is not keyed); named so the console can ask the shop about an order.
       create_shipment: {
         stuckAfter: "10m",

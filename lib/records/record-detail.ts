@@ -2,8 +2,10 @@ import "server-only";
 import type { AuditEntryView } from "@/lib/audit/list-audit";
 import type { Actor } from "@/lib/identity/actor";
 import { formatDuration } from "@/lib/config/duration";
-import type { IdemConfig } from "@/lib/config/schema";
+import { DEFAULT_KEY_WINDOW_MS, type IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { keyProtection, type KeyProtection } from "@/lib/records/key-protection";
+import { repeatDelayBand, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
 import { refOf, inFlightMessage } from "idem-guard";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
@@ -72,6 +74,8 @@ export type TimelineEntry = {
   detail?: string;
   /** Events only: the calling host the writer recorded ("name version"), null where it records none. */
   client?: string | null;
+  /** Repeats only (replay served, in-flight rejection): how long after the claim it arrived, and its band. */
+  delay?: { ms: number; band: RepeatDelayBand };
 };
 
 /** An audit entry on its record's page: the audit log's view, less what the page already says (key, tenant, existence). */
@@ -84,6 +88,8 @@ export type RecordDetail = {
   record: RecordSummary;
   /** sha256 of the canonical arguments, as the writer recorded it; null: not recorded (an optional column). */
   argumentsSha256: string | null;
+  /** Until when this key catches a repeat: the end of its time bucket, or a business key's row lifetime. */
+  protection: KeyProtection;
   ageMs: number;
   stuck: { isStuck: boolean; thresholdMs: number; threshold: string; source: string };
   response: { value: unknown; present: boolean; redacted: boolean; redactedPaths: string[] };
@@ -98,6 +104,8 @@ export type RecordDetail = {
 };
 
 const MAX_EVENTS = 200;
+/** The events that are a repeat of the call (the key caught it). */
+const REPEAT_KINDS = new Set(["replay_served", "in_flight_rejected"]);
 const MAX_AUDIT = 100;
 
 const EVENT_TITLES: Record<string, string> = {
@@ -159,14 +167,18 @@ export async function getRecordDetail(
       detail: `status in_progress, tenant ${row.tenant}`,
     },
   ];
+  const protection = keyProtection(config, row, now);
+  const windowMs = protection.kind === "bucket" ? protection.windowMs : DEFAULT_KEY_WINDOW_MS;
   for (const event of events) {
     const kind = event.kind as TimelineEntry["kind"];
+    const delayMs = Math.max(0, event.at.getTime() - row.createdAt.getTime());
     timeline.push({
       at: event.at.toISOString(),
       kind: kind in EVENT_TITLES ? kind : "outcome_unknown",
       title: EVENT_TITLES[event.kind] ?? event.kind,
       detail: describeEventDetail(event.detail),
       client: event.client,
+      ...(REPEAT_KINDS.has(event.kind) ? { delay: { ms: delayMs, band: repeatDelayBand(delayMs, windowMs) } } : {}),
     });
   }
   if (row.status === "completed") {
@@ -205,6 +217,7 @@ export async function getRecordDetail(
   return {
     record: toRecordSummary(row),
     argumentsSha256: row.argumentsSha256,
+    protection,
     ageMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
     stuck: {
       isStuck: isStuck(config, row, now),

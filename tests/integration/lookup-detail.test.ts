@@ -1,10 +1,10 @@
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import pg from "pg";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { parseConfig } from "@/lib/config/load";
-import { withIdempotency, inFlightMessage, OutcomeUnknownError } from "idem-guard";
+import { withIdempotency, inFlightMessage, OutcomeUnknownError, REFERENCE_CLAIM, REFERENCE_COMPLETE } from "idem-guard";
 import { explainKey, parseExplainParams } from "@/lib/records/explain-key";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { getRecordDetail } from "@/lib/records/record-detail";
@@ -95,6 +95,48 @@ describe("lookup and record detail against PostgreSQL, rows written by the real 
     expect(detail.timeline.map((t) => t.kind)).toEqual(["claim", "outcome_unknown", "in_flight_rejected"]);
     expect(detail.eventCounts).toEqual({ outcome_unknown: 1, in_flight_rejected: 1 });
     expect(detail.response.present).toBe(false);
+    // The guard records the arguments' hash; the key stops deduplicating at its bucket's end.
+    const canonical = '{"amount_cents":1001,"card":"c_71"}';
+    expect(detail.argumentsSha256).toBe(createHash("sha256").update(canonical).digest("hex"));
+    const bucketEnd = new Date(Math.floor(claimedAt.getTime() / 900_000) * 900_000 + 900_000);
+    expect(detail.protection).toEqual({
+      kind: "bucket",
+      windowMs: 900_000,
+      windowSource: "default",
+      bucketStart: new Date(bucketEnd.getTime() - 900_000).toISOString(),
+      until: bucketEnd.toISOString(),
+      ended: true,
+    });
+    // The repeat arrived 30 s after the claim: around a timeout.
+    expect(detail.timeline.find((t) => t.kind === "in_flight_rejected")?.delay).toEqual({
+      ms: 30_000,
+      band: "around_timeout",
+    });
+    expect(detail.timeline.find((t) => t.kind === "outcome_unknown")?.delay).toBeUndefined();
+  });
+
+  it("a business-key tool's key holds until the row is trimmed; a reference writer's row records no hash", async () => {
+    const bkConfig = parseConfig(JSON.stringify({ tools: { create_shipment: { businessKey: true } } }));
+    const at = new Date(Date.now() - 5 * 60_000);
+    const shipped = await withIdempotency(
+      { db: pool, tool: "create_shipment", statusTool: "get_shipment_status", businessKey: () => `order-${run}` },
+      async () => ({ tracking: "trk_1" }),
+    )({ tenant: ACME, subject: null, argumentsJson: '{"order_id":"o_1"}' });
+    const detail = await getRecordDetail(db, bkConfig, viewer, shipped.key, new Date());
+    expect(detail?.protection).toEqual({
+      kind: "business_key",
+      until: null,
+      trimmedAfter: expect.any(String) as string,
+    });
+
+    // The reference text's statements verbatim: no tool, no subject, no hash, no events.
+    const key = createHash("sha256").update(`ref-writer-${run}`).digest("hex");
+    await pool.query(REFERENCE_CLAIM, [key, ACME]);
+    await pool.query(REFERENCE_COMPLETE, [key, JSON.stringify({ id: "ch_ref" })]);
+    const plain = await getRecordDetail(db, config, viewer, key, at);
+    expect(plain?.argumentsSha256).toBeNull();
+    expect(plain?.eventCounts).toBeNull();
+    expect(plain?.protection).toMatchObject({ kind: "bucket", windowSource: "default", ended: false });
   });
 
   it("a completed record replays its response, redacted for every role; an operator's reveal shows it whole and is audited", async () => {

@@ -25,6 +25,7 @@ describe("idem.config.json", () => {
     expect(config.tools.create_shipment?.stuckAfter).toBe(600_000);
     expect(config.defaultStuckAfter).toBe(300_000);
     expect(config.mcpServers).toHaveLength(2);
+    expect(parseConfig(JSON.stringify({ tools: { t: { window: "1h" } } })).tools.t?.window).toBe(3_600_000);
   });
 
   it("without a redact list, masks card, contact and address-like fields by default", () => {
@@ -50,6 +51,15 @@ describe("idem.config.json", () => {
       /tools\.charge_card\.stuckAfter: expected a positive duration/,
     ],
     [JSON.stringify({ tools: { charge_card: { processor: { type: "ftp" } } } }), /tools\.charge_card\.processor\.type/],
+    [
+      JSON.stringify({ tools: { charge_card: { window: "1500ms" } } }),
+      /tools\.charge_card\.window: expected a whole number of seconds/,
+    ],
+    [
+      JSON.stringify({ tools: { ship: { window: "15m", businessKey: true } } }),
+      /tools\.ship\.window: a tool keyed by a business key has no time window/,
+    ],
+    [JSON.stringify({ tools: { ship: { businessKey: "yes" } } }), /tools\.ship\.businessKey/],
     [
       JSON.stringify({ tools: { x: { processor: { type: "http", baseUrl: "file:///etc/passwd" } } } }),
       /tools\.x\.processor\.baseUrl: expected an http/,

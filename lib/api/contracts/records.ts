@@ -116,6 +116,21 @@ export const recordDetailContract = defineContract({
         argumentsSha256: nullableString.describe(
           "sha256 hex of the call's canonical arguments as the writer recorded it (arguments_sha256); null: this writer does not record it.",
         ),
+        protection: z.discriminatedUnion("kind", [
+          z.object({
+            kind: z.literal("bucket"),
+            windowMs: z.number().describe("The writer's time bucket: the tool's `window`, else the reference 900 s."),
+            windowSource: z.enum(["config", "default"]),
+            bucketStart: instant,
+            until: instant.describe("The end of the bucket the claim falls in: an identical call after it runs again."),
+            ended: z.boolean(),
+          }),
+          z.object({
+            kind: z.literal("business_key"),
+            until: z.null(),
+            trimmedAfter: instant.describe("When the nightly trim may delete the row (48 h after the claim)."),
+          }),
+        ]),
         ageMs: z.number(),
         stuck: z.object({ isStuck: z.boolean(), thresholdMs: z.number(), threshold: z.string(), source: z.string() }),
         response: z.object({

@@ -1,0 +1,31 @@
+import type { KeyProtection } from "@/lib/records/key-protection";
+import { formatDuration } from "@/lib/config/duration";
+import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+
+/** "until 14:45:00 UTC (in 6 min)": when a retry of this call stops being a repeat and becomes a new call. */
+export function KeyProtectionText({ protection, now }: { protection: KeyProtection; now: Date }) {
+  if (protection.kind === "business_key") {
+    return (
+      <span data-testid="record-protection">
+        business key: until the row is trimmed or released (trim may delete it{" "}
+        <TimeStamp iso={protection.trimmedAfter} now={now} />)
+      </span>
+    );
+  }
+  const window = `${formatDuration(protection.windowMs)} bucket${protection.windowSource === "default" ? ", the default" : ""}`;
+  return (
+    <span data-testid="record-protection">
+      {protection.ended ? (
+        <span className="font-medium text-amber-800">
+          ended {utcText(protection.until)} (<TimeStamp iso={protection.until} now={now} />
+          ): an identical call now runs again
+        </span>
+      ) : (
+        <>
+          until {utcText(protection.until)} (<TimeStamp iso={protection.until} now={now} />)
+        </>
+      )}
+      <span className="block text-xs text-slate-500">end of the {window} its claim falls in</span>
+    </span>
+  );
+}
