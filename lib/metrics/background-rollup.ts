@@ -24,6 +24,8 @@ export function startBackgroundRollup(
   intervalMs: number,
   log: (line: string) => void = (line) => console.error(line),
   clock: () => Date = () => new Date(),
+  /** More work each round after the roll-up, in the same error handling (the duplicate scan). */
+  alsoEachRound?: (db: Db, now: Date) => Promise<unknown>,
 ): BackgroundRollup {
   let rounds = 0;
   let failing = false;
@@ -34,6 +36,7 @@ export function startBackgroundRollup(
         statementTimeoutMs: BACKGROUND_ROLLUP_STATEMENT_TIMEOUT_MS,
         skipWhenBusy: true,
       });
+      await alsoEachRound?.(db(), clock());
       if (failing) log("metrics roll-up: working again");
       failing = false;
     } catch (error) {

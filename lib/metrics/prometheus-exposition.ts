@@ -85,6 +85,12 @@ export async function toExposition(
     rejections.inc({ tool: row.tool }, row.inFlightRejected);
     outcomeUnknown.inc({ tool: row.tool }, row.outcomeUnknown);
   }
+  const duplicates = counter(
+    "idem_duplicates_through_total",
+    "Duplicates that got through: one operation (tenant, subject, tool, arguments) executed under two keys less than a window apart, by tool and tenant. Only writers that record arguments_sha256 are counted.",
+    ["tool", "tenant"],
+  );
+  for (const row of figures.duplicatesThrough) duplicates.inc({ tool: row.tool, tenant: row.tenant }, row.count);
   const resolutions = counter(
     "idem_resolutions_total",
     "Stuck claims the console resolved, by tool, action (complete, release, force_release) and by (operator, bulk, reconciler).",

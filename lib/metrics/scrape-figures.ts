@@ -42,6 +42,8 @@ export type ScrapeFigures = {
   /** Tools a listing declares idempotentHint: true for. */
   idempotentHintTools: string[];
   counters: CounterRow[];
+  /** Duplicates that got through, by tool and tenant (folded like the others), from the duplicate scan's hours. */
+  duplicatesThrough: { tool: string; tenant: string; count: number }[];
   resolutions: ResolutionRow[];
   jobs: LastJobRuns;
   table: TableSize;
@@ -65,7 +67,7 @@ export const OTHER_TENANT = "other";
  */
 export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor, now: Date): Promise<ScrapeFigures> {
   const scope = actorTenantScope(actor);
-  const [open, counterRows, resolutions, jobs, table, known] = await Promise.all([
+  const [open, counterRows, resolutions, jobs, table, known, duplicateRows] = await Promise.all([
     // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
     // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
     // the outcome_unknown keys are one hashed subplan over their partial index.
@@ -121,6 +123,11 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     lastJobRuns(db),
     readTableSize(db),
     loadKnownTools(db, config),
+    // A few rows an hour, tenant and tool: the hours are never rewritten downwards, so the counter never falls.
+    db.$queryRaw<{ tenant: string; tool: string; count: number }[]>`
+      SELECT tenant, tool, sum(duplicates)::float8 AS count FROM duplicate_scan_hourly
+       WHERE duplicates > 0 ${scope.and()}
+       GROUP BY tenant, tool`,
   ]);
 
   const keep = keptTenants(
@@ -164,6 +171,15 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     counters.set(r.tool, row);
   }
 
+  const duplicatesThrough = new Map<string, { tool: string; tenant: string; count: number }>();
+  for (const r of duplicateRows) {
+    const tenant = fold(r.tenant);
+    const id = `${tenant}\u0000${r.tool}`;
+    const row = duplicatesThrough.get(id) ?? { tool: r.tool, tenant, count: 0 };
+    row.count += r.count;
+    duplicatesThrough.set(id, row);
+  }
+
   const stuckThresholdMs = new Map<string, number>([["", config.defaultStuckAfter]]);
   for (const tool of [...Object.keys(config.tools), ...open.map((r) => r.tool)])
     if (tool !== "") stuckThresholdMs.set(tool, stuckAfterMs(config, tool));
@@ -176,6 +192,7 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     stuckThresholdMs,
     idempotentHintTools: [...known].filter(([, tool]) => tool.declaredIdempotentHint === true).map(([name]) => name),
     counters: [...counters.values()],
+    duplicatesThrough: [...duplicatesThrough.values()],
     resolutions: resolutions.map((r) => ({
       tool: r.tool,
       action: r.action.replace(/^record\./, ""),

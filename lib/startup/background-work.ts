@@ -2,10 +2,16 @@ import "server-only";
 import { getConfig } from "@/lib/config/load";
 import { getDb } from "@/lib/db/client";
 import { startBackgroundRollup } from "@/lib/metrics/background-rollup";
+import { scanDuplicates } from "@/lib/duplicates/scan-duplicates";
 
-/** What a console server does outside requests: the metrics roll-up (config `metrics.rollupEvery`). */
+/**
+ * What a console server does outside requests (config `metrics.rollupEvery`): the metrics roll-up,
+ * then the scan for duplicates that got through, in the same round.
+ */
 export function startServerBackgroundWork(): void {
   const every = getConfig().metrics.rollupEvery;
   if (every === "off") return;
-  startBackgroundRollup(getDb, every);
+  startBackgroundRollup(getDb, every, undefined, undefined, (db, now) =>
+    scanDuplicates(db, getConfig(), now, { skipWhenBusy: true }),
+  );
 }

@@ -3,6 +3,8 @@ import { cliActor } from "@/lib/identity/cli-actor";
 import { parseInstantOption, wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
+import { loadConfig } from "@/lib/config/load";
+import { scanDuplicates } from "@/lib/duplicates/scan-duplicates";
 import { UserError } from "@/lib/errors/user-error";
 import { recountMetrics, type RecountOutcome } from "@/lib/metrics/recount";
 import { rollUpSettled, type SettledRollupResult } from "@/lib/metrics/roll-up-settled";
@@ -56,9 +58,20 @@ hours before the newest \`idem trim\` cutoff, whose rows are gone.`,
           }
           return;
         }
-        const rollup = await withDatabase((db) => rollUpSettled(db, new Date(), { catchUpHours: options.catchUp }));
-        if (options.json) printJson({ ...rollup.hours, minutes: rollup.minutes });
-        else printRollup(rollup);
+        const config = loadConfig();
+        const { rollup, duplicates } = await withDatabase(async (db) => {
+          const rollup = await rollUpSettled(db, new Date(), { catchUpHours: options.catchUp });
+          return { rollup, duplicates: await scanDuplicates(db, config, new Date(), { maxChunks: 400 }) };
+        });
+        if (options.json) printJson({ ...rollup.hours, minutes: rollup.minutes, duplicates });
+        else {
+          printRollup(rollup);
+          console.log(
+            duplicates.chunks === 0
+              ? "duplicate scan: nothing new to read"
+              : `duplicate scan: read claims from ${duplicates.from} to ${duplicates.through}, found ${duplicates.found} duplicate${duplicates.found === 1 ? "" : "s"} that got through`,
+          );
+        }
       }),
     );
 }

@@ -1,0 +1,64 @@
+import "server-only";
+import type { IdemConfig } from "@/lib/config/schema";
+import type { Db } from "@/lib/db/prisma";
+import type { Actor } from "@/lib/identity/actor";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { loadKnownTools } from "@/lib/tool-listings/known-tools";
+import { duplicateFigures, type ToolDuplicates } from "./duplicate-figures";
+import { DUPLICATES_WINDOW_MS, type DuplicatesQuery, type DuplicatesWindow } from "./duplicates-params";
+import { duplicateFix } from "./duplicate-text";
+import { listDuplicates, type DuplicateEntry } from "./list-duplicates";
+
+export type DuplicateEntryView = DuplicateEntry & { fix: string };
+
+/** What GET /api/v1/duplicates answers and the duplicates page shows. */
+export type DuplicatesReport = {
+  window: DuplicatesWindow;
+  since: string;
+  until: string;
+  /** Claims created before this are counted; younger ones are not scanned yet. Null: the scan never ran. */
+  scannedThrough: string | null;
+  /**
+   * Per tool: the duplicates whose second claim falls in the window. `duplicates: null` is "not
+   * recorded" (no scanned claim of the tool carries an arguments hash), never 0. Tools the console
+   * knows of (the configuration, tool listings) with no hashed claim are listed that way too.
+   */
+  byTool: ToolDuplicates[];
+  entries: DuplicateEntryView[];
+  nextCursor: string | null;
+};
+
+/**
+ * The duplicates that got through in the window ending `now`, within the actor's tenants. The
+ * caller has checked `query.tenant` (lib/records/tenant-filter.ts): a tenant outside the scope
+ * must never reach here, or it would be answered with zeros.
+ */
+export async function readDuplicates(
+  db: Db,
+  config: IdemConfig,
+  actor: Actor,
+  query: DuplicatesQuery,
+  now: Date,
+): Promise<DuplicatesReport> {
+  const scope = actorTenantScope(actor);
+  const since = new Date(now.getTime() - DUPLICATES_WINDOW_MS[query.window]);
+  const range = { since, until: now, tool: query.tool ?? undefined, tenant: query.tenant ?? undefined };
+  const [figures, list, known] = await Promise.all([
+    duplicateFigures(db, scope, range),
+    listDuplicates(db, scope, { ...range, limit: query.limit, cursor: query.cursor ?? undefined }),
+    loadKnownTools(db, config),
+  ]);
+  const byTool = new Map(figures.byTool.map((t) => [t.tool, t]));
+  for (const tool of known.keys())
+    if (!byTool.has(tool) && (query.tool === null || query.tool === tool))
+      byTool.set(tool, { tool, duplicates: null, hashedClaims: 0 });
+  return {
+    window: query.window,
+    since: since.toISOString(),
+    until: now.toISOString(),
+    scannedThrough: figures.scannedThrough,
+    byTool: [...byTool.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)),
+    entries: list.entries.map((entry) => ({ ...entry, fix: duplicateFix(entry) })),
+    nextCursor: list.nextCursor,
+  };
+}
