@@ -213,6 +213,7 @@ const DOT: Record<TimelineEntry["kind"], string> = {
   replay_served: "bg-emerald-500",
   in_flight_rejected: "bg-amber-500",
   outcome_unknown: "bg-red-500",
+  arguments_mismatch: "bg-orange-500",
   completed: "bg-emerald-700",
   operator: "bg-violet-600",
 };

@@ -69,7 +69,14 @@ export type RepeatCallerAnswer =
 
 export type TimelineEntry = {
   at: string | null;
-  kind: "claim" | "replay_served" | "in_flight_rejected" | "outcome_unknown" | "completed" | "operator";
+  kind:
+    | "claim"
+    | "replay_served"
+    | "in_flight_rejected"
+    | "outcome_unknown"
+    | "arguments_mismatch"
+    | "completed"
+    | "operator";
   title: string;
   detail?: string;
   /** Events only: the calling host the writer recorded ("name version"), null where it records none. */
@@ -112,6 +119,7 @@ const EVENT_TITLES: Record<string, string> = {
   replay_served: "Replay served: a repeat got the stored response",
   in_flight_rejected: "Repeat rejected: told the call is in flight",
   outcome_unknown: "Outcome unknown: the processor did not answer in time",
+  arguments_mismatch: "Refused: a different operation reused this business key",
 };
 
 /**
@@ -254,6 +262,7 @@ const KIND_ORDER: Record<TimelineEntry["kind"], number> = {
   claim: 0,
   in_flight_rejected: 1,
   outcome_unknown: 1,
+  arguments_mismatch: 1,
   completed: 2,
   replay_served: 3,
   operator: 4,

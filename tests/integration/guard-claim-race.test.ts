@@ -14,12 +14,16 @@ describe("claimOrRead under a concurrent writer", () => {
   afterAll(() => pool.end());
   const key = () => createHash("sha256").update(`race|${Math.random()}`).digest("hex");
 
-  it("sees a row committed while its INSERT waited, through the second look-up", async () => {
+  it("sees a row committed while its INSERT waited, through the second look-up, with its arguments_sha256", async () => {
     const k = key();
+    const theirs = createHash("sha256").update('{"other":1}').digest("hex");
     const writer = await pool.connect();
     try {
       await writer.query("BEGIN");
-      await writer.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'in_progress')`, [k]);
+      await writer.query(
+        `INSERT INTO idempotency (key, tenant, status, arguments_sha256) VALUES ($1, 'acme', 'in_progress', $2)`,
+        [k, theirs],
+      );
       let races = 0;
       const pending = claimOrRead(
         pool,
@@ -36,7 +40,7 @@ describe("claimOrRead under a concurrent writer", () => {
       // The claim's INSERT has reached the conflicting row and blocks on the open transaction.
       await waitForLockWaiters(pool, await backendPid(writer));
       await writer.query("COMMIT");
-      expect(await pending).toEqual({ claimed: false, status: "in_progress", response: null });
+      expect(await pending).toEqual({ claimed: false, status: "in_progress", response: null, argumentsSha256: theirs });
       expect(races).toBe(1);
     } finally {
       writer.release();
@@ -83,8 +87,22 @@ describe("claimOrRead under a concurrent writer", () => {
       );
       expect(results.filter((r) => r.claimed)).toHaveLength(1);
       expect(results.filter((r) => !r.claimed && r.status === "in_progress")).toHaveLength(39);
+      // Every reader gets the claimer's hash, whichever look-up found the row.
+      expect(results.filter((r) => !r.claimed && r.argumentsSha256 === ARGUMENTS_SHA256)).toHaveLength(39);
     } finally {
       await racePool.end();
     }
+  });
+
+  it("returns NULL for a row whose writer recorded no arguments_sha256", async () => {
+    const k = key();
+    await pool.query(`INSERT INTO idempotency (key, tenant, status) VALUES ($1, 'acme', 'completed')`, [k]);
+    const input = { key: k, tenant: "acme", subject: null, tool: "charge_card", argumentsSha256: ARGUMENTS_SHA256 };
+    expect(await claimOrRead(pool, { ...input, at: new Date() })).toEqual({
+      claimed: false,
+      status: "completed",
+      response: null,
+      argumentsSha256: null,
+    });
   });
 });

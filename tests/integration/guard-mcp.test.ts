@@ -6,7 +6,14 @@ import { InMemoryTransport } from "@modelcontextprotocol/sdk/inMemory.js";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { canonicalPythonJson, inFlightMessage, outcomeUnknownMessage } from "idem-guard";
+import {
+  argumentsJsonOf,
+  argumentsMismatchMessage,
+  canonicalPythonJson,
+  deriveKey,
+  inFlightMessage,
+  outcomeUnknownMessage,
+} from "idem-guard";
 import { OutcomeUnknownError, registerIdempotentTool } from "idem-guard/mcp";
 import { startCountingUpstream, type CountingUpstream } from "../helpers/counting-upstream";
 
@@ -21,6 +28,8 @@ describe("registerIdempotentTool", () => {
   let client: Client;
   let clock = () => new Date();
   let timeoutNext = false;
+  /** The keys ship_order's handler ran for: its side effects. */
+  const shipped: string[] = [];
 
   beforeAll(async () => {
     upstream = await startCountingUpstream({ delayMs: 1_000 });
@@ -65,7 +74,10 @@ describe("registerIdempotentTool", () => {
         inputSchema: { order_id: z.string(), service: z.string() },
         businessKey: (args) => `order:${args.order_id}`,
       },
-      async ({ key }) => ({ tracking: `trk_${key.slice(0, 6)}` }),
+      async ({ key }) => {
+        shipped.push(key);
+        return { tracking: `trk_${key.slice(0, 6)}` };
+      },
     );
     const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
     // What an authenticating transport does: every request carries the verified token's info.
@@ -153,5 +165,95 @@ describe("registerIdempotentTool", () => {
     clock = () => new Date();
     expect(later._meta?.["idem-guard/outcome"]).toBe("replayed");
     expect(text(later)).toBe(text(first));
+  });
+
+  /** The key and hash the guard derives for a ship_order call (a business key: no bucket). */
+  const shipKey = (args: { order_id: string; service: string }) =>
+    deriveKey({
+      tenant,
+      subject: "user_42",
+      tool: "ship_order",
+      argumentsJson: argumentsJsonOf(args),
+      at: new Date(),
+      businessKey: `order:${args.order_id}`,
+    });
+  const sha256 = (text: string) => createHash("sha256").update(text).digest("hex");
+
+  it("a row holding the business key with other arguments is refused, never replayed, and nothing runs", async () => {
+    // What the key finds when an operation under this order id was recorded with other arguments
+    // (another writer, an earlier deploy): same key, another arguments_sha256.
+    const args = { order_id: "o_7", service: "express" };
+    const { key, ref, argumentsSha256 } = shipKey(args);
+    const stored = sha256('{"order_id":"o_7","service":"ground"}');
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, arguments_sha256, created_at, updated_at)
+       VALUES ($1, $2, 'user_42', 'ship_order', 'completed', '{"tracking": "trk_ground"}', $3, now(), now())`,
+      [key, tenant, stored],
+    );
+    const before = shipped.length;
+
+    const result = await call("ship_order", args);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe(argumentsMismatchMessage("A charge", ref, "get_charge_status"));
+    expect(text(result)).not.toContain("trk_ground");
+    expect(result._meta).toEqual({ "idem-guard/outcome": "arguments_mismatch", "idem-guard/ref": ref });
+    expect(shipped.length - before).toBe(0);
+
+    const { rows } = await pool.query(`SELECT status, response, arguments_sha256 FROM idempotency WHERE key = $1`, [
+      key,
+    ]);
+    expect(rows).toEqual([{ status: "completed", response: { tracking: "trk_ground" }, arguments_sha256: stored }]);
+    const events = await pool.query(`SELECT kind, tenant, tool, detail, client FROM idempotency_event WHERE key = $1`, [
+      key,
+    ]);
+    expect(events.rows).toEqual([
+      {
+        kind: "arguments_mismatch",
+        tenant,
+        tool: "ship_order",
+        detail: { stored, call: argumentsSha256 },
+        client: "guard-mcp-test 1.2.3",
+      },
+    ]);
+    expect(argumentsSha256).toBe(sha256('{"order_id":"o_7","service":"express"}'));
+
+    // A claim still in flight under that key is refused the same way, not reported as "these exact details".
+    await pool.query(`UPDATE idempotency SET status = 'in_progress', response = NULL WHERE key = $1`, [key]);
+    const again = await call("ship_order", args);
+    expect(again._meta?.["idem-guard/outcome"]).toBe("arguments_mismatch");
+    expect(text(again)).toBe(text(result));
+    expect(shipped.length - before).toBe(0);
+  });
+
+  it("a row whose writer recorded no arguments_sha256 (NULL) is replayed or reported in flight, as before", async () => {
+    const args = { order_id: "o_8", service: "ground" };
+    const { key, ref } = shipKey(args);
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, status, response) VALUES ($1, $2, 'completed', '{"tracking": "trk_theirs"}')`,
+      [key, tenant],
+    );
+    const before = shipped.length;
+    const replayed = await call("ship_order", args);
+    expect(replayed.isError).toBeUndefined();
+    expect(replayed._meta?.["idem-guard/outcome"]).toBe("replayed");
+    expect(JSON.parse(text(replayed))).toEqual({ tracking: "trk_theirs" });
+
+    await pool.query(`UPDATE idempotency SET status = 'in_progress', response = NULL WHERE key = $1`, [key]);
+    const inFlight = await call("ship_order", args);
+    expect(inFlight._meta?.["idem-guard/outcome"]).toBe("in_flight");
+    expect(text(inFlight)).toBe(inFlightMessage("A charge", ref, "get_charge_status"));
+    expect(shipped.length - before).toBe(0);
+    const events = await pool.query(`SELECT kind FROM idempotency_event WHERE key = $1 ORDER BY id`, [key]);
+    expect(events.rows).toEqual([{ kind: "replay_served" }, { kind: "in_flight_rejected" }]);
+  });
+
+  it("the same order id with the same arguments is still a replay (the hashes agree)", async () => {
+    const args = { order_id: "o_9", service: "ground" };
+    const first = await call("ship_order", args);
+    const repeat = await call("ship_order", { service: "ground", order_id: "o_9" });
+    expect(repeat._meta?.["idem-guard/outcome"]).toBe("replayed");
+    expect(text(repeat)).toBe(text(first));
+    const { rows } = await pool.query(`SELECT arguments_sha256 FROM idempotency WHERE key = $1`, [shipKey(args).key]);
+    expect(rows).toEqual([{ arguments_sha256: shipKey(args).argumentsSha256 }]);
   });
 });

@@ -3,7 +3,14 @@ import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
 import { describe, expect, it, type TestContext } from "vitest";
-import { deriveKey, inFlightMessage, outcomeUnknownMessage, type KeyScheme } from "idem-guard";
+import {
+  argumentsMismatchMessage,
+  deriveKey,
+  EVENT_KINDS,
+  inFlightMessage,
+  outcomeUnknownMessage,
+  type KeyScheme,
+} from "idem-guard";
 import { createTestDatabase } from "../helpers/test-database";
 
 // The Python writer kit (packages/python): its pytest suite against a fresh migrated database, and
@@ -94,6 +101,7 @@ describe("the shared key vectors", () => {
   const cases = JSON.parse(readFileSync(VECTORS, "utf8")) as Vector[];
   type MessageInput =
     | { kind: "in_flight"; args: [noun: string, ref: string, statusTool: string] }
+    | { kind: "arguments_mismatch"; args: [noun: string, ref: string, statusTool: string] }
     | {
         kind: "outcome_unknown";
         args: [upstream: string, noun: string, ref: string, statusTool: string, waitedMs: number | null];
@@ -106,14 +114,20 @@ describe("the shared key vectors", () => {
       args: ["processor", "A charge", "3ee70cf28873", "get_charge_status", waitedMs],
     })),
     { kind: "outcome_unknown", args: ["carrier", "A shipment", "0123456789ab", "get_shipment", null] },
+    { kind: "arguments_mismatch", args: ["A charge", "3f9a1c2b7d4e", "get_charge_status"] },
+    { kind: "arguments_mismatch", args: ["Une expédition", "ffffffffffff", "obtenir_l'état 📦"] },
   ];
 
-  /** One Python process: every vector's derived fields (or its error), and every message. */
-  function pythonSide(): { keys: Record<string, Expected | { error: string }>; messages: string[] } {
+  /** One Python process: every vector's derived fields (or its error), every message, the event kinds. */
+  function pythonSide(): {
+    keys: Record<string, Expected | { error: string }>;
+    messages: string[];
+    eventKinds: string[];
+  } {
     const script = `
 import json, sys
 from datetime import datetime
-from idem_guard import derive_key, in_flight_message, outcome_unknown_message
+from idem_guard import EVENT_KINDS, arguments_mismatch_message, derive_key, in_flight_message, outcome_unknown_message
 
 request = json.load(sys.stdin)
 with open(request["vectors"], encoding="utf-8") as file:
@@ -128,9 +142,10 @@ for case in cases:
                               "argumentsSha256": d.arguments_sha256, "bucket": d.bucket}
     except Exception as error:
         keys[case["name"]] = {"error": f"{type(error).__name__}: {error}"}
-messages = [(in_flight_message if m["kind"] == "in_flight" else outcome_unknown_message)(*m["args"])
-            for m in request["messages"]]
-json.dump({"keys": keys, "messages": messages}, sys.stdout)
+writers = {"in_flight": in_flight_message, "outcome_unknown": outcome_unknown_message,
+           "arguments_mismatch": arguments_mismatch_message}
+messages = [writers[m["kind"]](*m["args"]) for m in request["messages"]]
+json.dump({"keys": keys, "messages": messages, "eventKinds": list(EVENT_KINDS)}, sys.stdout)
 `;
     const run = spawnSync(PYTHON, ["-c", script], {
       cwd: ROOT,
@@ -190,11 +205,24 @@ json.dump({"keys": keys, "messages": messages}, sys.stdout)
     const typescript = messageInputs.map((m) =>
       m.kind === "in_flight"
         ? inFlightMessage(...m.args)
-        : outcomeUnknownMessage(m.args[0], m.args[1], m.args[2], m.args[3], m.args[4] ?? undefined),
+        : m.kind === "arguments_mismatch"
+          ? argumentsMismatchMessage(...m.args)
+          : outcomeUnknownMessage(m.args[0], m.args[1], m.args[2], m.args[3], m.args[4] ?? undefined),
     );
     expect(messages).toEqual(typescript);
+    expect(new Set(messageInputs.map((m) => m.kind))).toEqual(
+      new Set(["in_flight", "outcome_unknown", "arguments_mismatch"]),
+    );
     expect(typescript[0]).toBe(
       "A charge with these exact details is already in progress (ref 3ee70cf28873). Do not submit it again; call get_charge_status with this ref.",
     );
+    expect(typescript.at(-2)).toBe(
+      "A charge with this business key was already submitted with other arguments (ref 3f9a1c2b7d4e); this call was refused and not performed. Do not repeat it with the same business key; use a new one (such as a new order id) for a different operation, or call get_charge_status with this ref to see the first.",
+    );
+  });
+
+  it("Python appends the same event kinds as TypeScript", (ctx) => {
+    requirePython(ctx, []);
+    expect(pythonSide().eventKinds).toEqual([...EVENT_KINDS]);
   });
 });

@@ -40,6 +40,7 @@ export function guardToolResult(result: GuardResult<unknown>): CallToolResult {
       return jsonResult(result.response, result.outcome, result.ref, isRefusal(result.response));
     case "in_flight":
     case "outcome_unknown":
+    case "arguments_mismatch":
       return errorResult(result.message, result.outcome, result.ref);
   }
 }

@@ -1,7 +1,7 @@
 import type { Queryable } from "./queryable.ts";
 
 /** What writers following the full protocol append beside the table (docs/architecture.md#columns). */
-export const EVENT_KINDS = ["replay_served", "in_flight_rejected", "outcome_unknown"] as const;
+export const EVENT_KINDS = ["replay_served", "in_flight_rejected", "outcome_unknown", "arguments_mismatch"] as const;
 export type EventKind = (typeof EVENT_KINDS)[number];
 
 export async function appendEvent(

@@ -1,7 +1,7 @@
 import { claimOrRead, complete } from "./claim.ts";
 import { deriveKey, type KeyScheme } from "./derive-key.ts";
-import { appendEvent } from "./events.ts";
-import { inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
+import { appendEvent, type EventKind } from "./events.ts";
+import { argumentsMismatchMessage, inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
 import { OutcomeUnknownError } from "./outcome-unknown-error.ts";
 import type { Queryable } from "./queryable.ts";
 
@@ -19,7 +19,7 @@ export type GuardConfig = {
   scheme?: KeyScheme;
   /** A real business key (an order id) to use instead of the time bucket, when the domain has one. */
   businessKey?: (args: unknown) => string | undefined;
-  /** Append replay/in-flight/unknown events (docs/architecture.md#columns). Default true. */
+  /** Append replay/in-flight/unknown/mismatch events (docs/architecture.md#columns). Default true. */
   recordEvents?: boolean;
   /** Called when the claim statement lost a race and needed its second look-up (for tests and metrics). */
   onRace?: () => void;
@@ -38,7 +38,9 @@ export type GuardResult<R> =
   | { outcome: "executed"; key: string; ref: string; response: R }
   | { outcome: "replayed"; key: string; ref: string; response: unknown }
   | { outcome: "in_flight"; key: string; ref: string; message: string; status: string }
-  | { outcome: "outcome_unknown"; key: string; ref: string; message: string };
+  | { outcome: "outcome_unknown"; key: string; ref: string; message: string }
+  /** The key's row holds other arguments (a business key reused): refused, nothing run, nothing replayed. */
+  | { outcome: "arguments_mismatch"; key: string; ref: string; message: string };
 
 /**
  * Wraps a side-effecting handler so a repeat of the same call has no second effect: the key is
@@ -46,6 +48,11 @@ export type GuardResult<R> =
  * is reported with its ref, and a timeout leaves the claim in flight and says the outcome is unknown.
  * A handler that throws anything else leaves the claim in flight too (it may have acted): that
  * is the stuck row the console's operators and reconciler resolve.
+ * A row whose recorded `arguments_sha256` differs from the call's is another operation under the
+ * same key (a business key reused with other arguments): the call is refused, as a payment API
+ * refuses a reused Idempotency-Key, never answered with that operation's response. A row that
+ * records no hash (NULL: a writer that fills no optional column) is replayed or reported in flight
+ * as before.
  */
 export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerContext) => Promise<R>) {
   const clock = config.clock ?? (() => new Date());
@@ -66,7 +73,7 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
       scheme: config.scheme,
       businessKey: config.businessKey?.(args),
     });
-    const event = (kind: "replay_served" | "in_flight_rejected" | "outcome_unknown", detail?: unknown) =>
+    const event = (kind: EventKind, detail?: unknown) =>
       recordEvents
         ? appendEvent(config.db, {
             key,
@@ -85,6 +92,15 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
       config.onRace,
     );
     if (!claim.claimed) {
+      if (claim.argumentsSha256 !== null && claim.argumentsSha256 !== argumentsSha256) {
+        await event("arguments_mismatch", { stored: claim.argumentsSha256, call: argumentsSha256 });
+        return {
+          outcome: "arguments_mismatch",
+          key,
+          ref,
+          message: argumentsMismatchMessage(noun, ref, config.statusTool),
+        };
+      }
       if (claim.status === "completed") {
         await event("replay_served");
         return { outcome: "replayed", key, ref, response: claim.response };

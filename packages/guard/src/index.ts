@@ -28,7 +28,7 @@ export {
 export { claimOrRead, complete, type ClaimInput, type ClaimResult } from "./claim.ts";
 export { appendEvent, EVENT_KINDS, type EventKind } from "./events.ts";
 export { withIdempotency, type GuardConfig, type GuardedCall, type GuardResult, type HandlerContext } from "./guard.ts";
-export { inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
+export { argumentsMismatchMessage, inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
 export { OutcomeUnknownError } from "./outcome-unknown-error.ts";
 export type { Queryable } from "./queryable.ts";
 export { REFERENCE_CLAIM, REFERENCE_COMPLETE, REFERENCE_LOOK_UP } from "./reference-statements.ts";

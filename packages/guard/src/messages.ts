@@ -3,6 +3,14 @@ export function inFlightMessage(noun: string, ref: string, statusTool: string): 
   return `${noun} with these exact details is already in progress (ref ${ref}). Do not submit it again; call ${statusTool} with this ref.`;
 }
 
+/**
+ * The key names an operation already submitted with other arguments (a business key reused for a
+ * different call): refused, never answered with the first call's response.
+ */
+export function argumentsMismatchMessage(noun: string, ref: string, statusTool: string): string {
+  return `${noun} with this business key was already submitted with other arguments (ref ${ref}); this call was refused and not performed. Do not repeat it with the same business key; use a new one (such as a new order id) for a different operation, or call ${statusTool} with this ref to see the first.`;
+}
+
 export function outcomeUnknownMessage(
   upstream: string,
   noun: string,

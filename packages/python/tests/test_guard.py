@@ -11,7 +11,13 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from conftest import Caller
-from idem_guard import OutcomeUnknownError, derive_key, idempotent, in_flight_message
+from idem_guard import (
+    OutcomeUnknownError,
+    arguments_mismatch_message,
+    derive_key,
+    idempotent,
+    in_flight_message,
+)
 
 ARGS = {"card": "c_71", "amount_cents": 24000}
 CANONICAL = '{"amount_cents":24000,"card":"c_71"}'
@@ -201,6 +207,121 @@ def test_a_business_key_replaces_the_bucket(with_pool, tenant):
         assert first.key == derive_key(tenant, "user_42", "charge_card", {**ARGS, "order_id": "order_9001"},
                                        business_key="order_9001").key
         assert len(processor.references) == 1
+
+    with_pool(scenario)
+
+
+def ship_tool(pool, shipped: list[str]):
+    """A tool keyed by a business key (the order id); ``shipped`` lists the keys it ran for."""
+
+    @idempotent(
+        tool="ship_order",
+        status_tool="get_shipment",
+        pool=pool,
+        tenant=lambda caller: caller.tenant,
+        subject=lambda caller: caller.subject,
+        client=lambda caller: caller.client,
+        noun="A shipment",
+        upstream="carrier",
+        business_key=lambda args: f"order:{args['order_id']}",
+    )
+    async def ship_order(arguments: dict, *, key: str, ref: str) -> dict:
+        shipped.append(key)
+        return {"tracking": f"trk_{key[:6]}"}
+
+    return ship_order
+
+
+def ship_key(tenant: str, arguments: dict):
+    return derive_key(tenant, "user_42", "ship_order", arguments, business_key=f"order:{arguments['order_id']}")
+
+
+def sha256(text: str) -> str:
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def test_a_business_key_holding_other_arguments_is_refused_not_replayed(with_pool, tenant):
+    arguments = {"order_id": "o_7", "service": "express"}
+    derived = ship_key(tenant, arguments)
+    stored = sha256('{"order_id":"o_7","service":"ground"}')
+
+    async def scenario(pool):
+        # What the key finds when an operation under this order id was recorded with other
+        # arguments (another writer, an earlier deploy): the same key, another arguments_sha256.
+        await pool.execute(
+            "INSERT INTO idempotency (key, tenant, subject, tool, status, response, arguments_sha256)"
+            " VALUES ($1, $2, 'user_42', 'ship_order', 'completed', '{\"tracking\": \"trk_ground\"}', $3)",
+            derived.key,
+            tenant,
+            stored,
+        )
+        shipped: list[str] = []
+        ship_order = ship_tool(pool, shipped)
+        caller = Caller(tenant, "user_42", CLIENT)
+        result = await ship_order(caller, arguments)
+        assert result.outcome == "arguments_mismatch" and result.is_error
+        assert (result.key, result.ref, result.response, result.status) == (derived.key, derived.ref, None, None)
+        assert result.message == arguments_mismatch_message("A shipment", derived.ref, "get_shipment")
+        assert result.text == result.message and "trk_ground" not in result.text
+        assert shipped == []
+        row = await row_of(pool, derived.key)
+        assert (row["status"], json.loads(row["response"]), row["arguments_sha256"]) == (
+            "completed",
+            {"tracking": "trk_ground"},
+            stored,
+        )
+        assert derived.arguments_sha256 == sha256('{"order_id":"o_7","service":"express"}')
+        assert await events_of(pool, derived.key) == [
+            ("arguments_mismatch", tenant, "ship_order", {"stored": stored, "call": derived.arguments_sha256}, CLIENT)
+        ]
+        # A claim still in flight under that key is refused the same way, not called "these exact details".
+        await pool.execute("UPDATE idempotency SET status = 'in_progress', response = NULL WHERE key = $1", derived.key)
+        again = await ship_order(caller, arguments)
+        assert (again.outcome, again.message) == ("arguments_mismatch", result.message)
+        assert shipped == []
+
+    with_pool(scenario)
+
+
+def test_a_row_without_arguments_sha256_is_replayed_or_in_flight_as_before(with_pool, tenant):
+    arguments = {"order_id": "o_8", "service": "ground"}
+    derived = ship_key(tenant, arguments)
+
+    async def scenario(pool):
+        # A writer that fills no optional column: its row must never be taken for another operation.
+        await pool.execute(
+            "INSERT INTO idempotency (key, tenant, status, response)"
+            " VALUES ($1, $2, 'completed', '{\"tracking\": \"trk_theirs\"}')",
+            derived.key,
+            tenant,
+        )
+        shipped: list[str] = []
+        ship_order = ship_tool(pool, shipped)
+        caller = Caller(tenant, "user_42", CLIENT)
+        replayed = await ship_order(caller, arguments)
+        assert (replayed.outcome, replayed.response) == ("replayed", {"tracking": "trk_theirs"})
+        assert not replayed.is_error
+        await pool.execute("UPDATE idempotency SET status = 'in_progress', response = NULL WHERE key = $1", derived.key)
+        in_flight = await ship_order(caller, arguments)
+        assert in_flight.outcome == "in_flight"
+        assert in_flight.message == in_flight_message("A shipment", derived.ref, "get_shipment")
+        assert shipped == []
+        assert [event[0] for event in await events_of(pool, derived.key)] == ["replay_served", "in_flight_rejected"]
+
+    with_pool(scenario)
+
+
+def test_the_same_order_with_the_same_arguments_is_still_a_replay(with_pool, tenant):
+    async def scenario(pool):
+        shipped: list[str] = []
+        ship_order = ship_tool(pool, shipped)
+        caller = Caller(tenant, "user_42")
+        first = await ship_order(caller, {"order_id": "o_9", "service": "ground"})
+        again = await ship_order(caller, {"service": "ground", "order_id": "o_9"})
+        assert (first.outcome, again.outcome, again.response) == ("executed", "replayed", first.response)
+        assert len(shipped) == 1
+        row = await row_of(pool, first.key)
+        assert row["arguments_sha256"] == ship_key(tenant, {"order_id": "o_9", "service": "ground"}).arguments_sha256
 
     with_pool(scenario)
 

@@ -1,6 +1,12 @@
 import pytest
 
-from idem_guard import OutcomeUnknownError, in_flight_message, outcome_unknown_message
+from idem_guard import (
+    EVENT_KINDS,
+    OutcomeUnknownError,
+    arguments_mismatch_message,
+    in_flight_message,
+    outcome_unknown_message,
+)
 
 
 def test_in_flight_message():
@@ -8,6 +14,19 @@ def test_in_flight_message():
         "A charge with these exact details is already in progress (ref 3ee70cf28873). "
         "Do not submit it again; call get_charge_status with this ref."
     )
+
+
+def test_arguments_mismatch_message():
+    assert arguments_mismatch_message("A charge", "3f9a1c2b7d4e", "get_charge_status") == (
+        "A charge with this business key was already submitted with other arguments (ref 3f9a1c2b7d4e); "
+        "this call was refused and not performed. Do not repeat it with the same business key; "
+        "use a new one (such as a new order id) for a different operation, "
+        "or call get_charge_status with this ref to see the first."
+    )
+
+
+def test_the_event_kinds_are_the_typescript_package_s():
+    assert EVENT_KINDS == ("replay_served", "in_flight_rejected", "outcome_unknown", "arguments_mismatch")
 
 
 def test_outcome_unknown_message():

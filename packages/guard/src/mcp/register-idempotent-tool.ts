@@ -41,7 +41,7 @@ export type IdempotentToolConfig<Shape extends ZodRawShapeCompat> = {
   upstream?: string;
   /** A stored response that reaches the caller as an error (a declined card); default: none does. */
   isError?: (response: unknown) => boolean;
-  /** Append replay, in-flight and outcome-unknown events (the console's metrics read them). Default true. */
+  /** Append replay, in-flight, outcome-unknown and arguments-mismatch events (the console reads them). Default true. */
   recordEvents?: boolean;
   clock?: () => Date;
 };
@@ -59,7 +59,9 @@ export type IdempotentCall<Shape extends ZodRawShapeCompat> = {
  * `server.registerTool` with the guard in front: the key is derived from the caller and the
  * arguments, claimed before the handler runs, a completed call's response is replayed, a call
  * still in flight is answered with its ref, and an `OutcomeUnknownError` leaves the claim for
- * reconciliation. The handler's return value is the stored response every repeat receives.
+ * reconciliation. A call whose business key names an operation made with other arguments is
+ * refused (`isError`, nothing run). The handler's return value is the stored response every repeat
+ * receives.
  */
 export function registerIdempotentTool<Shape extends ZodRawShapeCompat>(
   server: McpServer,

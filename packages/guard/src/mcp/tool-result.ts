@@ -10,7 +10,11 @@ export const GUARD_META = { outcome: "idem-guard/outcome", ref: "idem-guard/ref"
  */
 export function toolResultOf(result: GuardResult<unknown>, isError: (response: unknown) => boolean): CallToolResult {
   const _meta = { [GUARD_META.outcome]: result.outcome, [GUARD_META.ref]: result.ref };
-  if (result.outcome === "in_flight" || result.outcome === "outcome_unknown") {
+  if (
+    result.outcome === "in_flight" ||
+    result.outcome === "outcome_unknown" ||
+    result.outcome === "arguments_mismatch"
+  ) {
     return { content: [{ type: "text", text: result.message }], isError: true, _meta };
   }
   const response = result.response;

@@ -1,7 +1,8 @@
 """idem-guard: the idempotency-key protocol for side-effecting tool handlers, in Python.
 
 Derive a key on the server, claim it before the side effect, replay a stored response, report a
-claim in flight with its ref, and leave an unknown outcome claimed for reconciliation. Keys,
+claim in flight with its ref, leave an unknown outcome claimed for reconciliation, and refuse a
+business key reused with other arguments. Keys,
 canonical forms, SQL and caller-facing messages are the TypeScript package's (``idem-guard`` on
 npm), byte for byte.
 """
@@ -20,7 +21,7 @@ from .keys import (
     derive_key,
     ref_of,
 )
-from .messages import in_flight_message, outcome_unknown_message
+from .messages import arguments_mismatch_message, in_flight_message, outcome_unknown_message
 from .schema import SCHEMA_SQL
 
 __version__ = "0.1.0"
@@ -43,6 +44,7 @@ __all__ = [
     "OutcomeUnknownError",
     "__version__",
     "append_event",
+    "arguments_mismatch_message",
     "canonical_jcs",
     "canonical_python_json",
     "claim_or_read",

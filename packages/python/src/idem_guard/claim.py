@@ -20,8 +20,10 @@ class Database(Protocol):
 
 # Claims the key, or reads the row that holds it, in one round trip. The look-up in the same
 # statement uses the statement's snapshot, so a row whose writer committed while our INSERT
-# waited on it is invisible there: then, and only then, a second SELECT reads it. JSON crosses
-# as text (``::text``), so a jsonb codec the pool may have registered changes nothing.
+# waited on it is invisible there: then, and only then, a second SELECT reads it. A prior row
+# comes with its ``arguments_sha256``, so the guard can tell a repeat from another operation that
+# reuses the key without another round trip. JSON crosses as text (``::text``), so a jsonb codec
+# the pool may have registered changes nothing.
 CLAIM_OR_READ = """
 WITH claim AS (
   INSERT INTO idempotency (key, tenant, subject, tool, arguments_sha256, status, created_at)
@@ -29,12 +31,12 @@ WITH claim AS (
   ON CONFLICT (key) DO NOTHING
   RETURNING key
 )
-SELECT true AS claimed, NULL::text AS status, NULL::text AS response FROM claim
+SELECT true AS claimed, NULL::text AS status, NULL::text AS response, NULL::text AS arguments_sha256 FROM claim
 UNION ALL
-SELECT false, i.status, i.response::text FROM idempotency i
+SELECT false, i.status, i.response::text, i.arguments_sha256 FROM idempotency i
 WHERE i.key = $1 AND NOT EXISTS (SELECT 1 FROM claim)"""
 
-READ = "SELECT status, response::text AS response FROM idempotency WHERE key = $1"
+READ = "SELECT status, response::text AS response, arguments_sha256 FROM idempotency WHERE key = $1"
 
 COMPLETE = """UPDATE idempotency SET status = 'completed', response = $2::text::jsonb, updated_at = $3
      WHERE key = $1 AND status = 'in_progress'"""
@@ -47,6 +49,9 @@ class ClaimResult:
     """The prior row's status, when not claimed."""
     response: Any = None
     """The prior row's response, parsed, when not claimed."""
+    arguments_sha256: str | None = None
+    """The prior row's hash of its canonical arguments, when not claimed; None where its writer
+    records none."""
 
 
 async def claim_or_read(
@@ -65,14 +70,24 @@ async def claim_or_read(
         if row is not None and row["claimed"]:
             return ClaimResult(claimed=True)
         if row is not None:
-            return ClaimResult(claimed=False, status=row["status"] or "", response=_parse(row["response"]))
+            return ClaimResult(
+                claimed=False,
+                status=row["status"] or "",
+                response=_parse(row["response"]),
+                arguments_sha256=row["arguments_sha256"],
+            )
         if on_race is not None:
             maybe = on_race()
             if inspect.isawaitable(maybe):
                 await maybe
         prior = await db.fetchrow(READ, key)
         if prior is not None:
-            return ClaimResult(claimed=False, status=prior["status"], response=_parse(prior["response"]))
+            return ClaimResult(
+                claimed=False,
+                status=prior["status"],
+                response=_parse(prior["response"]),
+                arguments_sha256=prior["arguments_sha256"],
+            )
         # Deleted between the two statements (an operator released it): try again.
 
 

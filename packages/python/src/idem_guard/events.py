@@ -1,5 +1,6 @@
 """What writers following the full protocol append beside the table: one row in
-``idempotency_event`` per replay served, in-flight rejection and unknown outcome."""
+``idempotency_event`` per replay served, in-flight rejection, unknown outcome and arguments
+mismatch (a business key reused with other arguments, refused)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,8 @@ from typing import Any, Final, Literal
 
 from .claim import Database
 
-EventKind = Literal["replay_served", "in_flight_rejected", "outcome_unknown"]
-EVENT_KINDS: Final = ("replay_served", "in_flight_rejected", "outcome_unknown")
+EventKind = Literal["replay_served", "in_flight_rejected", "outcome_unknown", "arguments_mismatch"]
+EVENT_KINDS: Final = ("replay_served", "in_flight_rejected", "outcome_unknown", "arguments_mismatch")
 
 _INSERT = """INSERT INTO idempotency_event (key, tenant, tool, kind, at, detail, client)
      VALUES ($1, $2, $3, $4, $5, $6::text::jsonb, $7)"""

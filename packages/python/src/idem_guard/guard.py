@@ -4,7 +4,11 @@ The key is claimed before the side effect, a completed row's response is replaye
 in flight is reported with its ref, and a timeout (``OutcomeUnknownError``) leaves the claim in
 flight and says the outcome is unknown. A handler that raises anything else leaves the claim in
 flight too (it may have acted): that is the stuck row the console's operators and reconciler
-resolve. Behaves as the TypeScript package's ``withIdempotency``.
+resolve. A row whose recorded ``arguments_sha256`` differs from the call's is another operation
+under the same key (a business key reused with other arguments): the call is refused, as a payment
+API refuses a reused Idempotency-Key, never answered with that operation's response. A row that
+records no hash (NULL: a writer that fills no optional column) is replayed or reported in flight as
+before. Behaves as the TypeScript package's ``withIdempotency``.
 """
 
 from __future__ import annotations
@@ -19,9 +23,9 @@ from .claim import Database, claim_or_read, complete
 from .errors import KeyInputError, OutcomeUnknownError
 from .events import EventKind, append_event
 from .keys import DEFAULT_WINDOW_SECONDS, check_scheme, check_window, derive_key
-from .messages import in_flight_message, outcome_unknown_message
+from .messages import arguments_mismatch_message, in_flight_message, outcome_unknown_message
 
-Outcome = Literal["executed", "replayed", "in_flight", "outcome_unknown"]
+Outcome = Literal["executed", "replayed", "in_flight", "outcome_unknown", "arguments_mismatch"]
 Caller = TypeVar("Caller")
 
 
@@ -33,14 +37,15 @@ class GuardResult:
     response: Any = None
     """What the handler returned (executed) or the stored response (replayed)."""
     message: str | None = None
-    """For in_flight and outcome_unknown: what the caller should read, ref and next step included."""
+    """For in_flight, outcome_unknown and arguments_mismatch: what the caller should read, ref and next
+    step included."""
     status: str | None = None
     """For in_flight: the status of the row that holds the key."""
 
     @property
     def is_error(self) -> bool:
-        """True for in_flight and outcome_unknown: the MCP result's ``isError``."""
-        return self.outcome in ("in_flight", "outcome_unknown")
+        """True for in_flight, outcome_unknown and arguments_mismatch: the MCP result's ``isError``."""
+        return self.outcome in ("in_flight", "outcome_unknown", "arguments_mismatch")
 
     @property
     def text(self) -> str:
@@ -119,6 +124,15 @@ def idempotent(
                 on_race=on_race,
             )
             if not claim.claimed:
+                stored = claim.arguments_sha256
+                if stored is not None and stored != derived.arguments_sha256:
+                    await event("arguments_mismatch", {"stored": stored, "call": derived.arguments_sha256})
+                    return GuardResult(
+                        outcome="arguments_mismatch",
+                        key=key,
+                        ref=ref,
+                        message=arguments_mismatch_message(noun, ref, status_tool),
+                    )
                 if claim.status == "completed":
                     await event("replay_served")
                     return GuardResult(outcome="replayed", key=key, ref=ref, response=claim.response)

@@ -16,6 +16,17 @@ def in_flight_message(noun: str, ref: str, status_tool: str) -> str:
     )
 
 
+def arguments_mismatch_message(noun: str, ref: str, status_tool: str) -> str:
+    """The key names an operation already submitted with other arguments (a business key reused
+    for a different call): refused, never answered with the first call's response."""
+    return (
+        f"{noun} with this business key was already submitted with other arguments (ref {ref}); "
+        "this call was refused and not performed. Do not repeat it with the same business key; "
+        "use a new one (such as a new order id) for a different operation, "
+        f"or call {status_tool} with this ref to see the first."
+    )
+
+
 def outcome_unknown_message(
     upstream: str, noun: str, ref: str, status_tool: str, waited_ms: float | None = None
 ) -> str:

@@ -22,7 +22,8 @@ CREATE TABLE IF NOT EXISTS idempotency_event (
     key    text COLLATE "C" NOT NULL,
     tenant text NOT NULL,
     tool   text,
-    kind   text NOT NULL CHECK (kind IN ('replay_served', 'in_flight_rejected', 'outcome_unknown')),
+    kind   text NOT NULL
+           CHECK (kind IN ('replay_served', 'in_flight_rejected', 'outcome_unknown', 'arguments_mismatch')),
     at     timestamptz NOT NULL DEFAULT now(),
     detail jsonb,
     client text
