@@ -91,7 +91,7 @@ describe("duplicates that got through", () => {
   });
 
   it("finds exactly the pairs a brute-force SQL self-join finds, and counts them per tool", async () => {
-    const scan = await scanDuplicates(db, config, new Date(), { maxChunks: 400 });
+    const scan = await scanDuplicates(db, config, new Date(), { maxChunks: 2_000 });
     expect(scan.found).toBe(3);
     const truth = await pool.query<{ tool: string; n: string }>(`
       SELECT b.tool, count(*) AS n FROM idempotency b

@@ -61,7 +61,7 @@ hours before the newest \`idem trim\` cutoff, whose rows are gone.`,
         const config = loadConfig();
         const { rollup, duplicates } = await withDatabase(async (db) => {
           const rollup = await rollUpSettled(db, new Date(), { catchUpHours: options.catchUp });
-          return { rollup, duplicates: await scanDuplicates(db, config, new Date(), { maxChunks: 400 }) };
+          return { rollup, duplicates: await scanDuplicates(db, config, new Date(), { maxChunks: 2_000 }) };
         });
         if (options.json) printJson({ ...rollup.hours, minutes: rollup.minutes, duplicates });
         else {
