@@ -15,7 +15,7 @@ export function InputSchemaPanel({
   tool: string;
   schema: Record<string, unknown> | null;
   onFill: () => void;
-  /** After a fill: the fields that got an empty value of their type, to replace before running. */
+  /** After a fill: the fields that got a placeholder (a value that only fits the schema), to replace before running. */
   placeholders: string[] | null;
 }) {
   if (!schema)
@@ -53,8 +53,9 @@ export function InputSchemaPanel({
       ) : null}
       {placeholders && placeholders.length > 0 ? (
         <p className="mt-1 text-amber-800" data-testid="verify-placeholders">
-          Replace the placeholder{placeholders.length === 1 ? "" : "s"} of {placeholders.join(", ")} before running: an
-          empty value the tool refuses makes the run test nothing.
+          Replace the placeholder{placeholders.length === 1 ? "" : "s"} of {placeholders.join(", ")} with values of
+          yours before running: {placeholders.length === 1 ? "it only fits" : "they only fit"} the schema above, and
+          every call is real.
         </p>
       ) : null}
       <details className="mt-1">

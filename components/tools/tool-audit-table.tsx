@@ -1,6 +1,7 @@
 "use client";
 
 import { useMemo } from "react";
+import { Badge } from "@/components/ui/badge";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import type { ToolAuditRow } from "@/lib/annotations/build-audit";
 import { AnnotationCells } from "./annotation-cells";
@@ -89,6 +90,7 @@ function toolColumns({ canReview, verifiableServers }: ToolRowPowers) {
       cell: ({ row: { original: tool } }) => (
         <>
           <VerdictBadge label={tool.verdictLabel} tone={tool.tone} certain={tool.certain} kind={tool.verdict} />
+          <AlsoUnresolvedBadge tool={tool} />
           <p className="mt-1 text-xs text-slate-700" data-testid="verdict-explanation">
             {tool.explanation}
           </p>
@@ -105,6 +107,20 @@ function toolColumns({ canReview, verifiableServers }: ToolRowPowers) {
       ),
     }),
   ]);
+}
+
+/**
+ * Unresolved claims on a row whose verdict is another word (a verified tool with stuck claims): the badge the
+ * summary line's "also unresolved" counts, so the line names nothing the rows do not show.
+ */
+function AlsoUnresolvedBadge({ tool }: { tool: ToolAuditRow }) {
+  const claims = tool.evidence.stuck + tool.evidence.unresolvedOutcomeUnknown;
+  if (tool.verdict === "claim_with_unresolved_rows" || claims === 0) return null;
+  return (
+    <Badge tone="warn" className="ml-1" data-also-unresolved={String(claims)}>
+      also unresolved: {claims} {claims === 1 ? "claim" : "claims"}
+    </Badge>
+  );
 }
 
 /** One row per tool: declared vs effective hints, the table's evidence, the verdict with its explanation and fix. */

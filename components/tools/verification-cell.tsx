@@ -36,7 +36,13 @@ export function VerificationCell({
           data-stale={String(verification.stale)}
         >
           <VerificationBadge verdict={verification.verdict} step={verification.step} stale={verification.stale} />
-          <p className="mt-1 text-slate-700">{verification.summary}</p>
+          {/* The Verdict column's explanation quotes a current run's sentence (lib/annotations/verdicts.ts); a stale
+              run's it does not, so only that one is said here: never the same sentence in two columns. */}
+          {verification.stale ? (
+            <p className="mt-1 text-slate-700" data-testid="latest-verification-summary">
+              {verification.summary}
+            </p>
+          ) : null}
           <p className="mt-0.5 text-slate-500">
             <time dateTime={verification.finishedAt}>{verification.finishedAt.slice(0, 16).replace("T", " ")} UTC</time>{" "}
             by {verification.verifiedBy}

@@ -111,10 +111,12 @@ export function VerifyToolDialog({
           className="rounded-md border border-amber-300 bg-amber-50 p-2 text-xs text-amber-950"
           data-testid="verify-warning"
         >
-          <strong>Real side effects.</strong> This calls {tool} {concurrency + 1} times with these arguments on {server}
-          : whatever the tool does — a charge, a shipment, an e-mail — happens for real on that server&apos;s upstream,
-          once if the hint is true and more often if it is not. idem.config.json marks this server for verification
-          (staging); use arguments that are safe there.
+          <strong>Real side effects.</strong> This calls {tool} up to {concurrency + 1} times with these arguments on{" "}
+          {server}: {concurrency} at once, then 1 more unless those already executed more than once. Whatever the tool
+          does — a charge, a shipment, an e-mail — happens for real on that server&apos;s upstream, once if the hint is
+          true and more often if it is not. idem.config.json marks this server for verification (staging); use arguments
+          that are safe there, and new ones for each run: a call repeated within its key&apos;s bucket (15 minutes by
+          default) is answered from the first run&apos;s row and tests nothing.
         </p>
         <InputSchemaPanel
           tool={tool}
@@ -170,7 +172,7 @@ export function VerifyToolDialog({
             </select>
           </label>
           <Button type="submit" variant="danger" disabled={running} data-testid="verify-run">
-            {running ? "Running the test…" : `Run ${concurrency + 1} real calls`}
+            {running ? "Running the test…" : `Run up to ${concurrency + 1} real calls`}
           </Button>
           {running ? (
             <p className="animate-pulse text-xs text-slate-700">

@@ -2,7 +2,7 @@ import type { ToolsAudit } from "./build-audit";
 import type { LatestVerification } from "@/lib/annotations/tool-verification-types";
 import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 import { describeChange } from "./snapshot-diff";
-import { verdictSummaryText } from "./verdict-summary";
+import { alsoUnresolvedText, verdictSummaryText } from "./verdict-summary";
 import { escapeMarkdown } from "@/lib/text/markdown-escape";
 
 /** The audit as JSON for a code review: the API's shape, pretty-printed. */
@@ -32,7 +32,15 @@ export function auditToMarkdown(audit: ToolsAudit): string {
       `| ${cell(s.name)} | ${cell(s.transport)} | ${cell(status)} | ${s.listedAt ?? "—"}${s.listingSource === "upload" ? " (upload)" : ""} | ${s.toolCount} | ${cell(s.changes.map((c) => `${c.tool}: ${describeChange(c)}`).join("; ") || "—")} |`,
     );
   }
-  lines.push("", "## Tools", "", `Verdicts: ${verdictSummaryText(audit.summary)}.`, "");
+  const unresolved = alsoUnresolvedText(audit.summary);
+  lines.push(
+    "",
+    "## Tools",
+    "",
+    `Verdicts: ${verdictSummaryText(audit.summary)}.`,
+    ...(unresolved ? [`${unresolved[0]!.toUpperCase()}${unresolved.slice(1)}.`] : []),
+    "",
+  );
   lines.push(
     "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen | double-call test |",
     "|---|---|---|---|---|---|---|---|---|---|---|",

@@ -73,20 +73,80 @@ export function schemaFields(schema: unknown): SchemaField[] {
   return [...fields.filter((f) => f.required).sort((a, b) => rank(a) - rank(b)), ...fields.filter((f) => !f.required)];
 }
 
-const PLACEHOLDER: Record<string, unknown> = {
-  string: "",
-  integer: 0,
-  number: 0,
-  boolean: false,
-  array: [],
-  object: {},
+const EMPTY: Record<string, unknown> = { boolean: false, array: [], object: {} };
+
+/** Formats a placeholder string can take as written: what a JSON Schema validator checks them by. */
+const FORMAT_SAMPLES: Record<string, string> = {
+  email: "someone@example.com",
+  uri: "https://example.com/",
+  url: "https://example.com/",
+  uuid: "00000000-0000-4000-8000-000000000000",
+  date: "2026-01-01",
+  "date-time": "2026-01-01T00:00:00Z",
 };
+
+const num = (property: JsonObject, key: string) =>
+  typeof property[key] === "number" ? (property[key] as number) : null;
+
+/** Whether a string keeps the property's length and pattern limits (a pattern this engine cannot read: unknown, so no). */
+function stringFits(property: JsonObject, value: string): boolean {
+  const min = num(property, "minLength") ?? 0;
+  const max = num(property, "maxLength");
+  if ([...value].length < min || (max !== null && [...value].length > max)) return false;
+  if (typeof property.pattern !== "string") return true;
+  try {
+    return new RegExp(property.pattern, "u").test(value);
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * A value of the field's type that keeps the limits the dialog lists for it (a placeholder the schema shown
+ * refuses would make the run test nothing): for a string, the example its description gives ("card token,
+ * e.g. c_71"), a sample of its format, or as many characters as its minimum length; for a number, the least
+ * it allows. Null when none is found (a pattern to match): the field stays empty, and is named.
+ */
+function placeholderOf(property: JsonObject, type: string | undefined): unknown {
+  if (type === "string") {
+    const described =
+      typeof property.description === "string"
+        ? /\be\.g\.,?\s+["'`]?([^\s"'`,;)]+)/i.exec(property.description)?.[1]
+        : undefined;
+    const format = typeof property.format === "string" ? FORMAT_SAMPLES[property.format] : undefined;
+    const min = Math.max(num(property, "minLength") ?? 0, 0);
+    const candidates = [described, format, "", "x".repeat(Math.max(min, 1))].filter(
+      (c): c is string => c !== undefined,
+    );
+    return candidates.find((c) => stringFits(property, c)) ?? "";
+  }
+  if (type === "integer" || type === "number") {
+    const minimum = num(property, "minimum");
+    const exclusive = num(property, "exclusiveMinimum");
+    const maximum = num(property, "maximum");
+    const exclusiveMax = num(property, "exclusiveMaximum");
+    const step = type === "integer" ? 1 : 0.5;
+    let low: number | null = minimum;
+    if (exclusive !== null) {
+      const above = type === "integer" ? Math.floor(exclusive) + 1 : exclusive + step;
+      low = low === null ? above : Math.max(low, above);
+    }
+    if (type === "integer" && low !== null) low = Math.ceil(low);
+    let value = low ?? 0;
+    const multiple = num(property, "multipleOf");
+    if (multiple !== null && multiple > 0) value = Math.ceil(value / multiple) * multiple;
+    // No lower limit: 0, unless the upper one keeps it out.
+    const high = exclusiveMax !== null ? exclusiveMax - step : maximum;
+    if (low === null && high !== null && value > high) value = type === "integer" ? Math.floor(high) : high;
+    return value;
+  }
+  return typeof type === "string" && type in EMPTY ? EMPTY[type] : null;
+}
 
 /**
  * The required fields with a value to start from: the schema's own default, first example, const or
- * first enum value, else an empty value of the field's type — a placeholder, named in
- * `placeholders`, for the person to replace: an empty string may well be refused (and a refused
- * call changes no verdict).
+ * first enum value, else a placeholder that keeps the field's limits (placeholderOf) — named in
+ * `placeholders`, for the person to replace with values of theirs: every call is real.
  */
 export function argumentsSkeleton(schema: unknown): { args: JsonObject; placeholders: string[] } {
   if (!isObject(schema) || !isObject(schema.properties)) return { args: {}, placeholders: [] };
@@ -110,9 +170,7 @@ export function argumentsSkeleton(schema: unknown): { args: JsonObject; placehol
             ? property.const
             : Array.isArray(property.enum) && property.enum.length > 0
               ? property.enum[0]
-              : typeof firstType === "string" && firstType in PLACEHOLDER
-                ? PLACEHOLDER[firstType]
-                : null;
+              : placeholderOf(property, typeof firstType === "string" ? firstType : undefined);
   }
   return { args: skeleton, placeholders };
 }

@@ -61,6 +61,7 @@ function toEvidence(value: unknown): VerificationEvidence {
     calls: Array.isArray(e.calls) ? e.calls : [],
     checks: Array.isArray(e.checks) ? e.checks : [],
     rows: Array.isArray(e.rows) ? e.rows : [],
+    earlierRow: typeof e.earlierRow === "object" && e.earlierRow !== null ? e.earlierRow : null,
     upstream: e.upstream ?? null,
     hint: e.hint ?? null,
   };

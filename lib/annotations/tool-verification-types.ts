@@ -40,12 +40,39 @@ export type VerificationCheck = {
 export type VerificationEvidence = {
   calls: VerificationCall[];
   checks: VerificationCheck[];
-  /** The table's rows for the tool in the run's window: key, status, created_at (ISO). Response bodies are not kept. */
-  rows: { key: string; status: string; createdAt: string }[];
+  /**
+   * The table's rows the run wrote: key, status, created_at (ISO), and the tool column as written (null: the
+   * writer records none; absent in runs stored before it was kept). Response bodies are not kept.
+   */
+  rows: { key: string; status: string; createdAt: string; tool?: string | null }[];
+  /**
+   * The row, written before the run began, that answered its calls (a replay or "in flight" of an earlier call
+   * with the same key): the run then tested nothing. Absent or null when every call had a new key.
+   */
+  earlierRow?: EarlierRow | null;
   /** What the tool's configured adapter reported, when the tool has one (processor or carrier). */
   upstream: { adapter: string; reference: string | null; sideEffects: number | null; detail: string } | null;
   /** How to make an inconclusive run conclusive, e.g. "slow the upstream: the demo processor's latencyMs". */
   hint: string | null;
+};
+
+/** An earlier row that answered a run's calls, with until when its key keeps answering the same call. */
+export type EarlierRow = {
+  key: string;
+  status: string;
+  createdAt: string;
+  tool: string | null;
+  /** How the row was tied to the run: the ref an in-flight answer named, or the response every call received. */
+  foundBy: "ref" | "response";
+  /**
+   * When the same arguments derive a new key (the end of the row's time bucket, ISO), null for a business key,
+   * which holds for as long as the row is kept.
+   */
+  keyHoldsUntil: string | null;
+  /** The start of that bucket (ISO): a call not made since then has a new key. Null with keyHoldsUntil. */
+  bucketStart: string | null;
+  /** The writer's bucket, in words: "the default 900 s bucket (idem.config.json sets no window for charge_card)". */
+  window: string;
 };
 
 /** A stored run, as the tool audit, its exports and the API show it. */

@@ -14,10 +14,15 @@ export const WITHHELD = "[withheld]";
 export function verificationForReader(run: LatestVerification, actor: Actor, redaction: Redaction): LatestVerification {
   const masked = maskEvidence(run.evidence, redaction);
   if (actor.tenants.length === 0) return { ...run, evidence: masked };
-  const secrets = [
+  const keys = [
     ...run.evidence.rows.map((r) => r.key),
-    ...run.evidence.calls.flatMap((c) => (c.ref ? [c.ref] : [])),
+    ...(run.evidence.earlierRow ? [run.evidence.earlierRow.key] : []),
     ...(run.evidence.upstream?.reference ? [run.evidence.upstream.reference] : []),
+  ];
+  const secrets = [
+    // A key and its ref (the sentences name rows by their first 12 characters).
+    ...keys.flatMap((key) => [key, key.slice(0, 12)]),
+    ...run.evidence.calls.flatMap((c) => (c.ref ? [c.ref] : [])),
   ]
     .filter((s) => s.length > 0)
     // Longest first: a key contains its own ref.
@@ -30,6 +35,9 @@ export function verificationForReader(run: LatestVerification, actor: Actor, red
       calls: masked.calls.map((c) => ({ ...c, ref: null, text: WITHHELD })),
       checks: masked.checks.map((c) => ({ ...c, detail: scrub(c.detail) })),
       rows: [],
+      ...(masked.earlierRow
+        ? { earlierRow: { ...masked.earlierRow, key: WITHHELD, window: scrub(masked.earlierRow.window) } }
+        : {}),
       upstream: masked.upstream ? { ...masked.upstream, reference: null, detail: scrub(masked.upstream.detail) } : null,
       hint: masked.hint === null ? null : scrub(masked.hint),
     },

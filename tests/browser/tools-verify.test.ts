@@ -12,7 +12,7 @@ import { findProcessor, insertStuckClaim } from "../helpers/stuck-fixtures";
 const run = randomBytes(3).toString("hex");
 const TENANT = `tverify-${run}`;
 const SERVER_RENDER = { timeout: 20_000, interval: 200 };
-// A run makes 3 calls, the processor takes 1.5 s for the first, then the table and the upstream are read.
+// A run makes up to 3 calls, the processor takes 1.5 s for the first, then the table and the upstream are read.
 const RUN_DONE = { timeout: 60_000 };
 const PHONE = { width: 390, height: 844 };
 
@@ -127,10 +127,12 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     await page.waitForSelector('[data-testid="verify-dialog"][open]');
     // The arguments field takes focus; the warning is in front of the admin.
     expect((await focusedElement(page))?.describe).toContain("textarea");
+    // Up to 3: the repeat after them is not made when the 2 at once already executed twice.
     expect(await page.textContent('[data-testid="verify-warning"]')).toMatch(
-      /Real side effects\. This calls charge_card 3 times/,
+      /Real side effects\. This calls charge_card up to 3 times with these arguments on shop: 2 at once, then 1 more unless those already executed more than once\./,
     );
-    // What the tool asks for, from its latest listing; a start from its required fields goes into the textarea.
+    // What the tool asks for, from its latest listing; a start from its required fields goes into the textarea,
+    // with values the schema shown accepts (not "" and 0, which its minLength 1 and > 0 refuse).
     expect(
       await page.locator('[data-testid="verify-schema-field"]').evaluateAll((items) => items.map((i) => i.textContent)),
     ).toEqual([
@@ -139,11 +141,11 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     ]);
     await page.click('[data-testid="verify-fill"]');
     expect(JSON.parse(await page.inputValue('[data-testid="verify-dialog"] textarea'))).toEqual({
-      card: "",
-      amount_cents: 0,
+      card: "c_71",
+      amount_cents: 1,
     });
     expect(await page.textContent('[data-testid="verify-placeholders"]')).toBe(
-      "Replace the placeholders of card, amount_cents before running: an empty value the tool refuses makes the run test nothing.",
+      "Replace the placeholders of card, amount_cents with values of yours before running: they only fit the schema above, and every call is real.",
     );
     expect((await focusedElement(page))?.describe).toContain("textarea");
 
@@ -152,7 +154,7 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     expect(await page.locator('[data-testid="verify-placeholders"]').count(), "edited: no placeholder note").toBe(0);
     await page.keyboard.press("Tab"); // → calls at once
     await page.keyboard.press("Tab"); // → Run
-    expect(await focusedElement(page)).toMatchObject({ tag: "button", text: "Run 3 real calls" });
+    expect(await focusedElement(page)).toMatchObject({ tag: "button", text: "Run up to 3 real calls" });
     await page.keyboard.press("Enter");
     await page.waitForSelector('[data-testid="verify-input-error"]');
     expect(await page.textContent('[data-testid="verify-input-error"]')).toMatch(
@@ -193,6 +195,40 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     await expect
       .poll(() => rowAfter(page, "charge_card"), SERVER_RENDER)
       .toEqual({ verdict: "claim_verified_by_test", latest: "verified", stale: "false" });
+    // The run's sentence once, in the Verdict column: the test column shows the badge, when and by whom.
+    const chargeRow = page.locator(shopRow("charge_card"));
+    expect(await chargeRow.locator('[data-testid="latest-verification-summary"]').count()).toBe(0);
+    const rowText = (await chargeRow.textContent()) ?? "";
+    expect(rowText.split(verified.summary).length - 1, "the run's sentence, once in the row").toBe(1);
+    expect(await chargeRow.locator('[data-testid="verdict-explanation"]').textContent()).toContain(verified.summary);
+    // This file's stuck charge (30 min old) does not unmake the proof, and the summary line still says "unresolved".
+    expect(await chargeRow.locator("[data-also-unresolved]").textContent()).toMatch(/^also unresolved: \d+ claims?$/);
+    expect(await page.textContent('[data-testid="verdict-also-unresolved"]')).toMatch(
+      /also unresolved: .*\d+ claims? of 1 verified tool/,
+    );
+
+    // The same arguments again a moment later (the README's command after Verify…): answered from the first
+    // run's row, nothing executes — inconclusive, naming that row and its bucket's end; never refuted.
+    await page.locator(`${shopRow("charge_card")} [data-testid="verify-open"]`).focus();
+    await page.keyboard.press("Enter");
+    await page.waitForSelector('[data-testid="verify-dialog"][open]');
+    await page.keyboard.press("ControlOrMeta+A");
+    await page.keyboard.type(`{"card": "c_4242", "amount_cents": ${amount}}`);
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Tab");
+    await page.keyboard.press("Enter");
+    const again = await readResult(page);
+    expect(again, again.summary).toMatchObject({ verdict: "inconclusive", badge: "inconclusive at table" });
+    expect(again.summary).toContain(`every call was answered from row ${key.rows[0]!.key.slice(0, 12)}`);
+    expect(again.summary).toMatch(/until \d{4}-\d\d-\d\d \d\d:\d\d:00 UTC, the end of the default 900 s bucket/);
+    expect(await processorTook(key.rows[0]!.key)).toBe(1);
+    await page.screenshot({ path: "docs/screenshots/tools-verify-inconclusive.png" });
+    await page.keyboard.press("Escape");
+    await page.waitForSelector('[data-testid="verify-dialog"]', { state: "detached" });
+    await expect
+      .poll(() => rowAfter(page, "charge_card"), SERVER_RENDER)
+      .toMatchObject({ latest: "inconclusive", stale: "false" });
+    expect(await page.locator(shopRow("charge_card")).getAttribute("data-verdict")).not.toBe("claim_refuted_by_test");
 
     // create_shipment: no key, no reference — the carrier ships twice.
     await page.locator(`${shopRow("create_shipment")} [data-testid="verify-open"]`).focus();
@@ -222,7 +258,11 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
 
   it("an admin at 390 px: the dialog fits the phone, runs, and shows the result", async () => {
     const page = await openToolsAsAdmin(PHONE);
+    const same = `{"card": "c_4242", "amount_cents": ${1000 + Math.floor(Math.random() * 90_000)}}`;
     for (const [tool, args, verdict, shot] of [
+      ["charge_card", same, "verified", "verified"],
+      // The same arguments again: answered from the row just written, it tested nothing.
+      ["charge_card", same, "inconclusive", "inconclusive"],
       [
         "charge_card",
         `{"card": "c_4242", "amount_cents": ${1000 + Math.floor(Math.random() * 90_000)}}`,
@@ -263,6 +303,10 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
       await page.click('[data-testid="verify-close"]');
       await page.waitForSelector('[data-testid="verify-dialog"]', { state: "detached" });
     }
+    await expect
+      .poll(() => rowAfter(page, "charge_card"), SERVER_RENDER)
+      .toEqual({ verdict: "claim_verified_by_test", latest: "verified", stale: "false" });
+    await page.locator(shopRow("charge_card")).screenshot({ path: "docs/screenshots/mobile/tools-verify-row.png" });
     await page.context().close();
   }, 180_000);
 

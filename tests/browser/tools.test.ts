@@ -136,6 +136,22 @@ describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", ()
       summary.map((s) => [s.verdict, s.count]),
     );
     expect(api.summary.reduce((n: number, s: { count: number }) => n + s.count, 0)).toBe(api.tools.length);
+    // Each verdict's unresolved claims are the rows' own (stuck + awaiting an outcome), whatever the verdict's word:
+    // a verified tool's stuck claims stay in the line ("also unresolved"), an unresolved tool's are its word.
+    type ApiTool = { verdict: string; evidence: { stuck: number; unresolvedOutcomeUnknown: number } };
+    const claimsOf = (t: ApiTool) => t.evidence.stuck + t.evidence.unresolvedOutcomeUnknown;
+    for (const s of api.summary as { verdict: string; unresolved: { rows: number; claims: number } }[]) {
+      const rows = (api.tools as ApiTool[]).filter((t) => t.verdict === s.verdict && claimsOf(t) > 0);
+      expect(s.unresolved, s.verdict).toEqual({
+        rows: rows.length,
+        claims: rows.reduce((n, t) => n + claimsOf(t), 0),
+      });
+    }
+    const alsoUnresolved = api.summary.some(
+      (s: { verdict: string; unresolved: { rows: number } }) =>
+        s.verdict !== "claim_with_unresolved_rows" && s.unresolved.rows > 0,
+    );
+    expect(await page.locator('[data-testid="verdict-also-unresolved"]').count()).toBe(alsoUnresolved ? 1 : 0);
 
     mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "tools"), "docs/screenshots/tools.png");

@@ -42,6 +42,21 @@ const stdio = (mode: string) =>
     "--processor",
     world.processor.url,
   ]);
+// The reference writer (the reference statements verbatim, no tool or subject column) under a tenant of this run's
+// own, so the README's own arguments derive a key no other test made.
+const REFERENCE_TENANT = `refcli-${run}`;
+const referenceWriter = quote([
+  process.execPath,
+  path.resolve("node_modules/tsx/dist/cli.mjs"),
+  path.resolve("tests/fixtures/reference-writer-server.ts"),
+  "--database-url",
+  url,
+  "--processor",
+  world.processor.url,
+  "--tenant",
+  REFERENCE_TENANT,
+]);
+const README_ARGS = '{"card":"c_4242","amount_cents":500}';
 // The CLI's own environment has no DATABASE_URL: --database-url is the one that counts.
 const verifyTool = (extra: string[]) =>
   runCli(["verify-tool", "--tool", "charge_card", ...extra], { IDEM_CONFIG: configFile, DATABASE_URL: undefined });
@@ -80,6 +95,7 @@ async function verifyStdio(mode: string, extra: string[] = []) {
 describe("npm run idem -- verify-tool", () => {
   afterAll(async () => {
     await world.stop();
+    await pool.query(`DELETE FROM idempotency WHERE tenant = $1`, [REFERENCE_TENANT]);
     await pool.end();
   });
   beforeEach(() => {
@@ -178,4 +194,55 @@ describe("npm run idem -- verify-tool", () => {
     }
     expect(world.processor.stats().requests.total).toBe(0);
   });
+  it(
+    "--stdio against the reference writer with the README's arguments: exit 0; the same command again within the bucket: exit 3, naming the row and its bucket's end",
+    { timeout: 120_000 },
+    async () => {
+      // Both runs in one 900 s bucket: wait out an edge closer than 30 s.
+      const edge = (Math.floor(Date.now() / 900_000) + 1) * 900_000;
+      if (edge - Date.now() < 30_000) await new Promise((resolve) => setTimeout(resolve, edge - Date.now() + 1_000));
+      const command = [
+        "--stdio",
+        referenceWriter,
+        "--server",
+        "ci-reference",
+        "--args",
+        README_ARGS,
+        "--database-url",
+        url,
+      ];
+      const first = await verifyTool([...command, "--json"]);
+      expect(first.code, first.stderr + first.stdout).toBe(0);
+      const run1 = JSON.parse(first.stdout) as {
+        verdict: string;
+        evidence: { rows: { key: string; tool: unknown }[] };
+      };
+      expect(run1.verdict).toBe("verified");
+      const key = run1.evidence.rows[0]!.key;
+      expect(run1.evidence.rows[0]!.tool).toBeNull();
+      expect(world.processor.stats().sideEffects).toBe(1);
+
+      world.processor.reset();
+      const junit = path.join(dir, `reference-again-${run}.xml`);
+      const second = await verifyTool([...command, "--junit", junit]);
+      expect(second.code, second.stderr + second.stdout).toBe(3);
+      const created = (
+        await pool.query<{ created_at: Date }>(`SELECT created_at FROM idempotency WHERE key = $1`, [key])
+      ).rows[0]!.created_at;
+      const end = new Date((Math.floor(Math.trunc(created.getTime() / 1000) / 900) + 1) * 900_000);
+      const endText = `${end.toISOString().slice(0, 19).replace("T", " ")} UTC`;
+      expect(second.stdout).toMatch(
+        /ci-reference\/charge_card: INCONCLUSIVE at table — every call was answered from row /,
+      );
+      expect(second.stdout).toContain(`row ${key.slice(0, 12)}`);
+      expect(second.stdout).toContain(`until ${endText}, the end of the default 900 s bucket`);
+      expect(second.stdout).toMatch(
+        new RegExp(`hint: Run it again with other arguments .*or with these after ${endText}`),
+      );
+      expect(second.stdout).not.toMatch(/FAILED|FAIL /);
+      expect(world.processor.stats().sideEffects).toBe(0);
+      const suite = readJunit(junit).testsuite;
+      expect(suite["@_failures"]).toBe("0");
+    },
+  );
 });

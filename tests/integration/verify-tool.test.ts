@@ -10,6 +10,7 @@ import { runToolVerification } from "@/lib/annotations/verify-tool/run-verificat
 import type { VerificationInput } from "@/lib/annotations/verify-tool/verification-input";
 import { parseConfig } from "@/lib/config/load";
 import { startDemoWorld } from "@/lib/demo/demo-world";
+import { deriveKey } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
 import { routeHandler } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
@@ -39,6 +40,25 @@ const fixture = (mode: string) => ({
   ],
   verify: true,
 });
+// The reference writer (tests/fixtures/reference-writer-server.ts): the reference statements verbatim, no tool or
+// subject column, under a tenant of its own, so its keys are this file's only.
+const REFERENCE_TENANT = `refw-${randomBytes(3).toString("hex")}`;
+const referenceWriter = {
+  name: "stdio-reference-writer",
+  transport: "stdio",
+  command: process.execPath,
+  args: [
+    path.resolve("node_modules/tsx/dist/cli.mjs"),
+    path.resolve("tests/fixtures/reference-writer-server.ts"),
+    "--database-url",
+    databaseUrl,
+    "--processor",
+    world.processor.url,
+    "--tenant",
+    REFERENCE_TENANT,
+  ],
+  verify: true,
+};
 const configJson = {
   ...world.config,
   mcpServers: [
@@ -47,6 +67,7 @@ const configJson = {
     { name: "shop-production", transport: "http", url: world.mcp.url },
     fixture("charges-twice"),
     fixture("one-at-a-time"),
+    referenceWriter,
   ],
 };
 const config = parseConfig(JSON.stringify(configJson));
@@ -68,10 +89,21 @@ let amount = 1000;
 /** A charge no earlier test made (its key is new): the amount differs each time. */
 const charge = () => ({ card: "c_4242", amount_cents: (amount += 1) });
 
+/** (floor(created_at_unix / 900) + 1) * 900, as an ISO instant: when the same arguments derive a new key. */
+const bucketEndOf = (at: Date) => new Date((Math.floor(Math.trunc(at.getTime() / 1000) / 900) + 1) * 900_000);
+/** Two runs with the same arguments must fall in one 900 s bucket: wait out an edge closer than 30 s. */
+async function awayFromBucketEdge(): Promise<void> {
+  const left = bucketEndOf(new Date()).getTime() - Date.now();
+  if (left < 30_000) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
+}
+const utc = (at: Date | string) =>
+  `${(typeof at === "string" ? at : at.toISOString()).slice(0, 19).replace("T", " ")} UTC`;
+
 describe("verify-tool against the demo world", () => {
   const db = connectTestDb();
   afterAll(async () => {
     await world.stop();
+    await pool.query(`DELETE FROM idempotency WHERE tenant = $1`, [REFERENCE_TENANT]);
     await pool.end();
   });
   beforeEach(() => {
@@ -282,4 +314,110 @@ describe("verify-tool against the demo world", () => {
       after: expect.objectContaining({ verificationId: verification.id }),
     });
   });
+  it(
+    "a writer running the reference statements verbatim (no tool, no subject column) is verified by the ref its answers named",
+    { timeout: 90_000 },
+    async () => {
+      await awayFromBucketEdge();
+      const args = charge();
+      const v = await verify({ server: "stdio-reference-writer", tool: "charge_card", arguments: args });
+      expect(v.verdict, v.summary).toBe("verified");
+      expect(v.evidence.checks.map((c) => `${c.step}:${c.result}`)).toEqual([
+        "answers:passed",
+        "table:passed",
+        "upstream:passed",
+      ]);
+      const ref = v.evidence.calls.find((c) => c.outcome === "in_flight")!.ref!;
+      const [row] = v.evidence.rows;
+      expect(row).toMatchObject({ status: "completed", tool: null });
+      expect(row!.key.startsWith(ref)).toBe(true);
+      // The row is the reference writer's: none of the optional columns is filled.
+      const stored = await pool.query<Record<string, unknown>>(
+        `SELECT tenant, tool, subject, arguments_sha256, updated_at FROM idempotency WHERE key = $1`,
+        [row!.key],
+      );
+      expect(stored.rows).toEqual([
+        { tenant: REFERENCE_TENANT, tool: null, subject: null, arguments_sha256: null, updated_at: null },
+      ]);
+      expect(world.processor.stats().sideEffects).toBe(1);
+      expect(world.processor.stats().sideEffectsByReference[row!.key]).toBe(1);
+
+      // The same arguments again within the bucket: every call is answered from that row, nothing executes.
+      world.processor.reset();
+      const again = await verify({ server: "stdio-reference-writer", tool: "charge_card", arguments: args });
+      expect(again.verdict, again.summary).toBe("inconclusive");
+      expect(again.step).toBe("table");
+      expect(world.processor.stats().sideEffects).toBe(0);
+      const createdAt = (
+        await pool.query<{ created_at: Date }>(`SELECT created_at FROM idempotency WHERE key = $1`, [row!.key])
+      ).rows[0]!.created_at;
+      expect(again.summary).toContain(`every call was answered from row ${row!.key.slice(0, 12)}`);
+      expect(again.summary).toContain("nothing executed, so nothing was tested");
+      expect(again.summary).toContain(`until ${utc(bucketEndOf(createdAt))}, the end of the default 900 s bucket`);
+      expect(again.evidence.earlierRow).toMatchObject({
+        key: row!.key,
+        status: "completed",
+        tool: null,
+        keyHoldsUntil: bucketEndOf(createdAt).toISOString(),
+      });
+      expect(again.evidence.hint).toMatch(/^Run it again with other arguments .*or with these after /);
+      expect(again.evidence.checks.map((c) => `${c.step}:${c.result}`)).toEqual([
+        "answers:inconclusive",
+        "table:inconclusive",
+        "upstream:skipped",
+      ]);
+    },
+  );
+
+  it(
+    "the demo's charge_card twice with the same arguments (Verify…, then the README's command): the second is inconclusive, not refuted",
+    { timeout: 90_000 },
+    async () => {
+      await awayFromBucketEdge();
+      const args = charge();
+      const first = await verify({ server: "shop", tool: "charge_card", arguments: args });
+      expect(first.verdict, first.summary).toBe("verified");
+      const key = first.evidence.rows[0]!.key;
+      world.processor.reset();
+      const second = await verify({ server: "shop", tool: "charge_card", arguments: args });
+      expect(second.verdict, second.summary).toBe("inconclusive");
+      expect(second.summary).toContain(`every call was answered from row ${key.slice(0, 12)}`);
+      expect(second.evidence.earlierRow).toMatchObject({ key, tool: "charge_card", foundBy: "response" });
+      expect(world.processor.stats().sideEffects).toBe(0);
+      // Stored as what it is (inconclusive at the table), every call a replay: nothing of it counts against the tool.
+      expect(second.evidence.calls.map((c) => c.outcome)).toEqual(["replayed", "replayed", "replayed"]);
+      const stored = await db.toolVerification.findUniqueOrThrow({ where: { id: BigInt(second.id) } });
+      expect(stored).toMatchObject({ verdict: "inconclusive", step: "table" });
+    },
+  );
+
+  it(
+    "an earlier claim still in progress answers every call in flight: inconclusive with the Stuck page, not 'none executed'",
+    { timeout: 90_000 },
+    async () => {
+      await awayFromBucketEdge();
+      const args = charge();
+      // The claim the reference writer would make for these arguments now, left in_progress five minutes ago.
+      const { key } = deriveKey({
+        tenant: REFERENCE_TENANT,
+        subject: "demo_host",
+        tool: "charge_card",
+        argumentsJson: JSON.stringify(args),
+        at: new Date(),
+      });
+      await pool.query(
+        `INSERT INTO idempotency (key, tenant, status, created_at) VALUES ($1, $2, 'in_progress', greatest(now() - interval '5 minutes', to_timestamp(floor(extract(epoch FROM now()) / 900) * 900)))`,
+        [key, REFERENCE_TENANT],
+      );
+      const v = await verify({ server: "stdio-reference-writer", tool: "charge_card", arguments: args });
+      expect(v.verdict, v.summary).toBe("inconclusive");
+      expect(v.evidence.calls.every((c) => c.outcome === "in_flight")).toBe(true);
+      expect(v.summary).toMatch(
+        new RegExp(`^every call was told the call is in flight under row ${key.slice(0, 12)}, in_progress since`),
+      );
+      expect(v.evidence.earlierRow).toMatchObject({ key, foundBy: "ref" });
+      expect(v.evidence.hint).toContain(`resolve it on the Stuck page (ref ${key.slice(0, 12)})`);
+      expect(world.processor.stats().sideEffects).toBe(0);
+    },
+  );
 });

@@ -4,7 +4,7 @@ import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effecti
 import { diffListings } from "@/lib/annotations/snapshot-diff";
 import { parseToolsListing } from "@/lib/annotations/parse-listing";
 import { testRun } from "../fixtures/tool-verification-run";
-import { summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";
+import { alsoUnresolvedText, summarizeVerdicts, verdictSummaryText } from "@/lib/annotations/verdict-summary";
 import {
   VERDICT_KINDS,
   VERDICT_WORDS,
@@ -171,6 +171,29 @@ describe("the verdict summary", () => {
       Object.values(VERDICT_WORDS).filter((w) => summary.some((s) => s.word === w)),
     );
     expect(summary.find((s) => s.verdict === "claim_with_unresolved_rows")?.count).toBe(2);
+  });
+  it("keeps 'unresolved' in the line when a verified tool has 495 stuck claims (issue #27)", () => {
+    const stuck = { ...keyed, stuck: 495 };
+    const verified = verdictFor(input({ evidence: stuck, verification: testRun({ verdict: "verified" }) }));
+    expect(verified.kind).toBe("claim_verified_by_test");
+    const backed = verdictFor(input({ evidence: keyed }));
+    const rows = [
+      { verdict: verified.kind, tone: verified.tone, evidence: stuck },
+      { verdict: backed.kind, tone: backed.tone, evidence: keyed },
+    ];
+    const summary = summarizeVerdicts(rows);
+    // The counts are still exactly the rows' verdicts…
+    expect(verdictSummaryText(summary)).toBe("1 backed · 1 verified");
+    // …and the stuck claims behind the verified one are named beside them, under the word "unresolved".
+    expect(summary.find((s) => s.verdict === "claim_verified_by_test")?.unresolved).toEqual({ rows: 1, claims: 495 });
+    expect(alsoUnresolvedText(summary)).toBe("also unresolved: 495 claims of 1 verified tool");
+    // A row that is "unresolved" already is counted under its word, not again.
+    const unresolved = verdictFor(input({ evidence: { ...keyed, stuck: 2 } }));
+    expect(
+      alsoUnresolvedText(
+        summarizeVerdicts([{ verdict: unresolved.kind, tone: unresolved.tone, evidence: { ...keyed, stuck: 2 } }]),
+      ),
+    ).toBeNull();
   });
   it("names no verdict that no row has", () => {
     const backed = verdictFor(input({ evidence: keyed }));

@@ -55,10 +55,45 @@ describe("a tool's input schema, for the Verify dialog", () => {
     ]);
   });
 
-  it("starts the arguments from the schema's own values, else an empty value of the type", () => {
+  it("starts the arguments from the schema's own values, else a placeholder that keeps its limits", () => {
     expect(argumentsSkeleton(chargeCard)).toEqual({
-      args: { order_id: "", card: "c_4242", amount_cents: 0, currency: "usd", capture: true },
+      args: { order_id: "", card: "c_4242", amount_cents: 1, currency: "usd", capture: true },
       placeholders: ["order_id", "amount_cents"],
+    });
+  });
+
+  it("never fills a placeholder the schema shown refuses: the description's example, a format's sample, the least number allowed", () => {
+    // The demo's charge_card as it lists it: "" and 0 were refused by its own minLength 1 and > 0 (issue #27).
+    const demo = {
+      type: "object",
+      properties: {
+        card: { type: "string", minLength: 1, maxLength: 200, description: "card token, e.g. c_71" },
+        amount_cents: { type: "integer", exclusiveMinimum: 0, maximum: 100000000 },
+      },
+      required: ["card", "amount_cents"],
+    };
+    expect(argumentsSkeleton(demo)).toEqual({
+      args: { card: "c_71", amount_cents: 1 },
+      placeholders: ["card", "amount_cents"],
+    });
+    const limits = {
+      properties: {
+        code: { type: "string", minLength: 3, description: "e.g. toolong-example", maxLength: 5 },
+        email: { type: "string", format: "email" },
+        price: { type: "number", minimum: 2.25, multipleOf: 0.5 },
+        debt: { type: "integer", maximum: -3 },
+        grade: { type: "integer", exclusiveMinimum: 1.5 },
+        iso: { type: "string", pattern: "^[A-Z]{3}$" },
+      },
+      required: ["code", "email", "price", "debt", "grade", "iso"],
+    };
+    expect(argumentsSkeleton(limits).args).toEqual({
+      code: "xxx", // the description's example is longer than maxLength
+      email: "someone@example.com",
+      price: 2.5,
+      debt: -3,
+      grade: 2,
+      iso: "", // a pattern it cannot fill: left empty, and named as a placeholder
     });
   });
 

@@ -91,4 +91,15 @@ describe("a double-call test in the verdict", () => {
       verdictFor(input({ effective: effectiveAnnotations({ readOnlyHint: true }), verification: failed })).kind,
     ).toBe("read_only");
   });
+
+  it("the Verdict column quotes every current run's sentence, so the test column need not repeat it; a stale run's it leaves out", () => {
+    const summary = "a sentence only this run says";
+    for (const effective of [claimed, effectiveAnnotations({}), effectiveAnnotations({ readOnlyHint: true })])
+      for (const verdict of ["verified", "failed", "inconclusive"] as const)
+        for (const stale of [false, true]) {
+          const run = testRun({ verdict, step: verdict === "verified" ? null : "table", summary, stale });
+          const explanation = verdictFor(input({ effective, verification: run })).explanation;
+          expect(explanation.includes(summary), `${verdict} stale=${stale}`).toBe(!stale);
+        }
+  });
 });

@@ -31,6 +31,7 @@ export function httpUpstream(processor: HttpProcessor, fetchImpl: typeof fetch, 
           "failed",
           `the processor performed ${plural(during.total, "side effects")} during the run (${parts.join(", ")}), not 1`,
           evidence,
+          "two_keys",
         );
       }
       if (key === null) {

@@ -4,10 +4,14 @@ import type { CallPhases, FiredCall } from "./fire-calls";
 export type AnswersFinding = VerificationCheck & {
   /** The ref the in-flight answers named (they must agree), null when none did. */
   ref: string | null;
+  /** Every ref the in-flight answers named: the table is asked about each. */
+  refs: string[];
   /** The answer the table's row must hold: the sequential repeat's, else the execution's. */
   expectedContent: string | null;
   /** Every call at once answered an error (bad arguments, a validation error): nothing was tested. */
   rejected: boolean;
+  /** A finding two keys for one call explain (a bucket edge inside the run gives honest writers two). */
+  cause?: "two_keys";
 };
 
 /**
@@ -25,13 +29,20 @@ export function judgeAnswers({ calls, sequentialSkipped }: CallPhases): AnswersF
   const refs = [...new Set(inFlight.map((c) => c.ref).filter((r): r is string => r !== null))];
   const ref = refs.length === 1 ? refs[0]! : null;
   const expectedContent = sequential?.outcome === "replayed" ? sequential.content : (executed[0]?.content ?? null);
-  const finding = (result: VerificationCheck["result"], detail: string, rejected = false): AnswersFinding => ({
+  const finding = (
+    result: VerificationCheck["result"],
+    detail: string,
+    rejected = false,
+    cause?: "two_keys",
+  ): AnswersFinding => ({
     step: "answers",
     result,
     detail,
     ref,
+    refs,
     expectedContent,
     rejected,
+    ...(cause ? { cause } : {}),
   });
 
   // The tool refused every call (its input validation, a missing field): that says nothing about its
@@ -51,14 +62,24 @@ export function judgeAnswers({ calls, sequentialSkipped }: CallPhases): AnswersF
       `${callName(calls, nameless)} said the call is in progress but named no ref to check it by`,
     );
   if (refs.length > 1)
-    return finding("failed", `the in-flight answers named different refs (${refs.join(", ")}) for the same call`);
+    return finding(
+      "failed",
+      `the in-flight answers named different refs (${refs.join(", ")}) for the same call`,
+      false,
+      "two_keys",
+    );
   if (executed.length === 0) return finding("failed", `none of the ${concurrent.length} calls at once executed`);
   if (sequential && sequential.outcome !== "replayed") {
     const what =
       sequential.outcome === "in_flight"
         ? "was told the call is still in progress although the first had completed"
         : "executed again: its answer differs from the first call's, so it was not the stored response";
-    return finding("failed", `the sequential repeat ${what}`);
+    return finding(
+      "failed",
+      `the sequential repeat ${what}`,
+      false,
+      sequential.outcome === "executed" ? "two_keys" : undefined,
+    );
   }
   if (executed.length > 1)
     return finding(

@@ -1,80 +1,117 @@
 import "server-only";
-import type { VerificationCheck, VerificationEvidence } from "@/lib/annotations/tool-verification-types";
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
+import { RETENTION_MS } from "@/lib/retention/retention-window";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
-import { canonicalOf } from "./answer-text";
+import {
+  attributeRows,
+  judgeTable,
+  WINDOW_LIMIT,
+  type AnsweredCall,
+  type TableFinding,
+  type TableRow,
+} from "./judge-table";
+import { bucketOf, type KeyWindow } from "./key-window";
 
-/** More rows than this in the window is already a finding; the evidence keeps this many. */
-const MAX_ROWS = 20;
+export type { TableFinding } from "./judge-table";
 
-export type TableFinding = VerificationCheck & {
-  rows: VerificationEvidence["rows"];
-  /** The row's key when exactly one row was written: the reference the upstream is asked about. */
-  key: string | null;
-};
+type Found = { key: string; tool: string | null; status: string; response: unknown; created_at: Date };
+const toRow = (r: Found): TableRow => ({
+  key: r.key,
+  tool: r.tool,
+  status: r.status,
+  response: r.response,
+  createdAt: r.created_at,
+});
+
+/** Clocks differ: the writer stamps created_at by the database, the bucket by its own clock. */
+const CLOCK_SKEW_MS = 60_000;
 
 /**
- * The table side: exactly one row for the tool, written during the run, whose key starts with the
- * ref the in-flight answers named, completed with the response the repeats received. A server that
- * keys on the bytes it received writes one row per key order; one that claims nothing writes none.
+ * Reads the table side of a run (judge-table.ts judges it): the rows the in-flight answers named by their
+ * ref (any age, any tool column), and the rows written during the run that record this tool or none. When
+ * none of them is the run's, before anything is held against the tool, the row its calls were answered from:
+ * a completed row written before the run began holding the response they received — first in the current
+ * time bucket, then back to the retention window (a business key, or a window the console was not told).
  */
 export async function readTable(
   db: Db,
   actor: Actor,
-  window: { tool: string; from: Date; to: Date },
-  expected: { ref: string | null; content: string | null },
+  run: { tool: string; from: Date; to: Date; keyWindow: KeyWindow },
+  expected: { ref: string | null; refs: readonly string[]; content: string | null },
+  calls: readonly AnsweredCall[],
 ): Promise<TableFinding> {
-  const found = await db.$queryRaw<{ key: string; status: string; response: unknown; created_at: Date }[]>`
-    SELECT key, status, response, created_at FROM idempotency
-     WHERE tool = ${window.tool} AND created_at >= ${window.from} AND created_at <= ${window.to}
-       ${actorTenantScope(actor).and()}
-     ORDER BY created_at, key LIMIT ${MAX_ROWS + 1}`;
-  const rows = found
-    .slice(0, MAX_ROWS)
-    .map((r) => ({ key: r.key, status: r.status, createdAt: r.created_at.toISOString() }));
-  const finding = (result: VerificationCheck["result"], detail: string, key: string | null = null): TableFinding => ({
-    step: "table",
-    result,
-    detail,
-    rows,
-    key,
+  const scope = actorTenantScope(actor).and();
+  const refs = expected.refs.filter((r) => /^[0-9a-f]{8,64}$/.test(r));
+  // A ref is a key's prefix: in the key's "C" collation, [ref, ref + "g") is exactly the keys that start with it.
+  const named =
+    refs.length === 0
+      ? []
+      : await db.$queryRaw<Found[]>`
+          SELECT key, tool, status, response, created_at FROM idempotency
+           WHERE (${Prisma.join(
+             refs.map((ref) => Prisma.sql`(key >= ${ref} AND key < ${`${ref}g`})`),
+             " OR ",
+           )}) ${scope}
+           ORDER BY created_at, key LIMIT ${WINDOW_LIMIT}`;
+  const during = await db.$queryRaw<Found[]>`
+    SELECT key, tool, status, response, created_at FROM idempotency
+     WHERE created_at >= ${run.from} AND created_at <= ${run.to}
+       AND (tool = ${run.tool} OR tool IS NULL) ${scope}
+     ORDER BY (tool IS NULL), created_at, key LIMIT ${WINDOW_LIMIT + 1}`;
+  const contents = [...new Set(calls.flatMap((c) => (c.content === null ? [] : [c.content])))];
+  const attribution = attributeRows([...named, ...during.slice(0, WINDOW_LIMIT)].map(toRow), {
+    tool: run.tool,
+    from: run.from,
+    refs,
+    contents,
   });
-  const tool = window.tool;
-  if (found.length === 0)
-    return finding(
-      "failed",
-      `the table holds no row for ${tool} written during the run: the tool claimed no idempotency key before its side effect`,
-    );
-  if (found.length > 1) {
-    const count = found.length > MAX_ROWS ? `more than ${MAX_ROWS}` : String(found.length);
-    return finding(
-      "failed",
-      `the table holds ${count} rows for ${tool} written during the run (keys ${found
-        .slice(0, 3)
-        .map((r) => r.key.slice(0, 12))
-        .join(", ")}${found.length > 3 ? ", …" : ""}), not 1: the same call was claimed under more than one key`,
-    );
+
+  let earlier = attribution.earlierByRef;
+  if (earlier === null && attribution.runRows.length === 0 && attribution.ambiguous.length === 0) {
+    const bucketStart =
+      run.keyWindow.kind === "bucket"
+        ? new Date(bucketOf(run.from, run.keyWindow.seconds) * run.keyWindow.seconds * 1000 - CLOCK_SKEW_MS)
+        : null;
+    const retentionStart = new Date(run.from.getTime() - RETENTION_MS);
+    for (const since of bucketStart ? [bucketStart, retentionStart] : [retentionStart]) {
+      earlier = await earlierRowByResponse(db, scope, run.tool, since, run.from, contents);
+      if (earlier) break;
+    }
   }
-  const row = found[0]!;
-  const ref = row.key.slice(0, 12);
-  if (expected.ref !== null && !row.key.startsWith(expected.ref))
-    return finding(
-      "failed",
-      `the one row for ${tool} has key ${ref}…, but the in-flight answers named ref ${expected.ref}`,
-      row.key,
-    );
-  if (row.status !== "completed")
-    return finding("failed", `the row ${ref} is ${row.status}, not completed, after every call answered`, row.key);
-  if (expected.content !== null && canonicalOf(row.response) !== expected.content)
-    return finding(
-      "failed",
-      `the row ${ref} is completed with a response other than the one the repeat received`,
-      row.key,
-    );
-  return finding(
-    "passed",
-    `one row for ${tool} (ref ${ref}), completed with the response the repeat received`,
-    row.key,
-  );
+  return judgeTable({
+    tool: run.tool,
+    attribution,
+    earlier,
+    truncated: during.length > WINDOW_LIMIT,
+    expected,
+    calls,
+    keyWindow: run.keyWindow,
+    from: run.from,
+  });
+}
+
+/**
+ * The newest completed row written in [since, before) that records this tool or none and holds one of the
+ * answers' contents (jsonb equality: key order and number spelling aside, the same document).
+ */
+async function earlierRowByResponse(
+  db: Db,
+  scope: Prisma.Sql,
+  tool: string,
+  since: Date,
+  before: Date,
+  contents: readonly string[],
+): Promise<TableRow | null> {
+  // jsonb refuses what JSON allows in two places: NUL in a string and a lone surrogate.
+  const documents = contents.filter((c) => !/\\u0000|\\ud[89a-f]/i.test(c));
+  if (documents.length === 0) return null;
+  const [row] = await db.$queryRaw<Found[]>`
+    SELECT key, tool, status, response, created_at FROM idempotency
+     WHERE created_at >= ${since} AND created_at < ${before}
+       AND (tool = ${tool} OR tool IS NULL) AND status = 'completed'
+       AND response = ANY(${documents}::text[]::jsonb[]) ${scope}
+     ORDER BY created_at DESC, key DESC LIMIT 1`;
+  return row ? toRow(row) : null;
 }

@@ -1,10 +1,6 @@
 import "server-only";
 import { createHash } from "node:crypto";
-import type {
-  ToolVerificationResult,
-  VerificationCheck,
-  VerificationEvidence,
-} from "@/lib/annotations/tool-verification-types";
+import type { ToolVerificationResult, VerificationEvidence } from "@/lib/annotations/tool-verification-types";
 import { toListedTool } from "@/lib/annotations/list-server-tools";
 import { logDeniedRequest } from "@/lib/audit/log-denied";
 import { can } from "@/lib/auth/permissions";
@@ -17,9 +13,11 @@ import { listingEntryHash } from "@/lib/tool-listings/listing-entry-hash";
 import { canonicalOf } from "./answer-text";
 import { fireCalls } from "./fire-calls";
 import { judgeAnswers } from "./judge-answers";
+import { bucketEdgeWithin, keyWindowOf } from "./key-window";
 import { McpSessionError, openMcpSession } from "./mcp-session";
 import { verificationFetch } from "./outbound-fetch";
 import { readTable } from "./read-table";
+import { settleFindings } from "./settle-findings";
 import { storeVerification } from "./store-verification";
 import { upstreamProbeFor } from "./upstream-probe";
 import { decideVerdict } from "./verdict";
@@ -113,21 +111,32 @@ export async function runToolVerification(
     const phases = await fireCalls(session, tool, args, concurrency, redactionOf(deps.config));
     const lastAnswerAt = await latestNow(deps.db);
     const answers = judgeAnswers(phases);
+    const keyWindow = keyWindowOf(deps.config, tool);
     const table = await readTable(
       deps.db,
       actor,
-      { tool, from: startedAt, to: lastAnswerAt },
-      { ref: answers.ref, content: answers.expectedContent },
+      { tool, from: startedAt, to: lastAnswerAt, keyWindow },
+      { ref: answers.ref, refs: answers.refs, content: answers.expectedContent },
+      phases.calls,
     );
     const upstreamFinding = await upstream.finish(table.key);
-    const checks = [answers, settledWhenRejected(answers, table), settledWhenRejected(answers, upstreamFinding)].map(
-      ({ step, result, detail }) => ({ step, result, detail }),
-    );
-    const verdict = decideVerdict(checks, { rejectedArguments: answers.rejected });
+    const { checks, lead } = settleFindings({
+      tool,
+      answers,
+      table,
+      upstream: upstreamFinding,
+      keyWindow,
+      edge: keyWindow.kind === "bucket" ? bucketEdgeWithin(startedAt, lastAnswerAt, keyWindow.seconds) : null,
+    });
+    const verdict = decideVerdict(checks, { rejectedArguments: answers.rejected, lead });
     const evidence: VerificationEvidence = {
-      calls: phases.calls.map(({ content: _content, ...call }) => call),
+      // Answered from an earlier row, the first answer was that row's stored response too: a replay, not an execution.
+      calls: phases.calls.map(({ content: _content, ...call }) =>
+        table.earlier && call.outcome === "executed" ? { ...call, outcome: "replayed" as const } : call,
+      ),
       checks,
       rows: table.rows,
+      earlierRow: table.earlier,
       upstream: upstreamFinding.upstream,
       hint: verdict.hint,
     };
@@ -163,18 +172,4 @@ async function earliestNow(db: Db): Promise<Date> {
 async function latestNow(db: Db): Promise<Date> {
   const [row] = await db.$queryRaw<{ now: Date }[]>`SELECT clock_timestamp() AS now`;
   return new Date(Math.max(Date.now(), row!.now.getTime()));
-}
-
-/**
- * When the tool refused every call, "no row" and "no side effect" are what a refusal looks like, not a
- * finding: the side is skipped. A row, or a side effect despite the refusals, is still reported as seen.
- */
-function settledWhenRejected<T extends VerificationCheck>(
-  answers: { rejected: boolean },
-  side: T & { rows?: unknown[]; upstream?: { sideEffects: number | null } },
-): T {
-  if (!answers.rejected || side.result === "passed" || side.result === "skipped") return side;
-  const sawSomething = (side.rows?.length ?? 0) > 0 || (side.upstream?.sideEffects ?? 0) > 0;
-  if (sawSomething) return side;
-  return { ...side, result: "skipped", detail: `not a finding: the tool executed no call (${side.detail})` };
 }

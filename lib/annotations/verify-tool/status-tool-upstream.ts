@@ -82,6 +82,7 @@ export function statusToolUpstream(
             "failed",
             `the upstream created ${plural(during, noun)} for ${asked} during the run (${processor.tool} counts them), not 1`,
             evidence,
+            "two_keys",
           );
         if (during === 1)
           return upstreamFinding(

@@ -12,6 +12,9 @@ export const SLOW_UPSTREAM_HINT =
 export const REJECTED_ARGUMENTS_HINT =
   "Give arguments the tool accepts (its input schema is in the server's tools/list; the error above names what it refused), then run the test again. This run changes no verdict.";
 
+/** What a run that tested nothing says instead of its first open side (settle-findings.ts): the step, the sentence, the fix. */
+export type VerdictLead = { step: VerificationStep; summary: string; hint: string };
+
 export type Verdict = {
   verdict: VerificationVerdict;
   step: VerificationStep | null;
@@ -21,12 +24,18 @@ export type Verdict = {
 
 /**
  * failed: the first side that failed, with what it saw; inconclusive: nothing failed but a side
- * could not be exercised (no repeat was told "in flight": the runner's own evidence, never a timer);
+ * could not be exercised (no repeat was told "in flight": the runner's own evidence, never a timer), or
+ * the run tested nothing (the lead says why, and what to run instead);
  * verified: every side passed (an upstream with no configured adapter is skipped, not failed).
  */
-export function decideVerdict(checks: VerificationCheck[], options: { rejectedArguments?: boolean } = {}): Verdict {
+export function decideVerdict(
+  checks: VerificationCheck[],
+  options: { rejectedArguments?: boolean; lead?: VerdictLead | null } = {},
+): Verdict {
   const failed = checks.find((c) => c.result === "failed");
   if (failed) return { verdict: "failed", step: failed.step, summary: failed.detail, hint: null };
+  // Nothing failed and the run tested nothing (an earlier row answered it, a bucket edge split it): it says so.
+  if (options.lead) return { verdict: "inconclusive", ...options.lead };
   const open = checks.find((c) => c.result === "inconclusive");
   if (open)
     return {

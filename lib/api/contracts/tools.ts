@@ -234,7 +234,26 @@ export const toolVerificationSchema = z.object({
       }),
     ),
     checks: z.array(check),
-    rows: z.array(z.object({ key: z.string(), status: z.string(), createdAt: instant })),
+    rows: z.array(
+      z.object({
+        key: z.string(),
+        status: z.string(),
+        createdAt: instant,
+        tool: z.string().nullable().optional().describe("The tool column as written; null: the writer records none."),
+      }),
+    ),
+    earlierRow: z
+      .looseObject({
+        key: z.string(),
+        status: z.string(),
+        createdAt: instant,
+        keyHoldsUntil: instant.nullable(),
+      })
+      .nullable()
+      .optional()
+      .describe(
+        "The row, written before the run began, that answered every call (the same arguments in the same bucket, or a business key that exists): the run tested nothing and is inconclusive. keyHoldsUntil: when the same arguments derive a new key (null: a business key).",
+      ),
     upstream: z.looseObject({}).nullable(),
     hint: z.string().nullable(),
   }),
