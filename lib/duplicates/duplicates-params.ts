@@ -1,5 +1,4 @@
 import { z } from "zod";
-import { METRICS_WINDOWS, type MetricsWindow } from "@/lib/metrics/metrics-params";
 import { printableRule } from "@/lib/url-state/field-rules";
 import {
   fieldSchema,
@@ -13,11 +12,16 @@ import { quoteInput } from "@/lib/text/quote-input";
 /**
  * THE parser of the duplicates view's URL state — window, tool, tenant, limit, cursor — shared by
  * the page (unknown parameters ignored) and GET /api/v1/duplicates (unknown parameters named and
- * refused). The windows are the metrics' (1h, 24h, 48h). No server code here.
+ * refused). No server code here.
  */
 
-export const DUPLICATES_WINDOWS = METRICS_WINDOWS;
-export type DuplicatesWindow = MetricsWindow;
+/**
+ * The metrics windows (lib/metrics/metrics-params.ts METRICS_WINDOWS), spelled again because
+ * lib/metrics sits above this room (docs/architecture.md#doors); the duplicates contract
+ * (lib/api/contracts/duplicates.ts) fails to compile if the two lists part.
+ */
+export const DUPLICATES_WINDOWS = ["1h", "24h", "48h"] as const;
+export type DuplicatesWindow = (typeof DUPLICATES_WINDOWS)[number];
 export const DEFAULT_DUPLICATES_WINDOW: DuplicatesWindow = "24h";
 export const DUPLICATES_WINDOW_MS: Record<DuplicatesWindow, number> = {
   "1h": 3_600_000,

@@ -5,11 +5,14 @@ import type { Actor } from "@/lib/identity/actor";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { loadKnownTools } from "@/lib/tool-listings/known-tools";
 import { duplicateFigures, type ToolDuplicates } from "./duplicate-figures";
+import { duplicateWindows } from "./duplicate-windows";
 import { DUPLICATES_WINDOW_MS, type DuplicatesQuery, type DuplicatesWindow } from "./duplicates-params";
 import { duplicateFix } from "./duplicate-text";
 import { listDuplicates, type DuplicateEntry } from "./list-duplicates";
 
 export type DuplicateEntryView = DuplicateEntry & { fix: string };
+/** A tool's figures, and whether the configuration keys it by a business key (never paired: two keys are two operations). */
+export type ToolDuplicatesView = ToolDuplicates & { businessKey: boolean };
 
 /** What GET /api/v1/duplicates answers and the duplicates page shows. */
 export type DuplicatesReport = {
@@ -23,7 +26,7 @@ export type DuplicatesReport = {
    * recorded" (no scanned claim of the tool carries an arguments hash), never 0. Tools the console
    * knows of (the configuration, tool listings) with no hashed claim are listed that way too.
    */
-  byTool: ToolDuplicates[];
+  byTool: ToolDuplicatesView[];
   entries: DuplicateEntryView[];
   nextCursor: string | null;
 };
@@ -52,12 +55,15 @@ export async function readDuplicates(
   for (const tool of known.keys())
     if (!byTool.has(tool) && (query.tool === null || query.tool === tool))
       byTool.set(tool, { tool, duplicates: null, hashedClaims: 0 });
+  const { businessKeyTools } = duplicateWindows(config);
   return {
     window: query.window,
     since: since.toISOString(),
     until: now.toISOString(),
     scannedThrough: figures.scannedThrough,
-    byTool: [...byTool.values()].sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0)),
+    byTool: [...byTool.values()]
+      .sort((a, b) => (a.tool < b.tool ? -1 : a.tool > b.tool ? 1 : 0))
+      .map((t) => ({ ...t, businessKey: businessKeyTools.includes(t.tool) })),
     entries: list.entries.map((entry) => ({ ...entry, fix: duplicateFix(entry) })),
     nextCursor: list.nextCursor,
   };

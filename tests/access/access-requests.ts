@@ -83,6 +83,10 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
     "GET /metrics": { path: `/metrics?window=1h&tenant=${noSuchTenant}`, ran: page("Metrics · Idem Console") },
     "GET /tools": { path: "/tools", ran: page("Tools · Idem Console") },
     "GET /audit": { path: `/audit?key=${missingKey}`, ran: page("Audit · Idem Console") },
+    "GET /duplicates": {
+      path: `/duplicates?tenant=${noSuchTenant}`,
+      ran: page("Duplicates that got through · Idem Console"),
+    },
     "GET /sign-in": { path: "/sign-in", ran: page("Sign in · Idem Console") },
     "GET /forbidden": { path: "/forbidden", ran: page("Not allowed · Idem Console") },
 
@@ -157,6 +161,10 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
         answer.contentType.startsWith("text/plain") && answer.text.includes("# HELP idem_claims_in_progress ")
           ? null
           : `expected the Prometheus exposition, got ${answer.contentType || "no content type"}: ${answer.text.slice(0, 200)}`,
+    },
+    "GET /api/v1/duplicates": {
+      path: `/api/v1/duplicates?window=1h&tenant=${noSuchTenant}`,
+      ran: errorCode("unknown_tenant"),
     },
     "GET /api/v1/audit": {
       path: `/api/v1/audit?key=${missingKey}`,

@@ -55,6 +55,7 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "GET /metrics":                          [SIGN_IN,   200,     200,     200,     200,     SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN],
   "GET /tools":                            [SIGN_IN,   200,     200,     200,     200,     SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN],
   "GET /audit":                            [SIGN_IN,   200,     200,     200,     200,     SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN],
+  "GET /duplicates":                       [SIGN_IN,   200,     200,     200,     200,     SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN, SIGN_IN],
   // Open to everyone: signing in, and the page that says a role may not do something.
   "GET /sign-in":                          [200,       HOME,    HOME,    HOME,    HOME,    200,     200,     200,     200,     200],
   "GET /forbidden":                        [200,       200,     200,     200,     200,     200,     200,     200,     200,     200],
@@ -79,6 +80,7 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "GET /api/v1/metrics":                   [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   // The Prometheus scrape: any role, and the one route a metrics token may call.
   "GET /api/v1/metrics/prometheus":        [401,       200,     200,     200,     200,     200,     200,     200,     200,     200],
+  "GET /api/v1/duplicates":                [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "GET /api/v1/audit":                     [401,       200,     200,     200,     200,     200,     200,     200,     200,     403],
   "GET /api/v1/tools/audit":               [401,       200,     200,     200,     200,     200,     200,     200,     200,     403],
   "GET /api/v1/tools/audit/export":        [401,       200,     200,     200,     200,     200,     200,     200,     200,     403],

@@ -68,6 +68,8 @@ const VISITS: Visit[] = [
     roles: ["admin"],
   },
   { name: "metrics", path: "/metrics?window=1h", roles: ["admin"] },
+  { name: "duplicates", path: "/duplicates", roles: ["viewer"] },
+  { name: "duplicates (empty)", path: `/duplicates?window=1h&tool=nothing-${run}`, roles: ["admin"] },
   { name: "tools", path: "/tools", roles: SIGNED_IN },
   {
     name: "tools (verify dialog, bad JSON)",

@@ -36,9 +36,9 @@ const SETUP: Actor = {
 /** Every page a signed-in person reaches, in a state with something on it. */
 /**
  * Pages whose phone screenshot another test takes with richer data (overview-table-bounds, records-demo-facets,
- * metrics, tools): one writer per file, so the picture in docs/ does not depend on the order the files ran in.
+ * metrics, duplicates, tools): one writer per file, so the picture in docs/ does not depend on the order the files ran in.
  */
-const SHOT_ELSEWHERE = new Set(["overview", "records", "metrics", "tools"]);
+const SHOT_ELSEWHERE = new Set(["overview", "records", "metrics", "duplicates", "tools"]);
 
 const CONSOLE_PAGES = [
   { name: "overview", path: "/" },
@@ -51,6 +51,7 @@ const CONSOLE_PAGES = [
     path: `/keys?tenant=${TENANT}&subject=user_1&tool=charge_card&args=${encodeURIComponent('{"amount_cents": 2400, "card": "c_4242"}')}&compare=${encodeURIComponent('{"card": "c_4242", "amount_cents": 2400}')}`,
   },
   { name: "metrics", path: "/metrics" },
+  { name: "duplicates", path: "/duplicates" },
   { name: "tools", path: "/tools" },
   { name: "audit", path: "/audit" },
   { name: "forbidden", path: "/forbidden?action=users:manage" },

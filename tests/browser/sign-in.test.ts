@@ -42,7 +42,7 @@ describe.skipIf(browserMissing)("sign-in and the shell, in Chromium", () => {
       for (const item of NAV_ITEMS) {
         await page.click(`nav[aria-label="Main"] a[href="${item.href}"]`);
         await page.waitForURL(`${baseUrl}${item.href}`);
-        await expect.poll(() => page.textContent("main h1")).toBe(item.label);
+        await expect.poll(() => page.textContent("main h1")).toBe("heading" in item ? item.heading : item.label);
         expect(await page.getAttribute(`nav[aria-label="Main"] a[href="${item.href}"]`, "aria-current")).toBe("page");
       }
       await page.goto(`${baseUrl}/`);

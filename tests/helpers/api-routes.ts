@@ -15,6 +15,7 @@ const ROUTE_MODULES = {
   audit: () => import("@/app/api/v1/audit/route"),
   metrics: () => import("@/app/api/v1/metrics/route"),
   "metrics/prometheus": () => import("@/app/api/v1/metrics/prometheus/route"),
+  duplicates: () => import("@/app/api/v1/duplicates/route"),
   me: () => import("@/app/api/v1/me/route"),
   "openapi.json": () => import("@/app/api/v1/openapi.json/route"),
   "bulk/plan": () => import("@/app/api/v1/bulk/plan/route"),

@@ -161,6 +161,7 @@ describe("bad input to every /api/v1 route", () => {
       ["tools/audit", {}, ["window", "bogus"]],
       ["tools/audit/export", {}, ["format", "window"]],
       ["metrics", { tenant: TENANT }, ["window", "tool", "tenant", "bogus"]],
+      ["duplicates", { tenant: TENANT }, ["window", "tool", "tenant", "limit", "cursor", "bogus"]],
       ["me", {}, ["bogus"]],
     ];
     for (const [file, base, params] of gets) {

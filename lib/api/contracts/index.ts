@@ -1,4 +1,5 @@
 import type { RouteContract } from "@/lib/api/contract";
+import { duplicatesContract } from "./duplicates";
 import { openapiContract } from "./openapi";
 import {
   auditListContract,
@@ -45,6 +46,7 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   explainKeyContract,
   auditListContract,
   metricsContract,
+  duplicatesContract,
   prometheusScrapeContract,
   bulkPlanContract,
   bulkApplyContract,
