@@ -56,6 +56,11 @@ export function DuplicateToolCounts({ byTool, window, tenant, activeTool }: Prop
                         ? "its writer records no arguments hash"
                         : `of ${entry.hashedClaims.toLocaleString("en")} scanned claim${entry.hashedClaims === 1 ? "" : "s"} with an arguments hash`}
                   </div>
+                  {entry.argumentsMismatches !== null && entry.argumentsMismatches > 0 ? (
+                    <div className="mt-1 text-xs font-medium text-amber-800" data-testid="duplicate-tool-mismatches">
+                      {entry.argumentsMismatches.toLocaleString("en")} refused for other arguments under a reused key
+                    </div>
+                  ) : null}
                 </Link>
               </li>
             );

@@ -6,6 +6,7 @@ import type { DuplicatesReport } from "@/lib/duplicates/duplicates-report";
 import { DuplicateToolCounts } from "./duplicate-tool-counts";
 import { DuplicatesFilterForm } from "./duplicates-filter-form";
 import { DuplicatesTable } from "./duplicates-table";
+import { MismatchTable } from "./mismatch-table";
 
 type Props = { report: DuplicatesReport; query: DuplicatesQuery; tenantChoices: string[] | null };
 
@@ -71,6 +72,7 @@ export function DuplicatesView({ report, query, tenantChoices }: Props) {
         summary={`${shown.toLocaleString("en")} duplicate${shown === 1 ? "" : "s"} on this page${atNewest ? ", starting at the newest" : ""}`}
         testId="duplicates-pager"
       />
+      <MismatchTable entries={report.mismatches} now={report.until} />
     </>
   );
 }

@@ -3,6 +3,7 @@ import { serializeMetricsParams, UNRECORDED_TOOL } from "@/lib/metrics/metrics-p
 import { ActivityChart } from "./activity-chart";
 import { HeadlineFigures } from "./headline-figures";
 import { MetricsFilterBar } from "./metrics-filter-bar";
+import { RepeatSources } from "./repeat-sources";
 import { RiskTable, type RiskRow } from "./risk-table";
 import { SuppressionRateChart } from "./suppression-rate-chart";
 
@@ -53,6 +54,7 @@ export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
         />
         <RiskTable rows={tenantRows} caption="Per tenant" firstColumn="tenant" />
       </div>
+      <RepeatSources report={report} />
       <p className="mt-3 text-xs text-slate-500">
         Closed hours from the hourly rollup ({report.source.rolledUpSteps} steps); the open ones from{" "}
         {report.source.sliceMinutes} settled minute slices

@@ -20,6 +20,7 @@ import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effecti
 import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
+import { scanWatermark } from "@/lib/duplicates/scan-watermark";
 import { loadToolEvidence } from "./tool-evidence";
 import { auditWindowPhrase, auditWindowStart } from "./audit-window";
 import { latestVerifications } from "./latest-verifications";
@@ -71,6 +72,8 @@ export type ToolsAudit = {
   window: AuditWindow;
   generatedAt: string;
   since: string;
+  /** How far the duplicate scan has read: the duplicates, mismatches and repeat delays count to here. */
+  scannedThrough: string | null;
   servers: ServerAuditStatus[];
   tools: ToolAuditRow[];
   /** The verdicts of `tools`, counted: every count is a number of rows above, under the rows' own word. */
@@ -225,6 +228,7 @@ export async function buildToolsAudit(
     window,
     generatedAt: now.toISOString(),
     since: since.toISOString(),
+    scannedThrough: await scanWatermark(options.evidenceDb ?? db),
     servers,
     tools,
     summary: summarizeVerdicts(tools),

@@ -4,6 +4,8 @@ import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 import { describeChange } from "./snapshot-diff";
 import { alsoUnresolvedText, verdictSummaryText } from "./verdict-summary";
 import { escapeMarkdown } from "@/lib/text/markdown-escape";
+import { REPEAT_DELAY_BANDS } from "@/lib/records/repeat-delay-band";
+import type { ToolEvidence } from "./tool-audit-types";
 
 /** The audit as JSON for a code review: the API's shape, pretty-printed. */
 export function auditToJson(audit: ToolsAudit): string {
@@ -38,12 +40,16 @@ export function auditToMarkdown(audit: ToolsAudit): string {
     "## Tools",
     "",
     `Verdicts: ${verdictSummaryText(audit.summary)}.`,
+    "",
+    audit.scannedThrough === null
+      ? "Duplicates, refused arguments and repeat delays: the duplicate scan has not run yet; nothing is counted."
+      : `Duplicates, refused arguments and repeat delays count claims and events before ${audit.scannedThrough} (the duplicate scan's watermark).`,
     ...(unresolved ? [`${unresolved[0]!.toUpperCase()}${unresolved.slice(1)}.`] : []),
     "",
   );
   lines.push(
-    "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | last seen | double-call test |",
-    "|---|---|---|---|---|---|---|---|---|---|---|",
+    "| server | tool | verdict | idempotentHint (declared → effective) | records | replays | rejections | outcome unknown | stuck | duplicates through | arguments refused | repeats: at once / seconds / around timeout / minutes / near window end | last seen | double-call test |",
+    "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|",
   );
   const order = { danger: 0, warn: 1, info: 2, neutral: 3, good: 4 } as const;
   const tools = [...audit.tools].sort(
@@ -60,7 +66,7 @@ export function auditToMarkdown(audit: ToolsAudit): string {
           : String(t.effective.idempotentHint);
     const e = t.evidence;
     lines.push(
-      `| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.lastSeen ?? "never"} | ${testCell(t.verification)} |`,
+      `| ${cell(t.server ?? "(not listed)")} | ${cell(t.name)} | ${cell(t.verdictLabel)}${t.certain ? "" : " (uncertain)"} | ${declared} → ${effective} | ${e.records} | ${e.replays} | ${e.rejections} | ${e.outcomeUnknown} | ${e.stuck} | ${e.duplicatesThrough ?? "not recorded"} | ${e.argumentsMismatches ?? "not recorded"} | ${repeatsCell(e.repeatDelays)} | ${e.lastSeen ?? "never"} | ${testCell(t.verification)} |`,
     );
   }
   for (const t of tools) {
@@ -107,4 +113,10 @@ function testSection(run: LatestVerification): string[] {
 /** Every value from an MCP server, or quoting one, is escaped before it goes into the Markdown. */
 function cell(text: string): string {
   return escapeMarkdown(text);
+}
+
+/** The five bands' counts in order, or "none recorded" (a writer that records no events shows none). */
+function repeatsCell(delays: ToolEvidence["repeatDelays"]): string {
+  if (delays === null) return "none recorded";
+  return REPEAT_DELAY_BANDS.map((b) => delays.bands[b.band]).join(" / ");
 }

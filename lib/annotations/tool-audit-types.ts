@@ -1,3 +1,5 @@
+import type { RepeatDistribution } from "@/lib/repeats/repeat-figures";
+
 /** The tool audit's own shapes: its windows, the evidence the table shows for a tool, an admin's review. */
 
 export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
@@ -24,6 +26,20 @@ export type ToolEvidence = {
   unresolvedOutcomeUnknown: number;
   /** Newest row for this tool created before now, at any age (ISO), null when the table holds none. */
   lastSeen: string | null;
+  /**
+   * From the duplicate scan, through its watermark (the audit's scannedThrough): one operation
+   * executed under two keys, and calls refused for other arguments under a reused key. null: the
+   * tool's writer records no arguments hash — not recorded, never 0.
+   */
+  duplicatesThrough: number | null;
+  argumentsMismatches: number | null;
+  /** The window's repeats by their delay after the first call, per band and per host; null: none recorded. */
+  repeatDelays: ToolRepeatDelays | null;
+};
+
+export type ToolRepeatDelays = Pick<RepeatDistribution, "repeats" | "bands" | "median"> & {
+  /** Per calling host, most repeats first; client null = not recorded. */
+  byClient: (Pick<RepeatDistribution, "repeats" | "median"> & { client: string | null })[];
 };
 
 export const NO_EVIDENCE: ToolEvidence = {
@@ -36,6 +52,9 @@ export const NO_EVIDENCE: ToolEvidence = {
   stuck: 0,
   unresolvedOutcomeUnknown: 0,
   lastSeen: null,
+  duplicatesThrough: null,
+  argumentsMismatches: null,
+  repeatDelays: null,
 };
 
 /** An admin's word that a claimed tool is naturally idempotent (a set, not an append). */

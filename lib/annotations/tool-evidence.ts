@@ -10,6 +10,8 @@ import { rollUpBeforeRead } from "@/lib/metrics/roll-up-settled";
 import { NO_FIGURES, addFigures, type SourceFigures } from "@/lib/metrics/source-counts";
 import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
+import { duplicateFigures } from "@/lib/duplicates/duplicate-figures";
+import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
 
 /**
  * The table's evidence per tool name over [since, now), limited to the actor's tenants; every
@@ -81,6 +83,25 @@ export async function loadToolEvidence(
        ${scope.and()}
      GROUP BY tool`;
   for (const s of stuck) of(s.tool).stuck = s.count;
+
+  // The duplicate scan's roll-ups: a few rows per hour and tool, never the base table.
+  const [duplicates, repeats] = await Promise.all([
+    duplicateFigures(db, scope, { since, until: now }),
+    repeatDelayFigures(db, scope, { since, until: now }),
+  ]);
+  for (const d of duplicates.byTool) {
+    if (d.tool === "") continue;
+    Object.assign(of(d.tool), { duplicatesThrough: d.duplicates, argumentsMismatches: d.argumentsMismatches });
+  }
+  for (const r of repeats.byTool) {
+    if (r.tool === "" || r.repeats === 0) continue;
+    of(r.tool).repeatDelays = {
+      repeats: r.repeats,
+      bands: r.bands,
+      median: r.median,
+      byClient: r.byClient.map((c) => ({ client: c.client, repeats: c.repeats, median: c.median })),
+    };
+  }
 
   const names = [...new Set([...options.tools, ...evidence.keys()])];
   const lastSeen = await db.$queryRaw<{ tool: string; last_seen: Date | null }[]>`

@@ -9,6 +9,10 @@ import { duplicateWindows } from "./duplicate-windows";
 import { DUPLICATES_WINDOW_MS, type DuplicatesQuery, type DuplicatesWindow } from "./duplicates-params";
 import { duplicateFix } from "./duplicate-text";
 import { listDuplicates, type DuplicateEntry } from "./list-duplicates";
+import { listMismatches, type MismatchEntry } from "./list-mismatches";
+
+/** The newest arguments refusals the report lists beside the duplicates (the per-tool counts cover the whole window). */
+export const MISMATCHES_SHOWN = 20;
 
 export type DuplicateEntryView = DuplicateEntry & { fix: string };
 /** A tool's figures, and whether the configuration keys it by a business key (never paired: two keys are two operations). */
@@ -29,6 +33,8 @@ export type DuplicatesReport = {
   byTool: ToolDuplicatesView[];
   entries: DuplicateEntryView[];
   nextCursor: string | null;
+  /** The window's newest calls refused for other arguments under a reused key (at most MISMATCHES_SHOWN). */
+  mismatches: MismatchEntry[];
 };
 
 /**
@@ -46,15 +52,16 @@ export async function readDuplicates(
   const scope = actorTenantScope(actor);
   const since = new Date(now.getTime() - DUPLICATES_WINDOW_MS[query.window]);
   const range = { since, until: now, tool: query.tool ?? undefined, tenant: query.tenant ?? undefined };
-  const [figures, list, known] = await Promise.all([
+  const [figures, list, known, mismatches] = await Promise.all([
     duplicateFigures(db, scope, range),
     listDuplicates(db, scope, { ...range, limit: query.limit, cursor: query.cursor ?? undefined }),
     loadKnownTools(db, config),
+    listMismatches(db, scope, { ...range, limit: MISMATCHES_SHOWN }),
   ]);
   const byTool = new Map(figures.byTool.map((t) => [t.tool, t]));
   for (const tool of known.keys())
     if (!byTool.has(tool) && (query.tool === null || query.tool === tool))
-      byTool.set(tool, { tool, duplicates: null, hashedClaims: 0 });
+      byTool.set(tool, { tool, duplicates: null, hashedClaims: 0, argumentsMismatches: null });
   const { businessKeyTools } = duplicateWindows(config);
   return {
     window: query.window,
@@ -66,5 +73,6 @@ export async function readDuplicates(
       .map((t) => ({ ...t, businessKey: businessKeyTools.includes(t.tool) })),
     entries: list.entries.map((entry) => ({ ...entry, fix: duplicateFix(entry) })),
     nextCursor: list.nextCursor,
+    mismatches,
   };
 }

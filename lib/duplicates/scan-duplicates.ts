@@ -1,6 +1,7 @@
 import "server-only";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { countRepeatsInto } from "@/lib/repeats/count-repeats";
 import { duplicateWindows } from "./duplicate-windows";
 
 /** The duplicate scan's transaction-level advisory lock: one scan at a time across console instances. */
@@ -20,7 +21,9 @@ export type DuplicateScanResult = { from: string | null; through: string | null;
  * Reads the claims created since the last scan (in 5-minute chunks, each one transaction) and, for
  * each that carries arguments_sha256, looks up the nearest earlier claim of the same operation
  * (tenant, subject, tool, arguments hash) within the tool's window: found, the pair is a duplicate
- * that got through. Writes the pairs, the per-hour counts and the new watermark together.
+ * that got through. The same chunk counts the events of its time range: repeats with their delays
+ * and arguments mismatches (lib/repeats/count-repeats.ts). Writes the pairs, the per-hour counts and
+ * the new watermark together.
  * docs/architecture.md#duplicates-that-got-through says why forward-only is right and what a backfill needs.
  */
 export async function scanDuplicates(
@@ -107,6 +110,7 @@ export async function scanDuplicates(
           RETURNING 1
         )
         SELECT (SELECT count(*)::int FROM inserted) AS found, (SELECT count(*) FROM hourly) AS hours`;
+        await countRepeatsInto(tx, { from, to }, { windows, defaultWindowSeconds, businessKeyTools });
         await tx.$executeRaw`
         INSERT INTO duplicate_scan_state (id, scanned_through, scanned_at) VALUES (1, ${to}, now())
         ON CONFLICT (id) DO UPDATE SET scanned_through = EXCLUDED.scanned_through, scanned_at = EXCLUDED.scanned_at`;

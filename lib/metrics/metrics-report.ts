@@ -1,3 +1,4 @@
+import type { RepeatFigures } from "@/lib/repeats/repeat-figures";
 import type { LatencyHistogram } from "./latency-histogram";
 import type { MetricsWindow } from "./metrics-params";
 import type { LatencyKind, SourceFigures } from "./source-counts";
@@ -55,6 +56,9 @@ export type ToolMetrics = {
   declaredIdempotentHint: boolean | null;
   /** Servers whose newest good tools/list names the tool (empty: the configuration or the table alone knows it). */
   listedBy: string[];
+  /** From the duplicate scan (whole hours from repeats.since): null = the writer records no arguments hash. */
+  duplicatesThrough: number | null;
+  argumentsMismatches: number | null;
 } & MetricsFigures;
 export type TenantMetrics = { tenant: string } & MetricsFigures;
 
@@ -84,6 +88,8 @@ export type MetricsReport = {
   tools: ToolMetrics[];
   tenants: TenantMetrics[];
   series: SeriesPoint[];
+  /** Where repeats come from, from the duplicate scan: whole event hours from `since` to its scannedThrough. */
+  repeats: RepeatFigures & { since: string };
   /** Where the figures came from (window-figures.ts). */
   source: FiguresSource & {
     /** Hours this request rolled up before reading. */

@@ -1,5 +1,6 @@
 import "server-only";
 import { Counter, Gauge, Registry } from "prom-client";
+import { REPEAT_DELAY_EDGES_S } from "@/lib/repeats/repeat-delay-buckets";
 import type { ScrapeFigures } from "./scrape-figures";
 
 export const PROMETHEUS_CONTENT_TYPE = Registry.PROMETHEUS_CONTENT_TYPE;
@@ -91,6 +92,7 @@ export async function toExposition(
     ["tool", "tenant"],
   );
   for (const row of figures.duplicatesThrough) duplicates.inc({ tool: row.tool, tenant: row.tenant }, row.count);
+  registers[0]!.registerMetric(repeatDelayHistogram(figures.repeatDelays) as never);
   const resolutions = counter(
     "idem_resolutions_total",
     "Stuck claims the console resolved, by tool, action (complete, release, force_release) and by (operator, bulk, reconciler).",
@@ -134,4 +136,26 @@ export async function toExposition(
   ]).set({ version: info.version, console_url: info.consoleUrl }, 1);
 
   return registers[0]!.metrics();
+}
+
+/**
+ * `idem_repeat_delay_seconds{tool}` from the scan's stored bucket counts: prom-client's Histogram can
+ * only observe values one by one, so this is a metric object its registry writes out the same way.
+ */
+function repeatDelayHistogram(rows: ScrapeFigures["repeatDelays"]) {
+  const name = "idem_repeat_delay_seconds";
+  const help =
+    "Repeats writers recorded (replays served, in-flight rejections), by their delay after the first call, by tool. The le edges include the bands' (1, 20, 90 s) and the default window's (900 s).";
+  const values: { metricName: string; labels: Record<string, string | number>; value: number }[] = [];
+  for (const row of rows) {
+    let cumulative = 0;
+    row.buckets.forEach((n, i) => {
+      cumulative += n;
+      const le = REPEAT_DELAY_EDGES_S[i] ?? "+Inf";
+      values.push({ metricName: `${name}_bucket`, labels: { tool: row.tool, le }, value: cumulative });
+    });
+    values.push({ metricName: `${name}_sum`, labels: { tool: row.tool }, value: row.sumMs / 1000 });
+    values.push({ metricName: `${name}_count`, labels: { tool: row.tool }, value: cumulative });
+  }
+  return { name, help, type: "histogram", get: async () => ({ name, help, type: "histogram", values }) };
 }

@@ -1,4 +1,6 @@
 import "server-only";
+import { duplicateFigures } from "@/lib/duplicates/duplicate-figures";
+import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -61,13 +63,24 @@ export async function getMetrics(
   };
   const steps = windowSteps(bounds);
 
-  const [{ counts, latency, source }, stuck, sideEffects, recording, known] = await Promise.all([
+  // The duplicate scan's figures count whole event hours: from the hour holding the window's start.
+  const scanRange = {
+    since: floorTo(bounds.from, HOUR_MS),
+    until: bounds.to,
+    tool: scope.tool ?? undefined,
+    tenant: scope.tenant ?? undefined,
+  };
+  const tenantScope = actorTenantScope(actor);
+  const [{ counts, latency, source }, stuck, sideEffects, recording, known, duplicates, repeats] = await Promise.all([
     windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
     stuckNow(db, config, scope, now),
     reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
     toolsRecordingEvents(db, scope.tenants, now),
     loadKnownTools(db, config),
+    duplicateFigures(db, tenantScope, scanRange),
+    repeatDelayFigures(db, tenantScope, scanRange),
   ]);
+  const duplicatesOf = new Map(duplicates.byTool.map((d) => [d.tool, d]));
 
   const byTool = new Map<string, Totals>();
   const byTenant = new Map<string, Totals>();
@@ -113,6 +126,8 @@ export async function getMetrics(
     declaredIdempotentHint: known.get(tool)?.declaredIdempotentHint ?? null,
     listedBy: known.get(tool)?.listedBy ?? [],
     ...figures(t),
+    duplicatesThrough: duplicatesOf.get(tool)?.duplicates ?? null,
+    argumentsMismatches: duplicatesOf.get(tool)?.argumentsMismatches ?? null,
   }));
   tools.sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || (a.tool ?? "").localeCompare(b.tool ?? ""));
   const tenants = [...byTenant]
@@ -132,6 +147,7 @@ export async function getMetrics(
     tools,
     tenants,
     series,
+    repeats: { since: scanRange.since.toISOString(), ...repeats },
     source: {
       ...source,
       hoursRolledUpNow: rollup?.hours.rolledUp.length ?? 0,

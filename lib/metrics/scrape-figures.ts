@@ -44,6 +44,8 @@ export type ScrapeFigures = {
   counters: CounterRow[];
   /** Duplicates that got through, by tool and tenant (folded like the others), from the duplicate scan's hours. */
   duplicatesThrough: { tool: string; tenant: string; count: number }[];
+  /** Repeats' delays after the first call, by tool: counts per edge of repeat-delay-buckets.ts (+Inf last), their sum in ms. */
+  repeatDelays: { tool: string; buckets: number[]; sumMs: number }[];
   resolutions: ResolutionRow[];
   jobs: LastJobRuns;
   table: TableSize;
@@ -67,7 +69,7 @@ export const OTHER_TENANT = "other";
  */
 export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor, now: Date): Promise<ScrapeFigures> {
   const scope = actorTenantScope(actor);
-  const [open, counterRows, resolutions, jobs, table, known, duplicateRows] = await Promise.all([
+  const [open, counterRows, resolutions, jobs, table, known, duplicateRows, repeatRows] = await Promise.all([
     // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
     // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
     // the outcome_unknown keys are one hashed subplan over their partial index.
@@ -128,6 +130,12 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
       SELECT tenant, tool, sum(duplicates)::float8 AS count FROM duplicate_scan_hourly
        WHERE duplicates > 0 ${scope.and()}
        GROUP BY tenant, tool`,
+    // The histogram's buckets summed per tool over every hour the scan counted: like the counters, never falling.
+    db.$queryRaw<{ tool: string; buckets: number[]; sum_ms: number }[]>`
+      WITH rows AS (SELECT tool, buckets, delay_ms_sum FROM repeat_delay_hourly WHERE true ${scope.and()}),
+      cells AS (SELECT tool, u.i, sum(u.n)::float8 AS n FROM rows, unnest(rows.buckets) WITH ORDINALITY AS u(n, i) GROUP BY 1, 2)
+      SELECT t.tool, (SELECT array_agg(c.n ORDER BY c.i) FROM cells c WHERE c.tool = t.tool) AS buckets, t.sum_ms
+        FROM (SELECT tool, sum(delay_ms_sum) AS sum_ms FROM rows GROUP BY tool) t`,
   ]);
 
   const keep = keptTenants(
@@ -193,6 +201,7 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     idempotentHintTools: [...known].filter(([, tool]) => tool.declaredIdempotentHint === true).map(([name]) => name),
     counters: [...counters.values()],
     duplicatesThrough: [...duplicatesThrough.values()],
+    repeatDelays: repeatRows.map((r) => ({ tool: r.tool, buckets: r.buckets, sumMs: r.sum_ms })),
     resolutions: resolutions.map((r) => ({
       tool: r.tool,
       action: r.action.replace(/^record\./, ""),

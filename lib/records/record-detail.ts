@@ -2,7 +2,7 @@ import "server-only";
 import type { AuditEntryView } from "@/lib/audit/list-audit";
 import type { Actor } from "@/lib/identity/actor";
 import { formatDuration } from "@/lib/config/duration";
-import { DEFAULT_KEY_WINDOW_MS, type IdemConfig } from "@/lib/config/schema";
+import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { keyProtection, type KeyProtection } from "@/lib/records/key-protection";
 import { repeatDelayBand, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
@@ -176,7 +176,8 @@ export async function getRecordDetail(
     },
   ];
   const protection = keyProtection(config, row, now);
-  const windowMs = protection.kind === "bucket" ? protection.windowMs : DEFAULT_KEY_WINDOW_MS;
+  // A business key never stops deduplicating: no window end to be near (the scan's count-repeats.ts reads it alike).
+  const windowMs = protection.kind === "bucket" ? protection.windowMs : Infinity;
   for (const event of events) {
     const kind = event.kind as TimelineEntry["kind"];
     const delayMs = Math.max(0, event.at.getTime() - row.createdAt.getTime());

@@ -58,9 +58,16 @@ type Answer = {
   since: string;
   until: string;
   scannedThrough: string | null;
-  byTool: { tool: string; duplicates: number | null; hashedClaims: number; businessKey: boolean }[];
+  byTool: {
+    tool: string;
+    duplicates: number | null;
+    hashedClaims: number;
+    argumentsMismatches: number | null;
+    businessKey: boolean;
+  }[];
   entries: Entry[];
   nextCursor: string | null;
+  mismatches: { key: string; ref: string; tool: string; tenant: string; storedSha256: string; callSha256: string }[];
 };
 
 describe("GET /api/v1/duplicates", () => {
@@ -168,6 +175,21 @@ describe("GET /api/v1/duplicates", () => {
     await call("charge_card", at(40), { card: "c_1", amount_cents: 101 }, acme);
     await call("charge_card", at(-2_000), { card: "c_3", amount_cents: 100 }, acme);
     await call("charge_card", at(100), { card: "c_3", amount_cents: 100 }, acme);
+    // A writer keyed by the order alone: the same order with other arguments is refused, not replayed.
+    const shipOrder = (args: object) =>
+      withIdempotency(
+        {
+          db: pool,
+          tool: "ship_order",
+          statusTool: "get_status",
+          clock: () => at(200),
+          businessKey: () => "order-7",
+          argumentsInKey: false,
+        },
+        async () => ({ ok: true }),
+      )({ ...acme, argumentsJson: JSON.stringify(args) });
+    expect((await shipOrder({ order: "o_7", service: "express" })).outcome).toBe("executed");
+    expect((await shipOrder({ order: "o_7", service: "standard" })).outcome).toBe("arguments_mismatch");
     // The reference writer: no tool, no hash, never scanned.
     for (const n of [1, 2]) {
       const key = createHash("sha256").update(`duplicates-api-reference-${n}`).digest("hex");
@@ -215,12 +237,35 @@ describe("GET /api/v1/duplicates", () => {
     );
     const countOf = (tool: string) => truth.filter((e) => e.tool === tool).length;
     expect(body.byTool).toEqual([
-      ...hashed
-        .slice(0, 2)
-        .map((r) => ({ tool: r.tool, duplicates: countOf(r.tool), hashedClaims: r.n, businessKey: false })),
-      { tool: "legacy_tool", duplicates: null, hashedClaims: 0, businessKey: false },
-      { tool: "send_receipt_email", duplicates: 0, hashedClaims: 2, businessKey: true },
+      ...hashed.slice(0, 2).map((r) => ({
+        tool: r.tool,
+        duplicates: countOf(r.tool),
+        hashedClaims: r.n,
+        argumentsMismatches: 0,
+        businessKey: false,
+      })),
+      { tool: "legacy_tool", duplicates: null, hashedClaims: 0, argumentsMismatches: null, businessKey: false },
+      { tool: "send_receipt_email", duplicates: 0, hashedClaims: 2, argumentsMismatches: 0, businessKey: true },
+      { tool: "ship_order", duplicates: 0, hashedClaims: 1, argumentsMismatches: 1, businessKey: false },
     ]);
+    // The refusal, listed with both hashes and the record under the reused key, as the event and the row hold them.
+    const { rows: refused } = await pool.query<{ key: string; stored: string; call: string; row_sha: string }>(
+      `SELECT e.key, e.detail->>'stored' AS stored, e.detail->>'call' AS call, i.arguments_sha256 AS row_sha
+       FROM idempotency_event e JOIN idempotency i USING (key) WHERE e.kind = 'arguments_mismatch'`,
+    );
+    expect(refused).toHaveLength(1);
+    expect(refused[0]!.stored).toBe(refused[0]!.row_sha);
+    expect(body.mismatches).toEqual([
+      expect.objectContaining({
+        key: refused[0]!.key,
+        ref: refused[0]!.key.slice(0, 12),
+        tool: "ship_order",
+        tenant: "acme",
+        storedSha256: refused[0]!.stored,
+        callSha256: refused[0]!.call,
+      }),
+    ]);
+    expect(body.mismatches[0]!.storedSha256).not.toBe(body.mismatches[0]!.callSha256);
     expect(body.window).toBe("24h");
     expect(new Date(body.until).getTime() - new Date(body.since).getTime()).toBe(24 * 3_600_000);
     expect(new Date(body.scannedThrough!).getTime()).toBeGreaterThan(Date.now() - 6 * 60_000);
@@ -233,8 +278,10 @@ describe("GET /api/v1/duplicates", () => {
       tool: "charge_card",
       duplicates: null,
       hashedClaims: 0,
+      argumentsMismatches: null,
       businessKey: false,
     });
+    expect(hour.mismatches).toEqual([]);
     expect(hour.scannedThrough).toBe(body.scannedThrough);
   });
 

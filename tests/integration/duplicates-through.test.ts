@@ -110,9 +110,9 @@ describe("duplicates that got through", () => {
     const since = new Date(edge.getTime() - 3_600_000);
     const figures = await duplicateFigures(db, everyone, { since, until: new Date() });
     expect(figures.byTool).toEqual([
-      { tool: "charge_card", duplicates: 2, hashedClaims: 9 },
-      { tool: "refund_charge", duplicates: 1, hashedClaims: 2 },
-      { tool: "send_receipt_email", duplicates: 0, hashedClaims: 2 },
+      { tool: "charge_card", duplicates: 2, hashedClaims: 9, argumentsMismatches: 0 },
+      { tool: "refund_charge", duplicates: 1, hashedClaims: 2, argumentsMismatches: 0 },
+      { tool: "send_receipt_email", duplicates: 0, hashedClaims: 2, argumentsMismatches: 0 },
     ]);
     expect(new Date(figures.scannedThrough!).getTime()).toBeGreaterThan(Date.now() - 6 * 60_000);
 
@@ -157,7 +157,7 @@ describe("duplicates that got through", () => {
 
   it("a tenant outside the scope sees none of them; a tool whose writer records no hash is not recorded", async () => {
     const globexOnly = await duplicateFigures(db, tenantScopeOf(["globex"]), { since: new Date(0), until: new Date() });
-    expect(globexOnly.byTool).toEqual([{ tool: "charge_card", duplicates: 0, hashedClaims: 1 }]);
+    expect(globexOnly.byTool).toEqual([{ tool: "charge_card", duplicates: 0, hashedClaims: 1, argumentsMismatches: 0 }]);
     // The reference writer's rows carry no tool and no hash: the scan never reads them.
     const unscanned = await pool.query(`SELECT count(*)::int AS n FROM idempotency WHERE arguments_sha256 IS NULL`);
     expect(unscanned.rows[0].n).toBe(2);

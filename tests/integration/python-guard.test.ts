@@ -1,4 +1,5 @@
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { isDeepStrictEqual } from "node:util";
@@ -32,6 +33,8 @@ type Vector = {
   windowSeconds: number;
   scheme: KeyScheme;
   businessKey?: string;
+  /** Default true; false: the business key alone names the operation (`tenant|subject|tool|businessKey`). */
+  argumentsInKey?: boolean;
   expected: Expected;
 };
 
@@ -137,7 +140,8 @@ for case in cases:
     try:
         d = derive_key(case["tenant"], case["subject"], case["tool"], json.loads(case["argumentsJson"]),
                        at=datetime.fromisoformat(case["at"]), window_seconds=case["windowSeconds"],
-                       scheme=case["scheme"], business_key=case.get("businessKey"))
+                       scheme=case["scheme"], business_key=case.get("businessKey"),
+                       arguments_in_key=case.get("argumentsInKey", True))
         keys[case["name"]] = {"canonical": d.canonical, "key": d.key, "ref": d.ref,
                               "argumentsSha256": d.arguments_sha256, "bucket": d.bucket}
     except Exception as error:
@@ -164,6 +168,28 @@ json.dump({"keys": keys, "messages": messages, "eventKinds": list(EVENT_KINDS)},
     expect(new Set(cases.map((c) => c.scheme))).toEqual(new Set(["python-json", "jcs"]));
   });
 
+  it("has cases where the business key alone names the operation, hashed without the arguments", () => {
+    const alone = cases.filter((c) => c.argumentsInKey === false);
+    expect(alone.length).toBeGreaterThanOrEqual(3);
+    expect(cases.every((c) => c.argumentsInKey === undefined || typeof c.argumentsInKey === "boolean")).toBe(true);
+    expect(alone.some((c) => c.subject === null)).toBe(true);
+    expect(alone.some((c) => c.subject !== null)).toBe(true);
+    expect(alone.some((c) => /\P{ASCII}/u.test(c.businessKey ?? ""))).toBe(true);
+    expect(new Set(alone.map((c) => c.scheme))).toEqual(new Set(["python-json", "jcs"]));
+    for (const c of alone) {
+      // The formula itself, not deriveKey: sha256 of tenant|subject|tool|businessKey.
+      const material = `${c.tenant}|${c.subject ?? "None"}|${c.tool}|${c.businessKey}`;
+      expect(c.expected.key, c.name).toBe(createHash("sha256").update(material, "utf8").digest("hex"));
+      expect(c.expected.argumentsSha256, c.name).toBe(
+        createHash("sha256").update(c.expected.canonical, "utf8").digest("hex"),
+      );
+      expect(c.expected.bucket, c.name).toBe(c.businessKey);
+    }
+    // One business key, other arguments (and another time): one key, two argument hashes.
+    const shared = alone.filter((c) => alone.some((o) => o !== c && o.expected.key === c.expected.key));
+    expect(new Set(shared.map((c) => c.expected.argumentsSha256)).size).toBeGreaterThan(1);
+  });
+
   it("TypeScript and Python derive every case exactly as expected", (ctx) => {
     requirePython(ctx, []);
     const python = pythonSide();
@@ -178,6 +204,7 @@ json.dump({"keys": keys, "messages": messages, "eventKinds": list(EVENT_KINDS)},
         windowSeconds: c.windowSeconds,
         scheme: c.scheme,
         businessKey: c.businessKey,
+        argumentsInKey: c.argumentsInKey,
       });
       const typescript: Expected = {
         canonical: d.canonical,

@@ -180,6 +180,10 @@ async function truth(tool: string, since: Date, now: Date): Promise<ToolEvidence
     stuck: n(row!.stuck),
     unresolvedOutcomeUnknown: n(row!.unresolved),
     lastSeen: row!.last_seen instanceof Date ? row!.last_seen.toISOString() : null,
+    // This file never runs the duplicate scan: nothing is counted, so nothing is claimed (repeat-delays.test.ts counts them).
+    duplicatesThrough: null,
+    argumentsMismatches: null,
+    repeatDelays: null,
   };
 }
 

@@ -10,18 +10,32 @@ import pg from "pg";
 export const UNRECORDED = "(unrecorded)";
 
 /** Stuck thresholds from the console's idem.config.json, parsed here. */
-export type Thresholds = { byTool: Record<string, number>; defaultMs: number; configuredTools: string[] };
+export type Thresholds = {
+  byTool: Record<string, number>;
+  defaultMs: number;
+  configuredTools: string[];
+  /** Each tool's key window in seconds where configured (else 900), and the tools keyed by a business key. */
+  windowsS: Record<string, number>;
+  businessKeyTools: string[];
+};
 
 export function readThresholds(configFile: string): Thresholds {
   const config = JSON.parse(readFileSync(configFile, "utf8")) as {
-    tools?: Record<string, { stuckAfter?: string }>;
+    tools?: Record<string, { stuckAfter?: string; window?: string; businessKey?: boolean }>;
     defaultStuckAfter?: string;
   };
   const byTool: Record<string, number> = {};
-  for (const [tool, entry] of Object.entries(config.tools ?? {}))
+  const windowsS: Record<string, number> = {};
+  const businessKeyTools: string[] = [];
+  for (const [tool, entry] of Object.entries(config.tools ?? {})) {
     if (entry.stuckAfter) byTool[tool] = durationMs(entry.stuckAfter);
+    if (entry.window) windowsS[tool] = durationMs(entry.window) / 1000;
+    if (entry.businessKey) businessKeyTools.push(tool);
+  }
   return {
     byTool,
+    windowsS,
+    businessKeyTools,
     defaultMs: config.defaultStuckAfter ? durationMs(config.defaultStuckAfter) : 5 * 60_000,
     configuredTools: Object.keys(config.tools ?? {}),
   };

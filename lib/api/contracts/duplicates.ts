@@ -78,6 +78,13 @@ export const duplicatesContract = defineContract({
               .nullable()
               .describe("Second claims in the window; null: the tool's writer records no arguments hash."),
             hashedClaims: z.number().int().describe("Scanned claims with an arguments hash, by whole hours."),
+            argumentsMismatches: z
+              .number()
+              .int()
+              .nullable()
+              .describe(
+                "Calls refused because their key held a row recorded with other arguments (arguments_mismatch events), by whole hours; null like duplicates.",
+              ),
             businessKey: z
               .boolean()
               .describe(
@@ -104,6 +111,22 @@ export const duplicatesContract = defineContract({
           }),
         ),
         nextCursor: nullableString,
+        mismatches: z
+          .array(
+            z.object({
+              key: z.string(),
+              ref: z.string(),
+              tenant: z.string(),
+              tool: nullableString,
+              at: instant.describe("When the writer refused the call."),
+              client: nullableString.describe("The calling host (name version); null: not recorded."),
+              storedSha256: nullableString.describe("The arguments hash of the row under the key."),
+              callSha256: nullableString.describe("The refused call's arguments hash."),
+            }),
+          )
+          .describe(
+            "The window's newest calls refused for other arguments under a reused key (a business key reused for another operation), at most 20, newest first; not paged by cursor.",
+          ),
       }),
     },
   },

@@ -97,6 +97,20 @@ export const metricsContract = defineContract({
         tools: z.array(z.looseObject({})),
         tenants: z.array(z.looseObject({})),
         series: z.array(z.looseObject({})),
+        repeats: z
+          .looseObject({
+            since: instant.describe("The start of the hour holding `from`: the scan counts whole event hours."),
+            scannedThrough: instant.nullable().describe("Events before this are counted. Null: the scan never ran."),
+            byTool: z
+              .array(z.looseObject({ tool: z.string(), repeats: z.number().int() }))
+              .describe(
+                "Per tool: repeats (replays served, in-flight rejections) by delay band after the first call, per host (byClient) and its busiest tenants (topTenants).",
+              ),
+            byClient: z
+              .array(z.looseObject({ client: z.string().nullable(), repeats: z.number().int() }))
+              .describe("Per calling host over every tool, most repeats first; client null: not recorded."),
+          })
+          .describe("Where repeats come from (docs/architecture.md#where-repeats-come-from)."),
         source: z.looseObject({ hoursRolledUpNow: z.number(), minutesRolledUpNow: z.number() }),
       }),
     },

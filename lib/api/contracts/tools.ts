@@ -5,7 +5,13 @@ import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
+import { REPEAT_DELAY_BAND_NAMES } from "@/lib/records/repeat-delay-band";
 import { instant } from "./shared-schemas";
+
+const repeatMedian = z
+  .object({ fromS: z.number(), toS: z.number().nullable() })
+  .nullable()
+  .describe("The delay range (seconds, a histogram bucket) holding the median repeat; toS null: beyond the last edge.");
 
 const windowParam = z.string().describe("24h (the default), 48h or 7d.");
 
@@ -15,6 +21,11 @@ const toolsAudit = z.object({
   since: instant.describe(
     "The window's start: now − window floored to its UTC hour, so the window [since, generatedAt) spans the named length to it + 1 h.",
   ),
+  scannedThrough: instant
+    .nullable()
+    .describe(
+      "How far the duplicate scan has read: each tool's duplicatesThrough, argumentsMismatches and repeatDelays count events and claims before it. Null: it never ran.",
+    ),
   servers: z.array(
     z.looseObject({
       name: z.string(),
@@ -30,6 +41,43 @@ const toolsAudit = z.object({
         .describe(
           "claim_verified_by_test when a passing double-call test on the current listing backs the claim; claim_refuted_by_test when one failed.",
         ),
+      evidence: z
+        .looseObject({
+          duplicatesThrough: z
+            .number()
+            .int()
+            .nullable()
+            .describe(
+              "Duplicates that got through in the window (one operation executed under two keys); null: its writer records no arguments hash.",
+            ),
+          argumentsMismatches: z
+            .number()
+            .int()
+            .nullable()
+            .describe("Calls refused for other arguments under a reused key; null like duplicatesThrough."),
+          repeatDelays: z
+            .object({
+              repeats: z.number().int(),
+              bands: z
+                .object(Object.fromEntries(REPEAT_DELAY_BAND_NAMES.map((band) => [band, z.number().int()])))
+                .describe(
+                  "Repeats per delay band after the first call (docs/architecture.md#where-repeats-come-from).",
+                ),
+              median: repeatMedian,
+              byClient: z.array(
+                z.object({
+                  client: z.string().nullable().describe("The calling host; null: not recorded."),
+                  repeats: z.number().int(),
+                  median: repeatMedian,
+                }),
+              ),
+            })
+            .nullable()
+            .describe(
+              "The window's recorded repeats by delay; null: none recorded (a writer that records no events shows none).",
+            ),
+        })
+        .describe("What the table shows for the tool over the window; more figures than listed here."),
       // The run's whole shape is the verification route's answer (toolVerificationSchema below); the
       // audit names what a reader of it relies on and leaves the evidence open.
       verification: z

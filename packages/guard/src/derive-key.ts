@@ -9,6 +9,12 @@ import { canonicalPythonJson } from "./canonical-python-json.ts";
  *     bucket = int(time.time()) // window_s
  *     material = f"{caller.tenant}|{caller.subject}|{tool}|{canonical}|{bucket}"
  *     key = hashlib.sha256(material.encode()).hexdigest()
+ *
+ * A business key (an order id) replaces the bucket: `tenant|subject|tool|canonical|businessKey`.
+ * With `argumentsInKey: false` the business key alone names the operation, as a payment API's
+ * Idempotency-Key does: `tenant|subject|tool|businessKey`, no arguments. A second call under that
+ * business key with other arguments then derives the same key, and the guard refuses it
+ * (`arguments_mismatch`, from `argumentsSha256`) instead of running it as a new operation.
  */
 
 export type KeyScheme = "python-json" | "jcs";
@@ -29,6 +35,14 @@ export type KeyInput = {
   scheme?: KeyScheme;
   /** A real uniqueness rule (an order id) that replaces the time bucket. */
   businessKey?: string;
+  /**
+   * Default true: the canonical arguments are part of the key, so a business key reused with
+   * other arguments is another key (another operation, which runs). False: the business key alone
+   * names the operation (`tenant|subject|tool|businessKey`), so the same business key with other
+   * arguments is the same key, and the guard refuses it as `arguments_mismatch`. Needs a
+   * `businessKey`; `argumentsSha256` is still the hash of the canonical arguments.
+   */
+  argumentsInKey?: boolean;
 };
 
 export type DerivedKey = {
@@ -62,6 +76,7 @@ export function deriveKey(input: KeyInput): DerivedKey {
   if (Number.isNaN(atMs)) throw new KeyInputError("at: not a valid date");
   if (input.businessKey === "")
     throw new KeyInputError("businessKey: must not be empty (omit it to use the time bucket)");
+  const argumentsInKey = checkArgumentsInKey(input.argumentsInKey, input.businessKey !== undefined);
   // Python's str.encode() refuses a lone surrogate; Node would silently hash U+FFFD instead.
   const texts = {
     tenant: input.tenant,
@@ -78,10 +93,28 @@ export function deriveKey(input: KeyInput): DerivedKey {
   // int(time.time()) truncates toward zero before the floor division; that matters before 1970.
   const bucket = input.businessKey ?? String(Math.floor(Math.trunc(atMs / 1000) / windowSeconds));
   // f"{None}" is "None": a writer without a subject hashes that word.
-  const material = `${input.tenant}|${input.subject ?? "None"}|${input.tool}|${canonical}|${bucket}`;
+  const material = argumentsInKey
+    ? `${input.tenant}|${input.subject ?? "None"}|${input.tool}|${canonical}|${bucket}`
+    : `${input.tenant}|${input.subject ?? "None"}|${input.tool}|${bucket}`;
   const key = createHash("sha256").update(material, "utf8").digest("hex");
   const argumentsSha256 = createHash("sha256").update(canonical, "utf8").digest("hex");
   return { scheme, canonical, material, bucket, key, ref: refOf(key), argumentsSha256 };
+}
+
+/**
+ * The `argumentsInKey` option, checked (default true): false needs a business key, since without
+ * the arguments and without one every call of the tool in a time bucket would share one key.
+ * `hasBusinessKey` is whether the call (or, for a guard's config, the tool) has one.
+ */
+export function checkArgumentsInKey(argumentsInKey: boolean | undefined, hasBusinessKey: boolean): boolean {
+  const value = argumentsInKey ?? true;
+  if (typeof value !== "boolean")
+    throw new KeyInputError(`argumentsInKey: expected true or false (got ${JSON.stringify(value)})`);
+  if (!value && !hasBusinessKey)
+    throw new KeyInputError(
+      "argumentsInKey: false needs a businessKey (without arguments or a business key, every call of the tool in a time bucket would share one key)",
+    );
+  return value;
 }
 
 /** The short reference support staff see in error messages ("ref 3f9a1c2b7d4e"). */

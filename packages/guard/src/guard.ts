@@ -1,5 +1,5 @@
 import { claimOrRead, complete } from "./claim.ts";
-import { deriveKey, type KeyScheme } from "./derive-key.ts";
+import { checkArgumentsInKey, deriveKey, type KeyScheme } from "./derive-key.ts";
 import { appendEvent, type EventKind } from "./events.ts";
 import { argumentsMismatchMessage, inFlightMessage, outcomeUnknownMessage } from "./messages.ts";
 import { OutcomeUnknownError } from "./outcome-unknown-error.ts";
@@ -19,6 +19,15 @@ export type GuardConfig = {
   scheme?: KeyScheme;
   /** A real business key (an order id) to use instead of the time bucket, when the domain has one. */
   businessKey?: (args: unknown) => string | undefined;
+  /**
+   * Default true: the key covers the canonical arguments too, so the same business key with other
+   * arguments is another operation and runs. False: the business key alone names the operation
+   * (as a payment API's Idempotency-Key does): a second call under it with other arguments is
+   * refused with `arguments_mismatch` (nothing run, nothing replayed), and one with the same
+   * arguments is replayed. Needs `businessKey`, and every call must get one (a call whose
+   * `businessKey` returns undefined throws `KeyInputError`).
+   */
+  argumentsInKey?: boolean;
   /** Append replay/in-flight/unknown/mismatch events (docs/architecture.md#columns). Default true. */
   recordEvents?: boolean;
   /** Called when the claim statement lost a race and needed its second look-up (for tests and metrics). */
@@ -52,13 +61,16 @@ export type GuardResult<R> =
  * same key (a business key reused with other arguments): the call is refused, as a payment API
  * refuses a reused Idempotency-Key, never answered with that operation's response. A row that
  * records no hash (NULL: a writer that fills no optional column) is replayed or reported in flight
- * as before.
+ * as before. With `argumentsInKey: false` the business key alone names the operation, so that
+ * refusal is what a second call under one order id with other arguments gets.
+ * Throws `KeyInputError` at once for `argumentsInKey: false` without a `businessKey`.
  */
 export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerContext) => Promise<R>) {
   const clock = config.clock ?? (() => new Date());
   const noun = config.noun ?? "An operation";
   const upstream = config.upstream ?? "processor";
   const recordEvents = config.recordEvents ?? true;
+  const argumentsInKey = checkArgumentsInKey(config.argumentsInKey, config.businessKey !== undefined);
 
   return async (call: GuardedCall): Promise<GuardResult<R>> => {
     const at = clock();
@@ -72,6 +84,7 @@ export function withIdempotency<R>(config: GuardConfig, handler: (ctx: HandlerCo
       windowSeconds: config.windowSeconds,
       scheme: config.scheme,
       businessKey: config.businessKey?.(args),
+      argumentsInKey,
     });
     const event = (kind: EventKind, detail?: unknown) =>
       recordEvents

@@ -6,12 +6,14 @@ from __future__ import annotations
 import asyncio
 import hashlib
 import json
+import re
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from conftest import Caller
 from idem_guard import (
+    KeyInputError,
     OutcomeUnknownError,
     arguments_mismatch_message,
     derive_key,
@@ -324,6 +326,120 @@ def test_the_same_order_with_the_same_arguments_is_still_a_replay(with_pool, ten
         assert row["arguments_sha256"] == ship_key(tenant, {"order_id": "o_9", "service": "ground"}).arguments_sha256
 
     with_pool(scenario)
+
+
+def order_tool(pool, shipped: list[str], **options):
+    """ship_order keyed by its order id, with ``options`` (``arguments_in_key``); ``shipped`` lists
+    the services its handler ran for."""
+
+    @idempotent(
+        tool="ship_order",
+        status_tool="get_shipment",
+        pool=pool,
+        tenant=lambda caller: caller.tenant,
+        subject=lambda caller: caller.subject,
+        client=lambda caller: caller.client,
+        noun="A shipment",
+        upstream="carrier",
+        business_key=lambda args: f"order:{args['order_id']}",
+        **options,
+    )
+    async def ship_order(arguments: dict, *, key: str, ref: str) -> dict:
+        shipped.append(arguments["service"])
+        return {"tracking": f"trk_{key[:8]}", "service": arguments["service"]}
+
+    return ship_order
+
+
+EXPRESS = {"order_id": "o_1", "service": "express"}
+STANDARD = {"order_id": "o_1", "service": "standard"}
+
+
+def test_a_business_key_that_names_the_operation_refuses_other_arguments(with_pool, tenant):
+    # arguments_in_key=False, rows the guard wrote itself: one shipment per order.
+    async def scenario(pool):
+        shipped: list[str] = []
+        ship_order = order_tool(pool, shipped, arguments_in_key=False)
+        caller = Caller(tenant, "user_42", CLIENT)
+        first = await ship_order(caller, EXPRESS)
+        assert first.outcome == "executed" and shipped == ["express"]
+        assert first.key == hashlib.sha256(f"{tenant}|user_42|ship_order|order:o_1".encode()).hexdigest()
+
+        other = await ship_order(caller, STANDARD)
+        assert (other.outcome, other.key, other.ref) == ("arguments_mismatch", first.key, first.ref)
+        assert other.response is None
+        assert other.is_error and other.message == arguments_mismatch_message("A shipment", first.ref, "get_shipment")
+        assert shipped == ["express"]  # the handler did not run
+        row = await row_of(pool, first.key)
+        assert (row["status"], json.loads(row["response"]), row["arguments_sha256"]) == (
+            "completed",
+            first.response,
+            sha256('{"order_id":"o_1","service":"express"}'),
+        )
+        events = await events_of(pool, first.key)
+        assert [e[0] for e in events] == ["arguments_mismatch"]
+        detail = events[0][3]
+        assert set(detail) == {"stored", "call"}
+        assert all(re.fullmatch(r"[0-9a-f]{64}", detail[side]) for side in ("stored", "call"))
+        assert detail["stored"] != detail["call"]
+        assert detail == {
+            "stored": sha256('{"order_id":"o_1","service":"express"}'),
+            "call": sha256('{"order_id":"o_1","service":"standard"}'),
+        }
+        assert events[0][1:3] == (tenant, "ship_order") and events[0][4] == CLIENT
+
+        again = await ship_order(caller, {"service": "express", "order_id": "o_1"})
+        assert (again.outcome, again.key, again.response) == ("replayed", first.key, first.response)
+        assert shipped == ["express"]
+        assert [e[0] for e in await events_of(pool, first.key)] == ["arguments_mismatch", "replay_served"]
+        assert await pool.fetchval("SELECT count(*) FROM idempotency WHERE tenant = $1", tenant) == 1
+
+    with_pool(scenario)
+
+
+def test_by_default_the_arguments_are_in_the_key_and_other_arguments_execute(with_pool, tenant):
+    # The difference: the same order id with other arguments is a second key, and a second shipment.
+    async def scenario(pool):
+        for run, options in enumerate(({}, {"arguments_in_key": True})):
+            shipped: list[str] = []
+            ship_order = order_tool(pool, shipped, **options)
+            caller = Caller(f"{tenant}-{run}", "user_42")
+            first = await ship_order(caller, EXPRESS)
+            other = await ship_order(caller, STANDARD)
+            assert (first.outcome, other.outcome) == ("executed", "executed")
+            assert other.key != first.key and shipped == ["express", "standard"]
+            assert await events_of(pool, first.key) == [] and await events_of(pool, other.key) == []
+            assert (await ship_order(caller, EXPRESS)).outcome == "replayed"
+
+    with_pool(scenario)
+
+
+def test_arguments_in_key_false_needs_a_business_key():
+    message = (
+        "arguments_in_key: False needs a business_key (without arguments or a business key,"
+        " every call of the tool in a time bucket would share one key)"
+    )
+    with pytest.raises(KeyInputError) as raised:
+        idempotent(tool="t", status_tool="s", pool=None, tenant=lambda c: c, arguments_in_key=False)
+    assert str(raised.value) == message
+    with pytest.raises(KeyInputError, match="arguments_in_key: expected True or False \\(got 'no'\\)"):
+        idempotent(tool="t", status_tool="s", pool=None, tenant=lambda c: c, arguments_in_key="no")
+
+
+def test_a_call_whose_business_key_gives_none_is_refused_before_the_claim():
+    shipped: list[str] = []
+    # No database is reached: pool=None would fail on any query.
+    ship_order = idempotent(
+        tool="ship_order",
+        status_tool="get_shipment",
+        pool=None,
+        tenant=lambda caller: caller.tenant,
+        business_key=lambda args: args.get("order_id"),
+        arguments_in_key=False,
+    )(lambda arguments, *, key, ref: shipped.append(key))
+    with pytest.raises(KeyInputError, match="arguments_in_key: False needs a business_key"):
+        asyncio.run(ship_order(Caller("acme", None), {"service": "express"}))
+    assert shipped == []
 
 
 def test_an_outcome_an_operator_already_recorded_is_not_overwritten(with_pool, tenant):

@@ -82,6 +82,44 @@ def test_a_business_key_replaces_the_time_bucket():
     assert key(business_key="order_9002").key != a.key
 
 
+SHIP = {"order_id": "o_1", "service": "express"}
+
+
+def test_arguments_in_key_false_hashes_the_business_key_alone():
+    d = key(tool="ship_order", arguments=SHIP, business_key="order:o_1", arguments_in_key=False)
+    assert d == DerivedKey(
+        key=hashlib.sha256(b"acme|user_42|ship_order|order:o_1").hexdigest(),
+        ref=hashlib.sha256(b"acme|user_42|ship_order|order:o_1").hexdigest()[:12],
+        canonical='{"order_id":"o_1","service":"express"}',
+        material="acme|user_42|ship_order|order:o_1",
+        bucket="order:o_1",
+        scheme="python-json",
+        # Still the canonical arguments' hash: what tells the operation's calls apart.
+        arguments_sha256=hashlib.sha256(b'{"order_id":"o_1","service":"express"}').hexdigest(),
+    )
+    other = key(
+        tool="ship_order",
+        arguments={**SHIP, "service": "standard"},
+        business_key="order:o_1",
+        arguments_in_key=False,
+        at=AT + timedelta(days=3),
+        window_seconds=60,
+        scheme="jcs",
+    )
+    assert other.key == d.key and other.arguments_sha256 != d.arguments_sha256
+    assert key(tool="ship_order", arguments=SHIP, business_key="order:o_2", arguments_in_key=False).key != d.key
+    none = key(subject=None, tool="ship_order", arguments=SHIP, business_key="commande:é📦", arguments_in_key=False)
+    assert none.material == "acme|None|ship_order|commande:é📦"
+    assert none.key == hashlib.sha256("acme|None|ship_order|commande:é📦".encode("utf-8")).hexdigest()
+
+
+def test_arguments_in_key_true_is_the_default_and_changes_nothing():
+    default = key(tool="ship_order", arguments=SHIP, business_key="order:o_1")
+    assert default.material == 'acme|user_42|ship_order|{"order_id":"o_1","service":"express"}|order:o_1'
+    assert key(tool="ship_order", arguments=SHIP, business_key="order:o_1", arguments_in_key=True) == default
+    assert key(arguments_in_key=True) == key()
+
+
 def test_jcs_canonicalises_differently_and_hashes_utf8():
     arguments = {"name": "café", "qty": 1.0}
     python, jcs = key(arguments=arguments), key(arguments=arguments, scheme="jcs")
@@ -115,6 +153,13 @@ def test_ref_is_the_first_twelve_hex_digits():
         ({"subject": "\udc00x"}, "subject: contains a lone surrogate, which is not encodable as UTF-8"),
         ({"tool": "charge\ud83d"}, "tool: contains a lone surrogate, which is not encodable as UTF-8"),
         ({"business_key": "o\udfff"}, "business_key: contains a lone surrogate, which is not encodable as UTF-8"),
+        (
+            {"arguments_in_key": False},
+            "arguments_in_key: False needs a business_key (without arguments or a business key,"
+            " every call of the tool in a time bucket would share one key)",
+        ),
+        ({"arguments_in_key": "no", "business_key": "o_1"}, "arguments_in_key: expected True or False (got 'no')"),
+        ({"arguments_in_key": 0, "business_key": "o_1"}, "arguments_in_key: expected True or False (got 0)"),
         ({"tenant": None}, "tenant: expected a string (got None)"),
         ({"at": datetime(2026, 3, 1)}, "at: expected a timezone-aware datetime (a naive one has no fixed instant)"),
         ({"at": float("nan")}, "at: not a valid date"),

@@ -25,6 +25,7 @@ def test_vector(case):
         window_seconds=case["windowSeconds"],
         scheme=case["scheme"],
         business_key=case.get("businessKey"),
+        arguments_in_key=case.get("argumentsInKey", True),
     )
     assert {
         "canonical": derived.canonical,
@@ -40,3 +41,12 @@ def test_there_are_vectors_for_both_schemes():
         pytest.skip(f"{VECTORS} is not here")
     assert {case["scheme"] for case in CASES} == {"python-json", "jcs"}
     assert len(CASES) >= 30
+
+
+def test_there_are_vectors_where_the_business_key_alone_names_the_operation():
+    if not VECTORS.exists():
+        pytest.skip(f"{VECTORS} is not here")
+    alone = [case for case in CASES if case.get("argumentsInKey") is False]
+    assert len(alone) >= 3
+    assert {case["subject"] is None for case in alone} == {True, False}
+    assert any(not case["businessKey"].isascii() for case in alone)

@@ -6,6 +6,7 @@ type Evidence = Record<string, number | string | null>;
 type Audit = {
   since: string;
   generatedAt: string;
+  scannedThrough: string | null;
   tools: { server: string | null; name: string; evidence: Evidence; verdict: string; verdictLabel: string }[];
 };
 type F = Omit<Figure, "database">;
@@ -76,6 +77,115 @@ async function evidenceTruth(
   return truth;
 }
 
+const BANDS = ["at_once", "seconds", "around_timeout", "minutes", "near_window_end"] as const;
+type ScanTruth = {
+  duplicatesThrough: number | null;
+  argumentsMismatches: number | null;
+  bands: Record<(typeof BANDS)[number], number> | null;
+};
+
+/**
+ * What the duplicate scan should have counted in [since, through), written here from the reference's
+ * rules: a second claim of one operation (tenant, subject, tool, arguments hash) less than its tool's
+ * window after an earlier one (business-key tools never); arguments_mismatch events; and each repeat
+ * event's delay after its row's created_at (a released row's from its audit snapshot), by band.
+ */
+async function scanTruth(
+  ctx: SurfaceContext,
+  since: Date,
+  through: Date,
+  tools: string[],
+): Promise<Map<string, ScanTruth>> {
+  const { windowsS, businessKeyTools } = ctx.truth.thresholds;
+  const windowOf = `COALESCE(($4::jsonb ->> b.tool)::float8, 900)`;
+  const rows = await ctx.truth.query<{ tool: string; measure: string; n: string }>(
+    `
+    SELECT b.tool, 'duplicates' AS measure, count(*)::text AS n FROM idempotency b
+     WHERE b.created_at >= $1 AND b.created_at < $2 AND b.tool = ANY($3) AND b.arguments_sha256 IS NOT NULL
+       AND NOT (b.tool = ANY($5)) AND EXISTS (
+         SELECT 1 FROM idempotency a WHERE a.tenant = b.tenant AND a.subject IS NOT DISTINCT FROM b.subject AND a.tool = b.tool
+           AND a.arguments_sha256 = b.arguments_sha256 AND a.created_at > b.created_at - make_interval(secs => ${windowOf})
+           AND (a.created_at, a.key) < (b.created_at, b.key))
+     GROUP BY b.tool
+    UNION ALL SELECT tool, 'hashed', count(*)::text FROM idempotency
+     WHERE created_at >= $1 AND created_at < $2 AND tool = ANY($3) AND arguments_sha256 IS NOT NULL GROUP BY tool
+    UNION ALL SELECT tool, 'mismatches', count(*)::text FROM idempotency_event
+     WHERE kind = 'arguments_mismatch' AND at >= $1 AND at < $2 AND tool = ANY($3) GROUP BY tool
+    UNION ALL SELECT tool, band, count(*)::text FROM (
+      SELECT e.tool,
+             CASE WHEN d < 1000 THEN 'at_once' WHEN d < 20000 THEN 'seconds' WHEN d < 90000 THEN 'around_timeout'
+                  WHEN e.tool = ANY($5) OR d < 0.8 * 1000 * COALESCE(($4::jsonb ->> e.tool)::float8, 900) THEN 'minutes'
+                  ELSE 'near_window_end' END AS band
+      FROM (
+        SELECT e.tool, GREATEST(0, extract(epoch FROM e.at - COALESCE(r.created_at, (
+                 SELECT (a.before ->> 'createdAt')::timestamptz FROM audit_log a
+                  WHERE a.key = e.key AND a.action IN ('record.release', 'record.force_release') ORDER BY a.at DESC LIMIT 1))) * 1000) AS d
+        FROM idempotency_event e LEFT JOIN idempotency r ON r.key = e.key
+        WHERE e.kind IN ('replay_served', 'in_flight_rejected') AND e.at >= $1 AND e.at < $2 AND e.tool = ANY($3)
+      ) e WHERE d IS NOT NULL
+    ) banded GROUP BY tool, band`,
+    [since.toISOString(), through.toISOString(), tools, JSON.stringify(windowsS), businessKeyTools],
+  );
+  const counts = new Map<string, Record<string, number>>();
+  for (const r of rows) {
+    const c = counts.get(r.tool) ?? {};
+    c[r.measure] = (c[r.measure] ?? 0) + Number(r.n);
+    counts.set(r.tool, c);
+  }
+  return new Map(
+    tools.map((tool) => {
+      const c = counts.get(tool) ?? {};
+      const recorded = (c.hashed ?? 0) + (c.duplicates ?? 0) + (c.mismatches ?? 0) > 0;
+      const repeats = BANDS.reduce((sum, b) => sum + (c[b] ?? 0), 0);
+      return [
+        tool,
+        {
+          duplicatesThrough: recorded ? (c.duplicates ?? 0) : null,
+          argumentsMismatches: recorded ? (c.mismatches ?? 0) : null,
+          bands: repeats === 0 ? null : (Object.fromEntries(BANDS.map((b) => [b, c[b] ?? 0])) as ScanTruth["bands"]),
+        },
+      ];
+    }),
+  );
+}
+
+/** The scan's figures of one tool as the API shows them, beside their truth (null shown and null truth: "not recorded"). */
+function scanFigures(surface: string, tool: Audit["tools"][number], early: ScanTruth, t: ScanTruth): F[] {
+  const between = (a: number | null, b: number | null): Figure["truth"] =>
+    a === null || b === null || a === b ? b : { min: Math.min(a, b), max: Math.max(a, b) };
+  const evidence = tool.evidence as unknown as {
+    duplicatesThrough?: number | null;
+    argumentsMismatches?: number | null;
+    repeatDelays?: { bands: Record<string, number> } | null;
+  };
+  const figures: F[] = [
+    {
+      surface,
+      name: `${tool.name} duplicatesThrough`,
+      shown: evidence.duplicatesThrough ?? null,
+      truth: between(early.duplicatesThrough, t.duplicatesThrough),
+      kind: "exact",
+      problem: evidence.duplicatesThrough === undefined ? "no duplicatesThrough field" : undefined,
+    },
+    {
+      surface,
+      name: `${tool.name} argumentsMismatches`,
+      shown: evidence.argumentsMismatches ?? null,
+      truth: between(early.argumentsMismatches, t.argumentsMismatches),
+      kind: "exact",
+    },
+  ];
+  for (const band of BANDS)
+    figures.push({
+      surface,
+      name: `${tool.name} repeats ${band}`,
+      shown: evidence.repeatDelays ? (evidence.repeatDelays.bands[band] ?? null) : null,
+      truth: t.bands ? between(early.bands?.[band] ?? 0, t.bands[band]) : null,
+      kind: "exact",
+    });
+  return figures;
+}
+
 const EVIDENCE_FIELDS = [
   "records",
   "completed",
@@ -97,6 +207,22 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
     audit.tools.map((t) => t.name),
   );
   const surface = `api ${path}`;
+  // The scan's figures count what it has read: through its watermark (the audit says where).
+  // The audit reads its watermark after its figures, and the background scan may have moved on
+  // between the two (one round, every 15 s): the truth is the range over the last minute before it.
+  const names = audit.tools.map((t) => t.name);
+  const scan =
+    audit.scannedThrough === null
+      ? null
+      : {
+          early: await scanTruth(
+            ctx,
+            new Date(audit.since),
+            new Date(Date.parse(audit.scannedThrough) - 60_000),
+            names,
+          ),
+          late: await scanTruth(ctx, new Date(audit.since), new Date(audit.scannedThrough), names),
+        };
   const span = { "24h": 24, "48h": 48, "7d": 168 }[window] * 3_600_000;
   // `since` is the UTC hour holding generatedAt − window: the window is whole hours.
   const figures: F[] = [
@@ -105,6 +231,13 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
       name: "since (epoch ms)",
       shown: Date.parse(audit.since),
       truth: Math.floor((Date.parse(audit.generatedAt) - span) / 3_600_000) * 3_600_000,
+      kind: "exact",
+    },
+    {
+      surface,
+      name: "the duplicate scan has run (its watermark is set)",
+      shown: audit.scannedThrough === null ? 0 : 1,
+      truth: 1,
       kind: "exact",
     },
   ];
@@ -121,6 +254,7 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
         problem: shown === undefined ? `no ${field} field` : undefined,
       });
     }
+    if (scan) figures.push(...scanFigures(surface, tool, scan.early.get(tool.name)!, scan.late.get(tool.name)!));
     // ISO times carry whole milliseconds: the truth is floored to them too.
     const lastSeen = tool.evidence.lastSeen;
     figures.push({

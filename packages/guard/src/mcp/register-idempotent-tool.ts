@@ -7,7 +7,7 @@ import type {
   ServerRequest,
   ToolAnnotations,
 } from "@modelcontextprotocol/sdk/types.js";
-import { argumentsJsonOf, type KeyScheme } from "../derive-key.ts";
+import { argumentsJsonOf, checkArgumentsInKey, type KeyScheme } from "../derive-key.ts";
 import { withIdempotency } from "../guard.ts";
 import type { Queryable } from "../queryable.ts";
 import { clientOf } from "./client-of.ts";
@@ -32,6 +32,13 @@ export type IdempotentToolConfig<Shape extends ZodRawShapeCompat> = {
   subject: (extra: ToolExtra) => string | null;
   /** A real uniqueness rule (an order id) instead of the time bucket, when the domain has one. */
   businessKey?: (args: ShapeOutput<Shape>) => string | undefined;
+  /**
+   * Default true: the key covers the arguments too. False: `businessKey` alone names the
+   * operation (as a payment API's Idempotency-Key does), so a second call under it with other
+   * arguments is refused (`isError`, outcome `arguments_mismatch`, nothing run) instead of being
+   * run as a new operation; one with the same arguments is replayed. Needs `businessKey`.
+   */
+  argumentsInKey?: boolean;
   /** The time bucket's width; default 900 s. */
   windowSeconds?: number;
   /** Default "python-json" (the reference writer's); "jcs" is RFC 8785. */
@@ -60,8 +67,9 @@ export type IdempotentCall<Shape extends ZodRawShapeCompat> = {
  * arguments, claimed before the handler runs, a completed call's response is replayed, a call
  * still in flight is answered with its ref, and an `OutcomeUnknownError` leaves the claim for
  * reconciliation. A call whose business key names an operation made with other arguments is
- * refused (`isError`, nothing run). The handler's return value is the stored response every repeat
- * receives.
+ * refused (`isError`, nothing run); with `argumentsInKey: false` that is what a second call under
+ * one business key with other arguments gets. The handler's return value is the stored response
+ * every repeat receives. Throws `KeyInputError` for `argumentsInKey: false` without `businessKey`.
  */
 export function registerIdempotentTool<Shape extends ZodRawShapeCompat>(
   server: McpServer,
@@ -70,6 +78,8 @@ export function registerIdempotentTool<Shape extends ZodRawShapeCompat>(
   handler: (call: IdempotentCall<Shape>) => Promise<unknown>,
 ): RegisteredTool {
   const isError = config.isError ?? (() => false);
+  // Refused when registering, not at the first call.
+  checkArgumentsInKey(config.argumentsInKey, config.businessKey !== undefined);
   const register = server.registerTool.bind(server) as (
     name: string,
     tool: { title?: string; description: string; inputSchema: Shape; annotations: ToolAnnotations },
@@ -97,6 +107,7 @@ export function registerIdempotentTool<Shape extends ZodRawShapeCompat>(
           scheme: config.scheme,
           recordEvents: config.recordEvents,
           businessKey: config.businessKey ? () => config.businessKey?.(args) : undefined,
+          argumentsInKey: config.argumentsInKey,
         },
         ({ key, ref, at }) => handler({ key, ref, args, at, extra }),
       );

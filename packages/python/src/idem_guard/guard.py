@@ -8,7 +8,9 @@ resolve. A row whose recorded ``arguments_sha256`` differs from the call's is an
 under the same key (a business key reused with other arguments): the call is refused, as a payment
 API refuses a reused Idempotency-Key, never answered with that operation's response. A row that
 records no hash (NULL: a writer that fills no optional column) is replayed or reported in flight as
-before. Behaves as the TypeScript package's ``withIdempotency``.
+before. With ``arguments_in_key=False`` the business key alone names the operation, so that refusal
+is what a second call under one order id with other arguments gets. Behaves as the TypeScript
+package's ``withIdempotency``.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from typing import Any, Awaitable, Callable, Literal, TypeVar
 from .claim import Database, claim_or_read, complete
 from .errors import KeyInputError, OutcomeUnknownError
 from .events import EventKind, append_event
-from .keys import DEFAULT_WINDOW_SECONDS, check_scheme, check_window, derive_key
+from .keys import DEFAULT_WINDOW_SECONDS, check_arguments_in_key, check_scheme, check_window, derive_key
 from .messages import arguments_mismatch_message, in_flight_message, outcome_unknown_message
 
 Outcome = Literal["executed", "replayed", "in_flight", "outcome_unknown", "arguments_mismatch"]
@@ -63,6 +65,7 @@ def idempotent(
     noun: str = "An operation",
     upstream: str = "processor",
     business_key: Callable[[Any], str | None] | None = None,
+    arguments_in_key: bool = True,
     window_seconds: int = DEFAULT_WINDOW_SECONDS,
     scheme: str = "python-json",
     client: Callable[[Caller], str | None] | None = None,
@@ -74,9 +77,17 @@ def idempotent(
     -> GuardResult``. ``tenant``, ``subject`` and ``client`` read the caller (the verified token,
     the MCP session), never the arguments; ``business_key`` reads the arguments. ``clock`` returns
     an aware datetime (default: now, UTC). ``on_race`` is called (and awaited, if it returns an
-    awaitable) when the claim lost a race and needed its second look-up."""
+    awaitable) when the claim lost a race and needed its second look-up.
+
+    ``arguments_in_key`` (default ``True``): the key covers the canonical arguments too, so the same
+    business key with other arguments is another operation and runs. ``False``: the business key
+    alone names the operation (as a payment API's Idempotency-Key does): a second call under it
+    with other arguments is refused with ``arguments_mismatch`` (nothing run, nothing replayed),
+    one with the same arguments is replayed. It needs ``business_key`` (refused here otherwise),
+    and a call whose ``business_key`` returns ``None`` raises ``KeyInputError``."""
     check_window(window_seconds)
     check_scheme(scheme)
+    check_arguments_in_key(arguments_in_key, business_key is not None)
     now = clock if clock is not None else lambda: datetime.now(timezone.utc)
 
     def decorate(handler: Callable[..., Awaitable[Any]]) -> Callable[[Caller, Any], Awaitable[GuardResult]]:
@@ -97,6 +108,7 @@ def idempotent(
                 window_seconds=window_seconds,
                 scheme=scheme,
                 business_key=business_key(arguments) if business_key is not None else None,
+                arguments_in_key=arguments_in_key,
             )
             key, ref = derived.key, derived.ref
 

@@ -6,7 +6,11 @@
     key = hashlib.sha256(material.encode()).hexdigest()
 
 with the same options as the TypeScript package's ``deriveKey``: a window other than 900 s, the
-RFC 8785 (JCS) canonical form instead of Python's, a business key instead of the time bucket.
+RFC 8785 (JCS) canonical form instead of Python's, a business key instead of the time bucket
+(``tenant|subject|tool|canonical|business_key``), and ``arguments_in_key=False``, where the business
+key alone names the operation as a payment API's Idempotency-Key does
+(``tenant|subject|tool|business_key``, no arguments): a second call under it with other arguments
+derives the same key, and the guard refuses it (``arguments_mismatch``) instead of running it.
 """
 
 from __future__ import annotations
@@ -37,7 +41,8 @@ class DerivedKey:
     """The first 12 hex digits: the short reference support staff see in messages."""
     canonical: str
     material: str
-    """``tenant|subject|tool|canonical|bucket``."""
+    """``tenant|subject|tool|canonical|bucket``; with ``arguments_in_key=False``
+    ``tenant|subject|tool|business_key``."""
     bucket: str
     """The time bucket (``"1969296"``), or the business key when one was given."""
     scheme: str
@@ -54,9 +59,12 @@ def derive_key(
     window_seconds: int = DEFAULT_WINDOW_SECONDS,
     scheme: str = "python-json",
     business_key: str | None = None,
+    arguments_in_key: bool = True,
 ) -> DerivedKey:
     """The key of one call. ``arguments`` is the parsed JSON value (what ``json.loads`` returns);
-    ``at`` is when the call happened, an aware datetime or Unix seconds (default ``time.time()``)."""
+    ``at`` is when the call happened, an aware datetime or Unix seconds (default ``time.time()``).
+    ``arguments_in_key=False`` (it needs a ``business_key``) leaves the arguments out of the key:
+    the business key alone names the operation, and ``arguments_sha256`` tells its calls apart."""
     check_window(window_seconds)
     check_scheme(scheme)
     seconds = _whole_seconds(time.time() if at is None else at)
@@ -64,6 +72,7 @@ def derive_key(
         raise KeyInputError(f"business_key: expected a string (got {business_key!r})")
     if business_key == "":
         raise KeyInputError("business_key: must not be empty (omit it to use the time bucket)")
+    check_arguments_in_key(arguments_in_key, business_key is not None)
     for field, text in (("tenant", tenant), ("subject", subject), ("tool", tool), ("business_key", business_key)):
         if text is None and field in ("subject", "business_key"):
             continue
@@ -76,7 +85,10 @@ def derive_key(
     canonical = canonical_jcs(arguments) if scheme == "jcs" else canonical_python_json(arguments)
     bucket = business_key if business_key is not None else str(seconds // window_seconds)
     # f"{None}" is "None": a writer without a subject hashes that word.
-    material = f"{tenant}|{subject}|{tool}|{canonical}|{bucket}"
+    if arguments_in_key:
+        material = f"{tenant}|{subject}|{tool}|{canonical}|{bucket}"
+    else:
+        material = f"{tenant}|{subject}|{tool}|{bucket}"
     key = hashlib.sha256(material.encode("utf-8")).hexdigest()
     arguments_sha256 = hashlib.sha256(canonical.encode("utf-8")).hexdigest()
     return DerivedKey(
@@ -111,6 +123,19 @@ def check_window(window_seconds: Any) -> None:
         or not 0 < window_seconds <= _MAX_SAFE_INTEGER
     ):
         raise KeyInputError(f"window: expected a positive whole number of seconds (got {window_seconds!r})")
+
+
+def check_arguments_in_key(arguments_in_key: Any, has_business_key: bool) -> None:
+    """``arguments_in_key=False`` needs a business key: without the arguments and without one,
+    every call of the tool in a time bucket would share one key. ``has_business_key`` is whether
+    the call (or, for the decorator, the tool) has one."""
+    if not isinstance(arguments_in_key, bool):
+        raise KeyInputError(f"arguments_in_key: expected True or False (got {arguments_in_key!r})")
+    if not arguments_in_key and not has_business_key:
+        raise KeyInputError(
+            "arguments_in_key: False needs a business_key (without arguments or a business key,"
+            " every call of the tool in a time bucket would share one key)"
+        )
 
 
 def check_scheme(scheme: Any) -> None:
