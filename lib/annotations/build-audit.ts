@@ -20,7 +20,7 @@ import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effecti
 import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
-import { scanWatermark } from "@/lib/duplicates/scan-watermark";
+import { scanWatermark } from "@/lib/scan/scan-watermark";
 import { loadToolEvidence } from "./tool-evidence";
 import { auditWindowPhrase, auditWindowStart } from "./audit-window";
 import { latestVerifications } from "./latest-verifications";

@@ -2,7 +2,7 @@ import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";
-import { scanFilters, scanWatermark, type ScanRange } from "./scan-watermark";
+import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
 
 /**
  * Per tool: the duplicates that got through in [since, until) and whether its writer records the

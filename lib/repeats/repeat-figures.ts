@@ -2,7 +2,7 @@ import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
 import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
-import { scanFilters, scanWatermark, type ScanRange } from "@/lib/duplicates/scan-watermark";
+import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";
 import { addBuckets, emptyBuckets, medianRange } from "./repeat-delay-buckets";
 

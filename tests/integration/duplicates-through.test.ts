@@ -157,7 +157,9 @@ describe("duplicates that got through", () => {
 
   it("a tenant outside the scope sees none of them; a tool whose writer records no hash is not recorded", async () => {
     const globexOnly = await duplicateFigures(db, tenantScopeOf(["globex"]), { since: new Date(0), until: new Date() });
-    expect(globexOnly.byTool).toEqual([{ tool: "charge_card", duplicates: 0, hashedClaims: 1, argumentsMismatches: 0 }]);
+    expect(globexOnly.byTool).toEqual([
+      { tool: "charge_card", duplicates: 0, hashedClaims: 1, argumentsMismatches: 0 },
+    ]);
     // The reference writer's rows carry no tool and no hash: the scan never reads them.
     const unscanned = await pool.query(`SELECT count(*)::int AS n FROM idempotency WHERE arguments_sha256 IS NULL`);
     expect(unscanned.rows[0].n).toBe(2);
