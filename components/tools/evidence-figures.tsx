@@ -11,13 +11,13 @@ export function EvidenceFigures({ evidence }: { evidence: ToolEvidence }) {
     ["outcome unknown", evidence.outcomeUnknown, "processor timeouts reported by the writer"],
     ["stuck", evidence.stuck, "in_progress past the tool's threshold, any age"],
     [
-      "duplicates through",
+      "duplicates",
       evidence.duplicatesThrough,
-      "one operation executed under two keys less than a window apart (the duplicate scan)",
+      "duplicates that got through: one operation executed under two keys less than a window apart",
     ],
-    ["arguments refused", evidence.argumentsMismatches, "calls refused for other arguments under a reused key"],
+    ["args refused", evidence.argumentsMismatches, "calls refused for other arguments under a reused key"],
   ];
-  const alarming = new Set(["stuck", "outcome unknown", "duplicates through", "arguments refused"]);
+  const alarming = new Set(["stuck", "outcome unknown", "duplicates", "args refused"]);
   const delays = evidence.repeatDelays;
   const busiest = delays?.byClient[0];
   return (

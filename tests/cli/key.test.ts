@@ -102,6 +102,19 @@ describe.concurrent("npm run idem -- key", () => {
     );
   });
 
+  it("--business-key-alone leaves the arguments out of the key, as argumentsInKey: false does", async () => {
+    const args = ["key", "--tenant", "acme", "--tool", "ship_order", "--business-key", "order-7", "--json"];
+    const express = await runCli([...args, "--args", '{"service":"express"}', "--business-key-alone"], env);
+    const standard = await runCli([...args, "--args", '{"service":"standard"}', "--business-key-alone"], env);
+    expect(express.code, express.stderr).toBe(0);
+    const [a, b] = [JSON.parse(express.stdout), JSON.parse(standard.stdout)];
+    expect(a.material).toBe("acme|None|ship_order|order-7");
+    expect(a.key).toBe(b.key);
+    expect(a.argumentsSha256).not.toBe(b.argumentsSha256);
+    const withArguments = JSON.parse((await runCli([...args, "--args", '{"service":"express"}'], env)).stdout);
+    expect(withArguments.key).not.toBe(a.key);
+  });
+
   it.each([
     [
       ["--args", "{amount: 1}"],

@@ -21,6 +21,7 @@ type KeyOptions = {
   window: number;
   scheme: KeyScheme;
   businessKey?: string;
+  businessKeyAlone?: boolean;
   json?: boolean;
 };
 
@@ -37,6 +38,10 @@ export function registerKey(program: Command): void {
     .option("--window <seconds>", "width of the time bucket in seconds", parseWindowOption, DEFAULT_WINDOW_SECONDS)
     .option("--scheme <scheme>", "canonical form: python-json or jcs", parseSchemeOption, "python-json" as KeyScheme)
     .option("--business-key <key>", "a business key (an order id) that replaces the time bucket")
+    .option(
+      "--business-key-alone",
+      "the business key alone names the operation: the arguments are not in the key (idem-guard's argumentsInKey: false)",
+    )
     .option("--json", "print JSON")
     .action(
       runCommand(async (options: KeyOptions) => {
@@ -51,6 +56,7 @@ export function registerKey(program: Command): void {
             windowSeconds: options.window,
             scheme: options.scheme,
             businessKey: options.businessKey,
+            argumentsInKey: options.businessKeyAlone ? false : undefined,
           });
         } catch (error) {
           if (error instanceof CanonicalJsonError) throw new UserError(`--args: not valid JSON: ${error.message}`);
