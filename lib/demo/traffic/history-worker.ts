@@ -1,12 +1,14 @@
 /**
  * Child-process entry: runs one share of a planned history through its own copy of the shop —
- * an MCP client and the shop's McpServer joined in memory, the guard writing through its own
- * connection pool — against the parent's processor and carrier. Several workers use several
- * cores; the parent only serves the upstreams.
+ * an MCP client per host, each joined in memory to a McpServer of the shop, the guard writing
+ * through its own connection pool — against the parent's processor and carrier. Several
+ * workers use several cores; the parent only serves the upstreams.
  */
+import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import pg from "pg";
 import { createDemoToolDeps } from "../mcp/demo-tool-deps";
-import { connectInMemoryShop } from "../mcp/in-memory-shop";
+import { connectInMemoryShop, type InMemoryShop } from "../mcp/in-memory-shop";
+import { DEMO_HOST_IDS, DEMO_HOSTS, type DemoHost } from "./demo-hosts";
 import type { HistoryWorkerMessage, HistoryWorkerRequest } from "./history-worker-protocol";
 import { runHistoryShare } from "./run-history";
 
@@ -19,9 +21,17 @@ async function run(request: HistoryWorkerRequest): Promise<void> {
   // with the console and the launcher.
   const pool = new pg.Pool({ connectionString: request.databaseUrl, max: 6 });
   const deps = createDemoToolDeps({ db: pool, processorUrl: request.processorUrl, carrierUrl: request.carrierUrl });
-  const shop = await connectInMemoryShop(deps);
+  // A connection per host: the guard's events name each call's host by its handshake.
+  const shops: InMemoryShop[] = [];
+  const clients = {} as Record<DemoHost, Client>;
+  for (const host of DEMO_HOST_IDS) {
+    const { name, version } = DEMO_HOSTS[host];
+    const shop = await connectInMemoryShop(deps, { name, version });
+    shops.push(shop);
+    clients[host] = shop.client;
+  }
   try {
-    const counts = await runHistoryShare(shop.client, {
+    const counts = await runHistoryShare(clients, {
       ...request,
       end: new Date(request.end),
       onProgress: ({ done }) => send({ type: "progress", done }),
@@ -29,7 +39,7 @@ async function run(request: HistoryWorkerRequest): Promise<void> {
     counts.receiptEmails = deps.outbox.stats().sent;
     send({ type: "done", counts });
   } finally {
-    await shop.close();
+    for (const shop of shops) await shop.close();
     deps.close();
     await pool.end();
   }

@@ -1,12 +1,11 @@
 import { canonicalJson } from "@/lib/demo/upstream/canonical-json";
+import { BUCKET_MS, bucketOf } from "@/lib/demo/traffic/buckets";
 import { createPrng, type Prng } from "@/lib/demo/traffic/prng";
 import { buildScenario, SCENARIO_WEIGHTS } from "@/lib/demo/traffic/scenario-builders";
 import { SCENARIO_KINDS, type Scenario, type ScenarioKind } from "@/lib/demo/traffic/plan-types";
 
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
-/** The guard's default window: calls in one bucket with the same arguments share a key. */
-const BUCKET_MS = 900_000;
 
 export type PlanOptions = { seed: number; hours: number; end: Date; callsPerHour: number };
 
@@ -47,9 +46,7 @@ export function planHistory(options: PlanOptions): Scenario[] {
       const keys = new Set<string>();
       for (const call of scenario.steps.flat()) {
         if (call.tool !== "charge_card" || typeof call.args === "function") continue;
-        keys.add(
-          `${call.tenant}|${call.subject}|${canonicalJson(call.args)}|${Math.floor(call.at.getTime() / BUCKET_MS)}`,
-        );
+        keys.add(`${call.tenant}|${call.subject}|${canonicalJson(call.args)}|${bucketOf(call.at)}`);
       }
       if ([...keys].some((key) => owners.has(key))) continue;
       for (const key of keys) owners.set(key, scenarios.length);

@@ -1,4 +1,5 @@
 import type { DemoFault } from "@/lib/demo/mcp/demo-caller";
+import type { DemoHost } from "@/lib/demo/traffic/demo-hosts";
 
 export const DEMO_TOOLS = [
   "charge_card",
@@ -47,10 +48,13 @@ export const SCENARIO_KINDS = [
   "shipment",
   "refund_timeout",
   "email_crash",
+  "bucket_edge_retry",
+  "receipt_elsewhere",
   "live_timeout",
   "live_crash_after",
   "live_crash_before",
 ] as const;
 export type ScenarioKind = (typeof SCENARIO_KINDS)[number];
 
-export type Scenario = { kind: ScenarioKind; start: Date; steps: Step[] };
+/** `host`: the MCP client whose connection carries every call of the scenario. */
+export type Scenario = { kind: ScenarioKind; host: DemoHost; start: Date; steps: Step[] };

@@ -1,4 +1,5 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import type { DemoHost } from "@/lib/demo/traffic/demo-hosts";
 import { emptyCounts, type HistoryCounts } from "@/lib/demo/traffic/history-counts";
 import { planHistory } from "@/lib/demo/traffic/plan-history";
 import { runPlan, type Progress } from "@/lib/demo/traffic/run-plan";
@@ -20,8 +21,11 @@ export function plannedCallCount(options: Pick<ShareOptions, "seed" | "hours" | 
   return planHistory(options).reduce((n, s) => n + s.steps.reduce((m, step) => m + step.length, 0), 0);
 }
 
-/** Plans the whole history and runs this runner's share of it through `client`, an MCP client connected to the shop. */
-export async function runHistoryShare(client: Client, options: ShareOptions): Promise<HistoryCounts> {
+/** Plans the whole history and runs this runner's share of it through `clients`, one MCP client per host connected to the shop. */
+export async function runHistoryShare(
+  clients: Record<DemoHost, Client>,
+  options: ShareOptions,
+): Promise<HistoryCounts> {
   const all = planHistory({
     seed: options.seed,
     hours: options.hours,
@@ -32,6 +36,6 @@ export async function runHistoryShare(client: Client, options: ShareOptions): Pr
   const counts = emptyCounts();
   counts.scenarios = scenarios.length;
   for (const s of scenarios) counts.scenariosByKind[s.kind] = (counts.scenariosByKind[s.kind] ?? 0) + 1;
-  await runPlan(client, scenarios, { concurrency: options.concurrency, counts, onProgress: options.onProgress });
+  await runPlan(clients, scenarios, { concurrency: options.concurrency, counts, onProgress: options.onProgress });
   return counts;
 }

@@ -2,6 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { DEMO_META } from "@/lib/demo/mcp/demo-caller";
 import pLimit from "p-limit";
 import { sleep } from "@/lib/demo/upstream/sleep";
+import type { DemoHost } from "@/lib/demo/traffic/demo-hosts";
 import { countCall, type HistoryCounts } from "@/lib/demo/traffic/history-counts";
 import type { PlannedCall, Scenario, ScenarioContext } from "@/lib/demo/traffic/plan-types";
 
@@ -55,11 +56,12 @@ async function runCall(
 }
 
 /**
- * Runs scenarios in start order, `concurrency` at a time; inside a scenario the steps run in
- * sequence (a retry comes after the call it retries) and the calls of a step together.
+ * Runs scenarios in start order, `concurrency` at a time, each through its host's client; inside
+ * a scenario the steps run in sequence (a retry comes after the call it retries) and the calls of
+ * a step together.
  */
 export async function runPlan(
-  client: Client,
+  clients: Record<DemoHost, Client>,
   scenarios: Scenario[],
   options: { concurrency: number; counts: HistoryCounts; onProgress?: (progress: Progress) => void },
 ): Promise<void> {
@@ -68,6 +70,7 @@ export async function runPlan(
   // p-limit starts queued scenarios in the order given: start order.
   await pLimit(Math.max(1, options.concurrency)).map(scenarios, async (scenario) => {
     const context: ScenarioContext = {};
+    const client = clients[scenario.host];
     for (const step of scenario.steps) {
       await Promise.all(step.map((call) => runCall(client, call, context, options.counts)));
       done += step.length;

@@ -1,7 +1,10 @@
 import { DECLINED_CARD } from "@/lib/demo/upstream/processor-server";
-import { pickAmount, pickCustomer, SERVICE_LEVELS, type Customer } from "@/lib/demo/traffic/demo-population";
+import { nextBucketEdge } from "@/lib/demo/traffic/buckets";
+import { pickHost, type DemoHost } from "@/lib/demo/traffic/demo-hosts";
+import { pickAmount, pickCustomer, SERVICE_LEVELS } from "@/lib/demo/traffic/demo-population";
 import type { Prng } from "@/lib/demo/traffic/prng";
-import type { Args, PlannedCall, Scenario, ScenarioKind, Step } from "@/lib/demo/traffic/plan-types";
+import type { Args, Scenario, ScenarioKind } from "@/lib/demo/traffic/plan-types";
+import { ScenarioWriter, type BuildInput } from "@/lib/demo/traffic/scenario-writer";
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -13,63 +16,32 @@ const HOUR = 60 * MINUTE;
  * busy machine as on an idle one.
  */
 const RACE_HOLD_MS = 5000;
-
-export type BuildInput = { rng: Prng; start: Date; end: Date; nextOrderId: () => string };
-
-/** One scenario's calls, built relative to its start; calls planned after `end` are dropped. */
-class ScenarioWriter {
-  readonly steps: Step[] = [];
-  constructor(
-    readonly input: BuildInput,
-    readonly customer: Customer,
-  ) {}
-
-  at(offsetMs: number): Date {
-    return new Date(this.input.start.getTime() + offsetMs);
-  }
-
-  call(
-    tool: PlannedCall["tool"],
-    offsetMs: number,
-    args: PlannedCall["args"],
-    extra: Partial<PlannedCall> = {},
-  ): PlannedCall {
-    return {
-      tool,
-      at: this.at(offsetMs),
-      tenant: this.customer.tenant,
-      subject: this.customer.subject,
-      args,
-      ...extra,
-    };
-  }
-
-  step(...calls: PlannedCall[]): this {
-    const kept = calls.filter((c) => c.at.getTime() <= this.input.end.getTime());
-    if (kept.length > 0) this.steps.push(kept);
-    return this;
-  }
-}
+/** The processor's extra answer time in bucket_edge_retry (real time: the host's wait is simulated). */
+const SLOW_PROCESSOR_MS = 800;
 
 const chargeArgs = (w: ScenarioWriter, amount: number, card = w.customer.card): Args => ({
   card,
   amount_cents: amount,
 });
-const emailArgs = (w: ScenarioWriter) => (ctx: { chargeId?: string }) =>
-  ctx.chargeId ? { charge_id: ctx.chargeId, email: w.customer.email } : undefined;
+const emailArgs =
+  (w: ScenarioWriter, email = w.customer.email) =>
+  (ctx: { chargeId?: string }) =>
+    ctx.chargeId ? { charge_id: ctx.chargeId, email } : undefined;
 const statusArgs = (ctx: { lastRef?: string }) => (ctx.lastRef ? { ref: ctx.lastRef } : undefined);
 
 function purchase(w: ScenarioWriter, rng: Prng): void {
   const amount = pickAmount(rng);
-  const charge = chargeArgs(w, amount);
-  w.step(w.call("charge_card", 0, charge));
-  // A host that retries a call that already succeeded (its own timeout was shorter): a replay.
-  if (rng.chance(0.06)) w.step(w.call("charge_card", rng.int(3, 40) * SECOND, charge));
+  const charge = w.call("charge_card", 0, chargeArgs(w, amount));
+  w.step(charge);
+  // The host repeats a call that already succeeded (its own timeout was shorter, or its model asked again): a replay.
+  if (rng.chance(0.06)) w.step(w.repeat(charge, w.repeatDelay()));
   let t = rng.int(1, 20) * SECOND + 40 * SECOND;
   if (rng.chance(0.6)) {
-    w.step(w.call("send_receipt_email", t, emailArgs(w)));
-    // The same receipt asked for again, minutes or hours later: the business key makes it a replay.
-    if (rng.chance(0.05)) w.step(w.call("send_receipt_email", t + rng.int(2, 180) * MINUTE, emailArgs(w)));
+    const receipt = w.call("send_receipt_email", t, emailArgs(w));
+    w.step(receipt);
+    // The same receipt asked for again, minutes or hours later: the business key makes it a replay. Only
+    // a model asks: the tool claims no idempotentHint, so no host retries it by itself.
+    if (w.host === "cursor" && rng.chance(0.1)) w.step(w.repeat(receipt, rng.int(2, 180) * MINUTE));
   }
   if (rng.chance(0.2)) {
     t += rng.int(1, 30) * MINUTE;
@@ -87,40 +59,40 @@ function purchase(w: ScenarioWriter, rng: Prng): void {
     const refundAmount = rng.chance(0.6) ? amount : Math.max(1, Math.floor(amount / rng.int(2, 4)));
     const refund = (ctx: { chargeId?: string }) =>
       ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: refundAmount } : undefined;
-    w.step(w.call("refund_charge", refundAt, refund));
-    if (rng.chance(0.15)) w.step(w.call("refund_charge", refundAt + rng.int(5, 60) * SECOND, refund));
+    const first = w.call("refund_charge", refundAt, refund);
+    w.step(first);
+    if (rng.chance(0.15)) w.step(w.repeat(first, w.repeatDelay()));
   }
 }
 
 function declined(w: ScenarioWriter, rng: Prng): void {
-  const charge = chargeArgs(w, pickAmount(rng), DECLINED_CARD);
-  w.step(w.call("charge_card", 0, charge));
-  // The model tries the declined card again: the stored decline is replayed, nothing reaches the processor.
-  if (rng.chance(0.5)) w.step(w.call("charge_card", rng.int(5, 120) * SECOND, charge));
+  const charge = w.call("charge_card", 0, chargeArgs(w, pickAmount(rng), DECLINED_CARD));
+  w.step(charge);
+  // The declined card tried again: the stored decline is replayed, nothing reaches the processor.
+  if (rng.chance(0.5)) w.step(w.repeat(charge, w.repeatDelay()));
 }
 
 function timeoutRetry(w: ScenarioWriter, rng: Prng): void {
-  const charge = chargeArgs(w, pickAmount(rng));
-  w.step(w.call("charge_card", 0, charge, { fault: "timeout" }));
+  const charge = w.call("charge_card", 0, chargeArgs(w, pickAmount(rng)), { fault: "timeout" });
+  w.step(charge);
   // A host that ignores "Do not retry this call": the claim is still in flight.
-  if (rng.chance(0.7)) w.step(w.call("charge_card", rng.int(5, 60) * SECOND, charge));
+  if (rng.chance(0.7)) w.step(w.repeat(charge, w.repeatDelay()));
   if (rng.chance(0.6)) w.step(w.call("get_charge_status", rng.int(1, 10) * MINUTE, statusArgs));
 }
 
 function slowRetry(w: ScenarioWriter, rng: Prng): void {
-  const charge = chargeArgs(w, pickAmount(rng));
+  const charge = w.call("charge_card", 0, chargeArgs(w, pickAmount(rng)));
   // The host times out after a few seconds and retries while the slow first attempt is still
-  // talking to the processor (in flight), then once more after it finished (replay).
-  w.step(
-    w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
-    w.call("charge_card", rng.int(4, 9) * SECOND, charge, { delayMs: 100 }),
-  );
-  w.step(w.call("charge_card", rng.int(20, 90) * SECOND, charge));
+  // talking to the processor (in flight), then once more after it finished (replay). A retry
+  // that would reach the next bucket is not made, and then the first call has nothing to hold for.
+  const retry = w.repeat(charge, rng.int(4, 9) * SECOND, { delayMs: 100 });
+  w.step(retry ? { ...charge, holdForDuplicateMs: RACE_HOLD_MS } : charge, retry);
+  w.step(w.repeat(charge, rng.int(20, 90) * SECOND));
 }
 
 function concurrentDuplicate(w: ScenarioWriter, rng: Prng): void {
   const charge = chargeArgs(w, pickAmount(rng));
-  // Two hosts (or a double-click) fire the same call at once; the processor is slow.
+  // The host fires the same call twice at once (a double-submit); the processor is slow.
   w.step(
     w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
     w.call("charge_card", 0, charge, { holdForDuplicateMs: RACE_HOLD_MS }),
@@ -129,9 +101,9 @@ function concurrentDuplicate(w: ScenarioWriter, rng: Prng): void {
 }
 
 function crash(w: ScenarioWriter, rng: Prng, fault: "crash-after" | "crash-before" | "failure"): void {
-  const charge = chargeArgs(w, pickAmount(rng));
-  w.step(w.call("charge_card", 0, charge, { fault }));
-  if (rng.chance(0.5)) w.step(w.call("charge_card", rng.int(10, 120) * SECOND, charge));
+  const charge = w.call("charge_card", 0, chargeArgs(w, pickAmount(rng)), { fault });
+  w.step(charge);
+  if (rng.chance(0.5)) w.step(w.repeat(charge, w.repeatDelay()));
 }
 
 function nextDayRepeat(w: ScenarioWriter, rng: Prng): void {
@@ -152,9 +124,10 @@ function shipment(w: ScenarioWriter, rng: Prng): void {
     service_level: rng.pick(SERVICE_LEVELS),
   };
   const timesOut = rng.chance(0.08);
-  w.step(w.call("create_shipment", 0, args, timesOut ? { fault: "timeout" } : {}));
+  const first = w.call("create_shipment", 0, args, timesOut ? { fault: "timeout" } : {});
+  w.step(first);
   // Retried on the strength of idempotentHint: true — and the carrier ships twice.
-  if (timesOut || rng.chance(0.3)) w.step(w.call("create_shipment", rng.int(5, 90) * SECOND, args));
+  if (timesOut || rng.chance(0.3)) w.step(w.repeat(first, w.repeatDelay()));
   if (rng.chance(0.3)) w.step(w.call("get_shipment_status", rng.int(2, 30) * MINUTE, { order_id: args.order_id }));
 }
 
@@ -164,8 +137,9 @@ function refundTimeout(w: ScenarioWriter, rng: Prng): void {
   const at = rng.int(1, 12) * HOUR;
   const refund = (ctx: { chargeId?: string }) =>
     ctx.chargeId ? { charge_id: ctx.chargeId, amount_cents: amount } : undefined;
-  w.step(w.call("refund_charge", at, refund, { fault: "timeout" }));
-  if (rng.chance(0.6)) w.step(w.call("refund_charge", at + rng.int(5, 60) * SECOND, refund));
+  const first = w.call("refund_charge", at, refund, { fault: "timeout" });
+  w.step(first);
+  if (rng.chance(0.6)) w.step(w.repeat(first, w.repeatDelay()));
 }
 
 /** The last minutes' claims: one call each, by a customer no other scenario uses. */
@@ -182,6 +156,37 @@ function emailCrash(w: ScenarioWriter, rng: Prng): void {
   );
 }
 
+/**
+ * A slow processor, and a host that stopped waiting and retried: the first charge was claimed just
+ * before a bucket edge and completed, the retry came just after it, derived another key and was
+ * charged again — a duplicate that got through (docs/architecture.md#duplicates-that-got-through).
+ */
+function bucketEdgeRetry(w: ScenarioWriter, rng: Prng): void {
+  const args = chargeArgs(w, pickAmount(rng));
+  const delay = Math.max(2 * SECOND, w.repeatDelay());
+  const before = rng.int(1, delay / SECOND - 1) * SECOND;
+  const offset = nextBucketEdge(w.input.start.getTime() + before) - before - w.input.start.getTime();
+  w.step(w.call("charge_card", offset, args, { latencyMs: SLOW_PROCESSOR_MS }));
+  w.step(w.call("charge_card", offset + delay, args));
+}
+
+/**
+ * "Send the receipt to my billing address instead": the charge id (the business key) again, with
+ * other arguments. The guard refuses it (arguments_mismatch) rather than replay the first receipt.
+ */
+function receiptElsewhere(w: ScenarioWriter, rng: Prng): void {
+  w.step(w.call("charge_card", 0, chargeArgs(w, pickAmount(rng))));
+  const t = rng.int(40, 60) * SECOND;
+  w.step(w.call("send_receipt_email", t, emailArgs(w)));
+  w.step(
+    w.call(
+      "send_receipt_email",
+      t + rng.int(2, 120) * MINUTE,
+      emailArgs(w, w.customer.email.replace("@", "+billing@")),
+    ),
+  );
+}
+
 export const SCENARIO_WEIGHTS: readonly (readonly [ScenarioKind, number])[] = [
   ["purchase", 62],
   ["shipment", 14],
@@ -195,15 +200,23 @@ export const SCENARIO_WEIGHTS: readonly (readonly [ScenarioKind, number])[] = [
   ["upstream_failure", 0.3],
   ["refund_timeout", 0.5],
   ["email_crash", 0.3],
+  ["receipt_elsewhere", 0.4],
+  // A few a day: each is a second charge nobody wanted.
+  ["bucket_edge_retry", 0.04],
 ];
+
+/** The stories only a host that retries by itself tells. */
+const FAST_HOST_KINDS: ReadonlySet<ScenarioKind> = new Set(["slow_retry", "concurrent_duplicate", "bucket_edge_retry"]);
 
 export function buildScenario(kind: ScenarioKind, input: BuildInput): Scenario {
   const { rng } = input;
   const customer = pickCustomer(rng);
+  const host: DemoHost = FAST_HOST_KINDS.has(kind) ? "claude-desktop" : pickHost(rng);
   // The live tail's customer: same tenant, a subject nobody else is (so no key can collide).
   const w = new ScenarioWriter(
     input,
     kind.startsWith("live_") ? { ...customer, subject: "user_live", card: "c_live" } : customer,
+    host,
   );
   switch (kind) {
     case "purchase":
@@ -242,6 +255,12 @@ export function buildScenario(kind: ScenarioKind, input: BuildInput): Scenario {
     case "email_crash":
       emailCrash(w, rng);
       break;
+    case "bucket_edge_retry":
+      bucketEdgeRetry(w, rng);
+      break;
+    case "receipt_elsewhere":
+      receiptElsewhere(w, rng);
+      break;
     case "live_timeout":
       live(w, rng, "timeout");
       break;
@@ -252,5 +271,5 @@ export function buildScenario(kind: ScenarioKind, input: BuildInput): Scenario {
       live(w, rng, "crash-before");
       break;
   }
-  return { kind, start: input.start, steps: w.steps };
+  return { kind, host, start: input.start, steps: w.steps };
 }

@@ -14,8 +14,10 @@ export const sendReceiptEmailInput = {
 
 /**
  * Keyed through the guard with a real business key (the charge id) instead of the time bucket:
- * one receipt per charge, whenever it is asked for. Yet it publishes no annotations at all, so a
- * host treats it as unsafe to retry — the console's "keyed but not claimed" case.
+ * one receipt per charge, whenever it is asked for. The charge id alone names the operation, so a
+ * second receipt for it to another address is refused (arguments_mismatch), not sent. Yet it
+ * publishes no annotations at all, so a host treats it as unsafe to retry — the console's "keyed
+ * but not claimed" case.
  */
 export async function sendReceiptEmail(
   deps: ToolDeps,
@@ -31,6 +33,7 @@ export async function sendReceiptEmail(
       upstream: "mail service",
       clock: caller.clock,
       businessKey: (value) => (value as { charge_id?: string }).charge_id,
+      argumentsInKey: false,
     },
     async ({ key }) => {
       crashIfAsked(caller, "before", "send_receipt_email", "mail service");
