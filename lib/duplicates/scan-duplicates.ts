@@ -30,7 +30,12 @@ export async function scanDuplicates(
   db: Db,
   config: Pick<IdemConfig, "tools">,
   now: Date,
-  options: { maxChunks?: number; skipWhenBusy?: boolean } = {},
+  options: {
+    maxChunks?: number;
+    skipWhenBusy?: boolean;
+    /** Start no chunk after this long (ms): a round stays short whatever the chunk sizes. */
+    budgetMs?: number;
+  } = {},
 ): Promise<DuplicateScanResult> {
   const target = new Date(now.getTime() - DUPLICATE_SCAN_SETTLE_MS);
   const { windows, defaultWindowSeconds, businessKeyTools } = duplicateWindows(config);
@@ -39,7 +44,8 @@ export async function scanDuplicates(
   let first: string | null = null;
   let through: string | null = null;
   const maxChunks = options.maxChunks ?? 48;
-  while (chunks < maxChunks) {
+  const started = Date.now();
+  while (chunks < maxChunks && (options.budgetMs === undefined || Date.now() - started < options.budgetMs)) {
     const step = await db.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${CHUNK_TIMEOUT_MS - 5_000}`);
@@ -52,7 +58,7 @@ export async function scanDuplicates(
         }
         const [state] = await tx.$queryRaw<{ scannedThrough: Date | null }[]>`
         SELECT (SELECT scanned_through FROM duplicate_scan_state WHERE id = 1) AS "scannedThrough"`;
-        const from = state?.scannedThrough ?? new Date(target.getTime() - FIRST_SCAN_MS);
+        const from = state?.scannedThrough ?? (await firstScanStart(tx, target));
         if (from.getTime() >= target.getTime()) return null;
         const to = new Date(Math.min(from.getTime() + CHUNK_MS, target.getTime()));
         const [counted] = await tx.$queryRaw<{ found: number }[]>`
@@ -125,4 +131,16 @@ export async function scanDuplicates(
     through = step.to.toISOString();
   }
   return { from: first, through, chunks, found };
+}
+
+/**
+ * Where a first scan starts: FIRST_SCAN_MS back, or at the oldest claim or event if that is later
+ * (two index probes), so an empty stretch of the 72 h is not read chunk by chunk.
+ */
+async function firstScanStart(tx: Pick<Db, "$queryRaw">, target: Date): Promise<Date> {
+  const earliest = new Date(target.getTime() - FIRST_SCAN_MS);
+  const [row] = await tx.$queryRaw<{ oldest: Date | null }[]>`
+    SELECT LEAST((SELECT min(created_at) FROM idempotency WHERE created_at >= ${earliest}),
+                 (SELECT min(at) FROM idempotency_event WHERE at >= ${earliest})) AS oldest`;
+  return row?.oldest && row.oldest > earliest ? row.oldest : earliest;
 }

@@ -12,6 +12,7 @@ export function startServerBackgroundWork(): void {
   const every = getConfig().metrics.rollupEvery;
   if (every === "off") return;
   startBackgroundRollup(getDb, every, undefined, undefined, (db, now) =>
-    scanDuplicates(db, getConfig(), now, { skipWhenBusy: true }),
+    // Up to 10 s a round, so a first scan of 72 h (864 chunks) is done in a round or a few, not minutes.
+    scanDuplicates(db, getConfig(), now, { skipWhenBusy: true, maxChunks: 2_000, budgetMs: 10_000 }),
   );
 }
