@@ -5,6 +5,7 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { lastJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
 import { stuckCondition } from "@/lib/records/list-records";
+import { bucketSumsSql } from "@/lib/repeats/repeat-delay-buckets";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { readTableSize, type TableSize } from "@/lib/records/table-size";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
@@ -132,10 +133,8 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
        GROUP BY tenant, tool`,
     // The histogram's buckets summed per tool over every hour the scan counted: like the counters, never falling.
     db.$queryRaw<{ tool: string; buckets: number[]; sum_ms: number }[]>`
-      WITH rows AS (SELECT tool, buckets, delay_ms_sum FROM repeat_delay_hourly WHERE true ${scope.and()}),
-      cells AS (SELECT tool, u.i, sum(u.n)::float8 AS n FROM rows, unnest(rows.buckets) WITH ORDINALITY AS u(n, i) GROUP BY 1, 2)
-      SELECT t.tool, (SELECT array_agg(c.n ORDER BY c.i) FROM cells c WHERE c.tool = t.tool) AS buckets, t.sum_ms
-        FROM (SELECT tool, sum(delay_ms_sum) AS sum_ms FROM rows GROUP BY tool) t`,
+      SELECT tool, ${Prisma.raw(bucketSumsSql("buckets"))} AS buckets, sum(delay_ms_sum) AS sum_ms
+        FROM repeat_delay_hourly WHERE true ${scope.and()} GROUP BY tool`,
   ]);
 
   const keep = keptTenants(

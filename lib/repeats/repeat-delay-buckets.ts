@@ -44,3 +44,9 @@ export function medianRange(buckets: readonly number[]): { fromS: number; toS: n
   }
   return null;
 }
+
+/** The SQL sum of stored bucket arrays, position by position, in one pass (fixed text; an aggregate over `column`). */
+export function bucketSumsSql(column: string): string {
+  const positions = Array.from({ length: REPEAT_DELAY_EDGES_S.length + 1 }, (_, i) => i + 1);
+  return `ARRAY[${positions.map((i) => `sum(${column}[${i}])::float8`).join(", ")}]`;
+}

@@ -4,7 +4,7 @@ import type { Db } from "@/lib/db/prisma";
 import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
 import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";
-import { addBuckets, emptyBuckets, medianRange } from "./repeat-delay-buckets";
+import { addBuckets, bucketSumsSql, emptyBuckets, medianRange } from "./repeat-delay-buckets";
 
 export type BandCounts = Record<RepeatDelayBand, number>;
 
@@ -66,16 +66,9 @@ export async function repeatDelayFigures(db: Db, scope: TenantScope, range: Scan
   const where = Prisma.join(filters, " AND ");
   const [byHost, byTenant, scannedThrough] = await Promise.all([
     db.$queryRaw<{ tool: string; client: string; band: string; repeats: number; delay: number; buckets: number[] }[]>`
-      WITH rows AS (SELECT * FROM repeat_delay_hourly WHERE ${where}),
-      sums AS (SELECT tool, client, band, sum(repeats)::float8 AS repeats, sum(delay_ms_sum) AS delay FROM rows GROUP BY 1, 2, 3),
-      cells AS (
-        SELECT tool, client, band, u.i, sum(u.n)::float8 AS n
-        FROM rows, unnest(rows.buckets) WITH ORDINALITY AS u(n, i) GROUP BY 1, 2, 3, 4
-      )
-      SELECT s.tool, s.client, s.band, s.repeats, s.delay,
-             (SELECT array_agg(c.n ORDER BY c.i) FROM cells c
-               WHERE c.tool = s.tool AND c.client = s.client AND c.band = s.band) AS buckets
-      FROM sums s ORDER BY 1, 2, 3`,
+      SELECT tool, client, band, sum(repeats)::float8 AS repeats, sum(delay_ms_sum) AS delay,
+             ${Prisma.raw(bucketSumsSql("buckets"))} AS buckets
+      FROM repeat_delay_hourly WHERE ${where} GROUP BY 1, 2, 3 ORDER BY 1, 2, 3`,
     db.$queryRaw<{ tool: string; tenant: string; band: string; repeats: number }[]>`
       WITH per_tenant AS (
         SELECT tool, tenant, band, sum(repeats)::float8 AS repeats FROM repeat_delay_hourly WHERE ${where} GROUP BY 1, 2, 3
