@@ -21,7 +21,7 @@ export function createCarrierClient(options: { baseUrl: string; timeoutMs: numbe
     close: () => request.close(),
     async createShipment(
       args: { order_id: string; address: string; service_level: string },
-      call: Pick<UpstreamRequest, "fault" | "latencyMs"> = {},
+      call: Pick<UpstreamRequest, "fault" | "latencyMs" | "at"> = {},
     ) {
       const reply = await request({ method: "POST", path: "/shipments", body: args, ...call });
       if (reply.status >= 200 && reply.status < 300) return { status: "created" as const, shipment: reply.body };

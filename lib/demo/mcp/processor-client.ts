@@ -1,6 +1,6 @@
 import { createUpstreamClient, type UpstreamRequest } from "@/lib/demo/mcp/upstream-client";
 
-type CallOptions = Pick<UpstreamRequest, "fault" | "latencyMs">;
+type CallOptions = Pick<UpstreamRequest, "fault" | "latencyMs" | "at">;
 
 /** A definite answer: the processor acted (succeeded) or refused before acting (failed). */
 export type ProcessorAnswer =

@@ -5,6 +5,8 @@ import type { DemoFault } from "@/lib/demo/mcp/demo-caller";
 
 /** The header the demo upstreams read to force a fault on one request. */
 const FAULT_HEADER = "x-demo-fault";
+/** Demo: the caller's simulated now, which the upstream stamps on its receipt (lib/demo/upstream/fault-injection.ts). */
+const AT_HEADER = "x-demo-at";
 
 export type UpstreamReply = { status: number; body: unknown };
 
@@ -27,6 +29,8 @@ export type UpstreamRequest = {
   fault?: DemoFault;
   /** Demo: extra time this one request takes on the far side (the upstreams only have a global latency). */
   latencyMs?: number;
+  /** Demo: when the call happens in simulated time, so the upstream's created_at is that time. */
+  at?: Date;
 };
 
 class RequestTimeout extends Error {}
@@ -66,6 +70,7 @@ export function createUpstreamClient(options: {
         headers["content-length"] = Buffer.byteLength(payload);
       }
       if (req.fault === "timeout" || req.fault === "failure") headers[FAULT_HEADER] = req.fault;
+      if (req.at) headers[AT_HEADER] = req.at.toISOString();
       const outgoing = httpRequest(
         {
           agent,

@@ -51,7 +51,7 @@ function parseShipment(body: Record<string, unknown>): ShipmentRequest {
 export function startDemoCarrier(options: DemoUpstreamOptions = {}): Promise<DemoUpstream> {
   const shipments: Shipment[] = [];
 
-  function ship(request: ShipmentRequest): Outcome {
+  function ship(request: ShipmentRequest, at: Date): Outcome {
     const reference = request.reference ?? null;
     if (JSON.stringify(request.address).toLowerCase().includes(UNDELIVERABLE_MARKER)) {
       const refusal = errorReply(422, "address_undeliverable", "the carrier does not deliver to this address");
@@ -65,7 +65,7 @@ export function startDemoCarrier(options: DemoUpstreamOptions = {}): Promise<Dem
       address: request.address,
       service_level: request.service_level,
       reference,
-      created_at: new Date().toISOString(),
+      created_at: at.toISOString(),
     };
     shipments.push(created);
     return { status: "succeeded", reply: { status: 201, body: created }, receipt: created };
@@ -83,7 +83,11 @@ export function startDemoCarrier(options: DemoUpstreamOptions = {}): Promise<Dem
           path: "/shipments",
           kind: "mutation",
           handle: (context) =>
-            runMutation(context, { parse: parseShipment, reference: (r) => r.reference, perform: ship }),
+            runMutation(context, {
+              parse: parseShipment,
+              reference: (r) => r.reference,
+              perform: (r, _ref, at) => ship(r, at),
+            }),
         },
         {
           method: "GET",

@@ -9,6 +9,12 @@ export const FAULT_HEADER = "x-demo-fault";
 /** Sets one POST's processing time (ms), overriding `latencyMs`, e.g. to widen one in-flight window. */
 export const LATENCY_HEADER = "x-demo-latency-ms";
 
+/**
+ * Demo: the caller's simulated now (ISO), so a receipt replayed into 48 h of history carries the
+ * time of the charge, not the wall clock of the seeding run.
+ */
+export const AT_HEADER = "x-demo-at";
+
 export const DEFAULT_FAULTS: FaultSettings = { latencyMs: 0, timeoutRate: 0, failureRate: 0, hangMs: 35_000 };
 
 /** mulberry32: tiny, fast and good enough to make a demo's bad days repeatable. */
@@ -68,6 +74,15 @@ export function forcedLatency(header: string | string[] | undefined): number | u
     throw new HttpError(400, "invalid_latency", `${LATENCY_HEADER}: expected whole milliseconds from 0 to 600000`);
   }
   return value;
+}
+
+/** Reads `x-demo-at`; the wall clock when absent. */
+export function requestTime(header: string | string[] | undefined): Date {
+  if (header === undefined) return new Date();
+  const text = Array.isArray(header) ? header[0] : header;
+  const at = new Date(text ?? "");
+  if (Number.isNaN(at.getTime())) throw new HttpError(400, "invalid_at", `${AT_HEADER}: expected an ISO 8601 time`);
+  return at;
 }
 
 function invalid(field: string, expected: string): never {

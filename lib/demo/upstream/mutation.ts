@@ -9,7 +9,7 @@ export interface MutationSpec<P> {
   parse(body: Record<string, unknown>): P;
   reference(params: P): string | undefined;
   /** Performs the side effect (or records the decline) now; throws HttpError to refuse before doing anything. */
-  perform(params: P, reference: string | undefined): Outcome;
+  perform(params: P, reference: string | undefined, at: Date): Outcome;
 }
 
 /** Marks a reply served from the ledger, as Stripe's Idempotent-Replayed header does. */
@@ -35,7 +35,7 @@ export async function runMutation<P>(context: RouteContext, spec: MutationSpec<P
     return { ...reply, headers: { ...reply.headers, [REPLAYED_HEADER]: "true" } };
   }
 
-  const outcome = spec.perform(params, reference);
+  const outcome = spec.perform(params, reference, context.at);
   if (outcome.status === "succeeded") context.counters.sideEffect(reference);
   const processing = sleep(context.latencyMs, context.stopping);
   if (reference === undefined) {

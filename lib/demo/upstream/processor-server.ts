@@ -72,7 +72,8 @@ export function startDemoProcessor(options: DemoUpstreamOptions = {}): Promise<D
   const charges = new Map<string, Charge>();
   const refunded = new Map<string, number>();
 
-  function charge(request: ChargeRequest): Outcome {
+  // `at`: the request's time, so the receipt's created_at is when the charge happened (simulated in the demo's history).
+  function charge(request: ChargeRequest, at: Date): Outcome {
     const reference = request.reference ?? null;
     if (request.card === DECLINED_CARD) {
       const decline = errorReply(402, "card_declined", "the card was declined");
@@ -85,13 +86,13 @@ export function startDemoProcessor(options: DemoUpstreamOptions = {}): Promise<D
       currency: request.currency,
       card_last4: request.card.slice(-4),
       reference,
-      created_at: new Date().toISOString(),
+      created_at: at.toISOString(),
     };
     charges.set(created.id, created);
     return { status: "succeeded", reply: { status: 200, body: created }, receipt: created };
   }
 
-  function refund(request: RefundRequest): Outcome {
+  function refund(request: RefundRequest, at: Date): Outcome {
     const original = charges.get(request.charge_id);
     if (!original) throw new HttpError(404, "charge_not_found", `no charge ${request.charge_id}`);
     const already = refunded.get(original.id) ?? 0;
@@ -106,7 +107,7 @@ export function startDemoProcessor(options: DemoUpstreamOptions = {}): Promise<D
       charge_id: original.id,
       amount_cents: request.amount_cents,
       reference: request.reference ?? null,
-      created_at: new Date().toISOString(),
+      created_at: at.toISOString(),
     };
     return { status: "succeeded", reply: { status: 200, body: created }, receipt: created };
   }
@@ -124,14 +125,22 @@ export function startDemoProcessor(options: DemoUpstreamOptions = {}): Promise<D
           path: "/charges",
           kind: "mutation",
           handle: (context) =>
-            runMutation(context, { parse: parseCharge, reference: (r) => r.reference, perform: charge }),
+            runMutation(context, {
+              parse: parseCharge,
+              reference: (r) => r.reference,
+              perform: (r, _ref, at) => charge(r, at),
+            }),
         },
         {
           method: "POST",
           path: "/refunds",
           kind: "mutation",
           handle: (context) =>
-            runMutation(context, { parse: parseRefund, reference: (r) => r.reference, perform: refund }),
+            runMutation(context, {
+              parse: parseRefund,
+              reference: (r) => r.reference,
+              perform: (r, _ref, at) => refund(r, at),
+            }),
         },
         {
           method: "GET",

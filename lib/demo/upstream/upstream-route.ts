@@ -11,6 +11,8 @@ export interface RouteContext {
   readBody(): Promise<Record<string, unknown>>;
   /** This request's processing time (0 unless it is a mutation). */
   latencyMs: number;
+  /** When the request happened: the demo caller's simulated time (`x-demo-at`), else the wall clock. */
+  at: Date;
   /** Aborts when the server stops, so nothing keeps waiting on a closed server. */
   stopping: AbortSignal;
   counters: Counters;

@@ -9,7 +9,9 @@ import {
   forcedFault,
   forcedLatency,
   LATENCY_HEADER,
+  AT_HEADER,
   mergeFaultSettings,
+  requestTime,
   type Fault,
 } from "./fault-injection";
 import { errorReply, HttpError, readJsonObject, sendJson, type Reply } from "./json-http";
@@ -140,6 +142,7 @@ export async function startUpstream(
           query: url.searchParams,
           readBody: () => readJsonObject(req),
           latencyMs,
+          at: requestTime(req.headers[AT_HEADER]),
           stopping,
           counters,
           ledger,

@@ -34,7 +34,7 @@ export async function chargeCard(
       crashIfAsked(caller, "before", "charge_card", "processor");
       const answer = await deps.processor.charge(
         { card: args.card, amount_cents: args.amount_cents, reference: key },
-        { fault: caller.fault, latencyMs: caller.latencyMs },
+        { fault: caller.fault, latencyMs: caller.latencyMs, at: caller.clock() },
       );
       crashIfAsked(caller, "after", "charge_card", "processor");
       return answer.status === "succeeded" ? answer.receipt : { status: "failed", error: answer.error, reference: key };

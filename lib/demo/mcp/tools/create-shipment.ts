@@ -22,7 +22,11 @@ export async function createShipment(
   args: { order_id: string; address: string; service_level: string },
 ): Promise<CallToolResult> {
   try {
-    const answer = await deps.carrier.createShipment(args, { fault: caller.fault, latencyMs: caller.latencyMs });
+    const answer = await deps.carrier.createShipment(args, {
+      fault: caller.fault,
+      latencyMs: caller.latencyMs,
+      at: caller.clock(),
+    });
     if (answer.status === "created") return jsonResult(answer.shipment, "performed");
     return jsonResult({ status: "failed", error: answer.error }, "declined", undefined, true);
   } catch (error) {

@@ -30,7 +30,7 @@ export async function refundCharge(
       crashIfAsked(caller, "before", "refund_charge", "processor");
       const answer = await deps.processor.refund(
         { charge_id: args.charge_id, amount_cents: args.amount_cents, reference: key },
-        { fault: caller.fault, latencyMs: caller.latencyMs },
+        { fault: caller.fault, latencyMs: caller.latencyMs, at: caller.clock() },
       );
       crashIfAsked(caller, "after", "refund_charge", "processor");
       return answer.status === "succeeded" ? answer.receipt : { status: "failed", error: answer.error, reference: key };
