@@ -22,6 +22,7 @@ const API_INTEGRATION_FILES = [
   "audit-list",
   "bad-input-api",
   "lookup-detail-api",
+  "lookup-ticket-api",
   "mutation-audit",
   "records-subject-api",
   "ref-fate",

@@ -37,7 +37,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
   return (
     <form onSubmit={submit} className="rounded-lg border border-slate-200 bg-white p-4" aria-label="Look up">
       <label htmlFor="lookup-text" className="text-sm font-medium text-slate-800">
-        Paste the customer’s error message, a ref or a full key
+        Paste the customer’s error message or the whole ticket: refs, keys, receipt or tracking ids
       </label>
       <textarea
         id="lookup-text"

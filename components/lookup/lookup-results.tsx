@@ -1,6 +1,7 @@
 import type { LookupResult } from "@/lib/records/lookup";
 import { LookupMatchesTable } from "./lookup-matches-table";
 import { RefFateCard } from "./ref-fate-card";
+import { TicketAnswers } from "./ticket-answers";
 
 /**
  * What the lookup found: records to choose between (one match never renders: the page redirects),
@@ -18,6 +19,9 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
       </p>
     );
   }
+  // A whole ticket (several refs, or ids found by searchable field) is answered token by token.
+  if (result.answers.length !== 1 || result.answers[0]?.kind === "field")
+    return <TicketAnswers result={result} now={now} />;
   const searched = [...result.keys, ...result.refs.filter((ref) => !result.keys.some((key) => key.startsWith(ref)))];
   // What the audit log accounts for is shown as fact; the possibilities only for what it does not.
   const known = result.misses.filter((m) => m.fate !== "never_seen");

@@ -24,15 +24,23 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
     <article
       className="rounded-lg border border-amber-200 bg-white p-5"
       data-testid="ref-released"
+      data-repeat-allowed={entry.repeatAllowed}
       data-audit-id={entry.auditId}
     >
-      <Heading tone="bg-amber-100 text-amber-900" word={entry.forced ? "Force-released" : "Released"} token={token} />
+      <Heading
+        tone="bg-amber-100 text-amber-900"
+        word={entry.repeatAllowed ? "Repeat allowed" : entry.forced ? "Force-released" : "Released"}
+        token={token}
+      />
       <h2 className="mt-2 text-base font-semibold text-slate-900">
-        Released by {entry.actor}: the claim was deleted from the table
+        {entry.repeatAllowed
+          ? `Repeat allowed by ${entry.actor}: the completed record was deleted from the table`
+          : `Released by ${entry.actor}: the claim was deleted from the table`}
       </h2>
       <p className="mt-1 text-sm text-slate-600">
-        A release deletes the row so that a retry can claim the key afresh; the audit log keeps who, when, why and the
-        row as it was.
+        {entry.repeatAllowed
+          ? "Allowing a repeat deletes a completed record so that the next identical call runs again, on purpose; the audit log keeps who, when, why and the row as it was."
+          : "A release deletes the row so that a retry can claim the key afresh; the audit log keeps who, when, why and the row as it was."}
       </p>
       <dl className="mt-3 grid gap-x-4 gap-y-1.5 text-sm sm:grid-cols-[9rem_1fr]">
         <Term>By</Term>
@@ -68,7 +76,9 @@ function ReleasedCard({ token, entry, now }: { token: string; entry: ReleasedRef
           </Link>
         </dd>
       </dl>
-      <h3 className="mt-4 text-sm font-semibold text-slate-800">The row as it was released</h3>
+      <h3 className="mt-4 text-sm font-semibold text-slate-800">
+        The row as it was {entry.repeatAllowed ? "deleted" : "released"}
+      </h3>
       <div className="mt-1">
         {entry.snapshot === null ? (
           <p className="text-xs text-slate-500">The audit entry holds no snapshot.</p>

@@ -2,12 +2,15 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
+import { AnswerSentence } from "@/components/records-detail/answer-sentence";
+import { AllowRepeatPanel } from "@/components/records-detail/allow-repeat-panel";
 import { AskAnOperator } from "@/components/records-detail/ask-an-operator";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CheckArguments } from "@/components/records-detail/check-arguments";
 import { CopyButton } from "@/components/records-detail/copy-button";
 import { JsonView } from "@/components/records-detail/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
+import { SearchableFields } from "@/components/records-detail/searchable-fields";
 import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
 import { KeyProtectionText } from "@/components/records-detail/key-protection-text";
@@ -22,15 +25,19 @@ export function RecordDetailView({
   now,
   processorPanel,
   canReveal = false,
+  allowRepeatVersion,
 }: {
   detail: RecordDetail;
   now: Date;
   processorPanel?: ReactNode;
   canReveal?: boolean;
+  /** Set (the row's version) when the reader may allow this completed record to repeat. */
+  allowRepeatVersion?: string | null;
 }) {
   const { record, stuck } = detail;
   return (
     <div className="space-y-6">
+      <AnswerSentence answer={detail.answer} now={now} />
       <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Record">
         <div className="flex flex-wrap items-center gap-3">
           <span className="text-xs uppercase tracking-wide text-slate-500">ref</span>
@@ -89,6 +96,7 @@ export function RecordDetailView({
               </span>
             </span>
           </Field>
+          <SearchableFields fields={detail.searchable} />
         </dl>
       </section>
 
@@ -160,6 +168,11 @@ export function RecordDetailView({
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
             {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
           </Panel>
+          {allowRepeatVersion !== undefined ? (
+            <Panel title="Allow a repeat">
+              <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
+            </Panel>
+          ) : null}
           <Panel title="Timeline">
             <Timeline entries={detail.timeline} now={now} />
             {detail.eventCounts === null ? (

@@ -7,6 +7,7 @@ import type { RowSnapshot } from "@/lib/resolve/resolution";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
+import { ReasonField } from "@/components/records-detail/reason-field";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendResolve } from "@/components/resolve/send-resolve";
@@ -92,17 +93,11 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
       ) : (
         <div className="rounded-md border border-slate-200 p-3" data-testid="resolve-panel">
           <h3 className="mb-2 text-sm font-semibold text-slate-800">Resolve this claim</h3>
-          <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
-            Reason (required; kept in the audit log)
-            <textarea
-              name="reason"
-              rows={2}
-              value={reason}
-              onChange={(e) => setReason(e.target.value)}
-              placeholder="e.g. customer ticket 4411: processor timed out, it says the charge succeeded"
-              className="rounded-md border border-slate-300 px-2 py-1 text-sm font-normal text-slate-900"
-            />
-          </label>
+          <ReasonField
+            value={reason}
+            onChange={setReason}
+            placeholder="e.g. customer ticket 4411: processor timed out, it says the charge succeeded"
+          />
           <div className="mt-3 flex flex-wrap items-center gap-2">
             <Button
               variant="good"

@@ -9,7 +9,8 @@ import {
   TenantFilterField,
   ToolFilterField,
 } from "@/components/records/filter-fields";
-import { recordsSearchParams } from "@/lib/records/records-search-params";
+import { SearchFieldFilter } from "@/components/records/search-field-filter";
+import { recordsSearchParams, type SearchField } from "@/lib/records/records-search-params";
 import { formatInstant } from "@/lib/url-state/field-rules";
 import { Button } from "@/components/ui/button";
 
@@ -20,6 +21,8 @@ type Props = {
   statuses: string[];
   /** A tenant-limited user picks among their tenants; others type a tenant name. */
   tenantChoices: string[] | null;
+  /** Searchable response fields idem.config.json names (tools.<tool>.search). */
+  searchLabels: string[];
 };
 
 /** `2026-11-29T14:05:00Z` → the `datetime-local` value `2026-11-29T14:05` (the inputs are UTC). */
@@ -38,7 +41,7 @@ function fromInputValue(value: string): Date | null {
  * pushes a history entry (the back button restores the previous filter) and re-renders the
  * server page (shallow: false); every change drops the cursor — a position in the old filter.
  */
-export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
+export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels }: Props) {
   const [pending, startTransition] = useTransition();
   const [params, setParams] = useQueryStates(recordsSearchParams, { shallow: false, history: "push", startTransition });
 
@@ -49,6 +52,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
       tool: string | null;
       status: string | null;
       stuck: boolean;
+      field: SearchField | null;
       from: Date | null;
       to: Date | null;
     }>,
@@ -61,9 +65,14 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
     const data = new FormData(event.currentTarget);
     const tenant = String(data.get("tenant") ?? "").trim();
     const subject = String(data.get("subject") ?? "").trim();
+    const fieldValue = String(data.get("fieldValue") ?? "").trim();
+    const fieldLabel = String(data.get("fieldLabel") ?? "");
     apply({
       ...(tenantChoices === null ? { tenant: tenant || null } : {}),
       subject: subject || null,
+      ...(searchLabels.length > 0
+        ? { field: fieldValue && fieldLabel ? { label: fieldLabel, value: fieldValue } : null }
+        : {}),
       from: fromInputValue(String(data.get("from") ?? "")),
       to: fromInputValue(String(data.get("to") ?? "")),
     });
@@ -78,6 +87,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
     params.tool !== null ||
     params.status !== null ||
     params.stuck ||
+    params.field !== null ||
     params.from !== null ||
     params.to !== null;
 
@@ -97,6 +107,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
       />
       <SubjectFilterField value={params.subject} />
       <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
+      <SearchFieldFilter value={params.field} labels={searchLabels} />
       <label className={filterLabelClass}>
         Status
         <select
@@ -151,7 +162,16 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices }: Props) {
           variant="secondary"
           size="md"
           onClick={() =>
-            apply({ tenant: null, subject: null, tool: null, status: null, stuck: false, from: null, to: null })
+            apply({
+              tenant: null,
+              subject: null,
+              tool: null,
+              status: null,
+              stuck: false,
+              field: null,
+              from: null,
+              to: null,
+            })
           }
         >
           Clear filters

@@ -4,6 +4,7 @@ import { RecordsEmptyState } from "@/components/records/records-empty-state";
 import { RecordsFilterBar } from "@/components/records/records-filter-bar";
 import { PageSizeSelect } from "@/components/records/page-size-select";
 import { RecordsTable } from "@/components/records/records-table";
+import { SearchFieldChip } from "@/components/records/search-field-chip";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { describeFilter, filterToParams, serializeRecordsParams, type RecordsQuery } from "@/lib/records/list-filters";
 import type { RecordsListing } from "@/lib/records/records-listing";
@@ -14,10 +15,19 @@ type Props = {
   configuredTools: string[];
   tenantChoices: string[] | null;
   exportMaxRows: number;
+  /** Searchable response fields idem.config.json names; none when not given. */
+  searchLabels?: string[];
 };
 
 /** The records page below its header: filters, counts, export, the table, the pager. */
-export function RecordsView({ query, listing, configuredTools, tenantChoices, exportMaxRows }: Props) {
+export function RecordsView({
+  query,
+  listing,
+  configuredTools,
+  tenantChoices,
+  exportMaxRows,
+  searchLabels = [],
+}: Props) {
   const countedTools = listing.facets.tool.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
   const links = listing.page.links;
   const countedStatuses = listing.facets.status.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
@@ -27,9 +37,13 @@ export function RecordsView({ query, listing, configuredTools, tenantChoices, ex
         tools={[...new Set([...configuredTools, ...countedTools])]}
         statuses={countedStatuses}
         tenantChoices={tenantChoices}
+        searchLabels={searchLabels}
       />
       <div className="mb-4 flex flex-wrap items-start gap-4">
-        <FacetChips query={query} status={listing.facets.status} tool={listing.facets.tool} />
+        <div className="flex flex-col gap-2">
+          <SearchFieldChip query={query} />
+          <FacetChips query={query} status={listing.facets.status} tool={listing.facets.tool} />
+        </div>
         <div className="ml-auto">
           <ExportButtons filterQuery={serializeRecordsParams(filterToParams(query))} maxRows={exportMaxRows} />
         </div>

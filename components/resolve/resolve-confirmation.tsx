@@ -4,10 +4,13 @@ import { ActionResult } from "@/components/ui/action-result";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
+import { repeatConsequence } from "@/lib/resolve/allow-repeat-words";
 
 /** "Released claim 3f9a1c2b7d4e for charge_card (tenant acme): …", the sentence a confirmation opens with. */
 export function resolvedSentence(resolved: ResolvedClaim): string {
   const claim = `claim ${resolved.key.slice(0, 12)} for ${resolved.tool ?? "an unrecorded tool"} (tenant ${resolved.tenant})`;
+  if (resolved.action === "allow_repeat")
+    return `Allowed a repeat of ${claim}: the row is deleted (its snapshot is in the audit entry); ${repeatConsequence(resolved.tool)}.`;
   if (resolved.action === "complete")
     return `Completed ${claim} with the processor's receipt: every repeat of the call now receives it.`;
   return resolved.forced
@@ -46,9 +49,12 @@ export function ResolveConfirmation({
             Audit entry #{resolved.auditId}
           </Link>
         </li>
-        <li>
-          <NextStuckLink nextStuck={nextStuck} now={new Date(now)} within={within} backToStuck />
-        </li>
+        {/* An allowed repeat ends a completed record: no stuck-claim queue to go back to. */}
+        {resolved.action === "allow_repeat" ? null : (
+          <li>
+            <NextStuckLink nextStuck={nextStuck} now={new Date(now)} within={within} backToStuck />
+          </li>
+        )}
       </ul>
     </div>
   );

@@ -20,6 +20,7 @@ export const ERROR_STATUS = {
   not_found: 404,
   unknown_tenant: 404,
   conflict: 409,
+  not_completed: 409,
   outcome_unknown: 409,
   outcome_mismatch: 422,
   name_taken: 409,

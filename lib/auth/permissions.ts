@@ -17,6 +17,8 @@ export const PERMISSIONS = {
   "records:resolve": OPERATORS,
   "records:release": OPERATORS,
   "records:force-release": ADMINS,
+  // Ends a completed record's deduplication (issue #28): the next identical call runs again.
+  "records:allow-repeat": OPERATORS,
   "reconcile:run": OPERATORS,
   "metrics:read": EVERYONE,
   // The Prometheus exposition (lib/metrics/prometheus-scrape.ts): the one action a `metrics` token may take.

@@ -9,6 +9,7 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { DEFAULT_PAGE_SIZE, EMPTY_FILTER, type RecordsQuery } from "@/lib/records/list-filters";
 import { lookUpRefs } from "@/lib/records/lookup";
+import { findBySearchableValues } from "@/lib/search/find-by-searchable";
 import { getRecordDetail } from "@/lib/records/record-detail";
 import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
@@ -65,6 +66,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
   await client.connect();
   let cursors: string[];
   let stuckKeys: string[];
+  let receipts: string[];
   try {
     const depth = Math.min(DEEP_ROWS, Math.floor(rows / 2));
     cursors = [];
@@ -84,6 +86,14 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       [freshNeeded],
     );
     stuckKeys = stuck.map((r) => r.key);
+    // Receipts (the charge_card rows' $.id) spread over the table: one per twentieth of the key space.
+    const { rows: found } = await client.query<{ receipt: string }>(
+      `SELECT r.receipt FROM generate_series(0, 19) AS j,
+         LATERAL (SELECT response #>> '{id}' AS receipt FROM idempotency
+                  WHERE key >= lpad(to_hex(j * 13421772), 7, '0') AND tool = 'charge_card' AND status = 'completed'
+                  ORDER BY key LIMIT 1) AS r`,
+    );
+    receipts = found.map((r) => r.receipt);
   } finally {
     await client.end();
   }
@@ -108,6 +118,15 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
       console: (db, text) => lookUpRefs(db, actor, text, { redact: redactionOf(config) }),
       api: (text) => ({ method: "GET", path: `/api/v1/lookup?q=${encodeURIComponent(text)}` }),
+    },
+    {
+      // The SQL side is the lookup's search (lib/search/find-by-searchable.ts); over HTTP the same
+      // search as the records list serves it (field=receipt:…), facets included.
+      name: "searchable field (receipt)",
+      targets: { sqlP95Ms: 1, apiP95Ms: 100 },
+      inputs: receipts,
+      console: (db, receipt) => findBySearchableValues(db, actor, config, [receipt]),
+      api: (receipt) => ({ method: "GET", path: recordsPath({ field: `receipt:${receipt}` }) }),
     },
     {
       name: "list, first page",

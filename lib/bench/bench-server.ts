@@ -25,11 +25,15 @@ export type BenchServer = {
   /** `Cookie` header value of a signed-in admin's session, for pages. */
   sessionCookie: string;
   /** How the console reaches the bench processor (it answers "succeeded" for every reference). */
-  config: { tools: Record<string, { processor: { type: "http"; baseUrl: string } }> };
+  config: {
+    tools: Record<string, { processor: { type: "http"; baseUrl: string }; search?: Record<string, string> }>;
+  };
   stop(): Promise<void>;
 };
 
 const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email"];
+/** The bench's searchable fields: the loaded receipts' `id` (ch_…), as the demo configures charge_card. */
+export const BENCH_SEARCH: Record<string, Record<string, string>> = { charge_card: { receipt: "$.id" } };
 
 /**
  * The console as production runs it, against the bench database: the production build (built
@@ -55,7 +59,13 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
   const processorUrl = `http://127.0.0.1:${(processor.address() as AddressInfo).port}`;
   const config = {
     tools: Object.fromEntries(
-      TOOLS.map((tool) => [tool, { processor: { type: "http" as const, baseUrl: processorUrl } }]),
+      TOOLS.map((tool) => [
+        tool,
+        {
+          processor: { type: "http" as const, baseUrl: processorUrl },
+          ...(BENCH_SEARCH[tool] ? { search: BENCH_SEARCH[tool] } : {}),
+        },
+      ]),
     ),
   };
   const dir = mkdtempSync(path.join(tmpdir(), "idem-bench-"));

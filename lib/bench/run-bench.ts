@@ -4,12 +4,13 @@ import pg from "pg";
 import type { Actor } from "@/lib/identity/actor";
 import type { ProgressBar } from "@/lib/terminal/progress";
 import { configSchema } from "@/lib/config/schema";
+import { ensureSearchIndexes } from "@/lib/search/search-indexes";
 import { migrate } from "@/lib/db/migrate";
 import { measureApiSide } from "./api-side";
 import { startBareLookupServer } from "./bare-lookup-server";
 import { createBenchDatabase } from "./bench-database";
 import { prepareCases } from "./bench-cases";
-import { startBenchServer } from "./bench-server";
+import { BENCH_SEARCH, startBenchServer } from "./bench-server";
 import { createCapturingDb } from "./capturing-pool";
 import { measureFloors, ratioOf, type Floors } from "./floors";
 import { measureGuardLatency, type GuardLatencyReport } from "./guard-latency";
@@ -78,6 +79,8 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     await migrate(database.url);
     const load = await loadBenchData(database.url, rows, progress);
+    // As `npm start` does after migrating: the searchable fields' expression indexes (idem db index).
+    await ensureSearchIndexes(database.url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
     log(
       `loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events in ${Object.entries(
         load.seconds,
@@ -194,4 +197,9 @@ function toResult(
       trivialOverBare: ratioOf(floors.trivialP50Ms, floors.bareP50Ms),
     },
   };
+}
+
+/** The bench's searchable fields as the tools part of a configuration. */
+export function searchToolsOf(search: Record<string, Record<string, string>>) {
+  return Object.fromEntries(Object.entries(search).map(([tool, fields]) => [tool, { search: fields }]));
 }

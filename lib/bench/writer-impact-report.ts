@@ -84,6 +84,15 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     `  prometheus scrape: ${report.scrape.requests} scrapes (${report.scrape.errors} errors) ran in the loaded phases with the sampler going; ${report.lockFailures.length === 0 ? "no lock a writer waited on was held by a console backend" : `${report.lockFailures.length} console lock(s) a writer waited on (below)`}`,
   );
 
+  const search = report.searchIndexes;
+  lines.push(
+    "",
+    `searchable-field indexes (idem db index), writer alone: none p99 ${search.without.p99Ms} ms (p50 ${search.without.p50Ms} ms)`,
+    ...search.each.map(
+      (e) =>
+        `  with ${e.index} (${e.tool} ${e.label} = ${e.path}) only: p99 ${e.latency.p99Ms} ms (p50 ${e.latency.p50Ms} ms), ${e.p99Ratio}× the p99 without`,
+    ),
+  );
   lines.push("", `checkpoints: ${report.phaseCheckpoints} CHECKPOINTs, one just before each measured phase`);
   lines.push("", "pinning:");
   if ("unavailable" in report.pinning) lines.push(`  unavailable: ${report.pinning.unavailable}`);

@@ -27,6 +27,7 @@ import {
 } from "./writer-placement";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS } from "./writer-protocol";
 import { checkpointBeforePhase } from "./phase-checkpoint";
+import { measureSearchIndexCost, type SearchIndexCost } from "./search-index-cost";
 import { isConsoleApplicationName } from "@/lib/db/application-name";
 
 export type WriterImpactOptions = {
@@ -80,6 +81,8 @@ export type WriterImpactReport = {
   placements: PlacementResult[];
   /** Target: writer p99 ratio ≤ this with pinning. */
   targetP99Ratio: number;
+  /** The writer alone without the searchable fields' expression indexes, then with each (issue #28). */
+  searchIndexes: SearchIndexCost;
   /** CHECKPOINTs run before measured phases (one per phase unless the server refused them). */
   phaseCheckpoints: number;
   /** The target, per pinned placement that ran (pinned, isolated). */
@@ -177,6 +180,15 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           ),
         );
       }
+      const searchIndexes = await measureSearchIndexCost(
+        database.url,
+        configSchema.parse(server.config),
+        writer,
+        { rate: options.rate, seconds: options.seconds, warmupSeconds: WARMUP_SECONDS },
+        // Not counted in phaseCheckpoints: those are the placements' phases.
+        async () => void (await checkpointBeforePhase(client)),
+        log,
+      );
       log("export memory: the console's peak RSS while streaming CSV exports of growing size…");
       const exportMemory = await measureExportMemory(server, exportSizes(rows, load.end));
       log(
@@ -228,6 +240,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           : { unavailable: postmaster as string },
         placements,
         targetP99Ratio: TARGET_P99_RATIO,
+        searchIndexes,
         phaseCheckpoints,
         targets,
         targetMet: targets.length > 0 ? targets.every((t) => t.met) : null,

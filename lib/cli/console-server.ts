@@ -12,7 +12,8 @@ import { embeddedDataDir } from "@/lib/db/embedded-record";
 import { migrate } from "@/lib/db/migrate";
 import { behindTransactionPooler, poolerLimitsProblem } from "@/lib/db/pooler";
 import { consoleTimeouts } from "@/lib/db/timeouts";
-import { getConfig } from "@/lib/config/load";
+import { getConfig, parseConfig } from "@/lib/config/load";
+import { runSearchIndexes } from "@/lib/search/run-search-indexes";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
@@ -60,6 +61,9 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
         }
         demo = await launchDemoWorld(connection.url);
       }
+      // After migrations, like them: the searchable fields' indexes of the configuration the console will serve.
+      const config = demo ? parseConfig(readFileSync(demo.configFile, "utf8"), demo.configFile) : getConfig();
+      await runSearchIndexes(connection, config, (what) => console.log(`search index: ${what}`));
       await build;
       return await startNext(options, connection.url, demo?.configFile);
     } finally {

@@ -1,4 +1,5 @@
 import { Command, CommanderError } from "commander";
+import { registerAllowRepeat } from "@/lib/cli/commands/allow-repeat";
 import { registerBench } from "@/lib/cli/commands/bench";
 import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
 import { registerBenchWriters } from "@/lib/cli/commands/bench-writers";
@@ -33,6 +34,7 @@ registerBenchGuard(program);
 registerBenchWriters(program);
 registerReconcile(program);
 registerTrim(program);
+registerAllowRepeat(program);
 registerRollup(program);
 registerVerifyTool(program);
 

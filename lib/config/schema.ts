@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { durationOrOffSchema, durationSchema } from "@/lib/config/duration";
+import { parseSearchPath, redactingRule, RESERVED_SEARCH_LABELS, SEARCH_LABEL } from "@/lib/config/searchable-fields";
 
 /** Milliseconds: a page or API read gives up after 5 s, a write never waits more than 2 s for a row lock, an export may run 60 s. */
 export const DEFAULT_DATABASE_TIMEOUTS = {
@@ -66,7 +67,26 @@ const toolSchema = z.strictObject({
     .refine((ms) => ms % 1_000 === 0, "expected a whole number of seconds, as the writer's window_s is")
     .optional(),
   businessKey: z.boolean().optional(),
+  // Response fields support may search by (label → simple JSONPath), served by `idem db index`'s
+  // expression indexes; a redacted path is refused below, where the redact rules are known.
+  // (zod reports a bad record key without its message, so labels are checked there too).
+  search: z.record(z.string(), searchPath()).optional(),
 });
+
+function searchLabelProblem(label: string): string | null {
+  if (!SEARCH_LABEL.test(label))
+    return `${JSON.stringify(label)}: a search label is a lower-case name: a letter, then letters, digits or _ (at most 31)`;
+  if ((RESERVED_SEARCH_LABELS as readonly string[]).includes(label))
+    return `${JSON.stringify(label)} is one of the records list's own parameters: choose another label`;
+  return null;
+}
+
+function searchPath() {
+  return z.string().superRefine((path, ctx) => {
+    const parsed = parseSearchPath(path);
+    if (!parsed.ok) ctx.addIssue({ code: "custom", message: parsed.message });
+  });
+}
 
 // A verification (verify-tool, issue #18) makes real side effects: only servers this file marks
 // "verify": true (staging) may be verified. Admin-added servers never can.
@@ -139,6 +159,21 @@ export const configSchema = z
           path: ["tools", tool, "window"],
           message: "a tool keyed by a business key has no time window: set businessKey or window, not both",
         });
+      for (const [label, path] of Object.entries(settings.search ?? {})) {
+        const labelProblem = searchLabelProblem(label);
+        if (labelProblem !== null) {
+          ctx.addIssue({ code: "custom", path: ["tools", tool, "search", label], message: labelProblem });
+          continue;
+        }
+        const parsed = parseSearchPath(path);
+        const rule = parsed.ok ? redactingRule(parsed.segments, config.redact) : null;
+        if (rule !== null)
+          ctx.addIssue({
+            code: "custom",
+            path: ["tools", tool, "search", label],
+            message: `${path} is redacted (redact rule ${rule}): a masked value cannot be searchable`,
+          });
+      }
       const processor = settings.processor;
       if (processor?.type === "mcp-tool" && !names.has(processor.server)) {
         ctx.addIssue({

@@ -25,6 +25,8 @@ export type DemoConsoleConfig = {
     {
       stuckAfter: string;
       businessKey?: boolean;
+      /** Searchable response fields: label → JSONPath into the stored response (issue #28). */
+      search?: Record<string, string>;
       processor?: { type: "http"; baseUrl: string } | { type: "mcp-tool"; server: string; tool: string };
     }
   >;
@@ -45,11 +47,17 @@ export function demoConsoleConfig(urls: { processor: string; mcp: string }): Dem
   const processor = { type: "http" as const, baseUrl: urls.processor };
   return {
     tools: {
-      charge_card: { stuckAfter: "5m", processor },
-      refund_charge: { stuckAfter: "5m", processor },
+      // What a customer quotes: the processor's charge id (ch_…, the receipt), a refund id (re_…). The
+      // charge id is "receipt" on its refunds and its receipt e-mail too, so one paste finds all three.
+      charge_card: { stuckAfter: "5m", processor, search: { receipt: "$.id" } },
+      refund_charge: { stuckAfter: "5m", processor, search: { refund: "$.id", receipt: "$.charge_id" } },
       // The mail service has no reference look-up: its stuck rows are for an operator to judge.
       // Keyed by the charge id (a business key): one receipt per charge, however late the repeat.
-      send_receipt_email: { stuckAfter: "5m", businessKey: true },
+      send_receipt_email: {
+        stuckAfter: "5m",
+        businessKey: true,
+        search: { receipt: "$.charge_id", message: "$.email_id" },
+      },
       // Writes no rows (it is not keyed); named so the console can ask the shop about an order.
       create_shipment: {
         stuckAfter: "10m",

@@ -27,6 +27,8 @@ export const ERROR_CODES = [
   "not_found",
   "unknown_tenant",
   "conflict",
+  // allow-repeat (issue #28): only a completed record's deduplication can be ended.
+  "not_completed",
   "outcome_unknown",
   "outcome_mismatch",
   "name_taken",

@@ -3,6 +3,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { getConfig } from "@/lib/config/load";
 import { getDb, getReadDb } from "@/lib/db/client";
+import { lookupSearchFields } from "@/lib/search/lookup-search-fields";
 import { traceRefs, type LookupResult, lookUpRefs, type RefTrace } from "@/lib/records/lookup";
 import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail";
 import { redactionOf } from "@/lib/privacy/redact";
@@ -19,6 +20,8 @@ export type RecordPageData =
       kind: "record";
       detail: RecordDetail;
       mayResolve: boolean;
+      /** A completed record the reader may allow to repeat (issue #28): the panel shows. */
+      mayAllowRepeat: boolean;
       version: string | null;
       confirmation: ResolutionConfirmation | null;
     }
@@ -49,11 +52,12 @@ export async function loadRecordPageData(
     return { kind: "gone", trace, confirmation: await loadConfirmation(actor, key, options.resolved, now) };
   }
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
+  const mayAllowRepeat = can(actor.role, "records:allow-repeat") && detail.record.status === "completed";
   const [version, confirmation] = await Promise.all([
-    mayResolve ? readRowVersion(db, actor, key) : null,
+    mayResolve || mayAllowRepeat ? readRowVersion(db, actor, key) : null,
     loadConfirmation(actor, key, options.resolved, now),
   ]);
-  return { kind: "record", detail, mayResolve, version, confirmation };
+  return { kind: "record", detail, mayResolve, mayAllowRepeat, version, confirmation };
 }
 
 /** The named audit entry, if it is a resolution of this key within the reader's tenants; else no confirmation. */
@@ -74,5 +78,9 @@ async function loadConfirmation(
 
 /** The lookup page's search, within the reader's tenants. */
 export function lookUpForPage(actor: Actor, text: string): Promise<LookupResult> {
-  return lookUpRefs(getReadDb(), actor, text, { redact: redactionOf(getConfig()) });
+  const db = getReadDb();
+  return lookUpRefs(db, actor, text, {
+    redact: redactionOf(getConfig()),
+    searchFields: lookupSearchFields(db, actor),
+  });
 }

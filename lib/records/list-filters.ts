@@ -5,6 +5,7 @@ import {
   PAGE_DIRECTIONS,
   RECORDS_FIELD_RULES,
   serializeRecordsParams,
+  type SearchField,
   UNRECORDED_TOOL,
   type ExportFormat,
   type PageDirection,
@@ -21,6 +22,7 @@ import {
 import { formatInstant, timeRangeProblem } from "@/lib/url-state/time-range";
 import { decodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import { quoteInput } from "@/lib/text/quote-input";
+import { maskedValueClass, MASKED_VALUE_MESSAGE } from "@/lib/privacy/masked-value";
 
 /**
  * THE parser of the records list's URL state, shared by the server page and the /api/v1/records
@@ -32,7 +34,7 @@ import { quoteInput } from "@/lib/text/quote-input";
 
 export * from "@/lib/records/records-search-params";
 
-export const FILTER_PARAMS = ["tenant", "subject", "tool", "status", "stuck", "from", "to"] as const;
+export const FILTER_PARAMS = ["tenant", "subject", "tool", "status", "stuck", "field", "from", "to"] as const;
 /** Where in the filtered list a page starts. */
 export const PAGING_PARAMS = ["cursor", "dir", "limit"] as const;
 export const LIST_PARAMS = [...FILTER_PARAMS, ...PAGING_PARAMS] as const;
@@ -48,6 +50,8 @@ export type RecordsFilter = {
   status: string | null;
   /** in_progress for longer than the tool's stuckAfter threshold. */
   stuck: boolean;
+  /** A searchable response field equal to a value (`field=receipt:ch_…`); rows with no recorded tool never match. */
+  field: SearchField | null;
   /** Inclusive lower bound on created_at. */
   from: Date | null;
   /** Exclusive upper bound on created_at. */
@@ -66,6 +70,7 @@ export const EMPTY_FILTER: RecordsFilter = {
   tool: null,
   status: null,
   stuck: false,
+  field: null,
   from: null,
   to: null,
 };
@@ -79,6 +84,11 @@ const FIELD_SCHEMAS = {
   tool: fieldSchema(RECORDS_FIELD_RULES.tool),
   status: fieldSchema(RECORDS_FIELD_RULES.status),
   stuck: fieldSchema(RECORDS_FIELD_RULES.stuck),
+  // Never an oracle (issue #28 §2): a value of a class every page masks is refused, for every role.
+  field: fieldSchema(RECORDS_FIELD_RULES.field).refine(
+    (field) => maskedValueClass(field.value) === null,
+    `${MASKED_VALUE_MESSAGE} (an e-mail address or a card number is masked on every page)`,
+  ),
   from: fieldSchema(RECORDS_FIELD_RULES.from),
   to: fieldSchema(RECORDS_FIELD_RULES.to),
   cursor: cursorField(
@@ -112,6 +122,7 @@ export function filterToParams(filter: RecordsFilter) {
     tool: filter.tool,
     status: filter.status,
     stuck: filter.stuck,
+    field: filter.field,
     from: filter.from,
     to: filter.to,
   };
@@ -125,10 +136,14 @@ function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
   accepted: readonly K[],
   unknownParams: UnknownParams,
   unknownHint: string,
+  searchLabels: readonly string[],
 ): ParseResult<{ [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> }> {
   const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, accepted, { unknownParams, unknownHint });
   const range = timeRangeProblem(values as { from?: Date; to?: Date });
   if (range) problems.push(range);
+  const field = (values as { field?: SearchField }).field;
+  if (field && !searchLabels.includes(field.label))
+    problems.push({ param: "field", message: searchLabelProblem(field.label, searchLabels) });
   if (problems.length > 0) return { ok: false, problems };
   return { ok: true, value: values };
 }
@@ -140,6 +155,7 @@ function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unkno
     tool: (values.tool as string | undefined) ?? null,
     status: (values.status as string | undefined) ?? null,
     stuck: (values.stuck as boolean | undefined) ?? false,
+    field: (values.field as SearchField | undefined) ?? null,
     from: (values.from as Date | undefined) ?? null,
     to: (values.to as Date | undefined) ?? null,
   };
@@ -151,13 +167,14 @@ function filterFrom(values: Partial<Record<(typeof FILTER_PARAMS)[number], unkno
  */
 export function parseRecordsQuery(
   input: RawParams,
-  options: { unknownParams: UnknownParams },
+  options: { unknownParams: UnknownParams; searchLabels?: readonly string[] },
 ): ParseResult<RecordsQuery> {
   const parsed = parseParams(
     input,
     LIST_PARAMS,
     options.unknownParams,
     `the records list takes ${LIST_PARAMS.join(", ")}`,
+    options.searchLabels ?? [],
   );
   if (!parsed.ok) return parsed;
   const v = parsed.value;
@@ -176,17 +193,25 @@ export function parseRecordsQuery(
 /** The export's query: the list's filter and a format, never a cursor (an export starts at the newest row). */
 export function parseRecordsExportQuery(
   input: RawParams,
+  searchLabels: readonly string[] = [],
 ): ParseResult<{ filter: RecordsFilter; format: ExportFormat }> {
   const parsed = parseParams(
     input,
     EXPORT_PARAMS,
     "reject",
     `the export takes ${EXPORT_PARAMS.join(", ")} (it always starts at the newest matching record, so no cursor, dir or limit)`,
+    searchLabels,
   );
   if (!parsed.ok) return parsed;
   if (parsed.value.format === undefined)
     return { ok: false, problems: [{ param: "format", message: "format: required, csv or json" }] };
   return { ok: true, value: { filter: filterFrom(parsed.value), format: parsed.value.format } };
+}
+
+function searchLabelProblem(label: string, labels: readonly string[]): string {
+  return labels.length === 0
+    ? `field: no searchable field is configured (idem.config.json tools.<tool>.search), so ${quoteInput(label)} names none`
+    : `field: ${quoteInput(label)} is not a searchable field; configured: ${labels.join(", ")}`;
 }
 
 /** Human words for a filter: "tenant acme, status failed, created from … to …". */
@@ -197,6 +222,7 @@ export function describeFilter(filter: RecordsFilter): string {
   if (filter.tool !== null) parts.push(filter.tool === UNRECORDED_TOOL ? "tool unrecorded" : `tool ${filter.tool}`);
   if (filter.status !== null) parts.push(`status ${filter.status}`);
   if (filter.stuck) parts.push("stuck only");
+  if (filter.field) parts.push(`${filter.field.label} ${filter.field.value}`);
   if (filter.from) parts.push(`created from ${formatInstant(filter.from)}`);
   if (filter.to) parts.push(`created before ${formatInstant(filter.to)}`);
   return parts.join(", ");

@@ -9,6 +9,7 @@ import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQu
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import type { RecordSummary } from "@/lib/records/lookup";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { specsOfLabel, toolLiteral } from "@/lib/config/search-specs";
 
 /**
  * One row of the records list: the record summary look-ups show (no response: it may hold
@@ -50,6 +51,7 @@ export function recordsConditions(actor: Actor, filter: RecordsFilter, config: I
   else if (filter.tool !== null) conditions.push(Prisma.sql`tool = ${filter.tool}`);
   if (filter.status !== null) conditions.push(Prisma.sql`status = ${filter.status}`);
   if (filter.stuck) conditions.push(stuckCondition(config, now));
+  if (filter.field) conditions.push(searchFieldCondition(config, filter.field));
   if (filter.from) conditions.push(Prisma.sql`created_at >= ${filter.from}::timestamptz`);
   if (filter.to) conditions.push(Prisma.sql`created_at < ${filter.to}::timestamptz`);
   return conditions;
@@ -57,6 +59,20 @@ export function recordsConditions(actor: Actor, filter: RecordsFilter, config: I
 
 export function whereClause(conditions: Prisma.Sql[]): Prisma.Sql {
   return conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
+}
+
+/**
+ * A searchable field equal to a value: one branch per tool that configures the label, each the
+ * expression and predicate of that tool's index (`idem db index`), so each is an index scan. A label
+ * no tool configures (the parser refuses it first) matches nothing rather than everything.
+ */
+export function searchFieldCondition(config: IdemConfig, field: { label: string; value: string }): Prisma.Sql {
+  const branches = specsOfLabel(config, field.label).map(
+    (spec) =>
+      Prisma.sql`(tool = ${Prisma.raw(toolLiteral(spec.tool))} AND ${Prisma.raw(spec.expression)} = ${field.value}
+        AND jsonb_typeof(response #> ${Prisma.raw(spec.pathLiteral)}) IN ('string', 'number'))`,
+  );
+  return branches.length > 0 ? Prisma.sql`(${Prisma.join(branches, " OR ")})` : Prisma.sql`FALSE`;
 }
 
 /**

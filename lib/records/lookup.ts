@@ -3,7 +3,7 @@ import type { Redaction } from "@/lib/privacy/redact";
 import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { refOf } from "idem-guard";
-import { extractRefs } from "@/lib/records/extract-refs";
+import { extractLookupTokens, MAX_TOKENS_PER_LOOKUP } from "@/lib/records/lookup-tokens";
 import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
@@ -64,11 +64,43 @@ export type RefTrace = RefFates & {
   lastAudit: { action: string; at: string; actor: string } | null;
 };
 
+/** A searchable response field a value was found under (idem.config.json's tools.<tool>.search). */
+export type SearchableFieldMatch = RecordSummary & { field: { label: string; tool: string } };
+
+/** Looks values up among the configured searchable fields; absent when none are configured. */
+export type SearchFields = (values: string[]) => Promise<Map<string, SearchableFieldMatch[]>>;
+
+/**
+ * One thing the paste named, answered in the order it appears: found (one record), several (a
+ * ref two keys share, the rare case), gone (released or trimmed: the trace says so) or unknown.
+ */
+export type LookupAnswer = {
+  token: string;
+  kind: "key" | "ref" | "field";
+  outcome: "found" | "several" | "gone" | "unknown";
+  matches: RecordSummary[];
+  /** The searchable field each match was found under (kind "field" only), in matches' order. */
+  fields: Array<{ label: string; tool: string }>;
+  /** More records share this ref than are listed. */
+  moreMatches: boolean;
+  /** For a ref or key that matched no row: what events and the audit log remember. */
+  trace: RefTrace | null;
+};
+
 export type LookupResult =
   | { kind: "invalid"; message: string }
   | { kind: "no_refs"; message: string }
   | {
       kind: "searched";
+      /** Each ref, key and id found in the text, in order; ids that matched nothing are in unmatchedIds. */
+      answers: LookupAnswer[];
+      /** Id-like words looked up among the searchable fields that matched nothing. */
+      unmatchedIds: string[];
+      /** Distinct refs, keys and ids the text held; at most `limit` were looked up. */
+      totalTokens: number;
+      limit: number;
+      /** Values never looked up because the pages mask them. */
+      notSearched: { emails: number; cardNumbers: number };
       keys: string[];
       refs: string[];
       /** The paste held more candidates than were looked up. */
@@ -92,23 +124,32 @@ export async function lookUpRefs(
   db: Db,
   actor: Actor,
   text: string,
-  options: { redact: Redaction | readonly string[] },
+  options: { redact: Redaction | readonly string[]; searchFields?: SearchFields },
 ): Promise<LookupResult> {
-  const extracted = extractRefs(text);
+  const extracted = extractLookupTokens(text);
   if (!extracted.ok) return { kind: "invalid", message: extracted.message };
-  const { keys, refs, truncated } = extracted;
-  if (keys.length === 0 && refs.length === 0) {
+  const searchFields = options.searchFields;
+  const tokens = extracted.tokens.filter(
+    // A ref written beside its own key names the key's record: one answer, not two.
+    (token) =>
+      !(token.kind === "ref" && extracted.tokens.some((t) => t.kind === "key" && t.value.startsWith(token.value))) &&
+      (token.kind !== "word" || searchFields),
+  );
+  const keys = tokens.filter((t) => t.kind === "key").map((t) => t.value);
+  const bareRefs = tokens.filter((t) => t.kind === "ref").map((t) => t.value);
+  if (tokens.length === 0) {
     return {
       kind: "no_refs",
-      message:
-        "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
+      message: searchFields
+        ? "No ref, key or searchable id found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64; receipts and tracking numbers are found as the configuration names them."
+        : "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
     };
   }
   const scope = actorTenantScope(actor).where;
-  const refsOfKeys = new Set(keys.map(refOf));
-  const bareRefs = refs.filter((ref) => !refsOfKeys.has(ref));
+  // A 12-digit order number is hex too: every token is also looked for among the searchable fields.
+  const fieldValues = searchFields ? tokens.map((t) => t.value) : [];
 
-  const [byKey, byRef] = await Promise.all([
+  const [byKey, byRef, byField] = await Promise.all([
     keys.length > 0
       ? db.idempotency.findMany({ where: { key: { in: keys }, ...scope }, select: RECORD_SUMMARY_SELECT })
       : [],
@@ -122,25 +163,89 @@ export async function lookUpRefs(
         }),
       ),
     ),
+    searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : new Map<string, SearchableFieldMatch[]>(),
   ]);
 
-  const matches = new Map<string, RecordSummary>();
-  for (const row of byKey) matches.set(row.key, toRecordSummary(row));
-  let moreMatches = false;
-  const missed: string[] = keys.filter((key) => !matches.has(key));
-  bareRefs.forEach((ref, i) => {
-    const rows = byRef[i] ?? [];
-    if (rows.length > MAX_MATCHES_PER_REF) moreMatches = true;
-    if (rows.length === 0) missed.push(ref);
-    for (const row of rows.slice(0, MAX_MATCHES_PER_REF)) matches.set(row.key, toRecordSummary(row));
-  });
+  const rowsOf = new Map<string, RecordSummary[]>();
+  for (const row of byKey) rowsOf.set(row.key, [toRecordSummary(row)]);
+  bareRefs.forEach((ref, i) => rowsOf.set(ref, (byRef[i] ?? []).map(toRecordSummary)));
 
+  const missed = tokens.filter((t) => t.kind !== "word" && (rowsOf.get(t.value) ?? []).length === 0);
+  const misses = await traceRefs(
+    db,
+    actor,
+    missed.filter((t) => (byField.get(t.value) ?? []).length === 0).map((t) => t.value),
+    options,
+  );
+  const traceOf = new Map(misses.map((trace) => [trace.ref, trace]));
+
+  const answers: LookupAnswer[] = [];
+  const unmatchedIds: string[] = [];
+  for (const token of tokens) {
+    const rows = rowsOf.get(token.value) ?? [];
+    const fieldRows = byField.get(token.value) ?? [];
+    if (rows.length > 0 || token.kind !== "word") {
+      if (rows.length === 0 && fieldRows.length > 0) {
+        answers.push(fieldAnswer(token.value, fieldRows));
+        continue;
+      }
+      const trace = traceOf.get(token.value) ?? null;
+      answers.push({
+        token: token.value,
+        kind: token.kind === "key" ? "key" : "ref",
+        outcome:
+          rows.length > 1
+            ? "several"
+            : rows.length === 1
+              ? "found"
+              : trace && trace.fate !== "never_seen"
+                ? "gone"
+                : "unknown",
+        matches: rows.slice(0, MAX_MATCHES_PER_REF),
+        fields: [],
+        moreMatches: rows.length > MAX_MATCHES_PER_REF,
+        trace,
+      });
+    } else if (fieldRows.length > 0) answers.push(fieldAnswer(token.value, fieldRows));
+    else unmatchedIds.push(token.value);
+  }
+
+  const matches = new Map<string, RecordSummary>();
+  for (const answer of answers) for (const row of answer.matches) matches.set(row.key, row);
   const sorted = [...matches.values()].sort((a, b) =>
     a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0,
   );
-  const misses = await traceRefs(db, actor, missed, options);
   const whyMissing = sorted.length === 0 ? await explainMissing(db, actor, misses) : [];
-  return { kind: "searched", keys, refs, truncated, matches: sorted, moreMatches, misses, whyMissing };
+  const refs = [...bareRefs];
+  for (const key of keys) if (!refs.includes(refOf(key))) refs.push(refOf(key));
+  return {
+    kind: "searched",
+    answers,
+    unmatchedIds,
+    totalTokens: extracted.total,
+    limit: MAX_TOKENS_PER_LOOKUP,
+    notSearched: extracted.masked,
+    keys,
+    refs,
+    truncated: extracted.total > extracted.tokens.length,
+    matches: sorted,
+    moreMatches: answers.some((answer) => answer.moreMatches),
+    misses,
+    whyMissing,
+  };
+}
+
+function fieldAnswer(token: string, rows: SearchableFieldMatch[]): LookupAnswer {
+  const kept = rows.slice(0, MAX_MATCHES_PER_REF);
+  return {
+    token,
+    kind: "field",
+    outcome: rows.length > 1 ? "several" : "found",
+    matches: kept.map(({ field: _field, ...summary }) => summary),
+    fields: kept.map((row) => row.field),
+    moreMatches: rows.length > MAX_MATCHES_PER_REF,
+    trace: null,
+  };
 }
 
 /** Each token's trace: its fate (released, trimmed, never seen) and what events and the audit log hold. */
@@ -199,7 +304,7 @@ async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise
     const trimmed = miss.trimmed[0];
     if (released) {
       reasons.push(
-        `${miss.ref}: released by ${released.actor} at ${utcMinute(new Date(released.at))}${released.forced ? ' (forced, without "not taken" evidence)' : ""}${released.reason ? ` — “${released.reason}”` : ""} (audit entry ${released.auditId}). A released claim is deleted from the table; its snapshot is in the audit log.`,
+        `${miss.ref}: ${released.repeatAllowed ? "repeat allowed" : "released"} by ${released.actor} at ${utcMinute(new Date(released.at))}${released.forced ? ' (forced, without "not taken" evidence)' : ""}${released.reason ? ` — “${released.reason}”` : ""} (audit entry ${released.auditId}). ${released.repeatAllowed ? "The completed record was deleted so the next identical call runs again" : "A released claim is deleted from the table"}; its snapshot is in the audit log.`,
       );
     } else if (trimmed) {
       reasons.push(

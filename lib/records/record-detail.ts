@@ -9,9 +9,12 @@ import { repeatDelayBand, type RepeatDelayBand } from "@/lib/records/repeat-dela
 import { refOf, inFlightMessage } from "idem-guard";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
+import { searchableValuesOf, type SearchableValue } from "@/lib/records/searchable-values";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { readRecordDetail } from "@/lib/records/record-detail-read";
 import { describeProcessor } from "@/lib/config/describe-processor";
+import { answerInputOf } from "@/lib/records/record-answer-input";
+import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
 const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
@@ -93,6 +96,8 @@ export type RecordAuditEntry = Pick<
 
 export type RecordDetail = {
   record: RecordSummary;
+  /** The one sentence support reads to the customer, and the times it rests on (lib/records/answer-sentence.ts). */
+  answer: RecordAnswer;
   /** sha256 of the canonical arguments, as the writer recorded it; null: not recorded (an optional column). */
   argumentsSha256: string | null;
   /** Until when this key catches a repeat: the end of its time bucket, or a business key's row lifetime. */
@@ -100,6 +105,8 @@ export type RecordDetail = {
   ageMs: number;
   stuck: { isStuck: boolean; thresholdMs: number; threshold: string; source: string };
   response: { value: unknown; present: boolean; redacted: boolean; redactedPaths: string[] };
+  /** The searchable fields of its tool (idem.config.json tools.<tool>.search) in its masked response. */
+  searchable: SearchableValue[];
   repeatCaller: RepeatCallerAnswer;
   timeline: TimelineEntry[];
   /** Null: this writer records no events (shown as such, never as zero). */
@@ -225,6 +232,9 @@ export async function getRecordDetail(
 
   return {
     record: toRecordSummary(row),
+    answer: recordAnswer(
+      answerInputOf(config, row, { response, stuck: isStuck(config, row, now), events, audit, protection }),
+    ),
     argumentsSha256: row.argumentsSha256,
     protection,
     ageMs: Math.max(0, now.getTime() - row.createdAt.getTime()),
@@ -243,6 +253,7 @@ export async function getRecordDetail(
       redacted: response.redactedPaths.length > 0,
       redactedPaths: response.redactedPaths,
     },
+    searchable: searchableValuesOf(config, row.tool, response.value),
     repeatCaller,
     timeline,
     eventCounts,

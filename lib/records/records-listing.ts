@@ -22,6 +22,7 @@ export type RecordsListing = {
     tool: string | null;
     status: string | null;
     stuck: boolean;
+    field: { label: string; value: string } | null;
     from: string | null;
     to: string | null;
   };
@@ -58,6 +59,7 @@ export async function loadRecordsListing(
       tool: query.tool,
       status: query.status,
       stuck: query.stuck,
+      field: query.field,
       from: query.from ? formatInstant(query.from) : null,
       to: query.to ? formatInstant(query.to) : null,
     },

@@ -31,6 +31,30 @@ export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 
 const instantField = thenRule(printableRule(40), instantRule);
 
+/** A searchable response field (idem.config.json `tools.<tool>.search`) and the value it must equal. */
+export type SearchField = { label: string; value: string };
+export const MAX_SEARCH_FIELD_VALUE = 200;
+
+/**
+ * `field=<label>:<value>` (`field=receipt:ch_3Mq…`): one parameter of a fixed name, so the API's
+ * contract and OpenAPI document stay static while each deployment names its own labels.
+ */
+const searchFieldRule: FieldRule<SearchField> = thenRule(printableRule(240), (raw) => {
+  const colon = raw.indexOf(":");
+  const label = colon < 0 ? "" : raw.slice(0, colon);
+  const value = colon < 0 ? "" : raw.slice(colon + 1).trim();
+  if (!/^[a-z][a-z0-9_]{0,30}$/.test(label) || value === "")
+    return { ok: false, message: "expected <label>:<value>, e.g. receipt:ch_3Mq2x (a label idem.config.json names)" };
+  if (value.length > MAX_SEARCH_FIELD_VALUE)
+    return { ok: false, message: `the value is at most ${MAX_SEARCH_FIELD_VALUE} characters` };
+  return { ok: true, value: { label, value } };
+});
+
+/** The URL form of a searchable-field filter. */
+export function formatSearchField(field: SearchField): string {
+  return `${field.label}:${field.value}`;
+}
+
 /** Each field's rule on its raw text (the cursor's, dir's and format's are the server's alone). */
 export const RECORDS_FIELD_RULES = {
   tenant: printableRule(200),
@@ -38,6 +62,7 @@ export const RECORDS_FIELD_RULES = {
   tool: printableRule(200),
   status: printableRule(100),
   stuck: booleanRule,
+  field: searchFieldRule,
   from: instantField,
   to: instantField,
   limit: pageSizeRule(PAGE_SIZES),
@@ -66,6 +91,11 @@ export const recordsSearchParams = {
   tool: fieldParser(RECORDS_FIELD_RULES.tool, String),
   status: fieldParser(RECORDS_FIELD_RULES.status, String),
   stuck: fieldParser(RECORDS_FIELD_RULES.stuck, String).withDefault(false),
+  field: fieldParser(
+    RECORDS_FIELD_RULES.field,
+    formatSearchField,
+    (a, b) => a.label === b.label && a.value === b.value,
+  ),
   from: fieldParser(RECORDS_FIELD_RULES.from, formatInstant, sameInstant),
   to: fieldParser(RECORDS_FIELD_RULES.to, formatInstant, sameInstant),
   // Opaque to the client: it only ever copies cursors the server handed out.

@@ -7,6 +7,9 @@ import { findTrimmedRefs, TRIMMED_REF_HORIZON_DAYS } from "@/lib/retention/trimm
 
 /** The audit actions that delete a claim: an operator's, a bulk apply's or the reconciler's release. */
 export const RELEASE_ACTIONS = ["record.release", "record.force_release"] as const;
+/** An operator ended a completed record's deduplication (lib/resolve/allow-repeat.ts): deleted as a release is. */
+export const ALLOW_REPEAT_ACTION = "record.allow_repeat";
+const DELETE_ACTIONS = [...RELEASE_ACTIONS, ALLOW_REPEAT_ACTION];
 /** Releases a ref can name before the answer says "more" (two keys sharing 48 bits is already rare). */
 const MAX_RELEASES_PER_REF = 20;
 
@@ -19,6 +22,8 @@ export type ReleasedRef = {
   action: string;
   /** Released without "not taken" evidence, by an admin. */
   forced: boolean;
+  /** Not a release: a completed record whose deduplication an operator ended, so the next identical call ran again. */
+  repeatAllowed: boolean;
   key: string;
   tenant: string | null;
   reason: string | null;
@@ -45,8 +50,8 @@ export type TrimmedRef = {
   auditVisible: boolean;
 };
 
-/** released / trimmed when the audit log says so, within the reader's tenants; never_seen otherwise. */
-export type RefFate = "released" | "trimmed" | "never_seen";
+/** released / repeat_allowed (the latest deletion) / trimmed when the audit log says so, within the reader's tenants; never_seen otherwise. */
+export type RefFate = "released" | "repeat_allowed" | "trimmed" | "never_seen";
 
 export type RefFates = { fate: RefFate; released: ReleasedRef[]; trimmed: TrimmedRef[] };
 
@@ -69,7 +74,7 @@ export async function traceFates(
         db.auditLog.findMany({
           where: {
             key: token.length === 64 ? { equals: token } : { gte: token, lt: `${token}g` },
-            action: { in: [...RELEASE_ACTIONS] },
+            action: { in: DELETE_ACTIONS },
             ...scope.where,
           },
           orderBy: [{ at: "desc" }, { id: "desc" }],
@@ -115,6 +120,7 @@ export async function traceFates(
         actorRole: entry.actorRole,
         action: entry.action,
         forced: entry.action === "record.force_release",
+        repeatAllowed: entry.action === ALLOW_REPEAT_ACTION,
         key: entry.key ?? token,
         tenant: entry.tenant,
         reason: entry.reason,
@@ -144,7 +150,14 @@ export async function traceFates(
         ];
       });
     fates.set(token, {
-      fate: released.length > 0 ? "released" : trimmed.length > 0 ? "trimmed" : "never_seen",
+      fate:
+        released.length > 0
+          ? released[0]!.repeatAllowed
+            ? "repeat_allowed"
+            : "released"
+          : trimmed.length > 0
+            ? "trimmed"
+            : "never_seen",
       released,
       trimmed,
     });

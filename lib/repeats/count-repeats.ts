@@ -10,8 +10,8 @@ type Tx = Pick<Prisma.TransactionClient, "$executeRaw">;
  * by their `at` — into repeat_delay_hourly, each with its delay after the first call (the row's
  * created_at; a negative delay from writer clock skew counts as 0), and the arguments_mismatch
  * events into duplicate_scan_hourly. Runs in the duplicate scan's chunk transaction, under its
- * lock and watermark, so every event is counted once. A row released before the scan is measured
- * from its release's audit snapshot; an event whose row is gone without one (trimmed) is left out.
+ * lock and watermark, so every event is counted once. A row released (or allowed to repeat) before the
+ * scan is measured from its audit snapshot; an event whose row is gone without one (trimmed) is left out.
  */
 export async function countRepeatsInto(
   tx: Tx,
@@ -30,10 +30,10 @@ export async function countRepeatsInto(
                                 ${windows.defaultWindowSeconds}::float8) END AS window_s
       FROM idempotency_event e
       LEFT JOIN idempotency r ON r.key = e.key
-      -- A claim an operator released before the scan: its first call's time from the release's audit snapshot.
+      -- A claim an operator released (or allowed to repeat) before the scan: its first call's time from the audit snapshot.
       LEFT JOIN LATERAL (
         SELECT (a.before ->> 'createdAt')::timestamptz AS created_at, a.before ->> 'tool' AS tool FROM audit_log a
-        WHERE r.key IS NULL AND a.key = e.key AND a.action IN ('record.release', 'record.force_release')
+        WHERE r.key IS NULL AND a.key = e.key AND a.action IN ('record.release', 'record.force_release', 'record.allow_repeat')
         ORDER BY a.at DESC LIMIT 1
       ) released ON true
       WHERE e.at >= ${range.from} AND e.at < ${range.to} AND e.kind IN ('replay_served', 'in_flight_rejected')

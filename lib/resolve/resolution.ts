@@ -103,6 +103,56 @@ export type ApplyResult =
   | { ok: true; before: RowSnapshot; after: RowSnapshot | null; auditId: bigint }
   | { ok: false; code: "conflict"; current: RowSnapshot | null };
 
+const SNAPSHOT_SELECT = `key, tenant, subject, tool, status, response, created_at, updated_at, ${ROW_VERSION_SQL} AS version`;
+
+/**
+ * Locks the row if it is still at `status` and the version the operator saw (the compare-and-set's
+ * read half). Otherwise someone else acted (a writer, another operator, the reconciler): the
+ * current row, null when it is gone, for the caller's conflict.
+ */
+export async function lockAtVersion(
+  tx: Prisma.TransactionClient,
+  input: { key: string; status: "in_progress" | "completed"; expectedVersion: string | null },
+): Promise<{ ok: true; before: RowSnapshot } | { ok: false; code: "conflict"; current: RowSnapshot | null }> {
+  const [before] = await tx.$queryRawUnsafe<SnapshotRow[]>(
+    `SELECT ${SNAPSHOT_SELECT} FROM idempotency WHERE key = $1 AND status = $2
+       AND ${ROW_VERSION_SQL} IS NOT DISTINCT FROM $3 FOR UPDATE`,
+    input.key,
+    input.status,
+    input.expectedVersion,
+  );
+  if (before) return { ok: true, before: toSnapshot(before) };
+  const [current] = await tx.$queryRawUnsafe<SnapshotRow[]>(
+    `SELECT ${SNAPSHOT_SELECT} FROM idempotency WHERE key = $1`,
+    input.key,
+  );
+  return { ok: false, code: "conflict", current: current ? toSnapshot(current) : null };
+}
+
+/**
+ * Deletes a row locked by lockAtVersion and writes its audit row, with the full snapshot, in the
+ * caller's transaction: a release and an allowed repeat both end a key this way. Deleting, not
+ * marking: a writer that finds any row treats it as taken (docs/architecture.md#states).
+ */
+export async function deleteWithSnapshot(
+  tx: Prisma.TransactionClient,
+  actor: Actor,
+  input: { before: RowSnapshot; action: string; reason: string; evidence: unknown },
+): Promise<bigint> {
+  const { key, status } = input.before;
+  await tx.$executeRawUnsafe(`DELETE FROM idempotency WHERE key = $1 AND status = $2`, key, status);
+  const audit = await writeAudit(tx, actor, {
+    action: input.action,
+    key,
+    tenant: input.before.tenant,
+    before: json(input.before),
+    after: null,
+    reason: input.reason,
+    evidence: input.evidence === null ? null : json(input.evidence),
+  });
+  return audit.id;
+}
+
 /**
  * The compare-and-set, inside the caller's transaction, with its audit row in the same one:
  * the row changes only if it is still in_progress at the version the operator saw. Zero rows
@@ -120,45 +170,40 @@ export async function applyResolution(
     check: ProcessorCheck;
   },
 ): Promise<ApplyResult> {
-  const select = `key, tenant, subject, tool, status, response, created_at, updated_at, ${ROW_VERSION_SQL} AS version`;
-  const [before] = await tx.$queryRawUnsafe<SnapshotRow[]>(
-    `SELECT ${select} FROM idempotency WHERE key = $1 AND status = 'in_progress'
-       AND ${ROW_VERSION_SQL} IS NOT DISTINCT FROM $2 FOR UPDATE`,
+  const locked = await lockAtVersion(tx, {
+    key: input.key,
+    status: "in_progress",
+    expectedVersion: input.expectedVersion,
+  });
+  if (!locked.ok) return locked;
+  const { before } = locked;
+  if (input.decision.action === "release") {
+    const action = input.decision.forced ? "record.force_release" : "record.release";
+    const auditId = await deleteWithSnapshot(tx, actor, {
+      before,
+      action,
+      reason: input.reason,
+      evidence: input.check,
+    });
+    return { ok: true, before, after: null, auditId };
+  }
+  const [row] = await tx.$queryRawUnsafe<SnapshotRow[]>(
+    `UPDATE idempotency SET status = 'completed', response = $2::jsonb, updated_at = now()
+     WHERE key = $1 AND status = 'in_progress' RETURNING ${SNAPSHOT_SELECT}`,
     input.key,
-    input.expectedVersion,
+    JSON.stringify(input.decision.response ?? null),
   );
-  if (!before) {
-    const [current] = await tx.$queryRawUnsafe<SnapshotRow[]>(
-      `SELECT ${select} FROM idempotency WHERE key = $1`,
-      input.key,
-    );
-    return { ok: false, code: "conflict", current: current ? toSnapshot(current) : null };
-  }
-  let after: RowSnapshot | null = null;
-  if (input.decision.action === "complete") {
-    const [row] = await tx.$queryRawUnsafe<SnapshotRow[]>(
-      `UPDATE idempotency SET status = 'completed', response = $2::jsonb, updated_at = now()
-       WHERE key = $1 AND status = 'in_progress' RETURNING ${select}`,
-      input.key,
-      JSON.stringify(input.decision.response ?? null),
-    );
-    after = row ? toSnapshot(row) : null;
-  } else {
-    // Release deletes: a writer that finds any row treats it as taken, so a "released" status
-    // would block the retry forever (docs/architecture.md#states). The audit row keeps the snapshot.
-    await tx.$executeRawUnsafe(`DELETE FROM idempotency WHERE key = $1 AND status = 'in_progress'`, input.key);
-  }
-  const snapshot = toSnapshot(before);
+  const after = row ? toSnapshot(row) : null;
   const audit = await writeAudit(tx, actor, {
-    action: input.decision.forced ? "record.force_release" : `record.${input.decision.action}`,
+    action: "record.complete",
     key: input.key,
     tenant: before.tenant,
-    before: json(snapshot),
+    before: json(before),
     after: after ? json(after) : null,
     reason: input.reason,
     evidence: json(input.check),
   });
-  return { ok: true, before: snapshot, after, auditId: audit.id };
+  return { ok: true, before, after, auditId: audit.id };
 }
 
 function json(value: unknown): Prisma.InputJsonValue {

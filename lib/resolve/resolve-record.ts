@@ -3,11 +3,11 @@ import { z } from "zod";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { findVisibleRecord, isRowVersion } from "@/lib/records/visible-records";
+import { findVisibleRecord } from "@/lib/records/visible-records";
 import { askProcessor } from "./ask-processor";
 import type { ProcessorCheck } from "./processor-check-types";
 import { applyResolution, decideResolution, type RowSnapshot } from "./resolution";
-import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import { auditReasonField, expectedUpdatedAtField } from "./audited-input-fields";
 import { FORCE_RELEASE_CONFIRMATION } from "./resolve-rules";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
@@ -15,14 +15,8 @@ export { FORCE_RELEASE_CONFIRMATION };
 
 export const resolveInputSchema = z.strictObject({
   action: z.enum(["complete", "release"]),
-  reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
-  expectedUpdatedAt: z
-    .string()
-    .refine(
-      isRowVersion,
-      "expected the record's version (updated_at with microseconds, e.g. 2026-11-29T10:00:00.123456Z) or null",
-    )
-    .nullable(),
+  reason: auditReasonField,
+  expectedUpdatedAt: expectedUpdatedAtField,
   force: z.boolean().optional(),
   confirm: z.string().optional(),
 });

@@ -6,7 +6,8 @@ import type { RowSnapshot } from "./resolution";
  * answer or from the audit entry itself, so the record page can say it again after a reload.
  */
 export type ResolvedClaim = {
-  action: "complete" | "release";
+  /** allow_repeat: a completed record's deduplication ended (lib/resolve/allow-repeat.ts). */
+  action: "complete" | "release" | "allow_repeat";
   forced: boolean;
   key: string;
   tenant: string;
@@ -19,6 +20,7 @@ const RESOLUTION_ACTIONS: Record<string, Pick<ResolvedClaim, "action" | "forced"
   "record.complete": { action: "complete", forced: false },
   "record.release": { action: "release", forced: false },
   "record.force_release": { action: "release", forced: true },
+  "record.allow_repeat": { action: "allow_repeat", forced: false },
 };
 
 /** From an audit entry of this key; null when the entry is not a resolution of it. */

@@ -200,6 +200,12 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       contentType: form,
       ran: errorCode("not_found"),
     },
+    "POST /api/v1/records/[key]/allow-repeat": {
+      path: `/api/v1/records/${missingKey}/allow-repeat`,
+      body: JSON.stringify({ reason: "access matrix: a key that does not exist", expectedUpdatedAt: null }),
+      contentType: form,
+      ran: errorCode("not_found"),
+    },
     "POST /api/v1/bulk/plan": {
       path: "/api/v1/bulk/plan",
       body: JSON.stringify({ keys: [missingKey] }),

@@ -90,6 +90,8 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "POST /api/v1/records/[key]/resolve":    [401,       403,     404,     404,     403,     403,     404,     404,     403,     403],
   // Revealing a masked response (audited): operators and admins.
   "POST /api/v1/records/[key]/reveal":     [401,       403,     404,     404,     403,     403,     404,     404,     403,     403],
+  // Ending a completed record's deduplication (the next identical call runs again): operators and admins.
+  "POST /api/v1/records/[key]/allow-repeat": [401,     403,     404,     404,     403,     403,     404,     404,     403,     403],
   "POST /api/v1/bulk/plan":                [401,       403,     200,     200,     403,     403,     200,     200,     403,     403],
   "POST /api/v1/bulk/apply":               [401,       403,     200,     200,     403,     403,     200,     200,     403,     403],
   "POST /api/v1/reconcile":                [401,       403,     200,     200,     403,     403,     200,     200,     403,     403],

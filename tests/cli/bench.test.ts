@@ -35,6 +35,7 @@ type BenchJson = {
 
 const CASES = [
   "ref lookup",
+  "searchable field (receipt)",
   "list, first page",
   "list, 10,000 rows deep (keyset)",
   "filtered list (acme + charge_card + completed)",

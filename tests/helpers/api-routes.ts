@@ -10,6 +10,7 @@ const ROUTE_MODULES = {
   "records/[key]/check-arguments": () => import("@/app/api/v1/records/[key]/check-arguments/route"),
   "records/[key]/resolve": () => import("@/app/api/v1/records/[key]/resolve/route"),
   "records/[key]/reveal": () => import("@/app/api/v1/records/[key]/reveal/route"),
+  "records/[key]/allow-repeat": () => import("@/app/api/v1/records/[key]/allow-repeat/route"),
   lookup: () => import("@/app/api/v1/lookup/route"),
   "keys/explain": () => import("@/app/api/v1/keys/explain/route"),
   audit: () => import("@/app/api/v1/audit/route"),

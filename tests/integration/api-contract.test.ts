@@ -17,6 +17,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { listAppRoutes } from "../access/app-routes";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
+import { readRowVersion } from "@/lib/records/visible-records";
 
 // Every /api/v1 route against its contract (lib/api/contracts): the OpenAPI document generated
 // from the contracts passes a real validator (Redocly's recommended rules), and every example of
@@ -104,10 +105,13 @@ describe("every /api/v1 route answers as its contract says", () => {
     await processor.stop();
   });
 
-  const fill = (text: string) => text.replaceAll("{key}", KEY);
+  // `{version}`: the examples' record's version as it is now (a compare-and-set needs what the caller saw).
+  let version = "";
+  const fill = (text: string) => text.replaceAll("{key}", KEY).replaceAll("{version}", version);
   /** With `token` null, an Authorization header that is not a bearer token (in-process there is no session to fall back on). */
   async function send(contract: RouteContract, example: Omit<RouteExample, "name" | "status">, token: string | null) {
     const handler = await routeHandler(moduleOf(contract), contract.method);
+    version = (await readRowVersion(db, system, KEY)) ?? "";
     const query = new URLSearchParams((example.query ?? []).map(([k, v]) => [k, fill(v)])).toString();
     const params = Object.fromEntries(Object.entries(example.params ?? {}).map(([k, v]) => [k, fill(v)]));
     const url = `http://console.test${contract.path.replace(/\{(\w+)\}/g, (_, name: string) => encodeURIComponent(params[name] ?? "x"))}${query ? `?${query}` : ""}`;

@@ -433,6 +433,7 @@ describe("records list, facets and export (real PostgreSQL)", () => {
         tool: UNRECORDED_TOOL,
         status: null,
         stuck: true,
+        field: null,
         from: new Date("2026-11-29T00:00:00Z"),
         to: new Date("2026-11-29T17:30:00Z"),
         cursor: null,

@@ -11,6 +11,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import { connectTestDb } from "../helpers/db";
 import { insertTakenClaim } from "../helpers/taken-claim";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
+import { CLAIM_COLUMNS } from "@/lib/records/visible-records";
 
 // Every route that can change something, called once the way its users call it: the audit log
 // gains exactly the rows the mutation promises (one), and read-only POSTs gain none. The list
@@ -125,6 +126,22 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
         const key = await completedRecord();
         return (await route("records/[key]/reveal")).POST!(
           request(`/api/v1/records/${key}/reveal`, { reason: "ticket 1: which card?" }),
+          keyed(key),
+        );
+      },
+    },
+    "POST /api/v1/records/[key]/allow-repeat": {
+      auditRows: 1,
+      call: async () => {
+        const key = await completedRecord();
+        const [row] = await db.$queryRaw<
+          { version: string }[]
+        >`SELECT ${CLAIM_COLUMNS} FROM idempotency WHERE key = ${key}`;
+        return (await route("records/[key]/allow-repeat")).POST!(
+          request(`/api/v1/records/${key}/allow-repeat`, {
+            reason: "ticket 2: the customer buys it again",
+            expectedUpdatedAt: row!.version,
+          }),
           keyed(key),
         );
       },

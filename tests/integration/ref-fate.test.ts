@@ -12,6 +12,7 @@ import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
 import { lookUpRefs, type LookupResult } from "@/lib/records/lookup";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
+import { allowRepeat } from "@/lib/resolve/allow-repeat";
 import { connectTestDb } from "../helpers/db";
 
 // The API route reads its configuration from IDEM_CONFIG: the same masking as the direct calls.
@@ -113,6 +114,7 @@ describe("what happened to a ref no longer in the table: released, or never seen
           actorRole: "operator",
           action: "record.release",
           forced: false,
+          repeatAllowed: false,
           key,
           tenant: ACME,
           reason: "processor has no charge for this reference",
@@ -135,6 +137,33 @@ describe("what happened to a ref no longer in the table: released, or never seen
       expect(result.whyMissing[0]).toContain(`(audit entry ${released.auditId})`);
       expect(result.whyMissing.join(" ")).not.toMatch(/never existed|Never seen/);
     }
+  });
+
+  it("a completed record an operator allowed to repeat: fate repeat_allowed, its completed snapshot masked", async () => {
+    n += 1;
+    const key = createHash("sha256").update(`fate-repeat|${run}|${n}`).digest("hex");
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at) VALUES ($1, $2, 'user_1', 'charge_card', 'completed', $3, now() - interval '1 hour')`,
+      [key, ACME, { id: "ch_9", card: "4242424242424242" }],
+    );
+    const allowed = await allowRepeat(db, operator, key, {
+      reason: "ticket 7: buys a second one",
+      expectedUpdatedAt: null,
+    });
+    if (!allowed.ok) throw new Error(allowed.message);
+    const miss = (await searched(viewer, `ref ${key.slice(0, 12)}`)).misses[0]!;
+    expect(miss.fate).toBe("repeat_allowed");
+    expect(miss.released).toEqual([
+      expect.objectContaining({
+        auditId: allowed.auditId,
+        action: "record.allow_repeat",
+        forced: false,
+        repeatAllowed: true,
+        reason: "ticket 7: buys a second one",
+        snapshot: expect.objectContaining({ status: "completed", response: { id: "ch_9", card: "[redacted]" } }),
+      }),
+    ]);
+    expect(JSON.stringify(miss)).not.toContain("4242424242424242");
   });
 
   it("another tenant's released ref is never seen by a tenant-limited reader, exactly like a random ref", async () => {

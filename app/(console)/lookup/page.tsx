@@ -22,14 +22,14 @@ export default async function LookupPage({ searchParams }: Props) {
   );
   const now = new Date();
   const [result, lag] = await Promise.all([text.trim() ? lookUpForPage(actor, text) : null, loadReplicaLagNotice()]);
-  // One record: straight to it, the answer support came for.
-  if (result?.kind === "searched" && result.matches.length === 1 && result.matches[0])
-    redirect(`/records/${result.matches[0].key}`);
+  // One thing named, one record found: straight to it, the answer support came for.
+  const only = result?.kind === "searched" && result.answers.length === 1 ? result.answers[0] : undefined;
+  if (only?.outcome === "found" && only.matches[0]) redirect(`/records/${only.matches[0].key}`);
   return (
     <>
       <PageHeader
         title="Lookup"
-        description="Paste a customer's error message, a ref or a full key and land on the record."
+        description="Paste a customer's error message or a whole ticket — refs, keys, receipt or tracking ids — and land on the record."
       />
       <ReplicaLagBanner notice={lag} />
       <div className="max-w-5xl space-y-6">

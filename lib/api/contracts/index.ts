@@ -11,6 +11,7 @@ import {
   reconcileContract,
 } from "./operations";
 import {
+  allowRepeatContract,
   checkArgumentsContract,
   checkRecordContract,
   explainKeyContract,
@@ -58,4 +59,6 @@ export const API_CONTRACTS: readonly RouteContract[] = [
   toolsAddServerContract,
   toolsUploadContract,
   toolsVerifyContract,
+  // Last: its example deletes the examples' record.
+  allowRepeatContract,
 ];

@@ -5,8 +5,10 @@ import { domainQuery, strictQuery } from "@/lib/api/strict-query";
 import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
 import { revealInputSchema } from "@/lib/records/reveal-response";
 import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
+import { configuredSearchLabels } from "@/lib/config/search-specs";
 import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
+import { allowRepeatInputSchema } from "@/lib/resolve/allow-repeat";
 import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
 
 const facet = z.looseObject({});
@@ -15,6 +17,8 @@ const facet = z.looseObject({});
 const FILTER_DESCRIPTIONS = {
   subject:
     "The authenticated caller the writer recorded (the subject column), matched exactly; at most 200 characters, no control characters. Still limited to your tenants.",
+  field:
+    "A searchable response field and the value it must equal exactly, as `<label>:<value>` (e.g. `receipt:ch_3Mq2x`). Labels are what idem.config.json names per tool (`tools.<tool>.search`), so they differ per console: an unknown label is a 400 naming the configured ones. A value holding an e-mail address or a card number is refused (400, masked values cannot be searched). Records whose writer recorded no tool are never matched.",
 };
 
 export const listRecordsContract = defineContract({
@@ -25,7 +29,7 @@ export const listRecordsContract = defineContract({
   action: "records:read",
   query: domainQuery(
     LIST_PARAMS,
-    (params) => parseRecordsQuery(params, { unknownParams: "reject" }),
+    (params) => parseRecordsQuery(params, { unknownParams: "reject", searchLabels: configuredSearchLabels() }),
     FILTER_DESCRIPTIONS,
   ),
   responses: {
@@ -38,6 +42,7 @@ export const listRecordsContract = defineContract({
           tool: nullableString,
           status: nullableString,
           stuck: z.boolean(),
+          field: z.object({ label: z.string(), value: z.string() }).nullable(),
           from: instant.nullable(),
           to: instant.nullable(),
         }),
@@ -60,6 +65,8 @@ export const listRecordsContract = defineContract({
     { name: "a page size it does not have", query: [["limit", "7"]], status: 400 },
     { name: "a tenant nobody has", query: [["tenant", "nobody-has-this"]], status: 404 },
     { name: "one subject's calls", query: [["subject", "user_1"]], status: 200 },
+    { name: "a label no tool configures", query: [["field", "nolabel:ch_1"]], status: 400 },
+    { name: "an e-mail address searched", query: [["field", "receipt:someone@example.com"]], status: 400 },
     {
       name: "subject twice",
       query: [
@@ -78,7 +85,11 @@ export const exportRecordsContract = defineContract({
   summary: "The list's matching records as a streamed, bounded CSV or JSON download.",
   action: "records:export",
   pool: "export",
-  query: domainQuery(EXPORT_PARAMS, parseRecordsExportQuery, FILTER_DESCRIPTIONS),
+  query: domainQuery(
+    EXPORT_PARAMS,
+    (params) => parseRecordsExportQuery(params, configuredSearchLabels()),
+    FILTER_DESCRIPTIONS,
+  ),
   responses: {
     200: {
       description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.",
@@ -101,6 +112,20 @@ export const exportRecordsContract = defineContract({
   ],
 });
 
+/** The record's answer sentence (lib/records/answer-sentence.ts): what support reads to the customer. */
+const recordAnswer = z.object({
+  outcome: z.enum(["done", "refused", "not_done", "unknown", "in_progress", "other"]),
+  sentence: z.string().describe("One plain sentence support can read to the customer, from this reader's masked view."),
+  times: z
+    .array(z.object({ label: z.string(), at: instant.nullable() }))
+    .describe("The times the sentence rests on, each named for what it is; at null: not recorded by this writer."),
+  amount: z
+    .object({ cents: z.number().int(), currency: nullableString, text: z.string() })
+    .nullable()
+    .describe("The response's amount_cents; null when the response holds none or it is masked."),
+  ids: z.array(z.object({ label: z.string(), value: z.string() })),
+});
+
 export const recordDetailContract = defineContract({
   method: "GET",
   path: "/api/v1/records/{key}",
@@ -113,6 +138,7 @@ export const recordDetailContract = defineContract({
       description: "The record as its page shows it; the response masked.",
       schema: z.object({
         record: recordSummary,
+        answer: recordAnswer,
         argumentsSha256: nullableString.describe(
           "sha256 hex of the call's canonical arguments as the writer recorded it (arguments_sha256); null: this writer does not record it.",
         ),
@@ -139,6 +165,11 @@ export const recordDetailContract = defineContract({
           redacted: z.boolean(),
           redactedPaths: z.array(z.string()),
         }),
+        searchable: z
+          .array(z.object({ label: z.string(), path: z.string(), value: nullableString }))
+          .describe(
+            "The record's searchable response fields (idem.config.json tools.<tool>.search), as the masked response holds them; value null: masked for every role.",
+          ),
         repeatCaller: z.looseObject({}),
         timeline: z.array(z.looseObject({})),
         eventCounts: z.record(z.string(), z.number()).nullable(),
@@ -290,6 +321,45 @@ export const resolveRecordContract = defineContract({
   ],
 });
 
+export const allowRepeatContract = defineContract({
+  method: "POST",
+  path: "/api/v1/records/{key}/allow-repeat",
+  tag: "records",
+  summary: "End a completed record's deduplication: the next identical call runs (and charges) again.",
+  description:
+    "Deletes the completed row, its snapshot kept in the audit log as record.allow_repeat (as a release does), so a customer can make the same purchase twice on purpose. A compare-and-set on `expectedUpdatedAt`, the version the operator saw: 409 conflict carries `current` when the row changed; 409 not_completed when the record is not completed (a stuck claim is resolved instead).",
+  action: "records:allow-repeat",
+  path_params: recordKeyPath,
+  body: allowRepeatInputSchema,
+  responses: {
+    200: {
+      description: "Deleted, with its audit row.",
+      schema: z.object({ before: rowSnapshot, auditId: z.string() }),
+    },
+  },
+  errors: [...BODY_ERRORS, "bad_key", "ref_not_key", "not_found", "not_completed", "conflict"],
+  examples: [
+    {
+      name: "a version it no longer has",
+      params: { key: "{key}" },
+      body: { reason: "contract test", expectedUpdatedAt: "2000-01-01T00:00:00.000000Z" },
+      status: 409,
+    },
+    {
+      name: "allow a repeat",
+      params: { key: "{key}" },
+      body: { reason: "contract test", expectedUpdatedAt: "{version}" },
+      status: 200,
+    },
+    {
+      name: "no reason",
+      params: { key: "{key}" },
+      body: { expectedUpdatedAt: null },
+      status: 400,
+    },
+  ],
+});
+
 export const revealRecordContract = defineContract({
   method: "POST",
   path: "/api/v1/records/{key}/reveal",
@@ -324,7 +394,13 @@ export const lookupContract = defineContract({
   summary: "The records that the refs and keys in a pasted text name, within your tenants.",
   action: "records:lookup",
   query: strictQuery(
-    { q: z.string().describe("The text to search for refs: an error message, a ref or a key.") },
+    {
+      q: z
+        .string()
+        .describe(
+          "The text to search: an error message or a whole ticket, with refs, keys or searchable ids (at most 50).",
+        ),
+    },
     {
       hint: "the lookup takes q",
       required: { q: "required — the text to search for refs (an error message, a ref or a key)" },
@@ -334,6 +410,29 @@ export const lookupContract = defineContract({
     200: {
       description: "What matched, and for what did not, any trace left in events or the audit log.",
       schema: z.object({
+        answers: z
+          .array(
+            z.object({
+              token: z.string().describe("The ref, key or id as the text held it."),
+              kind: z.enum(["key", "ref", "field"]),
+              outcome: z
+                .enum(["found", "several", "gone", "unknown"])
+                .describe("gone: released or trimmed (trace says which); several: a ref two keys share."),
+              matches: z.array(recordSummary),
+              fields: z
+                .array(z.object({ label: z.string(), tool: z.string() }))
+                .describe("For kind field: the searchable field each match was found under."),
+              moreMatches: z.boolean(),
+              trace: z.looseObject({ ref: z.string(), fate: z.string() }).nullable(),
+            }),
+          )
+          .describe("Each ref, key and searchable id in the text, in the order it appears."),
+        unmatchedIds: z.array(z.string()).describe("Id-like words looked up among the searchable fields, not found."),
+        totalTokens: z.int().describe("Distinct refs, keys and ids the text held; at most limit were looked up."),
+        limit: z.int(),
+        notSearched: z
+          .object({ emails: z.int(), cardNumbers: z.int() })
+          .describe("Values never looked up because the pages mask them."),
         keys: z.array(z.string()),
         refs: z.array(z.string()),
         truncated: z.boolean(),

@@ -8,6 +8,8 @@ import { namedVariable } from "@/lib/config/environment";
 import { ownerUrl } from "@/lib/db/connection";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
+import { getConfig } from "@/lib/config/load";
+import { runSearchIndexes } from "@/lib/search/run-search-indexes";
 
 export function registerDb(program: Command): void {
   const db = program.command("db").description("database administration, run as the schema's owner");
@@ -39,6 +41,22 @@ export function registerDb(program: Command): void {
         console.log(
           `serve the console as it: DATABASE_URL=postgresql://${report.role}:…@host/db, with DATABASE_MIGRATE_URL naming the owner for migrations`,
         );
+      }),
+    );
+  db.command("index")
+    .description(
+      "create the expression indexes of the searchable response fields idem.config.json names (tools.<tool>.search), drop those it no longer names; a second run changes nothing",
+    )
+    .option("--json", "print {created, rebuilt, kept, dropped, concurrently} as JSON")
+    .action(
+      runCommand(async (options: { json?: boolean }) => {
+        const config = getConfig();
+        const report = await withConnection((connection) =>
+          runSearchIndexes(connection, config, options.json ? undefined : (what) => console.log(what)),
+        );
+        if (options.json) return printJson(report);
+        if (report.created.length + report.rebuilt.length + report.dropped.length === 0)
+          console.log(`search indexes are up to date (${report.kept.length} configured)`);
       }),
     );
 }

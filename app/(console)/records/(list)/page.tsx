@@ -12,6 +12,7 @@ import { loadRecordsPageData } from "@/lib/pages/records-page-data";
 import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
+import { configuredSearchLabels } from "@/lib/config/search-specs";
 
 export const metadata = { title: "Records" };
 
@@ -32,7 +33,8 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
 
 async function RecordsSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
-  const parsed = parseRecordsQuery(params, { unknownParams: "ignore" });
+  const searchLabels = configuredSearchLabels();
+  const parsed = parseRecordsQuery(params, { unknownParams: "ignore", searchLabels });
   if (!parsed.ok)
     return (
       <QueryProblems
@@ -52,6 +54,7 @@ async function RecordsSection({ actor, searchParams }: { actor: Actor; searchPar
         query={parsed.value}
         listing={listing}
         configuredTools={configuredTools}
+        searchLabels={searchLabels}
         tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
         exportMaxRows={EXPORT_MAX_ROWS}
       />

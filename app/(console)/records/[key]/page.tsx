@@ -71,6 +71,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
         detail={detail}
         now={now}
         canReveal={can(actor.role, "records:reveal")}
+        allowRepeatVersion={data.mayAllowRepeat ? version : undefined}
         processorPanel={
           mayResolve ? (
             <ResolvePanel

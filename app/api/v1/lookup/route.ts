@@ -3,9 +3,13 @@ import { lookupContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { redactionOf } from "@/lib/privacy/redact";
+import { lookupSearchFields } from "@/lib/search/lookup-search-fields";
 
 export const GET = contractRoute(lookupContract, async ({ readDb, actor, query }) => {
-  const result = await lookUpRefs(readDb, actor, query.q ?? "", { redact: redactionOf(getConfig()) });
+  const result = await lookUpRefs(readDb, actor, query.q ?? "", {
+    redact: redactionOf(getConfig()),
+    searchFields: lookupSearchFields(readDb, actor),
+  });
   if (result.kind === "invalid") return { ok: false, code: "text_too_long", message: result.message };
   if (result.kind === "no_refs") return { ok: false, code: "no_ref", message: result.message };
   const { kind: _kind, ...body } = result;

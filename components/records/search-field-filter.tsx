@@ -1,0 +1,52 @@
+import { filterFieldClass, filterLabelClass } from "@/components/records/filter-fields";
+import type { SearchField } from "@/lib/records/records-search-params";
+
+type Props = {
+  /** The URL's field filter. */
+  value: SearchField | null;
+  /** The labels idem.config.json names (tools.<tool>.search); none: the control is not shown. */
+  labels: string[];
+};
+
+/**
+ * A searchable response field (a receipt, a tracking number) and the exact value support was
+ * given, submitted with the form as `field=<label>:<value>`. Keyed on the URL value so the back
+ * button resets what is typed here.
+ */
+export function SearchFieldFilter({ value, labels }: Props) {
+  if (labels.length === 0) return null;
+  const options = [...new Set([...labels, ...(value ? [value.label] : [])])];
+  return (
+    <fieldset className="flex max-w-full flex-wrap items-end gap-1.5" data-testid="search-field-filter">
+      <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Response field (exact)</legend>
+      <select
+        key={`label-${value?.label ?? ""}`}
+        name="fieldLabel"
+        aria-label="Searchable field"
+        defaultValue={value?.label ?? options[0]}
+        className={filterFieldClass}
+      >
+        {options.map((label) => (
+          <option key={label} value={label}>
+            {label}
+          </option>
+        ))}
+      </select>
+      <label className={`${filterLabelClass} sr-only`} htmlFor="records-field-value">
+        Value
+      </label>
+      <input
+        id="records-field-value"
+        key={`value-${value?.value ?? ""}`}
+        name="fieldValue"
+        defaultValue={value?.value ?? ""}
+        placeholder="e.g. ch_3Mq2x…"
+        maxLength={200}
+        autoComplete="off"
+        spellCheck={false}
+        aria-label="Value of the searchable field"
+        className={`${filterFieldClass} w-44 max-w-full font-mono`}
+      />
+    </fieldset>
+  );
+}
