@@ -148,7 +148,9 @@ function FoundRecord({ record, now }: { record: RecordSummary; now: Date }) {
 function Footnotes({ result }: { result: Searched }) {
   const notes: string[] = [];
   if (result.unmatchedIds.length > 0)
-    notes.push(`Looked for as searchable ids, not found: ${result.unmatchedIds.join(", ")}.`);
+    notes.push(
+      `Looked for as searchable ids, not found: ${result.unmatchedIds.join(", ")}. Only rows whose writer recorded the tool are searched by these fields; a ref or key finds any row.`,
+    );
   const { emails, cardNumbers } = result.notSearched;
   if (emails + cardNumbers > 0)
     notes.push(

@@ -10,7 +10,13 @@ import { withIdempotency } from "idem-guard";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS, type WriterAnswer, type WriterRequest } from "./writer-protocol";
 import { runOpenLoop } from "./writer-schedule";
 
-const RECEIPT = { id: "ch_writer", status: "succeeded", amount_cents: 24000, card_last4: "0071" };
+// A distinct charge id per call, as a processor hands out: what the receipt search index really stores.
+const receipt = () => ({
+  id: `ch_${randomBytes(12).toString("hex")}`,
+  status: "succeeded",
+  amount_cents: 24000,
+  card_last4: "0071",
+});
 
 async function main(): Promise<void> {
   const url = process.argv[2];
@@ -29,7 +35,7 @@ async function main(): Promise<void> {
   const subject = `writer-${randomBytes(4).toString("hex")}`;
   const guard = withIdempotency(
     { db: pool, tool: "charge_card", statusTool: "get_charge_status", recordEvents: true },
-    async () => RECEIPT,
+    async () => receipt(),
   );
   let calls = 0;
   send({ type: "ready", backendPids });

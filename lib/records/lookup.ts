@@ -141,7 +141,7 @@ export async function lookUpRefs(
     return {
       kind: "no_refs",
       message: searchFields
-        ? "No ref, key or searchable id found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64; receipts and tracking numbers are found as the configuration names them."
+        ? "No ref found in that text, nor a key or a searchable id. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64; receipts and tracking numbers are found as the configuration names them."
         : "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
     };
   }
