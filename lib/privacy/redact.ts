@@ -59,8 +59,12 @@ export function redactJson(
 // Local part and domain of an address as people write them (not every RFC 5322 form: a quoted local part is not personal data's usual shape).
 const EMAIL =
   /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)+/g;
-// 13–19 digits, optionally grouped by single spaces or dashes, not inside a longer run of digits.
-const CARD_CANDIDATE = /(?<![\d])\d(?:[ -]?\d){12,18}(?![\d])/g;
+/**
+ * 13–19 digits, optionally grouped by single spaces or dashes, standing alone: no letter, digit or
+ * "_" may touch it, so a digit run inside a 64-hex key or an id like ch_… is not a card number.
+ * Lookup blanks the same candidates (lib/records/lookup-tokens.ts): what is masked is never searched.
+ */
+export const CARD_CANDIDATE = /(?<![0-9A-Za-z_])\d(?:[ -]?\d){12,18}(?![0-9A-Za-z_])/g;
 
 function maskValuesIn(
   node: Record<string | number, unknown>,

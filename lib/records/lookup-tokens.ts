@@ -1,4 +1,4 @@
-import { isCardNumber } from "@/lib/privacy/redact";
+import { CARD_CANDIDATE, isCardNumber } from "@/lib/privacy/redact";
 
 /** Pasted text beyond this is refused with a message: the sentence holding the ref is enough. */
 export const MAX_LOOKUP_TEXT_CHARS = 10_000;
@@ -29,7 +29,6 @@ const HEX_RUN = /(?<![0-9a-z_])(?:ref_?)?([0-9a-f]+)(?![0-9a-z_])/gi;
 // The last group of a UUID is 12 hex characters; a request id in an error message is not a ref.
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/gi;
 const EMAIL = /[A-Za-z0-9.!#$%&'*+/=?^_`{|}~-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+/g;
-const CARD_CANDIDATE = /(?<!\d)\d(?:[ -]?\d){12,18}(?!\d)/g;
 // An id a processor or carrier hands out: ch_3Mq…, 1Z999AA10123456784, ORD-10023. Trailing
 // sentence punctuation is not part of it.
 const WORD = /(?<![A-Za-z0-9_.:-])[A-Za-z0-9][A-Za-z0-9_.:-]*[A-Za-z0-9]/g;

@@ -36,6 +36,13 @@ describe("extractLookupTokens: a whole support thread", () => {
     expect(result.masked).toEqual({ emails: 1, cardNumbers: 1 });
   });
 
+  it("reads a key whose digits hold a Luhn-valid run as a key, not a card number", () => {
+    const key = "ab4242424242424242cd3f9a1c2b7d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4";
+    const result = tokens(`already in progress, key ${key}`);
+    expect(result.tokens).toEqual([{ kind: "key", value: key }]);
+    expect(result.masked).toEqual({ emails: 0, cardNumbers: 0 });
+  });
+
   it("keeps a 13-19 digit id that fails the card checksum", () => {
     expect(tokens("tracking 4242424242424241").tokens).toEqual([{ kind: "word", value: "4242424242424241" }]);
   });

@@ -64,6 +64,9 @@ describe("redactJson by value: e-mail addresses and card numbers under any key",
     ["an epoch in ms", "1796119175071"],
     ["a hex key", "3f9a1c2b7d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4f5a6b7c8d9e0f1a2b3c4"],
     ["a phone-ish run", "+1 415 555 0100"],
+    // A 64-hex key holds a 13+ digit run about one time in ten, and a tenth of those pass Luhn.
+    ["a hex key with a Luhn-valid run inside", "ab4242424242424242cd3f9a1c2b7d4e5f60718293a4b5c6d7e8f9a0b1c2d3e4"],
+    ["a processor id ending in one", "ch_4242424242424242"],
   ])("leaves what is not a card number: %s", (_label, text) => {
     expect(redactJson({ x: text }, [])).toEqual({ value: { x: text }, redactedPaths: [] });
   });
