@@ -1,19 +1,4 @@
 import { Command, CommanderError } from "commander";
-import { registerAllowRepeat } from "@/lib/cli/commands/allow-repeat";
-import { registerBench } from "@/lib/cli/commands/bench";
-import { registerBenchGuard } from "@/lib/cli/commands/bench-guard";
-import { registerBenchWriters } from "@/lib/cli/commands/bench-writers";
-import { registerDb } from "@/lib/cli/commands/db";
-import { registerKey } from "@/lib/cli/commands/key";
-import { registerMigrate } from "@/lib/cli/commands/migrate";
-import { registerReconcile } from "@/lib/cli/commands/reconcile";
-import { registerRollup } from "@/lib/cli/commands/rollup";
-import { registerSeedDemo } from "@/lib/cli/commands/seed-demo";
-import { registerServe } from "@/lib/cli/commands/serve";
-import { registerToken } from "@/lib/cli/commands/token";
-import { registerTrim } from "@/lib/cli/commands/trim";
-import { registerUser } from "@/lib/cli/commands/user";
-import { registerVerifyTool } from "@/lib/cli/commands/verify-tool";
 import { checkRequiredOptions } from "@/lib/cli/required-option";
 
 const program = new Command("idem")
@@ -22,21 +7,32 @@ const program = new Command("idem")
   .exitOverride()
   .hook("preAction", checkRequiredOptions);
 
-registerMigrate(program);
-registerDb(program);
-registerToken(program);
-registerUser(program);
-registerKey(program);
-registerServe(program);
-registerSeedDemo(program);
-registerBench(program);
-registerBenchGuard(program);
-registerBenchWriters(program);
-registerReconcile(program);
-registerTrim(program);
-registerAllowRepeat(program);
-registerRollup(program);
-registerVerifyTool(program);
+// Each command's module is loaded only when that command runs: `idem key` need not load Prisma,
+// the bench or the demo world (a third of the start-up time; the CLI tests spawn it often).
+type Register = (program: Command) => void;
+const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
+  [["migrate"], async () => (await import("@/lib/cli/commands/migrate")).registerMigrate],
+  [["db"], async () => (await import("@/lib/cli/commands/db")).registerDb],
+  [["token"], async () => (await import("@/lib/cli/commands/token")).registerToken],
+  [["user"], async () => (await import("@/lib/cli/commands/user")).registerUser],
+  [["key"], async () => (await import("@/lib/cli/commands/key")).registerKey],
+  [["serve", "demo"], async () => (await import("@/lib/cli/commands/serve")).registerServe],
+  [["seed-demo"], async () => (await import("@/lib/cli/commands/seed-demo")).registerSeedDemo],
+  [["bench"], async () => (await import("@/lib/cli/commands/bench")).registerBench],
+  [["bench-guard"], async () => (await import("@/lib/cli/commands/bench-guard")).registerBenchGuard],
+  [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
+  [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
+  [["trim"], async () => (await import("@/lib/cli/commands/trim")).registerTrim],
+  [["allow-repeat"], async () => (await import("@/lib/cli/commands/allow-repeat")).registerAllowRepeat],
+  [["rollup"], async () => (await import("@/lib/cli/commands/rollup")).registerRollup],
+  [["verify-tool"], async () => (await import("@/lib/cli/commands/verify-tool")).registerVerifyTool],
+];
+
+// A known command word loads its module alone; anything else (help, a misspelt command) loads them all,
+// in this order, so help lists every command and commander can suggest the one meant.
+const word = process.argv[2];
+const named = COMMANDS.filter(([names]) => word !== undefined && names.includes(word));
+for (const [, load] of named.length > 0 ? named : COMMANDS) (await load())(program);
 
 // `idem … | head`: the reader went away. Stop quietly, as a Unix tool does, not with a stack trace.
 process.stdout.on("error", (error: NodeJS.ErrnoException) => {
