@@ -13,7 +13,6 @@ import { SearchFieldFilter } from "@/components/records/search-field-filter";
 import { recordsSearchParams, type SearchField } from "@/lib/records/records-search-params";
 import { formatInstant } from "@/lib/url-state/field-rules";
 import { Button } from "@/components/ui/button";
-import { PhoneDisclosure } from "@/components/ui/phone-disclosure";
 
 type Props = {
   /** Tool names worth offering: configured tools and those counted for this filter. */
@@ -82,110 +81,105 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
   const statusOptions = [
     ...new Set(["in_progress", "completed", ...statuses, ...(params.status ? [params.status] : [])]),
   ];
-  const activeCount = [
-    params.tenant !== null,
-    params.subject !== null,
-    params.tool !== null,
-    params.status !== null,
-    params.stuck,
-    params.field !== null,
-    params.from !== null,
-    params.to !== null,
-  ].filter(Boolean).length;
-  const active = activeCount > 0;
+  const active =
+    params.tenant !== null ||
+    params.subject !== null ||
+    params.tool !== null ||
+    params.status !== null ||
+    params.stuck ||
+    params.field !== null ||
+    params.from !== null ||
+    params.to !== null;
 
-  // Below md the form folds behind "Filters (n)": a phone's first screen shows records, not filters.
   return (
-    <PhoneDisclosure id="records-filters" label={`Filters (${activeCount})`} buttonTestId="records-filters-toggle">
-      <form
-        onSubmit={submitTyped}
-        aria-label="Filter records"
-        data-testid="records-filter-bar"
-        data-pending={pending ? "true" : undefined}
-        className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
-      >
-        <TenantFilterField
-          value={params.tenant}
-          tenantChoices={tenantChoices}
-          onChoose={(tenant) => apply({ tenant })}
-          inputClassName="w-32"
+    <form
+      onSubmit={submitTyped}
+      aria-label="Filter records"
+      data-testid="records-filter-bar"
+      data-pending={pending ? "true" : undefined}
+      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
+    >
+      <TenantFilterField
+        value={params.tenant}
+        tenantChoices={tenantChoices}
+        onChoose={(tenant) => apply({ tenant })}
+        inputClassName="w-32"
+      />
+      <SubjectFilterField value={params.subject} />
+      <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
+      <SearchFieldFilter value={params.field} labels={searchLabels} />
+      <label className={filterLabelClass}>
+        Status
+        <select
+          name="status"
+          value={params.status ?? ""}
+          onChange={(e) => apply({ status: e.target.value || null })}
+          className={filterFieldClass}
+        >
+          <option value="">any status</option>
+          {statusOptions.map((s) => (
+            <option key={s} value={s}>
+              {s}
+            </option>
+          ))}
+        </select>
+      </label>
+      <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
+        <input
+          type="checkbox"
+          name="stuck"
+          checked={params.stuck}
+          onChange={(e) => apply({ stuck: e.target.checked })}
+          className="h-4 w-4"
         />
-        <SubjectFilterField value={params.subject} />
-        <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
-        <SearchFieldFilter value={params.field} labels={searchLabels} />
-        <label className={filterLabelClass}>
-          Status
-          <select
-            name="status"
-            value={params.status ?? ""}
-            onChange={(e) => apply({ status: e.target.value || null })}
-            className={filterFieldClass}
-          >
-            <option value="">any status</option>
-            {statusOptions.map((s) => (
-              <option key={s} value={s}>
-                {s}
-              </option>
-            ))}
-          </select>
-        </label>
-        <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
-          <input
-            type="checkbox"
-            name="stuck"
-            checked={params.stuck}
-            onChange={(e) => apply({ stuck: e.target.checked })}
-            className="h-4 w-4"
-          />
-          Stuck only
-        </label>
-        <fieldset className="flex flex-wrap items-end gap-1.5">
-          <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Created (UTC)</legend>
-          <input
-            key={`from-${params.from ? formatInstant(params.from) : ""}`}
-            type="datetime-local"
-            name="from"
-            aria-label="Created from (UTC)"
-            defaultValue={toInputValue(params.from)}
-            className={filterFieldClass}
-          />
-          <span className="pb-1.5 text-xs text-slate-500">to</span>
-          <input
-            key={`to-${params.to ? formatInstant(params.to) : ""}`}
-            type="datetime-local"
-            name="to"
-            aria-label="Created before (UTC)"
-            defaultValue={toInputValue(params.to)}
-            className={filterFieldClass}
-          />
-          <Button variant="primary" size="md" className="ml-1" type="submit">
-            Apply
-          </Button>
-        </fieldset>
-        {active ? (
-          <Button
-            variant="secondary"
-            size="md"
-            onClick={() =>
-              apply({
-                tenant: null,
-                subject: null,
-                tool: null,
-                status: null,
-                stuck: false,
-                field: null,
-                from: null,
-                to: null,
-              })
-            }
-          >
-            Clear filters
-          </Button>
-        ) : null}
-        <span aria-live="polite" className="ml-auto self-center text-xs text-slate-500">
-          {pending ? "Loading…" : ""}
-        </span>
-      </form>
-    </PhoneDisclosure>
+        Stuck only
+      </label>
+      <fieldset className="flex flex-wrap items-end gap-1.5">
+        <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Created (UTC)</legend>
+        <input
+          key={`from-${params.from ? formatInstant(params.from) : ""}`}
+          type="datetime-local"
+          name="from"
+          aria-label="Created from (UTC)"
+          defaultValue={toInputValue(params.from)}
+          className={filterFieldClass}
+        />
+        <span className="pb-1.5 text-xs text-slate-500">to</span>
+        <input
+          key={`to-${params.to ? formatInstant(params.to) : ""}`}
+          type="datetime-local"
+          name="to"
+          aria-label="Created before (UTC)"
+          defaultValue={toInputValue(params.to)}
+          className={filterFieldClass}
+        />
+        <Button variant="primary" size="md" className="ml-1" type="submit">
+          Apply
+        </Button>
+      </fieldset>
+      {active ? (
+        <Button
+          variant="secondary"
+          size="md"
+          onClick={() =>
+            apply({
+              tenant: null,
+              subject: null,
+              tool: null,
+              status: null,
+              stuck: false,
+              field: null,
+              from: null,
+              to: null,
+            })
+          }
+        >
+          Clear filters
+        </Button>
+      ) : null}
+      <span aria-live="polite" className="ml-auto self-center text-xs text-slate-500">
+        {pending ? "Loading…" : ""}
+      </span>
+    </form>
   );
 }
