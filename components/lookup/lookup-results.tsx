@@ -1,4 +1,4 @@
-import type { LookupResult } from "@/lib/records/lookup";
+import type { LookupResult, UnseenRefs } from "@/lib/records/lookup";
 import { LookupMatchesTable } from "./lookup-matches-table";
 import { RefFateCard } from "./ref-fate-card";
 import { TicketAnswers } from "./ticket-answers";
@@ -26,7 +26,6 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
   // What the audit log accounts for is shown as fact; the possibilities only for what it does not.
   const known = result.misses.filter((m) => m.fate !== "never_seen");
   const unseen = result.misses.filter((m) => m.fate === "never_seen");
-  const possibilities = result.whyMissing.filter((reason) => !known.some((m) => reason.startsWith(`${m.ref}:`)));
   return (
     <div className="space-y-4">
       <p className="text-sm text-slate-600" data-testid="lookup-searched">
@@ -44,20 +43,8 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
         <RefFateCard key={trace.ref} trace={trace} now={now} />
       ))}
 
-      {result.matches.length === 0 && unseen.length > 0 ? (
-        <section className="rounded-lg border border-slate-200 bg-white p-5" data-testid="lookup-no-match">
-          <h2 className="text-base font-semibold">
-            Never seen{known.length > 0 ? `: ${unseen.map((m) => m.ref).join(", ")}` : ""}
-          </h2>
-          <p className="mt-1 text-sm text-slate-600">
-            No row, no release and no trim of it in the tenants you can see. Why it may be missing:
-          </p>
-          <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
-            {possibilities.map((reason) => (
-              <li key={reason}>{reason}</li>
-            ))}
-          </ul>
-        </section>
+      {result.matches.length === 0 && result.unseen ? (
+        <UnseenRefsCard unseen={result.unseen} />
       ) : result.matches.length === 0 ? null : (
         <section className="rounded-lg border border-slate-200 bg-white" data-testid="lookup-matches">
           <div className="border-b border-slate-200 p-4">
@@ -84,5 +71,37 @@ export function LookupResults({ result, now }: { result: LookupResult; now: Date
         </p>
       ) : null}
     </div>
+  );
+}
+
+/** Refs nothing accounts for: "never seen" said once, in the heading, then what may explain it. */
+function UnseenRefsCard({ unseen }: { unseen: UnseenRefs }) {
+  const them = unseen.refs.length === 1 ? "it" : "them";
+  return (
+    <section className="rounded-lg border border-slate-200 bg-white p-5" data-testid="lookup-no-match">
+      <h2 className="text-base font-semibold">
+        Never seen:{" "}
+        {unseen.refs.map((ref, i) => (
+          <span key={ref}>
+            {i > 0 ? ", " : ""}
+            <code className="font-mono">{ref}</code>
+          </span>
+        ))}
+      </h2>
+      {unseen.traces.map((sentence) => (
+        <p key={sentence} className="mt-1 text-sm text-slate-700">
+          {sentence}
+        </p>
+      ))}
+      <p className="mt-1 text-sm text-slate-600">
+        No row, no release and no trim of {them} in the last {unseen.days} days in the tenants you can see. Why {them}{" "}
+        may be missing:
+      </p>
+      <ul className="mt-2 list-disc space-y-1 pl-5 text-sm text-slate-700">
+        {unseen.possibilities.map((reason) => (
+          <li key={reason}>{reason}</li>
+        ))}
+      </ul>
+    </section>
   );
 }

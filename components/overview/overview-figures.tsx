@@ -49,7 +49,7 @@ export function OverviewFigures({ counts, now }: { counts: OverviewCounts; now: 
               f.value
             )}
           </dd>
-          <dd className="mt-0.5 [overflow-wrap:anywhere] text-xs text-slate-500 lg:truncate">{f.hint}</dd>
+          <dd className="mt-0.5 [overflow-wrap:anywhere] text-xs text-slate-500">{f.hint}</dd>
         </div>
       ))}
     </dl>

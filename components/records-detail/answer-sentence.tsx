@@ -13,7 +13,8 @@ const TONE: Record<RecordAnswer["outcome"], string> = {
 
 /**
  * The record's answer first: the sentence support reads to the customer, with a copy button,
- * the amount and ids it quotes, and the times it rests on, each named for what it is.
+ * the ids it quotes, and the times it rests on, each named for what it is. The amount is in the
+ * record's summary (record-detail-view.tsx), stated once, whatever the outcome.
  */
 export function AnswerSentence({ answer, now }: { answer: RecordAnswer; now: Date }) {
   return (
@@ -25,16 +26,8 @@ export function AnswerSentence({ answer, now }: { answer: RecordAnswer; now: Dat
       <div className="mt-2">
         <CopyButton text={answer.sentence} label="Copy answer" />
       </div>
-      {answer.amount || answer.ids.length > 0 ? (
+      {answer.ids.length > 0 ? (
         <dl className="mt-3 flex flex-wrap gap-x-6 gap-y-2 text-sm">
-          {answer.amount ? (
-            <div>
-              <dt className="text-xs font-medium uppercase tracking-wide text-slate-600">Amount</dt>
-              <dd className="font-mono" data-testid="record-amount">
-                {answer.amount.text}
-              </dd>
-            </div>
-          ) : null}
           {answer.ids.map((id) => (
             <div key={`${id.label}:${id.value}`}>
               <dt className="text-xs font-medium uppercase tracking-wide text-slate-600">{id.label}</dt>

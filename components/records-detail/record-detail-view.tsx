@@ -2,6 +2,7 @@ import type { ReactNode } from "react";
 import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
+import type { StoredAmount } from "@/lib/records/response-facts";
 import { AnswerSentence } from "@/components/records-detail/answer-sentence";
 import { AllowRepeatPanel } from "@/components/records-detail/allow-repeat-panel";
 import { AskAnOperator } from "@/components/records-detail/ask-an-operator";
@@ -47,8 +48,9 @@ export function RecordDetailView({
           <CopyButton text={record.ref} label="Copy ref" />
           <StatusBadge status={record.status} stuck={stuck.isStuck} wording="stored" testId="record-status" />
         </div>
-        <dl className="mt-4 grid grid-cols-1 gap-x-8 gap-y-3 text-sm md:grid-cols-2 xl:grid-cols-3">
-          <Field label="Key" wide>
+        {/* Two columns from the phone up: the short facts pair off, so the timeline comes sooner. */}
+        <dl className="mt-4 grid grid-cols-2 gap-x-8 gap-y-3 text-sm xl:grid-cols-3">
+          <Field label="Key" span="row">
             <span className="break-all font-mono text-xs" data-testid="record-key">
               {record.key}
             </span>{" "}
@@ -57,6 +59,9 @@ export function RecordDetailView({
           <Field label="Tenant">{record.tenant}</Field>
           <Field label="Subject">{record.subject ?? <Unrecorded />}</Field>
           <Field label="Tool">{record.tool ? <span className="font-mono">{record.tool}</span> : <Unrecorded />}</Field>
+          <Field label="Amount">
+            <AmountText amount={detail.amount} />
+          </Field>
           <Field label="Arguments hash">
             {detail.argumentsSha256 ? (
               <span
@@ -79,10 +84,10 @@ export function RecordDetailView({
           <Field label="Age">
             <span title={`since ${utcText(record.createdAt)}`}>{formatAge(new Date(record.createdAt), now)}</span>
           </Field>
-          <Field label="Deduplicates">
+          <Field label="Deduplicates" span="phone-row">
             <KeyProtectionText protection={detail.protection} now={now} />
           </Field>
-          <Field label="Stuck">
+          <Field label="Stuck" span="phone-row">
             <span data-testid="record-stuck">
               {stuck.isStuck ? (
                 <span className="font-medium text-red-700">yes: in_progress for longer than {stuck.threshold}</span>
@@ -100,8 +105,10 @@ export function RecordDetailView({
         </dl>
       </section>
 
-      <div className="grid grid-cols-1 gap-6 xl:grid-cols-2">
-        <div className="min-w-0 space-y-6">
+      {/* One column below xl, where the timeline moves up before the long JSON panels (CSS order; the two
+          columns are display: contents there); two columns from xl, the timeline under the processor. */}
+      <div className="flex flex-col gap-6 xl:grid xl:grid-cols-2">
+        <div className="contents xl:block xl:min-w-0 xl:space-y-6">
           <Panel title="What a repeat caller receives now">
             {detail.repeatCaller.kind === "replay" ? (
               <p className="text-sm text-slate-700" data-testid="replay-note">
@@ -163,7 +170,7 @@ export function RecordDetailView({
           </Panel>
         </div>
 
-        <div className="min-w-0 space-y-6">
+        <div className="contents xl:block xl:min-w-0 xl:space-y-6">
           <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}>
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
             {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
@@ -173,7 +180,7 @@ export function RecordDetailView({
               <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
             </Panel>
           ) : null}
-          <Panel title="Timeline">
+          <Panel title="Timeline" className="order-first xl:order-none">
             <Timeline entries={detail.timeline} now={now} />
             {detail.eventCounts === null ? (
               <p className="mt-3 text-xs text-slate-500">
@@ -260,21 +267,45 @@ function bandLabel(band: RepeatDelayBand): string {
   return REPEAT_DELAY_BANDS.find((b) => b.band === band)?.label ?? band;
 }
 
-function Panel({ title, children }: { title: string; children: ReactNode }) {
+function Panel({ title, className = "", children }: { title: string; className?: string; children: ReactNode }) {
   return (
-    <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label={title}>
+    <section className={`min-w-0 rounded-lg border border-slate-200 bg-white p-5 ${className}`} aria-label={title}>
       <h2 className="mb-3 text-sm font-semibold text-slate-800">{title}</h2>
       {children}
     </section>
   );
 }
 
-function Field({ label, wide, children }: { label: string; wide?: boolean; children: ReactNode }) {
+/** row: the whole width; phone-row: the whole width below md, where a long sentence would not fit half. */
+const SPANS = { row: "col-span-2 xl:col-span-3", "phone-row": "col-span-2 md:col-span-1" } as const;
+
+function Field({ label, span, children }: { label: string; span?: keyof typeof SPANS; children: ReactNode }) {
   return (
-    <div className={wide ? "md:col-span-2 xl:col-span-3" : undefined}>
+    <div className={`min-w-0 ${span ? SPANS[span] : ""}`}>
       <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{label}</dt>
-      <dd className="mt-0.5">{children}</dd>
+      <dd className="mt-0.5 [overflow-wrap:anywhere]">{children}</dd>
     </div>
+  );
+}
+
+/** The amount as the stored response holds it; "not recorded" when it holds none, never 0. */
+function AmountText({ amount }: { amount: StoredAmount }) {
+  if (amount.state === "recorded")
+    return (
+      <span className="font-mono" title={`${amount.path} in the stored response`} data-testid="record-amount">
+        {amount.text}
+      </span>
+    );
+  const words =
+    amount.state === "masked"
+      ? "masked"
+      : amount.state === "unreadable"
+        ? "stored, but not a whole number of cents: see the response"
+        : "not recorded";
+  return (
+    <span data-testid="record-amount" data-state={amount.state}>
+      <Unrecorded what={words} />
+    </span>
   );
 }
 

@@ -9,7 +9,7 @@ import type { SearchableValue } from "@/lib/records/searchable-values";
 export function SearchableFields({ fields }: { fields: SearchableValue[] }) {
   if (fields.length === 0) return null;
   return (
-    <div className="md:col-span-2 xl:col-span-3" data-testid="searchable-fields">
+    <div className="col-span-2 xl:col-span-3" data-testid="searchable-fields">
       <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">Searchable fields</dt>
       <dd className="mt-0.5">
         <ul className="flex flex-col gap-1">

@@ -6,7 +6,14 @@ import { PageSizeSelect } from "@/components/records/page-size-select";
 import { RecordsTable } from "@/components/records/records-table";
 import { SearchFieldChip } from "@/components/records/search-field-chip";
 import { KeysetPager } from "@/components/ui/keyset-pager";
-import { describeFilter, filterToParams, serializeRecordsParams, type RecordsQuery } from "@/lib/records/list-filters";
+import { PhoneDisclosure } from "@/components/ui/phone-disclosure";
+import {
+  activeFilterCount,
+  describeFilter,
+  filterToParams,
+  serializeRecordsParams,
+  type RecordsQuery,
+} from "@/lib/records/list-filters";
 import type { RecordsListing } from "@/lib/records/records-listing";
 
 type Props = {
@@ -33,12 +40,19 @@ export function RecordsView({
   const countedStatuses = listing.facets.status.entries.flatMap((e) => (e.value === null ? [] : [e.value]));
   return (
     <>
-      <RecordsFilterBar
-        tools={[...new Set([...configuredTools, ...countedTools])]}
-        statuses={countedStatuses}
-        tenantChoices={tenantChoices}
-        searchLabels={searchLabels}
-      />
+      {/* Below md the form folds behind "Filters (n)": a phone's first screen shows records, not filters. */}
+      <PhoneDisclosure
+        id="records-filters"
+        label={`Filters (${activeFilterCount(query)})`}
+        buttonTestId="records-filters-toggle"
+      >
+        <RecordsFilterBar
+          tools={[...new Set([...configuredTools, ...countedTools])]}
+          statuses={countedStatuses}
+          tenantChoices={tenantChoices}
+          searchLabels={searchLabels}
+        />
+      </PhoneDisclosure>
       <div className="mb-4 flex flex-wrap items-start gap-4">
         <div className="flex flex-col gap-2">
           <SearchFieldChip query={query} />

@@ -35,7 +35,7 @@ export function HeaderLookup() {
   }
 
   return (
-    <form role="search" onSubmit={submit} className="w-full md:max-w-md">
+    <form role="search" onSubmit={submit} className="relative w-full md:max-w-md">
       <label htmlFor="header-lookup" className="sr-only">
         Look up a ref, key or error message
       </label>
@@ -44,9 +44,18 @@ export function HeaderLookup() {
         ref={input}
         data-shortcut-ready={shortcutReady ? "true" : undefined}
         type="search"
-        placeholder="Paste a ref, key or error message   ( / )"
-        className="w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-500"
+        aria-keyshortcuts="/"
+        placeholder="Paste a ref, key or error message"
+        className="peer w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-500 md:pointer-fine:pr-9"
       />
+      {/* The "/" shortcut needs a keyboard: shown only to a fine pointer on a wide screen, and only while the box is empty. */}
+      <kbd
+        aria-hidden
+        data-testid="lookup-shortcut-hint"
+        className="pointer-events-none absolute top-1/2 right-2 hidden -translate-y-1/2 rounded border border-slate-300 px-1.5 font-mono text-xs text-slate-500 peer-[:not(:placeholder-shown)]:hidden md:pointer-fine:inline"
+      >
+        /
+      </kbd>
     </form>
   );
 }

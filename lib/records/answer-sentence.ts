@@ -57,19 +57,11 @@ export function spokenTime(iso: string): string {
   return `on ${text.slice(0, 10)} at ${text.slice(11, 19)} UTC`;
 }
 
-function centsText(cents: number, currency: string | null): string {
-  return `${cents.toLocaleString("en-US")} cents${currency ? ` ${currency}` : ""}`;
-}
-
 export function recordAnswer(input: AnswerInput): RecordAnswer {
   const words = toolWording(input.tool);
   const facts = responseFacts(input.response, { idLabel: words.idLabel, searchLabels: input.searchLabels });
   const amount = facts.amount
-    ? {
-        cents: facts.amount.cents,
-        currency: facts.amount.currency,
-        text: centsText(facts.amount.cents, facts.amount.currency),
-      }
+    ? { cents: facts.amount.cents, currency: facts.amount.currency, text: facts.amount.text }
     : null;
   const ids = facts.ids.map(({ label, value }) => ({ label, value }));
   const ownTimeFits = fitsTheCall(facts.ownTime?.at ?? null, input);

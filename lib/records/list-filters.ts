@@ -228,6 +228,12 @@ export function describeFilter(filter: RecordsFilter): string {
   return parts.join(", ");
 }
 
+/** How many filters are set (from and to count apart): the "Filters (n)" a phone's folded form shows. */
+export function activeFilterCount(filter: RecordsFilter): number {
+  const { tenant, subject, tool, status, stuck, field, from, to } = filter;
+  return [tenant, subject, tool, status, field, from, to].filter((value) => value !== null).length + (stuck ? 1 : 0);
+}
+
 export function isFilterEmpty(filter: RecordsFilter): boolean {
   return describeFilter(filter) === "";
 }

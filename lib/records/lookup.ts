@@ -112,7 +112,23 @@ export type LookupResult =
       misses: RefTrace[];
       /** Why nothing matched, most likely first; empty when something matched. */
       whyMissing: string[];
+      /**
+       * The refs nothing accounts for (no row, release or trim) when nothing matched, with the
+       * possibilities still open: the page says "never seen" once and lists these under it.
+       */
+      unseen: UnseenRefs | null;
     };
+
+export type UnseenRefs = {
+  refs: string[];
+  /** What events or the audit log still hold of them (an operator's action, writers' events). */
+  traces: string[];
+  /** How far back releases and trims are remembered. */
+  days: number;
+  /** The reader is limited to some tenants: the sentence says "in your tenants". */
+  inYourTenants: boolean;
+  possibilities: string[];
+};
 
 /**
  * Looks up everything the pasted text names, within the actor's tenants. A ref is a key prefix:
@@ -215,7 +231,7 @@ export async function lookUpRefs(
   const sorted = [...matches.values()].sort((a, b) =>
     a.createdAt < b.createdAt ? 1 : a.createdAt > b.createdAt ? -1 : 0,
   );
-  const whyMissing = sorted.length === 0 ? await explainMissing(db, actor, misses) : [];
+  const missing = sorted.length === 0 ? await explainMissing(db, actor, misses) : { facts: [], unseen: null };
   const refs = [...bareRefs];
   for (const key of keys) if (!refs.includes(refOf(key))) refs.push(refOf(key));
   return {
@@ -231,7 +247,8 @@ export async function lookUpRefs(
     matches: sorted,
     moreMatches: answers.some((answer) => answer.moreMatches),
     misses,
-    whyMissing,
+    whyMissing: [...missing.facts, ...(missing.unseen ? unseenReasons(missing.unseen) : [])],
+    unseen: missing.unseen,
   };
 }
 
@@ -297,8 +314,18 @@ async function traceRef(db: Db, actor: Actor, token: string): Promise<Omit<RefTr
  * One sentence per miss the audit log accounts for (released, trimmed: facts, not guesses); the
  * possibilities are listed only when some miss was never seen, and then only those still open.
  */
-async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise<string[]> {
+async function explainMissing(
+  db: Db,
+  actor: Actor,
+  misses: RefTrace[],
+): Promise<{ facts: string[]; unseen: UnseenRefs | null }> {
   const reasons: string[] = [];
+  // A fact about a ref no release or trim accounts for: also said under "never seen".
+  const traces: string[] = [];
+  const trace = (sentence: string) => {
+    reasons.push(sentence);
+    traces.push(sentence);
+  };
   for (const miss of misses) {
     const released = miss.released[0];
     const trimmed = miss.trimmed[0];
@@ -311,36 +338,43 @@ async function explainMissing(db: Db, actor: Actor, misses: RefTrace[]): Promise
         `${miss.ref}: trimmed by retention run ${trimmed.runId ?? "(no run id)"} at ${utcMinute(new Date(trimmed.at))}${trimmed.cutoff ? `, which deleted rows created before ${utcMinute(new Date(trimmed.cutoff))}` : ""} (audit entry ${trimmed.auditId}).`,
       );
     } else if (miss.lastAudit) {
-      reasons.push(
+      trace(
         `${miss.ref}: an operator acted on it — ${miss.lastAudit.action} by ${miss.lastAudit.actor} at ${utcMinute(new Date(miss.lastAudit.at))} — but the audit log holds no release or trim of it.`,
       );
     } else if (miss.events) {
-      reasons.push(
+      trace(
         `${miss.ref}: writers recorded ${miss.events.count} event(s) for it, the last at ${utcMinute(new Date(miss.events.last))}, but the row is gone and no release or trim of it is recorded.`,
       );
     }
   }
   const unseen = misses.filter((m) => m.fate === "never_seen");
-  if (unseen.length === 0) return reasons;
+  if (unseen.length === 0) return { facts: reasons, unseen: null };
   const scope = actorTenantScope(actor);
   const oldest = await db.idempotency.findFirst({
     where: scope.where,
     orderBy: { createdAt: "asc" },
     select: { createdAt: true },
   });
-  const within = scope.tenants !== null ? " in your tenants" : "";
-  reasons.push(
-    `Never seen: ${unseen.map((m) => m.ref).join(", ")} — no row, no release and no trim in the last ${TRIM_RECORD_DAYS} days${within}.`,
-  );
-  reasons.push(
+  const possibilities = [
     "It never existed: the text may hold another number (an order or request id), or the ref was mistyped — check it against the customer's message.",
-  );
-  reasons.push(
     `It was trimmed more than ${TRIM_RECORD_DAYS} days ago: rows are kept about ${RETENTION_MS / 3_600_000} h and trims are remembered ${TRIM_RECORD_DAYS} days${oldest ? ` (the oldest record you can see is from ${utcMinute(oldest.createdAt)})` : ""}.`,
-  );
+  ];
   if (scope.tenants !== null)
-    reasons.push(`It belongs to a tenant you cannot see: you see ${scope.tenants.join(", ")} only.`);
-  return reasons;
+    possibilities.push(`It belongs to a tenant you cannot see: you see ${scope.tenants.join(", ")} only.`);
+  const refs = unseen.map((m) => m.ref);
+  return {
+    facts: reasons,
+    unseen: { refs, traces, days: TRIM_RECORD_DAYS, inYourTenants: scope.tenants !== null, possibilities },
+  };
+}
+
+/** The API's reasons for the unseen refs: the one "never seen" sentence, then the possibilities. */
+function unseenReasons(unseen: UnseenRefs): string[] {
+  const within = unseen.inYourTenants ? " in your tenants" : "";
+  return [
+    `Never seen: ${unseen.refs.join(", ")} — no row, no release and no trim in the last ${unseen.days} days${within}.`,
+    ...unseen.possibilities,
+  ];
 }
 
 /** "2026-03-01 12:00 UTC": reasons are sentences, not timestamps to parse. */

@@ -15,6 +15,7 @@ import { readRecordDetail } from "@/lib/records/record-detail-read";
 import { describeProcessor } from "@/lib/config/describe-processor";
 import { answerInputOf } from "@/lib/records/record-answer-input";
 import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
+import { storedAmount, type StoredAmount } from "@/lib/records/response-facts";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
 const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
@@ -98,6 +99,8 @@ export type RecordDetail = {
   record: RecordSummary;
   /** The one sentence support reads to the customer, and the times it rests on (lib/records/answer-sentence.ts). */
   answer: RecordAnswer;
+  /** The amount the stored response holds (as this reader sees it), for the record's summary. */
+  amount: StoredAmount;
   /** sha256 of the canonical arguments, as the writer recorded it; null: not recorded (an optional column). */
   argumentsSha256: string | null;
   /** Until when this key catches a repeat: the end of its time bucket, or a business key's row lifetime. */
@@ -235,6 +238,7 @@ export async function getRecordDetail(
     answer: recordAnswer(
       answerInputOf(config, row, { response, stuck: isStuck(config, row, now), events, audit, protection }),
     ),
+    amount: storedAmount(response.value),
     argumentsSha256: row.argumentsSha256,
     protection,
     ageMs: Math.max(0, now.getTime() - row.createdAt.getTime()),

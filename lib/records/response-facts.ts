@@ -7,11 +7,24 @@ import { REDACTED } from "@/lib/privacy/redact";
 export type ResponseFacts = {
   /** The processor refused it: its status word or error names a refusal. */
   refused: { code: string | null; message: string | null } | null;
-  amount: { cents: number; currency: string | null; path: string } | null;
+  amount: { cents: number; currency: string | null; text: string; path: string } | null;
   ids: { label: string; value: string; path: string }[];
   /** The response's own time (the processor's created_at, or a send time), with the field it came from. */
   ownTime: { at: string; field: string } | null;
 };
+
+/**
+ * The amount as the stored response holds it, in the unit its field names (amount_cents: cents),
+ * whatever the outcome: the record's summary shows it; a masked one is said to be masked, never read.
+ */
+export type StoredAmount =
+  | { state: "recorded"; cents: number; currency: string | null; text: string; path: string }
+  | { state: "masked"; path: string }
+  /** Present but not a whole number of cents: the response panel shows it as stored. */
+  | { state: "unreadable"; path: string }
+  | { state: "not_recorded" };
+
+const AMOUNT_PATH = "$.amount_cents";
 
 const REFUSED_WORDS = new Set(["failed", "declined", "canceled", "cancelled", "rejected", "error", "refused"]);
 const TIME_FIELDS = ["created_at", "createdAt", "created", "sent_at", "sentAt"] as const;
@@ -45,6 +58,22 @@ function timeOf(value: unknown): string | null {
   return Number.isNaN(at.getTime()) ? null : at.toISOString();
 }
 
+/** "24,000 cents", "24,000 cents USD": the number with the unit its field names and the currency stored beside it. */
+function centsText(cents: number, currency: string | null): string {
+  return `${cents.toLocaleString("en-US")} cents${currency ? ` ${currency}` : ""}`;
+}
+
+export function storedAmount(response: unknown): StoredAmount {
+  const body = objectOf(response);
+  if (!body || body.amount_cents === undefined || body.amount_cents === null) return { state: "not_recorded" };
+  const cents = body.amount_cents;
+  if (typeof cents === "string" && cents.includes(REDACTED)) return { state: "masked", path: AMOUNT_PATH };
+  if (typeof cents !== "number" || !Number.isSafeInteger(cents)) return { state: "unreadable", path: AMOUNT_PATH };
+  const stated = quotable(body.currency);
+  const currency = stated && /^[a-z]{3}$/i.test(stated) ? stated.toUpperCase() : null;
+  return { state: "recorded", cents, currency, text: centsText(cents, currency), path: AMOUNT_PATH };
+}
+
 export function responseFacts(
   response: unknown,
   options: { idLabel: string; searchLabels?: Record<string, string> },
@@ -62,15 +91,10 @@ export function responseFacts(
         }
       : null;
 
-  const cents = body.amount_cents;
-  const currency = quotable(body.currency);
+  const stored = storedAmount(body);
   const amount =
-    typeof cents === "number" && Number.isSafeInteger(cents)
-      ? {
-          cents,
-          currency: currency && /^[a-z]{3}$/i.test(currency) ? currency.toUpperCase() : null,
-          path: "$.amount_cents",
-        }
+    stored.state === "recorded"
+      ? { cents: stored.cents, currency: stored.currency, text: stored.text, path: stored.path }
       : null;
 
   const ids: ResponseFacts["ids"] = [];

@@ -59,6 +59,18 @@ const VISITS: Visit[] = [
     },
   },
   { name: "stuck", path: "/stuck", roles: SIGNED_IN },
+  {
+    name: "stuck (counts by tool opened)",
+    path: "/stuck",
+    roles: ["operator"],
+    then: openOnPhone("stuck-tool-counts-toggle"),
+  },
+  {
+    name: "records (filters opened)",
+    path: `/records?tenant=${TENANT}`,
+    roles: ["operator"],
+    then: openOnPhone("records-filters-toggle"),
+  },
   { name: "lookup (found)", path: `/lookup?q=${key("completed").slice(0, 12)}`, roles: ["admin"] },
   { name: "lookup (released)", path: `/lookup?q=${key("released").slice(0, 12)}`, roles: ["admin"] },
   { name: "lookup (no match)", path: "/lookup?q=000000abcdef", roles: ["admin"] },
@@ -101,6 +113,16 @@ const VISITS: Visit[] = [
   { name: "forbidden", path: "/forbidden", roles: ["viewer"] },
   { name: "not found", path: `/no-such-page-${run}`, roles: ["viewer"] },
 ];
+
+/** Opens a disclosure a phone folds (from md or sm up its content shows and the button is gone). */
+function openOnPhone(testId: string) {
+  return async (page: Page) => {
+    const button = page.locator(`[data-testid="${testId}"]`);
+    if (!(await button.isVisible())) return;
+    await button.click();
+    await page.waitForSelector(`[data-testid="${testId}"][aria-expanded="true"]`);
+  };
+}
 
 /** The demo shop listed (the audit shows stored listings only), then "Verify…" on its row of `tool`. */
 async function openVerifyDialog(page: Page, tool: string): Promise<void> {

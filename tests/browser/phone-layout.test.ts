@@ -20,6 +20,8 @@ const hash = (label: string) => createHash("sha256").update(`phone|${run}|${labe
 const SHARED_REF = hash("shared").slice(0, 12);
 const key = (label: string) => (label.startsWith("shared") ? `${SHARED_REF}${hash(label).slice(12)}` : hash(label));
 const STUCK = key("stuck");
+/** A ref nobody wrote: the lookup's "never seen". */
+const UNSEEN_REF = hash("nowhere").slice(0, 12);
 const PHONES = [
   { width: 360, height: 740 },
   { width: 390, height: 844 },
@@ -46,6 +48,7 @@ const CONSOLE_PAGES = [
   { name: "record", path: `/records/${STUCK}` },
   { name: "stuck", path: "/stuck" },
   { name: "lookup", path: `/lookup?q=${encodeURIComponent(`Do not submit it again (ref ${SHARED_REF}).`)}` },
+  { name: "lookup-unseen", path: `/lookup?q=${encodeURIComponent(`Do not submit it again (ref ${UNSEEN_REF}).`)}` },
   {
     name: "keys",
     path: `/keys?tenant=${TENANT}&subject=user_1&tool=charge_card&args=${encodeURIComponent('{"amount_cents": 2400, "card": "c_4242"}')}&compare=${encodeURIComponent('{"card": "c_4242", "amount_cents": 2400}')}`,
@@ -343,6 +346,151 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
       expect(submit!.x + submit!.width).toBeLessThanOrEqual(viewport.width);
     });
   }
+
+  /** The page-relative top of the first visible match (null: none displayed) — "on the first screen" is top < 844. */
+  const topOf = (page: Page, selector: string) =>
+    page.evaluate((s) => {
+      const el = [...document.querySelectorAll(s)].find((e) => e.checkVisibility());
+      return el ? el.getBoundingClientRect().top + window.scrollY : null;
+    }, selector);
+  const visible = (page: Page, selector: string) => page.locator(selector).first().isVisible();
+  const focusedInside = (page: Page, id: string) =>
+    page.evaluate((i) => document.getElementById(i)?.contains(document.activeElement) ?? false, id);
+  /** Captions (every dd of main) whose text runs past their box: cut with "…" or hidden. */
+  const cutCaptions = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("main dd")]
+        .filter((dd) => dd.checkVisibility() && dd.scrollWidth > dd.clientWidth + 1)
+        .map((dd) => `"${dd.textContent}": ${dd.scrollWidth} in ${dd.clientWidth} px`),
+    );
+  /** A first row must show more than its top edge: its first line or so inside the 844 px. */
+  const FIRST_SCREEN = 844 - 40;
+
+  it("at 390 × 844 each page's first screen holds what the person came for; at 1440 the layout stays", async () => {
+    const page = await phonePage({ width: 390, height: 844 });
+    const toggle = '[data-testid="records-filters-toggle"]';
+
+    // Records: the filters fold behind "Filters (n)", so the first screen shows rows.
+    await visit(page, "/records");
+    expect(await topOf(page, '[data-testid="records-table"] tbody tr[data-key]')).toBeLessThan(FIRST_SCREEN);
+    expect(await page.textContent(toggle)).toBe("Filters (0)");
+    expect(await page.getAttribute(toggle, "aria-controls")).toBe("records-filters");
+    expect([await page.getAttribute(toggle, "aria-expanded"), await visible(page, "#records-filters form")]).toEqual([
+      "false",
+      false,
+    ]);
+    // Opening moves focus into the filters; Escape folds them and hands focus back to the button.
+    await page.click(toggle);
+    expect([await page.getAttribute(toggle, "aria-expanded"), await visible(page, "#records-filters form")]).toEqual([
+      "true",
+      true,
+    ]);
+    expect(await focusedInside(page, "records-filters")).toBe(true);
+    await screenshot(page, "first-screen-records-filters-open");
+    await page.keyboard.press("Escape");
+    expect([await page.getAttribute(toggle, "aria-expanded"), await visible(page, "#records-filters form")]).toEqual([
+      "false",
+      false,
+    ]);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute("data-testid"))).toBe(
+      "records-filters-toggle",
+    );
+    await visit(page, `/records?tool=charge_card&status=completed`);
+    expect(await page.textContent(toggle)).toBe("Filters (2)");
+
+    // The record: the answer, its state and the timeline come before the long JSON panels.
+    await visit(page, `/records/${key("shared-a")}`);
+    const [answer, summary, timeline, stored, audit] = await Promise.all(
+      [
+        'section[aria-label="Answer for the customer"]',
+        'section[aria-label="Record"]',
+        'section[aria-label="Timeline"]',
+        'section[aria-label="Stored response"]',
+        'section[aria-label^="Audit entries"]',
+      ].map((selector) => topOf(page, selector)),
+    );
+    expect(answer!).toBeLessThan(summary!);
+    expect(summary!).toBeLessThan(timeline!);
+    expect(timeline!).toBeLessThan(stored!);
+    expect(timeline!).toBeLessThan(audit!);
+    expect(await page.textContent('[data-testid="record-amount"]')).toBe("2,400 cents");
+    await screenshot(page, "first-screen-record");
+
+    // Stuck: the counts by tool fold away; opened, one line a tool (a warning may take a second).
+    await visit(page, "/stuck");
+    expect(await topOf(page, `tr[data-key="${STUCK}"]`)).toBeLessThan(FIRST_SCREEN);
+    const counts = '[data-testid="stuck-tool-counts-toggle"]';
+    expect([
+      await page.getAttribute(counts, "aria-expanded"),
+      await visible(page, '[data-testid="stuck-tool-counts"]'),
+    ]).toEqual(["false", false]);
+    await page.click(counts);
+    expect(await visible(page, '[data-testid="stuck-tool-counts"]')).toBe(true);
+    expect(await focusedInside(page, "stuck-tool-counts-panel")).toBe(true);
+    const lines = await page.locator('[data-testid="stuck-tool-counts"] a[data-tool]').evaluateAll((links) =>
+      links.map((a) => ({
+        tool: a.getAttribute("data-tool"),
+        height: Math.round(a.getBoundingClientRect().height),
+        warned: a.textContent?.includes("no processor to ask") ?? false,
+      })),
+    );
+    expect(lines.length).toBeGreaterThan(0);
+    for (const line of lines) expect(line.height, `${line.tool}'s line`).toBeLessThanOrEqual(line.warned ? 60 : 40);
+    await screenshot(page, "first-screen-stuck-counts-open");
+
+    // The search box's "/" hint needs a keyboard: not on a phone.
+    expect(await visible(page, '[data-testid="lookup-shortcut-hint"]')).toBe(false);
+    expect(await page.getAttribute("#header-lookup", "placeholder")).not.toContain("/");
+
+    // A ref nobody wrote: "never seen" said once, with the ref, then the possibilities.
+    await visit(page, CONSOLE_PAGES.find((p) => p.name === "lookup-unseen")!.path);
+    const unseen = (await page.locator("main").innerText()).match(/never seen/gi) ?? [];
+    expect(unseen, "how often the lookup says never seen").toHaveLength(1);
+    expect(await page.textContent('[data-testid="lookup-no-match"] h2')).toBe(`Never seen: ${UNSEEN_REF}`);
+    expect(await page.locator('[data-testid="lookup-no-match"] li').count()).toBeGreaterThanOrEqual(2);
+
+    // Overview: no caption cut short, on the phone or the desk.
+    await visit(page, "/");
+    expect(await cutCaptions(page), "overview captions at 390").toEqual([]);
+
+    const desk = await signInAs(
+      await (await browser.newContext({ viewport: { width: 1440, height: 900 } })).newPage(),
+      OPERATOR,
+      "/",
+    );
+    await desk.waitForLoadState("networkidle");
+    expect(await cutCaptions(desk), "overview captions at 1440").toEqual([]);
+    await screenshot(desk, "desk-overview");
+    expect(await visible(desk, '[data-testid="lookup-shortcut-hint"]')).toBe(true);
+    await visit(desk, "/records");
+    expect([await visible(desk, toggle), await visible(desk, "#records-filters form")]).toEqual([false, true]);
+    await visit(desk, "/stuck");
+    expect([await visible(desk, counts), await visible(desk, '[data-testid="stuck-tool-counts"]')]).toEqual([
+      false,
+      true,
+    ]);
+    await screenshot(desk, "desk-stuck");
+    // The record keeps its two columns: the timeline beside the response, under the processor.
+    await visit(desk, `/records/${key("shared-a")}`);
+    const [response, line] = await Promise.all(
+      ['section[aria-label="Stored response"]', 'section[aria-label="Timeline"]'].map((s) =>
+        desk.locator(s).boundingBox(),
+      ),
+    );
+    expect(line!.x).toBeGreaterThanOrEqual(response!.x + response!.width);
+    await screenshot(desk, "desk-record");
+    await visit(desk, CONSOLE_PAGES.find((p) => p.name === "lookup-unseen")!.path);
+    copyFileSync(await screenshot(desk, "desk-lookup-unseen"), "docs/screenshots/lookup-unseen.png");
+
+    // A touch screen at desk width has no "/" to press either.
+    const touch = await signInAs(
+      await (await browser.newContext({ viewport: { width: 1440, height: 900 }, hasTouch: true })).newPage(),
+      OPERATOR,
+      "/",
+    );
+    expect(await touch.evaluate(() => matchMedia("(pointer: coarse)").matches)).toBe(true);
+    expect(await visible(touch, '[data-testid="lookup-shortcut-hint"]')).toBe(false);
+  });
 
   it("the Menu button opens the navigation, a link navigates and closes it, Escape closes it; Tab reaches the skip link first", async () => {
     const page = await phonePage({ width: 390, height: 844 });

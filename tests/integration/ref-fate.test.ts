@@ -136,6 +136,7 @@ describe("what happened to a ref no longer in the table: released, or never seen
       ]);
       expect(result.whyMissing[0]).toContain(`(audit entry ${released.auditId})`);
       expect(result.whyMissing.join(" ")).not.toMatch(/never existed|Never seen/);
+      expect(result.unseen).toBeNull();
     }
   });
 
@@ -194,6 +195,10 @@ describe("what happened to a ref no longer in the table: released, or never seen
     expect(why).toContain(`Never seen: ${ghost} — no row, no release and no trim in the last 30 days.`);
     expect(why).toMatch(/never existed/);
     expect(why).toMatch(/trimmed more than 30 days ago/);
+    // The page's shape of the same: the refs once (its heading says "never seen"), then only the possibilities.
+    expect(result.unseen).toMatchObject({ refs: [ghost], traces: [], days: 30, inYourTenants: false });
+    expect(result.unseen!.possibilities).toEqual(result.whyMissing.slice(1));
+    expect(result.unseen!.possibilities.join("\n")).not.toMatch(/never seen/i);
   });
 
   it("GET /api/v1/lookup answers with the fate, tenant-limited by the token", async () => {

@@ -139,6 +139,22 @@ export const recordDetailContract = defineContract({
       schema: z.object({
         record: recordSummary,
         answer: recordAnswer,
+        amount: z
+          .discriminatedUnion("state", [
+            z.object({
+              state: z.literal("recorded"),
+              cents: z.number().int(),
+              currency: nullableString,
+              text: z.string().describe('"24,000 cents", "24,000 cents USD": the unit its field names.'),
+              path: z.string(),
+            }),
+            z.object({ state: z.literal("masked"), path: z.string() }),
+            z.object({ state: z.literal("unreadable"), path: z.string() }),
+            z.object({ state: z.literal("not_recorded") }),
+          ])
+          .describe(
+            "The amount the stored response holds ($.amount_cents), whatever the outcome; masked: hidden from this reader; unreadable: not a whole number of cents; not_recorded: the response has none (or none is stored).",
+          ),
         argumentsSha256: nullableString.describe(
           "sha256 hex of the call's canonical arguments as the writer recorded it (arguments_sha256); null: this writer does not record it.",
         ),
@@ -440,6 +456,18 @@ export const lookupContract = defineContract({
         moreMatches: z.boolean(),
         misses: z.array(z.looseObject({ ref: z.string() })),
         whyMissing: z.array(z.string()),
+        unseen: z
+          .object({
+            refs: z.array(z.string()),
+            traces: z.array(z.string()).describe("What events or the audit log still hold of these refs."),
+            days: z.int().describe("How far back releases and trims are remembered."),
+            inYourTenants: z.boolean(),
+            possibilities: z.array(z.string()),
+          })
+          .nullable()
+          .describe(
+            "When nothing matched: the refs no row, release or trim accounts for, and why they may be missing (whyMissing holds the same as sentences).",
+          ),
       }),
     },
   },
