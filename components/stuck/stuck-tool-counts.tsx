@@ -39,7 +39,10 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
                 </div>
                 {entry.processor === null ? (
                   <div className="mt-1 text-xs text-amber-700">
-                    no processor to ask: only an admin’s forced release clears these
+                    no processor to ask:{" "}
+                    {entry.tool === null
+                      ? "only an admin’s forced release clears these"
+                      : "configure one in idem.config.json, or an admin forces a release"}
                   </div>
                 ) : null}
               </Link>

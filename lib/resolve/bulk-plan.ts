@@ -12,13 +12,13 @@ import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims
 import { CLAIM_COLUMNS, isRowVersion, readVisibleClaims, type VisibleClaim } from "@/lib/records/visible-records";
 import { stuckFilterInputSchema } from "@/lib/records/stuck-filter-input";
 import { askProcessor } from "./ask-processor";
+import { BULK_PLAN_MAX_ROWS } from "./bulk-limits";
 import { isNobodyToAsk } from "./nobody-to-ask";
 import type { ProcessorCheck, ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
 import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
 
-/** A plan asks the processor once per row: bounded so one click cannot fire thousands of requests. */
-export const BULK_PLAN_MAX_ROWS = 500;
+export { BULK_PLAN_MAX_ROWS };
 /** Rows per apply request: small, so the page can show progress between batches and a failure costs one batch. */
 export const BULK_APPLY_MAX_ROWS = 50;
 /** Processor questions in flight at once, per plan or apply request. */
