@@ -197,7 +197,7 @@ function PlanSummary({ plan, mayForceRelease }: { plan: BulkPlan; mayForceReleas
   for (const row of plan.rows) {
     if (row.proposed !== "leave") continue;
     const why = row.nobodyToAsk
-      ? `${row.reason}. ${nobodyToAskAdvice(row.tool)}${mayForceRelease ? " (the Force release links below)" : " An admin can do that on the record page."}`
+      ? `${row.reason}. ${nobodyToAskAdvice(row.tool)}${mayForceRelease ? " Each such row below links to its forced release." : ""}`
       : row.outcome === "unknown"
         ? "the processor's answer is unknown: change nothing, ask again later"
         : row.reason;
