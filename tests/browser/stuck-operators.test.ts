@@ -144,9 +144,11 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     expect(lightness(disabled.background)).toBeGreaterThanOrEqual(lightness(enabledBeside.background) - 0.05);
     await page.check('[data-testid="stuck-table"] tbody tr[data-key] input[type="checkbox"]');
     await page.mouse.move(0, 0);
-    const enabled = await buttonLook(page, selected);
-    expect(enabled.cursor).not.toBe("not-allowed");
-    expect(lightness(enabled.background), `enabled ${enabled.background}`).toBeLessThan(0.4);
+    // transition-colors: the face eases from pale to dark over 150 ms.
+    await expect
+      .poll(async () => lightness((await buttonLook(page, selected)).background), { timeout: 5_000 })
+      .toBeLessThan(0.4);
+    expect((await buttonLook(page, selected)).cursor).not.toBe("not-allowed");
     await context.close();
   });
 
