@@ -179,6 +179,17 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await charge(page, taken);
     await page.goto(`${baseUrl}/stuck`);
     await page.waitForSelector('[data-testid="stuck-table"]');
+    // On the row itself: asked, nobody answers; it says what helps instead of "ask again later".
+    await page.click(`tr[data-key="${email}"] [data-testid="row-ask"]`);
+    const note = `tr[data-key="${email}"] [data-testid="nobody-to-ask"]`;
+    await page.waitForSelector(note);
+    expect(await page.textContent(`tr[data-key="${email}"] [data-testid="row-answer"]`)).not.toContain(
+      "ask again later",
+    );
+    expect(await page.textContent(note)).toContain(
+      "Asking again cannot help: configure a processor for send_receipt_email",
+    );
+    expect(await page.getAttribute(`${note} a`, "href")).toBe(`/records/${email}#resolve`);
     expect(await page.textContent('[data-testid="plan-all"]')).toBe("Plan for all 3 matching");
     await page.click('[data-testid="plan-all"]');
     await page.waitForSelector(`${dialog}[data-phase="planned"]`);
