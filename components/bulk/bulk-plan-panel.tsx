@@ -7,6 +7,7 @@ import { auditHref } from "@/lib/audit/audit-search-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
 import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
@@ -35,11 +36,14 @@ type Phase =
 export function BulkPlanPanel({
   request,
   within,
+  mayForceRelease,
   onClose,
 }: {
   request: BulkPlanRequest;
   /** The Stuck filter the plan was made from: the next stuck claim offered after the apply is in it. */
   within: StuckFilter;
+  /** May force a release (admins): rows nobody could be asked about link to their record's forced release. */
+  mayForceRelease: boolean;
   onClose: () => void;
 }) {
   const router = useRouter();
@@ -116,13 +120,7 @@ export function BulkPlanPanel({
             ? "Bulk plan, applying…"
             : "Bulk plan (dry run)"
       }
-      description={
-        phase.kind === "planning"
-          ? "Asking each claim's processor what happened. Nothing is changed by a plan."
-          : phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied"
-            ? `${phase.plan.scope}: the processor was asked about each; nothing changes until you apply.`
-            : null
-      }
+      description={describePhase(phase, results)}
       // Half-applied: stay until every batch answered.
       busy={phase.kind === "applying"}
       onClose={onClose}
@@ -136,7 +134,7 @@ export function BulkPlanPanel({
         <ActionResult resultKey={summaryKey} label="bulk plan summary" className="mb-3">
           {phase.kind === "failed" ? <p className="text-sm text-red-700">{phase.message}</p> : null}
           {phase.kind === "planned" || phase.kind === "applying" || phase.kind === "applied" ? (
-            <PlanSummary plan={phase.plan} />
+            <PlanSummary plan={phase.plan} mayForceRelease={mayForceRelease} />
           ) : null}
           {phase.kind === "applied" && applied ? (
             <AppliedSummary
@@ -165,7 +163,7 @@ export function BulkPlanPanel({
                 finished={phase.kind === "applied"}
               />
             )}
-            <BulkPlanTable rows={phase.plan.rows} results={results} now={now} />
+            <BulkPlanTable rows={phase.plan.rows} results={results} now={now} mayForceRelease={mayForceRelease} />
           </>
         ) : null}
       </div>
@@ -173,13 +171,36 @@ export function BulkPlanPanel({
   );
 }
 
-/** Counts by proposed action, and what will be skipped and why. */
-function PlanSummary({ plan }: { plan: BulkPlan }) {
+/**
+ * The dialog's sentence under its title, true to the phase: a dry run that changed nothing, an
+ * apply under way, or what the apply did (never "nothing changes until you apply" after it).
+ */
+function describePhase(phase: Phase, results: Map<string, BulkRowResult>): string | null {
+  if (phase.kind === "planning") return "Asking each claim's processor what happened. Nothing is changed by a plan.";
+  if (phase.kind === "failed") return null;
+  const scope = phase.plan.scope;
+  if (phase.kind === "planned")
+    return `Dry run over ${scope}: each claim's processor was asked where one is configured. Nothing changes until you apply.`;
+  if (phase.kind === "applying")
+    return `Applying the plan over ${scope}: each row is asked again, and changes only if it is still as planned.`;
+  const all = [...results.values()];
+  const ok = all.filter((r) => r.result === "ok");
+  const completed = ok.filter((r) => r.action === "complete").length;
+  const notApplied = all.length - ok.length;
+  const left = phase.plan.totals.leave;
+  return `Applied over ${scope}: ${completed} completed, ${ok.length - completed} released${notApplied > 0 ? `, ${notApplied} not applied (see each row)` : ""}; ${left} left as ${left === 1 ? "it was" : "they were"}. The audit log holds each change.`;
+}
+
+/** Counts by proposed action, and what will be skipped and why (and what can help when asking cannot). */
+function PlanSummary({ plan, mayForceRelease }: { plan: BulkPlan; mayForceRelease: boolean }) {
   const skipped = new Map<string, number>();
   for (const row of plan.rows) {
     if (row.proposed !== "leave") continue;
-    const why =
-      row.outcome === "unknown" ? "the processor's answer is unknown: change nothing, ask again later" : row.reason;
+    const why = row.nobodyToAsk
+      ? `${row.reason}. ${nobodyToAskAdvice(row.tool)}${mayForceRelease ? " Each such row below links to its forced release." : ""}`
+      : row.outcome === "unknown"
+        ? "the processor's answer is unknown: change nothing, ask again later"
+        : row.reason;
     skipped.set(why, (skipped.get(why) ?? 0) + 1);
   }
   return (
@@ -195,7 +216,11 @@ function PlanSummary({ plan }: { plan: BulkPlan }) {
           <strong className="tabular-nums">{plan.totals.leave}</strong> left as they are
         </span>
         {plan.truncated ? (
-          <span className="text-amber-700">more claims matched: only the oldest {plan.rows.length} are planned</span>
+          <span className="text-amber-700" data-testid="bulk-plan-truncated">
+            {plan.matched !== null
+              ? `${(plan.matched - plan.rows.length).toLocaleString("en")} newer matching claims are not in this plan: plan again after applying`
+              : "more claims matched than a plan takes"}
+          </span>
         ) : null}
       </p>
       {skipped.size > 0 ? (
@@ -306,6 +331,7 @@ function Progress({ done, total, finished }: { done: number; total: number; fini
       <div
         className="h-2 w-full overflow-hidden rounded bg-slate-200"
         role="progressbar"
+        aria-label="Rows answered"
         aria-valuemin={0}
         aria-valuemax={total}
         aria-valuenow={done}

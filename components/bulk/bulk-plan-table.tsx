@@ -2,6 +2,7 @@
 
 import Link from "next/link";
 import { useMemo } from "react";
+import { forceReleaseHref } from "@/components/resolve/nobody-to-ask-note";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { formatAge } from "@/lib/format/relative-time";
@@ -25,7 +26,7 @@ const RESULT: Record<BulkRowResult["result"], { label: string; tone: BadgeTone }
 const column = dataColumns<PlannedRow>();
 const dash = <span className="text-slate-500">—</span>;
 
-function planColumns(results: Map<string, BulkRowResult>, now: Date) {
+function planColumns(results: Map<string, BulkRowResult>, now: Date, mayForceRelease: boolean) {
   return column.columns([
     column.accessor("ref", {
       id: "ref",
@@ -73,6 +74,21 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date) {
             <span className="text-xs text-slate-500">not asked</span>
           )}
           <div className="mt-0.5 text-xs text-slate-600">{row.reason}</div>
+          {row.nobodyToAsk && row.status === "in_progress" ? (
+            <div className="mt-0.5 text-xs text-slate-600" data-testid="plan-nobody-to-ask">
+              {mayForceRelease ? (
+                <Link
+                  href={forceReleaseHref(row.key)}
+                  className="font-medium underline"
+                  data-testid="force-release-link"
+                >
+                  Force release on the record page
+                </Link>
+              ) : (
+                "Asking again cannot help; an admin can force a release on the record page."
+              )}
+            </div>
+          ) : null}
         </>
       ),
     }),
@@ -112,12 +128,15 @@ export function BulkPlanTable({
   rows,
   results,
   now,
+  mayForceRelease,
 }: {
   rows: PlannedRow[];
   results: Map<string, BulkRowResult>;
   now: Date;
+  /** Admins: a row nobody could be asked about links to its record's forced release. */
+  mayForceRelease: boolean;
 }) {
-  const columns = useMemo(() => planColumns(results, now), [results, now]);
+  const columns = useMemo(() => planColumns(results, now, mayForceRelease), [results, now, mayForceRelease]);
   return (
     <DataTable
       columns={columns}

@@ -3,6 +3,7 @@
 import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
+import { isNobodyToAsk, nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 import { JsonView } from "@/components/records-detail/json-view";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
@@ -97,7 +98,9 @@ function CheckAnswer({ result }: { result: RecordCheck }) {
         {" — "}
         <span data-testid="processor-reason">{check.reason}</span>
       </div>
-      <p className="mt-1 text-xs opacity-80">{text.meaning}</p>
+      <p className="mt-1 text-xs opacity-80" data-testid="processor-meaning">
+        {isNobodyToAsk(check) ? nobodyToAskAdvice(result.tool) : text.meaning}
+      </p>
       {check.receipt !== undefined ? (
         <div className="mt-3">
           <div className="mb-1 text-xs font-medium">Receipt</div>

@@ -171,7 +171,7 @@ export function RecordDetailView({
         </div>
 
         <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-          <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}>
+          <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"} id="resolve">
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
             {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
           </Panel>
@@ -267,9 +267,24 @@ function bandLabel(band: RepeatDelayBand): string {
   return REPEAT_DELAY_BANDS.find((b) => b.band === band)?.label ?? band;
 }
 
-function Panel({ title, className = "", children }: { title: string; className?: string; children: ReactNode }) {
+/** `id`: a place other pages link to (the Stuck page's "Force release on the record page" goes to #resolve). */
+function Panel({
+  title,
+  id,
+  className = "",
+  children,
+}: {
+  title: string;
+  id?: string;
+  className?: string;
+  children: ReactNode;
+}) {
   return (
-    <section className={`min-w-0 rounded-lg border border-slate-200 bg-white p-5 ${className}`} aria-label={title}>
+    <section
+      className={`min-w-0 scroll-mt-4 rounded-lg border border-slate-200 bg-white p-5 ${className}`}
+      aria-label={title}
+      id={id}
+    >
       <h2 className="mb-3 text-sm font-semibold text-slate-800">{title}</h2>
       {children}
     </section>

@@ -8,6 +8,7 @@ import { formatDuration } from "@/lib/config/duration";
 import type { RecordListItem } from "@/lib/records/list-records";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
+import { BULK_PLAN_MAX_ROWS } from "@/lib/resolve/bulk-limits";
 import { BulkPlanPanel, type BulkPlanRequest } from "@/components/bulk/bulk-plan-panel";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
 import { RecordTime } from "@/components/records/record-time";
@@ -29,6 +30,8 @@ type Props = {
   versions: Record<string, string | null> | null;
   /** May release (an operator may; the API checks again). */
   mayRelease: boolean;
+  /** May force a release (admins; the API checks again). */
+  mayForceRelease: boolean;
   /** Shown in place of the table when no claim is left (the confirmation above it stays). */
   emptyState: ReactNode;
 };
@@ -36,6 +39,7 @@ type Props = {
 type RowActions = {
   versions: Record<string, string | null>;
   mayRelease: boolean;
+  mayForceRelease: boolean;
   within: StuckFilter;
   onResolved: (resolved: ResolvedClaim, nextStuck: NextStuckClaim | null) => void;
 };
@@ -49,12 +53,14 @@ function stuckColumns(now: string, actions: RowActions | null) {
         column.display({
           id: "resolve",
           header: "Resolve",
-          meta: { cellClassName: "align-top" },
+          // A fixed width: an answer opening in one row wraps inside it instead of widening the column.
+          meta: { headerClassName: "md:w-80", cellClassName: "align-top md:w-80 md:max-w-80" },
           cell: ({ row: { original: claim } }) => (
             <StuckRowResolve
               claim={claim}
               version={actions.versions[claim.key] ?? null}
               mayRelease={actions.mayRelease}
+              mayForceRelease={actions.mayForceRelease}
               within={actions.within}
               onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
             />
@@ -104,7 +110,17 @@ function stuckColumns(now: string, actions: RowActions | null) {
 }
 
 /** The stuck claims of this page, with checkboxes, and the way into a bulk plan. */
-export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions, mayRelease, emptyState }: Props) {
+export function StuckClaimsTable({
+  claims,
+  now,
+  canPlan,
+  filter,
+  total,
+  versions,
+  mayRelease,
+  mayForceRelease,
+  emptyState,
+}: Props) {
   const router = useRouter();
   const [selection, setSelection] = useState<RowSelectionState>({});
   const [request, setRequest] = useState<BulkPlanRequest | null>(null);
@@ -119,6 +135,7 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
           ? {
               versions,
               mayRelease,
+              mayForceRelease,
               within: filter,
               onResolved: (resolved, nextStuck) => {
                 setConfirmed({ resolved, nextStuck });
@@ -127,7 +144,7 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
             }
           : null,
       ),
-    [now, canPlan, versions, mayRelease, filter, router],
+    [now, canPlan, versions, mayRelease, mayForceRelease, filter, router],
   );
   const visible = useMemo(() => new Set(claims.map((c) => c.key)), [claims]);
   // After a refresh resolved rows disappear: a selection only counts rows still shown.
@@ -153,8 +170,9 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
             onClick={() => setRequest({ filter: { ...filter } })}
             data-testid="plan-all"
           >
-            Plan for all matching ({total.toLocaleString("en")}
-            {total > 500 ? ", oldest 500" : ""})
+            {total > BULK_PLAN_MAX_ROWS
+              ? `Plan for the ${BULK_PLAN_MAX_ROWS} oldest of ${total.toLocaleString("en")} matching`
+              : `Plan for all ${total.toLocaleString("en")} matching`}
           </Button>
           <span className="text-xs text-slate-500">
             A plan is a dry run: it asks each processor and proposes; nothing changes until you apply it.
@@ -204,6 +222,7 @@ export function StuckClaimsTable({ claims, now, canPlan, filter, total, versions
           key={JSON.stringify(request)}
           request={request}
           within={filter}
+          mayForceRelease={mayForceRelease}
           onClose={() => setRequest(null)}
         />
       ) : null}

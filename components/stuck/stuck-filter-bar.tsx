@@ -2,16 +2,22 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
-import { TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
+import {
+  filterFieldClass,
+  filterLabelClass,
+  TenantFilterField,
+  ToolFilterField,
+} from "@/components/records/filter-fields";
+import type { ListOrder } from "@/lib/records/records-search-params";
 import { stuckSearchParams } from "@/components/stuck/stuck-search-params";
 import { Button } from "@/components/ui/button";
 
-/** Tenant and tool, in the URL through the shared parsers; a change starts again at the newest claim. */
+/** Tenant, tool and order, in the URL through the shared parsers; a change starts again at the first page. */
 export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tenantChoices: string[] | null }) {
   const [pending, startTransition] = useTransition();
   const [params, setParams] = useQueryStates(stuckSearchParams, { shallow: false, history: "push", startTransition });
 
-  function apply(change: { tenant?: string | null; tool?: string | null }) {
+  function apply(change: { tenant?: string | null; tool?: string | null; order?: ListOrder }) {
     void setParams({ ...change, cursor: null, dir: null });
   }
   function submitTenant(event: FormEvent<HTMLFormElement>) {
@@ -39,6 +45,19 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
         onChoose={(tool) => apply({ tool })}
         testId="stuck-tool-filter"
       />
+      <label className={filterLabelClass}>
+        Order
+        <select
+          name="order"
+          value={params.order}
+          onChange={(e) => apply({ order: e.target.value === "newest" ? "newest" : "oldest" })}
+          className={filterFieldClass}
+          data-testid="stuck-order"
+        >
+          <option value="oldest">oldest first (most at risk)</option>
+          <option value="newest">newest first</option>
+        </select>
+      </label>
       {tenantChoices === null ? (
         <Button variant="secondary" size="md" className="py-1" type="submit">
           Apply

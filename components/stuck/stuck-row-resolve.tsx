@@ -6,6 +6,8 @@ import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import type { StuckFilter } from "@/lib/records/stuck-claims";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
+import { isNobodyToAsk } from "@/lib/resolve/nobody-to-ask";
+import { NobodyToAskNote } from "@/components/resolve/nobody-to-ask-note";
 import { sendResolve, type ResolveAttempt } from "@/components/resolve/send-resolve";
 import { ActionResult } from "@/components/ui/action-result";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
@@ -26,10 +28,12 @@ type State =
   | { phase: "failed"; check: RecordCheck | null; message: string; conflict: boolean };
 
 type Props = {
-  claim: { key: string; ref: string };
+  claim: { key: string; ref: string; tool: string | null };
   /** The row's version when the list was rendered: the compare-and-set's expectation, as on the record page. */
   version: string | null;
   mayRelease: boolean;
+  /** May force a release (admins): an answer nobody could give links to the record's forced release. */
+  mayForceRelease: boolean;
   /** The list's filter: the next stuck claim the confirmation offers is in it. */
   within: StuckFilter;
   /** A resolve went through: the list shows the confirmation (this row is about to disappear). */
@@ -42,7 +46,7 @@ type Props = {
  * the compare-and-set resolve), nothing of its own. An unknown answer offers only the record page,
  * where an admin may force a release.
  */
-export function StuckRowResolve({ claim, version, mayRelease, within, onResolved }: Props) {
+export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, within, onResolved }: Props) {
   const [state, setState] = useState<State>({ phase: "idle" });
   const [answers, setAnswers] = useState(0);
   const [reason, setReason] = useState("");
@@ -97,7 +101,9 @@ export function StuckRowResolve({ claim, version, mayRelease, within, onResolved
           >
             <Badge tone={OUTCOME[check.check.outcome].tone}>{OUTCOME[check.check.outcome].label}</Badge>{" "}
             {check.check.reason}
-            {outcome === "unknown" ? (
+            {outcome === "unknown" && isNobodyToAsk(check.check) ? (
+              <NobodyToAskNote recordKey={claim.key} tool={claim.tool} mayForceRelease={mayForceRelease} />
+            ) : outcome === "unknown" ? (
               <p className="mt-1">
                 No definite answer: change nothing, ask again later
                 {" — or "}

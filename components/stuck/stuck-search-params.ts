@@ -1,9 +1,10 @@
-import { parseAsBoolean } from "nuqs/server";
-import { recordsSearchParams } from "@/lib/records/records-search-params";
+import { parseAsBoolean, parseAsStringLiteral } from "nuqs/server";
+import { DEFAULT_STUCK_ORDER, LIST_ORDERS, recordsSearchParams } from "@/lib/records/records-search-params";
 
 /**
  * The stuck page's URL state: the records list's own tenant/tool/paging parsers (one set of
- * rules), plus `refresh`, whether the page reloads itself (off unless the URL says so).
+ * rules), plus `order` (oldest first unless the URL says newest) and `refresh`, whether the page
+ * reloads itself (off unless the URL says so).
  */
 export const stuckSearchParams = {
   tenant: recordsSearchParams.tenant,
@@ -11,6 +12,7 @@ export const stuckSearchParams = {
   cursor: recordsSearchParams.cursor,
   dir: recordsSearchParams.dir,
   limit: recordsSearchParams.limit,
+  order: parseAsStringLiteral(LIST_ORDERS).withDefault(DEFAULT_STUCK_ORDER),
   refresh: parseAsBoolean.withDefault(false),
 };
 

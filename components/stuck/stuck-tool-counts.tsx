@@ -59,7 +59,12 @@ export function StuckToolCounts({ counts, tenant, activeTool, defaultThreshold }
                   {entry.processor === null ? (
                     <div className="order-4 basis-full text-xs text-amber-700 sm:mt-1">
                       no processor to ask
-                      <span className="hidden sm:inline">: only an admin’s forced release clears these</span>
+                      <span className="hidden sm:inline">
+                        :{" "}
+                        {entry.tool === null
+                          ? "only an admin’s forced release clears these"
+                          : "configure one in idem.config.json, or an admin forces a release"}
+                      </span>
                     </div>
                   ) : null}
                 </Link>

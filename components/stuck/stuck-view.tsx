@@ -10,13 +10,15 @@ type Props = {
   data: StuckClaims;
   canPlan: boolean;
   mayRelease: boolean;
+  /** May force a release (admins): claims nobody can be asked about link to their record's forced release. */
+  mayForceRelease: boolean;
   /** Each listed row's exact version, for those who may resolve; null for viewers. */
   versions: Record<string, string | null> | null;
   tenantChoices: string[] | null;
 };
 
 /** The stuck page below its header: counts by tool, filters and refresh, the claims, the bulk plan. */
-export function StuckView({ data, canPlan, mayRelease, versions, tenantChoices }: Props) {
+export function StuckView({ data, canPlan, mayRelease, mayForceRelease, versions, tenantChoices }: Props) {
   const now = new Date(data.generatedAt);
   const links = data.page.links;
   const tools = data.byTool.flatMap((t) => (t.tool === null ? [] : [t.tool]));
@@ -55,6 +57,7 @@ export function StuckView({ data, canPlan, mayRelease, versions, tenantChoices }
         total={data.total}
         versions={versions}
         mayRelease={mayRelease}
+        mayForceRelease={mayForceRelease}
         emptyState={
           <div
             className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600"
@@ -71,6 +74,7 @@ export function StuckView({ data, canPlan, mayRelease, versions, tenantChoices }
           newer={links.prev ? `/stuck${links.prev}` : null}
           older={links.next ? `/stuck${links.next}` : null}
           summary={`${data.claims.length.toLocaleString("en")} on this page`}
+          order={data.order}
         />
       ) : null}
     </>

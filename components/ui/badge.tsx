@@ -13,11 +13,11 @@ export const BADGE_TONES: Record<BadgeTone, string> = {
   violet: "bg-violet-50 text-violet-800 ring-violet-200",
 };
 
-/** A solid badge: a result that just happened (done, conflict), louder than a state. */
+/** A solid badge: a result that just happened (done, conflict), louder than a state. White words need a -700 face (4.5:1). */
 const SOLID_TONES: Record<BadgeTone, string> = {
-  good: "bg-emerald-600 text-white ring-emerald-600",
+  good: "bg-emerald-700 text-white ring-emerald-700",
   danger: "bg-red-700 text-white ring-red-700",
-  warn: "bg-amber-500 text-white ring-amber-500",
+  warn: "bg-amber-700 text-white ring-amber-700",
   info: "bg-sky-700 text-white ring-sky-700",
   neutral: "bg-slate-600 text-white ring-slate-600",
   violet: "bg-violet-700 text-white ring-violet-700",

@@ -6,17 +6,24 @@ export type ButtonVariant = "primary" | "secondary" | "danger" | "good" | "info"
 export type ButtonSize = "xs" | "sm" | "md";
 
 const BASE =
-  "inline-flex items-center justify-center gap-1 whitespace-nowrap rounded-md font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-600 focus-visible:ring-offset-1 disabled:cursor-not-allowed disabled:opacity-50";
+  "inline-flex items-center justify-center gap-1 whitespace-nowrap rounded-md font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-600 focus-visible:ring-offset-1 disabled:cursor-not-allowed";
+
+// Disabled looks disabled in every variant: a pale grey face with grey words, never darker or
+// stronger than an enabled button beside it (half-opacity dark slate read as the more solid one).
+// Not opacity either, so the words stay readable. `disabled:` follows `hover:` in the stylesheet,
+// so hovering a disabled button changes nothing.
+const DISABLED_FACE = "disabled:border-slate-200 disabled:bg-slate-100 disabled:text-slate-500";
 
 const VARIANTS: Record<ButtonVariant, string> = {
-  primary: "bg-slate-900 text-white hover:bg-slate-700",
-  secondary: "border border-slate-300 bg-white text-slate-800 hover:bg-slate-100",
-  danger: "bg-red-700 text-white hover:bg-red-800",
-  good: "bg-emerald-700 text-white hover:bg-emerald-600",
-  info: "bg-sky-700 text-white hover:bg-sky-600",
-  ghost: "text-slate-700 hover:bg-slate-100",
+  // Filled variants carry a border the colour of their face, so a disabled one keeps its size.
+  primary: `border border-slate-900 bg-slate-900 text-white hover:border-slate-700 hover:bg-slate-700 ${DISABLED_FACE}`,
+  secondary: `border border-slate-300 bg-white text-slate-800 hover:bg-slate-100 ${DISABLED_FACE}`,
+  danger: `border border-red-700 bg-red-700 text-white hover:border-red-800 hover:bg-red-800 ${DISABLED_FACE}`,
+  good: `border border-emerald-700 bg-emerald-700 text-white hover:border-emerald-600 hover:bg-emerald-600 ${DISABLED_FACE}`,
+  info: `border border-sky-700 bg-sky-700 text-white hover:border-sky-600 hover:bg-sky-600 ${DISABLED_FACE}`,
+  ghost: "text-slate-700 hover:bg-slate-100 disabled:bg-transparent disabled:text-slate-400",
   // A link-looking button keeps its text size and needs no padding: it sits inside a sentence or a row.
-  link: "text-slate-700 underline underline-offset-2 hover:text-slate-900",
+  link: "text-slate-700 underline underline-offset-2 hover:text-slate-900 disabled:text-slate-400 disabled:no-underline",
 };
 
 const SIZES: Record<ButtonSize, string> = {

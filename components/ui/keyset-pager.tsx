@@ -18,7 +18,17 @@ type Props = {
   testId?: string;
   /** Controls at the far end (a page-size picker). */
   children?: ReactNode;
+  /**
+   * The list's order. Oldest first (the stuck list's default) names the same three steps the other
+   * way round: "⇤ Oldest", "← Older", "Newer →" (`newest` is then the first page, `older` the next).
+   */
+  order?: "newest" | "oldest";
 };
+
+const WORDS = {
+  newest: { first: "⇤ Newest", back: "← Newer", on: "Older →" },
+  oldest: { first: "⇤ Oldest", back: "← Older", on: "Newer →" },
+} as const;
 
 const enabled = buttonClass({ variant: "secondary", className: "font-normal" });
 // Not opacity: the words of a disabled step stay readable (slate-500 on slate-50).
@@ -39,19 +49,20 @@ function PagerLink({ href, rel, children }: { href: string | null; rel?: "next" 
   );
 }
 
-/** Keyset paging, newest first: no page numbers — a position, not an offset. */
-export function KeysetPager({ newest, newer, older, summary, testId, children }: Props) {
+/** Keyset paging, newest first (or oldest first): no page numbers — a position, not an offset. */
+export function KeysetPager({ newest, newer, older, summary, testId, children, order = "newest" }: Props) {
   const pagesNewer = newer !== undefined;
+  const words = WORDS[order];
   return (
     <nav aria-label="Pages" className="mt-4 flex flex-wrap items-center gap-2" data-testid={testId}>
-      {pagesNewer && newest === null ? null : <PagerLink href={newest}>⇤ Newest</PagerLink>}
+      {pagesNewer && newest === null ? null : <PagerLink href={newest}>{words.first}</PagerLink>}
       {pagesNewer ? (
         <PagerLink href={newer} rel="prev">
-          ← Newer
+          {words.back}
         </PagerLink>
       ) : null}
       <PagerLink href={older} rel="next">
-        Older →
+        {words.on}
       </PagerLink>
       <span className="text-xs text-slate-500 md:ml-2">{summary}</span>
       {children ? <div className="ml-auto">{children}</div> : null}

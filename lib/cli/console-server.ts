@@ -13,6 +13,7 @@ import { migrate } from "@/lib/db/migrate";
 import { behindTransactionPooler, poolerLimitsProblem } from "@/lib/db/pooler";
 import { consoleTimeouts } from "@/lib/db/timeouts";
 import { getConfig, parseConfig } from "@/lib/config/load";
+import { loadCliConfig } from "@/lib/cli/cli-config";
 import { runSearchIndexes } from "@/lib/search/run-search-indexes";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
@@ -29,6 +30,8 @@ export type ConsoleServerOptions = { port: number; host: string; demo: boolean; 
  * Ctrl-C stops the child, then the database. Resolves with the child's exit code.
  */
 export async function runConsoleServer(options: ConsoleServerOptions): Promise<number> {
+  // The demo serves the configuration it writes; `serve` the one the CLI's rule finds, said on stderr.
+  const served = options.demo ? null : loadCliConfig();
   const connection = await openDatabaseConnection();
   try {
     if (connection.source !== "env") console.log(`embedded database: ${connection.url} (data in ${embeddedDataDir()})`);
@@ -41,7 +44,10 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
     });
     // Behind a transaction pooler the role carries the console's limits (lib/db/pooler.ts): never serve without them.
     if (behindTransactionPooler(connection.url)) {
-      const problem = await poolerLimitsProblem(connection.url, consoleTimeouts("interactive", getConfig().database));
+      const problem = await poolerLimitsProblem(
+        connection.url,
+        consoleTimeouts("interactive", (served?.config ?? getConfig()).database),
+      );
       if (problem) throw new UserError(problem, 1);
     }
     // The embedded database has no autovacuum: fresh statistics now, not at its first periodic pass.
@@ -62,10 +68,12 @@ export async function runConsoleServer(options: ConsoleServerOptions): Promise<n
         demo = await launchDemoWorld(connection.url);
       }
       // After migrations, like them: the searchable fields' indexes of the configuration the console will serve.
-      const config = demo ? parseConfig(readFileSync(demo.configFile, "utf8"), demo.configFile) : getConfig();
+      const config = demo
+        ? parseConfig(readFileSync(demo.configFile, "utf8"), demo.configFile)
+        : (served?.config ?? getConfig());
       await runSearchIndexes(connection, config, (what) => console.log(`search index: ${what}`));
       await build;
-      return await startNext(options, connection.url, demo?.configFile);
+      return await startNext(options, connection.url, demo?.configFile ?? served?.file ?? undefined);
     } finally {
       await build.catch(() => {}); // never leave a build running behind a failed launch
       await demo?.stop();

@@ -14,6 +14,8 @@ import { recountAfterBackfill } from "@/lib/metrics/recount";
 import { recordProcessorSideEffects } from "@/lib/metrics/side-effect-report";
 import { env } from "@/lib/config/environment";
 import { parseConfig } from "@/lib/config/load";
+import { DEMO_CONFIG_NAME } from "@/lib/cli/cli-config";
+import { removeDemoRecord, writeDemoRecord } from "@/lib/cli/demo-record";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
 
 /** The demo world's usual ports (idem.config.example.json names them); any free port serves when one is taken. */
@@ -45,6 +47,7 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
   const ledgerFile = path.join(embeddedDataDir(), "demo-upstream-references.json");
   restoreReferences(world, ledgerFile);
   const stop = async () => {
+    removeDemoRecord();
     saveReferences(world, ledgerFile);
     await world.stop();
     await pool.end();
@@ -57,10 +60,12 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
       await generateHistory(world, pool, databaseUrl, hours);
       saveReferences(world, ledgerFile);
     }
-    const configFile = path.join(embeddedDataDir(), "demo.idem.config.json");
+    const configFile = path.join(embeddedDataDir(), DEMO_CONFIG_NAME);
     mkdirSync(path.dirname(configFile), { recursive: true });
     const configText = `${JSON.stringify({ ...world.config, redact: [...DEFAULT_REDACT_PATHS] }, null, 2)}\n`;
     writeFileSync(configFile, configText);
+    // The CLI beside this demo reads the same file (lib/cli/cli-config.ts).
+    writeDemoRecord({ pid: process.pid, configFile, startedAt: new Date().toISOString() });
     if (firstStart) await listDemoTools(databaseUrl, configText, configFile);
     console.log(
       `demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`,

@@ -22,7 +22,7 @@ export function findRunningEmbeddedDatabase(dataDir = embeddedDataDir()): string
   } catch {
     return null;
   }
-  return isAlive(record.pid) ? record.url : null;
+  return isProcessAlive(record.pid) ? record.url : null;
 }
 
 export function writeEmbeddedRecord(dataDir: string, record: EmbeddedServerRecord): void {
@@ -33,7 +33,8 @@ export function removeEmbeddedRecord(dataDir: string): void {
   rmSync(recordPath(dataDir), { force: true });
 }
 
-function isAlive(pid: number): boolean {
+/** Whether a process with this id runs (EPERM: it does, as another user). */
+export function isProcessAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;

@@ -5,7 +5,13 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
 import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
-import { UNRECORDED_TOOL, type PageDirection, type RecordsFilter, type RecordsQuery } from "@/lib/records/list-filters";
+import {
+  UNRECORDED_TOOL,
+  type PageDirection,
+  type RecordsFilter,
+  type RecordsQuery,
+  type ListOrder,
+} from "@/lib/records/list-filters";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import type { RecordSummary } from "@/lib/records/lookup";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
@@ -103,26 +109,30 @@ export function stuckCondition(config: IdemConfig, now: Date): Prisma.Sql {
 }
 
 /**
- * One keyset step: up to `take` rows after (`next`, newest first) or before (`prev`, oldest
- * first) the cursor. Never OFFSET: the (created_at, key) row comparison is an index condition
- * on idempotency_created_at_key_idx, as fast 100,000 rows deep as on the first page.
+ * One keyset step: up to `take` rows after (`next`) or before (`prev`) the cursor in the list's
+ * order — newest first (the records list), or oldest first (the stuck list's default). Never
+ * OFFSET: the (created_at, key) row comparison is an index condition on
+ * idempotency_created_at_key_idx, as fast 100,000 rows deep as on the first page.
  */
 export async function fetchRecordRows(
   db: Db,
   conditions: Prisma.Sql[],
-  position: { cursor: RecordsCursor | null; dir: PageDirection },
+  position: { cursor: RecordsCursor | null; dir: PageDirection; order?: ListOrder },
   take: number,
   options: { withResponse?: boolean } = {},
 ): Promise<RecordRow[]> {
   const { cursor, dir } = position;
+  // Reading towards older rows: `next` in newest-first order, `prev` in oldest-first order.
+  const descending = (dir === "next") === ((position.order ?? "newest") === "newest");
   const keyset = cursor
-    ? dir === "next"
+    ? descending
       ? Prisma.sql`(created_at, key) < (${cursor.createdAt}::timestamptz, ${cursor.key})`
       : Prisma.sql`(created_at, key) > (${cursor.createdAt}::timestamptz, ${cursor.key})`
     : null;
   const where = whereClause(keyset ? [...conditions, keyset] : conditions);
-  const order =
-    dir === "next" ? Prisma.sql`ORDER BY created_at DESC, key DESC` : Prisma.sql`ORDER BY created_at ASC, key ASC`;
+  const order = descending
+    ? Prisma.sql`ORDER BY created_at DESC, key DESC`
+    : Prisma.sql`ORDER BY created_at ASC, key ASC`;
   const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
   return db.$queryRaw<RecordRow[]>`
     SELECT key, tenant, subject, tool, status, created_at, updated_at,
@@ -150,8 +160,9 @@ export function toListItem(row: RecordRow, config: IdemConfig, now: Date): Recor
 }
 
 /**
- * One page of the records list, newest first. Fetches limit+1 rows to learn whether another
- * page follows; a `prev` page is read oldest-first from the cursor and turned around.
+ * One page of the records list, newest first (or oldest first: the stuck list). Fetches limit+1
+ * rows to learn whether another page follows; a `prev` page is read backwards from the cursor and
+ * turned around.
  */
 export async function listRecords(
   db: Db,
@@ -159,9 +170,15 @@ export async function listRecords(
   query: RecordsQuery,
   config: IdemConfig,
   now: Date,
+  order: ListOrder = "newest",
 ): Promise<RecordsPage> {
   const conditions = recordsConditions(actor, query, config, now);
-  const fetched = await fetchRecordRows(db, conditions, { cursor: query.cursor, dir: query.dir }, query.limit + 1);
+  const fetched = await fetchRecordRows(
+    db,
+    conditions,
+    { cursor: query.cursor, dir: query.dir, order },
+    query.limit + 1,
+  );
   const hasMore = fetched.length > query.limit;
   const pageRows = fetched.slice(0, query.limit);
   const rows = query.dir === "next" ? pageRows : pageRows.reverse();

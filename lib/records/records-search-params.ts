@@ -26,6 +26,14 @@ export const DEFAULT_PAGE_SIZE: PageSize = 50;
 export const PAGE_DIRECTIONS = ["next", "prev"] as const;
 export type PageDirection = (typeof PAGE_DIRECTIONS)[number];
 
+/**
+ * The stuck list's order: oldest first by default (the claim most at risk first, as the next stuck
+ * claim and a bulk plan over the filter take them), newest first on request.
+ */
+export const LIST_ORDERS = ["oldest", "newest"] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+export const DEFAULT_STUCK_ORDER: ListOrder = "oldest";
+
 export const EXPORT_FORMATS = ["csv", "json"] as const;
 export type ExportFormat = (typeof EXPORT_FORMATS)[number];
 

@@ -4,8 +4,11 @@ import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import {
+  DEFAULT_STUCK_ORDER,
   EMPTY_FILTER,
   filterToParams,
+  LIST_ORDERS,
+  type ListOrder,
   parseRecordsQuery,
   pageLinks,
   type PageLinks,
@@ -19,6 +22,7 @@ import { readVisibleClaims } from "@/lib/records/visible-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { describeProcessor } from "@/lib/config/describe-processor";
 import type { StuckFilterInput } from "@/lib/records/stuck-filter-input";
+import { quoteInput } from "@/lib/text/quote-input";
 
 /** What narrows the stuck page: a tenant and a tool (stuck is implied; status and times are not offered). */
 export type StuckFilter = { tenant: string | null; tool: string | null };
@@ -26,7 +30,8 @@ export type StuckFilter = { tenant: string | null; tool: string | null };
 /** The records parameters the stuck page reads. */
 const STUCK_PARAMS = ["tenant", "tool", "cursor", "dir", "limit"] as const;
 
-export type StuckQuery = StuckFilter & Pick<RecordsQuery, "cursor" | "dir" | "limit">;
+/** `order`: oldest first (the default, the claim most at risk first) or newest first. */
+export type StuckQuery = StuckFilter & Pick<RecordsQuery, "cursor" | "dir" | "limit"> & { order: ListOrder };
 
 /** One tool's stuck claims: how many, since when, and the threshold that made them stuck. */
 export type StuckToolCount = {
@@ -45,7 +50,9 @@ export type StuckToolCount = {
 
 export type StuckClaims = {
   filter: StuckFilter;
-  /** One page of stuck claims, newest first (the records list's keyset paging). */
+  /** The page's order: oldest first unless the URL asks for newest. */
+  order: ListOrder;
+  /** One page of stuck claims in that order (the records list's keyset paging). */
   claims: RecordListItem[];
   page: { nextCursor: string | null; prevCursor: string | null; links: PageLinks };
   /** Per tool, for the tenant filter (never the tool filter: the other tools stay one click away). */
@@ -59,8 +66,8 @@ export type StuckClaims = {
 
 /**
  * The stuck page's URL, through THE records parser: the same tenant/tool/cursor/dir/limit rules
- * as the records list. Anything else in the URL (status, from, to, stuck, refresh) is not a
- * filter here and is ignored rather than applied.
+ * as the records list, plus `order` (oldest, the default, or newest). Anything else in the URL
+ * (status, from, to, stuck, refresh) is not a filter here and is ignored rather than applied.
  */
 export function parseStuckQuery(
   input: URLSearchParams | Record<string, string | string[] | undefined>,
@@ -73,9 +80,20 @@ export function parseStuckQuery(
         );
   const relevant = new URLSearchParams(entries.filter(([k]) => (STUCK_PARAMS as readonly string[]).includes(k)));
   const parsed = parseRecordsQuery(relevant, { unknownParams: "reject" });
-  if (!parsed.ok) return parsed;
+  const orders = entries.filter(([k]) => k === "order").map(([, v]) => v);
+  const order = orders.length === 0 ? DEFAULT_STUCK_ORDER : orders[0];
+  const orderOk = orders.length <= 1 && (LIST_ORDERS as readonly string[]).includes(order ?? "");
+  const orderProblem = {
+    param: "order",
+    message:
+      orders.length > 1
+        ? "order: given more than once"
+        : `order: expected oldest or newest, got ${quoteInput(order ?? "")}`,
+  };
+  if (!parsed.ok) return orderOk ? parsed : { ok: false, problems: [...parsed.problems, orderProblem] };
+  if (!orderOk) return { ok: false, problems: [orderProblem] };
   const { tenant, tool, cursor, dir, limit } = parsed.value;
-  return { ok: true, value: { tenant, tool, cursor, dir, limit } };
+  return { ok: true, value: { tenant, tool, cursor, dir, limit, order: order as ListOrder } };
 }
 
 export function stuckRecordsFilter(filter: StuckFilter): RecordsFilter {
@@ -99,7 +117,14 @@ export async function loadStuckClaims(
   const filter = stuckRecordsFilter(query);
   const countConditions = recordsConditions(actor, { ...filter, tool: null }, config, now);
   const [page, toolRows] = await Promise.all([
-    listRecords(db, actor, { ...filter, cursor: query.cursor, dir: query.dir, limit: query.limit }, config, now),
+    listRecords(
+      db,
+      actor,
+      { ...filter, cursor: query.cursor, dir: query.dir, limit: query.limit },
+      config,
+      now,
+      query.order,
+    ),
     db.$queryRaw<ToolCountRow[]>`
       SELECT tool, count(*) AS count, min(created_at) AS oldest
       FROM idempotency ${whereClause(countConditions)}
@@ -130,11 +155,12 @@ export async function loadStuckClaims(
   const base = { ...filterToParams({ ...EMPTY_FILTER, tenant: query.tenant, tool: query.tool }), limit: query.limit };
   return {
     filter: { tenant: query.tenant, tool: query.tool },
+    order: query.order,
     claims: page.records,
     page: {
       nextCursor: page.nextCursor,
       prevCursor: page.prevCursor,
-      links: pageLinks(base, page),
+      links: withOrder(pageLinks(base, page), query.order),
     },
     byTool,
     total: matching.reduce((sum, t) => sum + t.count, 0),
@@ -142,6 +168,17 @@ export async function loadStuckClaims(
     defaultThreshold: formatDuration(config.defaultStuckAfter),
     generatedAt: now.toISOString(),
   };
+}
+
+/** The page links keep a non-default order (the default stays out of the URL, as nuqs leaves it). */
+function withOrder(links: PageLinks, order: ListOrder): PageLinks {
+  const add = (qs: string) => {
+    if (order === DEFAULT_STUCK_ORDER) return qs;
+    const params = new URLSearchParams(qs);
+    params.set("order", order);
+    return `?${params.toString()}`;
+  };
+  return { first: add(links.first), next: links.next && add(links.next), prev: links.prev && add(links.prev) };
 }
 
 function matchesToolFilter(tool: string | null, filterTool: string | null): boolean {

@@ -12,12 +12,13 @@ import { stuckRecordsFilter, type StuckFilter } from "@/lib/records/stuck-claims
 import { CLAIM_COLUMNS, isRowVersion, readVisibleClaims, type VisibleClaim } from "@/lib/records/visible-records";
 import { stuckFilterInputSchema } from "@/lib/records/stuck-filter-input";
 import { askProcessor } from "./ask-processor";
+import { BULK_PLAN_MAX_ROWS } from "./bulk-limits";
+import { isNobodyToAsk } from "./nobody-to-ask";
 import type { ProcessorCheck, ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
 import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
 
-/** A plan asks the processor once per row: bounded so one click cannot fire thousands of requests. */
-export const BULK_PLAN_MAX_ROWS = 500;
+export { BULK_PLAN_MAX_ROWS };
 /** Rows per apply request: small, so the page can show progress between batches and a failure costs one batch. */
 export const BULK_APPLY_MAX_ROWS = 50;
 /** Processor questions in flight at once, per plan or apply request. */
@@ -77,6 +78,11 @@ export type PlannedRow = {
   outcome: ProcessorOutcome | null;
   /** Why this proposal: the processor's answer, or what kept the row out of the plan. */
   reason: string;
+  /**
+   * True when there was nobody to ask (no processor configured for the tool, or no tool recorded):
+   * asking again cannot help, only configuration or a forced release can.
+   */
+  nobodyToAsk: boolean;
   proposed: ProposedAction;
   checkMs: number | null;
 };
@@ -89,6 +95,8 @@ export type BulkPlan = {
   totals: Record<ProposedAction, number>;
   /** More stuck claims matched the filter than a plan takes; the oldest BULK_PLAN_MAX_ROWS are planned. */
   truncated: boolean;
+  /** Stuck claims the filter matched (a filter plan; null for selected keys), however many were planned. */
+  matched: number | null;
 };
 
 export type BulkRowResult = {
@@ -129,11 +137,15 @@ export async function planBulkResolution(
 ): Promise<BulkPlan> {
   let candidates: (VisibleClaim | { key: string; missing: true })[];
   let truncated = false;
+  let matched: number | null = null;
   let scope: string;
   if ("keys" in input) {
     const keys = [...new Set(input.keys)];
     const found = await readVisibleClaims(db, actor, keys);
-    candidates = keys.map((key) => found.get(key) ?? { key, missing: true as const });
+    // Oldest first, as every stuck list and the filter plan order them; keys not found go last.
+    candidates = keys
+      .map((key) => found.get(key) ?? { key, missing: true as const })
+      .sort((a, b) => createdMs(a) - createdMs(b));
     scope = `${keys.length} selected claim${keys.length === 1 ? "" : "s"}`;
   } else {
     const filter: StuckFilter = { tenant: input.filter.tenant ?? null, tool: input.filter.tool ?? null };
@@ -144,11 +156,15 @@ export async function planBulkResolution(
       ORDER BY created_at, key LIMIT ${BULK_PLAN_MAX_ROWS + 1}`;
     truncated = rows.length > BULK_PLAN_MAX_ROWS;
     candidates = rows.slice(0, BULK_PLAN_MAX_ROWS);
+    matched = truncated ? await countStuck(db, conditions) : rows.length;
     const words = [
       filter.tenant !== null ? `tenant ${filter.tenant}` : null,
       filter.tool !== null ? `tool ${filter.tool}` : null,
     ].filter(Boolean);
-    scope = `every stuck claim${words.length > 0 ? ` of ${words.join(", ")}` : ""}${truncated ? ` (the oldest ${BULK_PLAN_MAX_ROWS})` : ""}`;
+    const of = words.length > 0 ? ` of ${words.join(", ")}` : "";
+    scope = truncated
+      ? `the ${BULK_PLAN_MAX_ROWS} oldest of the ${matched.toLocaleString("en")} stuck claims${of} (a plan takes at most ${BULK_PLAN_MAX_ROWS})`
+      : `every stuck claim${of}`;
   }
 
   const rows = await pLimit(BULK_CHECK_CONCURRENCY).map(candidates, (candidate) =>
@@ -156,7 +172,17 @@ export async function planBulkResolution(
   );
   const totals: Record<ProposedAction, number> = { complete: 0, release: 0, leave: 0 };
   for (const row of rows) totals[row.proposed] += 1;
-  return { plannedAt: now.toISOString(), scope, rows, totals, truncated };
+  return { plannedAt: now.toISOString(), scope, rows, totals, truncated, matched };
+}
+
+function createdMs(candidate: VisibleClaim | { missing: true }): number {
+  return "missing" in candidate ? Number.POSITIVE_INFINITY : candidate.created_at.getTime();
+}
+
+/** Exact: a plan over more than its bound says how many it left out. One scan of the partial index. */
+async function countStuck(db: Db, conditions: Parameters<typeof whereClause>[0]): Promise<number> {
+  const [row] = await db.$queryRaw<{ n: bigint }[]>`SELECT count(*) AS n FROM idempotency ${whereClause(conditions)}`;
+  return Number(row?.n ?? 0);
 }
 
 async function planRow(
@@ -177,6 +203,7 @@ async function planRow(
       expectedUpdatedAt: null,
       outcome: null,
       reason: "no such record (resolved and released meanwhile, or not one of your tenants)",
+      nobodyToAsk: false,
       proposed: "leave",
       checkMs: null,
     };
@@ -190,6 +217,7 @@ async function planRow(
     ageMs: Math.max(0, now.getTime() - candidate.created_at.getTime()),
     status: candidate.status,
     expectedUpdatedAt: candidate.version,
+    nobodyToAsk: false,
   };
   if (candidate.status !== "in_progress")
     return {
@@ -209,7 +237,7 @@ async function planRow(
     };
   }
   const check = await askProcessor(config, { key: candidate.key, tool: candidate.tool });
-  const asked = { ...base, outcome: check.outcome, checkMs: check.evidence.ms };
+  const asked = { ...base, outcome: check.outcome, checkMs: check.evidence.ms, nobodyToAsk: isNobodyToAsk(check) };
   if (check.outcome === "unknown") return { ...asked, reason: check.reason, proposed: "leave" };
   const decision = decideResolution(actor, check.outcome === "taken" ? "complete" : "release", check, false);
   if (!decision.ok) return { ...asked, reason: decision.message, proposed: "leave" };

@@ -85,7 +85,7 @@ describe.skipIf(browserMissing)(
       const rows = await page
         .locator('[data-testid="stuck-table"] tbody tr')
         .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-key")));
-      expect(rows).toEqual([untouched, notTaken, taken]); // newest first, the young claim absent
+      expect(rows).toEqual([taken, notTaken, untouched]); // oldest first (most at risk), the young claim absent
       expect(await page.textContent('[data-testid="stuck-total"]')).toBe("3");
       expect(await page.textContent('[data-tool="charge_card"] [data-testid="stuck-tool-count"]')).toBe("3");
       expect(await page.textContent("main")).toContain(

@@ -303,7 +303,7 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await page.waitForSelector(`${dialog}[data-phase="planned"]`);
     expect(await page.textContent('[data-testid="bulk-plan-totals"]')).toMatch(/1 to complete.*1 to release.*1 left/);
     expect(await page.textContent('[data-testid="bulk-plan-skipped"]')).toContain(
-      "1 skipped: the processor's answer is unknown",
+      "1 skipped: no processor configured for tool no_processor_tool. Asking again cannot help",
     );
     await page.fill('input[name="bulk-reason"]', "processor timeouts at 03:00");
     await docShot(page, "bulk-plan", { viewportOnly: true });

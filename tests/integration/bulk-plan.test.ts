@@ -141,7 +141,9 @@ describe("bulk plan and apply against the demo processor", () => {
     });
     expect(rowOf(plan, missing)).toMatchObject({ outcome: null, proposed: "leave", status: null });
     expect(plan.totals).toEqual({ complete: 1, release: 1, leave: 5 });
-    expect(plan.rows.map((r) => r.key)).toEqual([taken, notTaken, unreachable, hangs, young, completed, missing]);
+    // Oldest first, as the stuck list orders them (young is the newest claim); keys not found go last.
+    expect(plan.rows.map((r) => r.key)).toEqual([taken, notTaken, unreachable, hangs, completed, young, missing]);
+    expect(plan.rows.filter((r) => r.nobodyToAsk)).toEqual([]); // a processor that fails to answer was still asked
     // A plan is a dry run: nothing changed, nothing audited.
     expect([await status(taken), await status(notTaken)]).toEqual(["in_progress", "in_progress"]);
     expect(await auditCount([taken, notTaken])).toBe("0");
@@ -160,10 +162,42 @@ describe("bulk plan and apply against the demo processor", () => {
     ]);
     expect(plan.scope).toBe(`every stuck claim of tenant ${tenant}, tool charge_card`);
     expect(plan.truncated).toBe(false);
+    expect(plan.matched).toBe(2);
     const limited = await planBulkResolution(db, config, actor("operator", ["someone-else"]), {
       filter: { tenant, tool: null },
     });
     expect(limited.rows).toEqual([]);
+  });
+
+  it("a tool with no processor: left, marked nobody-to-ask (asking again cannot help); over 500, the 500 oldest of an exact count", async () => {
+    const tenant = `${TENANT}-none`;
+    await pool.query(
+      `INSERT INTO idempotency (key, tenant, tool, status, created_at)
+       SELECT md5($1 || g) || md5($1 || g || 'x'), $1, 'send_receipt_email', 'in_progress', now() - make_interval(mins => 60 + g)
+       FROM generate_series(1, 502) AS g`,
+      [tenant],
+    );
+    const unrecorded = await claim({ tenant, tool: undefined });
+    await pool.query(`UPDATE idempotency SET tool = NULL, created_at = now() - interval '1 day' WHERE key = $1`, [
+      unrecorded,
+    ]);
+    const plan = await planBulkResolution(db, config, operator, { filter: { tenant, tool: null } });
+    expect(plan.truncated).toBe(true);
+    expect(plan.matched).toBe(503);
+    expect(plan.rows).toHaveLength(500);
+    expect(plan.scope).toBe(`the 500 oldest of the 503 stuck claims of tenant ${tenant} (a plan takes at most 500)`);
+    expect(plan.rows[0]).toMatchObject({ key: unrecorded, tool: null, outcome: "unknown", nobodyToAsk: true });
+    expect(plan.rows[1]).toMatchObject({
+      tool: "send_receipt_email",
+      outcome: "unknown",
+      proposed: "leave",
+      nobodyToAsk: true,
+      reason: "no processor configured for tool send_receipt_email",
+    });
+    expect(plan.rows.every((r) => r.nobodyToAsk && r.proposed === "leave")).toBe(true);
+    // The oldest: created 60 + g minutes ago, so the two newest (g = 1, 2) are the ones left out.
+    const ages = plan.rows.slice(1).map((r) => r.ageMs ?? 0);
+    expect(Math.min(...ages)).toBeGreaterThan(62 * 60_000);
   });
 
   it("apply re-checks each row: a row changed since the plan is a conflict, a changed answer is reported, the others are applied with one audit row each", async () => {

@@ -5,6 +5,7 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { launchDemoWorld } from "@/lib/cli/demo-launch";
+import { findRunningDemo } from "@/lib/cli/demo-record";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { getMetrics } from "@/lib/metrics/query-metrics";
@@ -48,6 +49,8 @@ describe("the demo launcher", () => {
     await rollUpSettled(earlier, new Date()).finally(() => earlier.$disconnect());
     const demo = await launchDemoWorld(database.url);
     try {
+      // The CLI beside a running demo finds the configuration it wrote (lib/cli/cli-config.ts).
+      expect(findRunningDemo()).toMatchObject({ pid: process.pid, configFile: demo.configFile });
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
       try {
         const [claims] = (await pool.query<{ n: number }>("SELECT count(*)::int AS n FROM idempotency")).rows;
@@ -102,5 +105,6 @@ describe("the demo launcher", () => {
     } finally {
       await demo.stop();
     }
+    expect(findRunningDemo(), "a stopped demo is not found").toBeNull();
   }, 180_000);
 });

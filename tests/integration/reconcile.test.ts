@@ -309,7 +309,8 @@ describe("reconcile: stuck claims against the demo processor", () => {
       const taken = await stuckClaim({ tenant: t, taken: true });
       const notTaken = await stuckClaim({ tenant: t, taken: false });
       const cli = await runCli(["reconcile", "--tenant", t, "--json"], env());
-      expect(cli.stderr).toBe("");
+      // stderr only says which configuration was loaded; stdout is the JSON alone.
+      expect(cli.stderr).toBe(`idem config: ${configFile} (named by IDEM_CONFIG)\n`);
       expect(cli.code).toBe(0);
       const result = JSON.parse(cli.stdout) as ReconcileResult;
       expect(result).toMatchObject({

@@ -47,6 +47,7 @@ async function StuckSection({ actor, searchParams }: { actor: Actor; searchParam
       data={loaded.data}
       canPlan={can(actor.role, "records:resolve")}
       mayRelease={can(actor.role, "records:release")}
+      mayForceRelease={can(actor.role, "records:force-release")}
       versions={loaded.versions}
       tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
     />

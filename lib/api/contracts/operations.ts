@@ -133,6 +133,11 @@ const plannedRow = z.object({
   expectedUpdatedAt: nullableString,
   outcome: processorOutcome.nullable(),
   reason: z.string(),
+  nobodyToAsk: z
+    .boolean()
+    .describe(
+      "No processor could be asked (none configured for the tool, or no tool recorded): asking again cannot help; configure one, or force a release on the record.",
+    ),
   proposed: z.enum(["complete", "release", "leave"]),
   checkMs: z.number().nullable(),
 });
@@ -153,6 +158,10 @@ export const bulkPlanContract = defineContract({
         rows: z.array(plannedRow),
         totals: z.object({ complete: z.number(), release: z.number(), leave: z.number() }),
         truncated: z.boolean(),
+        matched: z
+          .number()
+          .nullable()
+          .describe("Stuck claims the filter matched, exact (a plan covers the oldest 500); null for selected keys."),
       }),
     },
   },

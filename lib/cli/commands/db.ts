@@ -8,7 +8,7 @@ import { namedVariable } from "@/lib/config/environment";
 import { ownerUrl } from "@/lib/db/connection";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
-import { getConfig } from "@/lib/config/load";
+import { loadCliConfig } from "@/lib/cli/cli-config";
 import { runSearchIndexes } from "@/lib/search/run-search-indexes";
 
 export function registerDb(program: Command): void {
@@ -50,7 +50,7 @@ export function registerDb(program: Command): void {
     .option("--json", "print {created, rebuilt, kept, dropped, concurrently} as JSON")
     .action(
       runCommand(async (options: { json?: boolean }) => {
-        const config = getConfig();
+        const { config } = loadCliConfig();
         const report = await withConnection((connection) =>
           runSearchIndexes(connection, config, options.json ? undefined : (what) => console.log(what)),
         );

@@ -5,7 +5,7 @@ import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { formatDuration } from "@/lib/config/duration";
-import { loadConfig } from "@/lib/config/load";
+import { loadCliConfig } from "@/lib/cli/cli-config";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { UserError } from "@/lib/errors/user-error";
@@ -75,7 +75,7 @@ answer was unknown, or a conflict); 1 an error; 2 bad input.`,
 }
 
 async function runReconcile(options: Options): Promise<number> {
-  const config = loadConfig();
+  const { config } = loadCliConfig();
   return withConnection(async (connection) => {
     // Each worker holds a connection for the length of a processor call; one more for the candidate query.
     const db = createPrismaClient(connection.url, options.concurrency + 1);

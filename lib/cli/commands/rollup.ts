@@ -3,7 +3,7 @@ import { cliActor } from "@/lib/identity/cli-actor";
 import { parseInstantOption, wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
-import { loadConfig } from "@/lib/config/load";
+import { loadCliConfig } from "@/lib/cli/cli-config";
 import { scanDuplicates } from "@/lib/duplicates/scan-duplicates";
 import { UserError } from "@/lib/errors/user-error";
 import { recountMetrics, type RecountOutcome } from "@/lib/metrics/recount";
@@ -58,7 +58,7 @@ hours before the newest \`idem trim\` cutoff, whose rows are gone.`,
           }
           return;
         }
-        const config = loadConfig();
+        const { config } = loadCliConfig();
         const { rollup, duplicates } = await withDatabase(async (db) => {
           const rollup = await rollUpSettled(db, new Date(), { catchUpHours: options.catchUp });
           return { rollup, duplicates: await scanDuplicates(db, config, new Date(), { maxChunks: 2_000 }) };

@@ -15,7 +15,7 @@ import { parseNameOption, wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { childEnvironment } from "@/lib/config/environment";
-import { loadConfig } from "@/lib/config/load";
+import { loadCliConfig } from "@/lib/cli/cli-config";
 import { verificationJunit } from "@/lib/cli/verification-junit";
 import { UserError } from "@/lib/errors/user-error";
 import { cliActor } from "@/lib/identity/cli-actor";
@@ -90,7 +90,7 @@ async function runVerifyTool(options: Options): Promise<number> {
     throw new UserError(
       'name a server (--server NAME, marked "verify": true in idem.config.json) or give --stdio COMMAND.',
     );
-  const config = loadConfig();
+  const { config } = loadCliConfig();
   const server = options.server ?? STDIO_DEFAULT_NAME;
   const commandLine = options.stdio ? { ...options.stdio, env: definedOnly(childEnvironment({})) } : undefined;
   const outcome = await withDatabase(

@@ -1,0 +1,257 @@
+import { copyFileSync, mkdirSync } from "node:fs";
+import { randomBytes } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
+import pg from "pg";
+import type { Browser, BrowserContext, Page } from "playwright-core";
+import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
+import { signInInContext } from "../helpers/sign-in";
+import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
+import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
+import { connectTestDb } from "../helpers/db";
+import { addTenantUser, auditOf, charge, insertStuckClaim, rowOf } from "../helpers/stuck-fixtures";
+
+// What got in a new operator's way on the Stuck page (issue #29, "Operators"): the list's order,
+// a disabled button that looked enabled, a column that moved, a dialog that did not say what it
+// did, and "ask again later" for a tool nobody can be asked about.
+const baseUrl = inject("baseUrl");
+const run = randomBytes(3).toString("hex");
+const ORDER_TENANT = `ops-order-${run}`;
+const BULK_TENANT = `ops-bulk-${run}`;
+const OPERATOR = `ops-op-${run}@demo.test`;
+const ADMIN = `ops-admin-${run}@demo.test`;
+const DESKTOP = { width: 1440, height: 900 };
+const PHONE = { width: 390, height: 844 };
+const dialog = '[data-testid="bulk-plan"]';
+
+async function docShot(page: Page, name: string, options: { viewportOnly?: boolean } = {}) {
+  const mobile = (page.viewportSize()?.width ?? DESKTOP.width) < 500;
+  const dir = mobile ? "docs/screenshots/mobile" : "docs/screenshots";
+  mkdirSync(dir, { recursive: true });
+  const file = `${dir}/${name}.png`;
+  if (options.viewportOnly) await page.screenshot({ path: file });
+  else copyFileSync(await screenshot(page, `${name}${mobile ? "-mobile" : ""}`), file);
+}
+
+async function seriousViolations(page: Page) {
+  await page.waitForFunction(() => document.title.trim() !== "");
+  const results = await new AxeBuilder({ page }).analyze();
+  return results.violations
+    .filter((v) => v.impact === "serious" || v.impact === "critical")
+    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+}
+
+/** The listed claims' keys, top to bottom. */
+function listedKeys(page: Page): Promise<string[]> {
+  return page
+    .locator('[data-testid="stuck-table"] tbody tr[data-key]')
+    .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-key") ?? ""));
+}
+
+/** Lightness 0..1 of a computed colour (Chromium reports Tailwind 4's colours as lab or oklch; else sRGB). */
+function lightness(color: string): number {
+  const lab = /^(ok)?l(?:ab|ch)\(([\d.]+)(%?)/.exec(color);
+  if (lab) return Number(lab[2]) / (lab[3] || !lab[1] ? 100 : 1);
+  const [r, g, b] = (color.match(/[\d.]+/g) ?? ["0", "0", "0"]).map(Number) as [number, number, number];
+  return (0.2126 * r + 0.7152 * g + 0.0722 * b) / 255;
+}
+
+function buttonLook(page: Page, selector: string) {
+  return page.$eval(selector, (el) => {
+    const style = getComputedStyle(el);
+    return { background: style.backgroundColor, color: style.color, cursor: style.cursor };
+  });
+}
+
+/** Where each column of the first row's cells starts and how wide it is. */
+function columnBoxes(page: Page, key: string) {
+  return page.$$eval(`tr[data-key="${key}"] td[data-column]`, (tds) =>
+    tds.map((td) => {
+      const box = td.getBoundingClientRect();
+      return `${td.getAttribute("data-column")}@${Math.round(box.left)}+${Math.round(box.width)}`;
+    }),
+  );
+}
+
+describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium", () => {
+  const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
+  const db = connectTestDb();
+  let browser: Browser;
+  let pageErrors: PageErrorWatch;
+
+  beforeAll(async () => {
+    await addTenantUser(db, OPERATOR, "operator", [ORDER_TENANT]);
+    await addTenantUser(db, ADMIN, "admin", [BULK_TENANT]);
+    browser = await launchChromium();
+    pageErrors = watchPageErrors(browser);
+  });
+  afterEach(() => pageErrors.expectNoPageErrors());
+  afterAll(async () => {
+    await browser?.close();
+    await pool.end();
+  });
+
+  async function signedIn(email: string, viewport = DESKTOP): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ viewport });
+    return { context, page: await signInInContext(context, email, "/stuck") };
+  }
+
+  it("oldest first by default, the same claim 'next stuck claim' names; newest first on request, in the URL", async () => {
+    const oldest = await insertStuckClaim(pool, { tenant: ORDER_TENANT, label: "oldest", minutesAgo: 70 });
+    const middle = await insertStuckClaim(pool, { tenant: ORDER_TENANT, label: "middle", minutesAgo: 50 });
+    const newest = await insertStuckClaim(pool, { tenant: ORDER_TENANT, label: "newest", minutesAgo: 30 });
+    const { context, page } = await signedIn(OPERATOR);
+    await page.goto(`${baseUrl}/stuck`);
+    await page.waitForSelector('[data-testid="stuck-table"]');
+    expect(await listedKeys(page)).toEqual([oldest, middle, newest]);
+    expect(await page.inputValue('[data-testid="stuck-order"]')).toBe("oldest");
+    expect(await seriousViolations(page), "the stuck page").toEqual([]);
+    await page.mouse.move(0, 0);
+    await docShot(page, "stuck");
+
+    await page.selectOption('[data-testid="stuck-order"]', "newest");
+    await page.waitForURL(/[?&]order=newest/);
+    await expect.poll(() => listedKeys(page), { timeout: 10_000 }).toEqual([newest, middle, oldest]);
+    // Shareable: the URL alone opens the same order.
+    await page.goto(`${baseUrl}/stuck?order=newest`);
+    expect(await listedKeys(page)).toEqual([newest, middle, oldest]);
+    await page.selectOption('[data-testid="stuck-order"]', "oldest");
+    await expect.poll(() => listedKeys(page), { timeout: 10_000 }).toEqual([oldest, middle, newest]);
+    expect(page.url()).not.toContain("order=");
+
+    const phone = await context.newPage();
+    await phone.setViewportSize(PHONE);
+    await phone.goto(`${baseUrl}/stuck`);
+    await phone.waitForSelector('[data-testid="stuck-table"]');
+    await docShot(phone, "stuck");
+    await context.close();
+  });
+
+  it("a disabled button looks disabled (pale, not-allowed), lighter than the enabled one beside it, hovered or not", async () => {
+    await insertStuckClaim(pool, { tenant: ORDER_TENANT, label: "button", minutesAgo: 25 });
+    const { context, page } = await signedIn(OPERATOR);
+    await page.goto(`${baseUrl}/stuck`);
+    await page.waitForSelector('[data-testid="stuck-table"]');
+    const selected = '[data-testid="plan-selected"]';
+    expect(await page.isDisabled(selected)).toBe(true);
+    await page.hover(selected, { force: true });
+    const disabled = await buttonLook(page, selected);
+    const enabledBeside = await buttonLook(page, '[data-testid="plan-all"]');
+    expect(disabled.cursor).toBe("not-allowed");
+    expect(lightness(disabled.background), `disabled ${disabled.background}`).toBeGreaterThan(0.9);
+    // Its words are grey, not the white of an enabled primary button or the dark of a secondary one.
+    expect(lightness(disabled.color)).toBeGreaterThan(0.4);
+    expect(lightness(disabled.color)).toBeLessThan(lightness(disabled.background));
+    expect(lightness(disabled.background)).toBeGreaterThanOrEqual(lightness(enabledBeside.background) - 0.05);
+    await page.check('[data-testid="stuck-table"] tbody tr[data-key] input[type="checkbox"]');
+    await page.mouse.move(0, 0);
+    // transition-colors: the face eases from pale to dark over 150 ms.
+    await expect
+      .poll(async () => lightness((await buttonLook(page, selected)).background), { timeout: 5_000 })
+      .toBeLessThan(0.4);
+    expect((await buttonLook(page, selected)).cursor).not.toBe("not-allowed");
+    await context.close();
+  });
+
+  it("opening an answer in the Resolve column moves no column sideways", async () => {
+    const key = await insertStuckClaim(pool, { tenant: ORDER_TENANT, label: "shift", minutesAgo: 65 });
+    const { context, page } = await signedIn(OPERATOR);
+    await page.goto(`${baseUrl}/stuck`);
+    const row = `tr[data-key="${key}"]`;
+    await page.waitForSelector(row);
+    const before = await columnBoxes(page, key);
+    await page.click(`${row} [data-testid="row-ask"]`);
+    await page.waitForSelector(`${row} [data-testid="row-answer"][data-outcome="not_taken"]`);
+    await page.waitForSelector(`${row} [data-testid="row-release"]`);
+    expect(await columnBoxes(page, key)).toEqual(before);
+    await context.close();
+  });
+
+  it("the bulk dialog: a plain 'Plan for all N matching', no-processor rows say what helps and link the forced release, and after apply it says what happened", async () => {
+    const taken = await insertStuckClaim(pool, { tenant: BULK_TENANT, label: "taken", minutesAgo: 40 });
+    const notTaken = await insertStuckClaim(pool, { tenant: BULK_TENANT, label: "not-taken", minutesAgo: 39 });
+    const email = await insertStuckClaim(pool, {
+      tenant: BULK_TENANT,
+      label: "email",
+      minutesAgo: 38,
+      tool: "send_receipt_email",
+    });
+    const { context, page } = await signedIn(ADMIN);
+    await charge(page, taken);
+    await page.goto(`${baseUrl}/stuck`);
+    await page.waitForSelector('[data-testid="stuck-table"]');
+    // On the row itself: asked, nobody answers; it says what helps instead of "ask again later".
+    await page.click(`tr[data-key="${email}"] [data-testid="row-ask"]`);
+    const note = `tr[data-key="${email}"] [data-testid="nobody-to-ask"]`;
+    await page.waitForSelector(note);
+    expect(await page.textContent(`tr[data-key="${email}"] [data-testid="row-answer"]`)).not.toContain(
+      "ask again later",
+    );
+    expect(await page.textContent(note)).toContain(
+      "Asking again cannot help: configure a processor for send_receipt_email",
+    );
+    expect(await page.getAttribute(`${note} a`, "href")).toBe(`/records/${email}#resolve`);
+    expect(await page.textContent('[data-testid="plan-all"]')).toBe("Plan for all 3 matching");
+    await page.click('[data-testid="plan-all"]');
+    await page.waitForSelector(`${dialog}[data-phase="planned"]`);
+    const description = () => page.getByRole("dialog").locator("p").first().textContent();
+    expect(await description()).toBe(
+      "Dry run over every stuck claim: each claim's processor was asked where one is configured. Nothing changes until you apply.",
+    );
+    // Oldest first, as on the list.
+    const planned = await page
+      .locator(`${dialog} tbody tr[data-key]`)
+      .evaluateAll((trs) => trs.map((tr) => tr.getAttribute("data-key")));
+    expect(planned).toEqual([taken, notTaken, email]);
+    const skipped = (await page.textContent('[data-testid="bulk-plan-skipped"]')) ?? "";
+    expect(skipped).toContain(
+      "1 skipped: no processor configured for tool send_receipt_email. Asking again cannot help",
+    );
+    expect(skipped).toContain("tools.send_receipt_email.processor");
+    expect(skipped).not.toContain("ask again later");
+    const force = page.locator(`${dialog} tr[data-key="${email}"] [data-testid="force-release-link"]`);
+    expect(await force.getAttribute("href")).toBe(`/records/${email}#resolve`);
+    await page.fill('input[name="bulk-reason"]', "processor timeouts at 03:00");
+    await page.mouse.move(0, 0);
+    expect(await seriousViolations(page), "the open bulk plan").toEqual([]);
+    await docShot(page, "bulk-plan", { viewportOnly: true });
+
+    await page.click('[data-testid="bulk-apply"]');
+    await page.waitForSelector(`${dialog}[data-phase="applied"]`);
+    await page.waitForSelector('[data-testid="bulk-apply-totals"]');
+    expect(await description()).toBe(
+      "Applied over every stuck claim: 1 completed, 1 released; 1 left as it was. The audit log holds each change.",
+    );
+    expect(await page.textContent(dialog)).not.toContain("nothing changes until you apply");
+    expect(await page.textContent(dialog)).not.toContain("Nothing changes until you apply");
+    expect(await rowOf(pool, taken)).toMatchObject({ status: "completed" });
+    expect(await rowOf(pool, notTaken)).toBeNull();
+    expect(await rowOf(pool, email)).toMatchObject({ status: "in_progress" });
+    expect(await auditOf(pool, email)).toEqual([]);
+    await page.mouse.move(0, 0);
+    expect(await seriousViolations(page), "the applied bulk plan").toEqual([]);
+    await docShot(page, "bulk-plan-applied", { viewportOnly: true });
+
+    // The link leads to the record's forced release: asked, nobody answers, and the admin may force it.
+    await force.click();
+    await page.waitForURL(new RegExp(`/records/${email}#resolve$`));
+    await page.click('button:has-text("Ask the processor")');
+    await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="unknown"]');
+    expect(await page.textContent('[data-testid="processor-meaning"]')).toMatch(/^Asking again cannot help: configure/);
+    expect(await page.isVisible('[data-testid="force-release"]')).toBe(true);
+    await context.close();
+
+    // At 390 px: before and after apply.
+    const more = await insertStuckClaim(pool, { tenant: BULK_TENANT, label: "phone", minutesAgo: 37 });
+    const phone = await signedIn(ADMIN, PHONE);
+    await phone.page.goto(`${baseUrl}/stuck`);
+    await phone.page.click('[data-testid="plan-all"]');
+    await phone.page.waitForSelector(`${dialog}[data-phase="planned"]`);
+    await docShot(phone.page, "bulk-plan", { viewportOnly: true });
+    await phone.page.fill('input[name="bulk-reason"]', "processor has no such charge");
+    await phone.page.click('[data-testid="bulk-apply"]');
+    await phone.page.waitForSelector('[data-testid="bulk-apply-totals"]');
+    await docShot(phone.page, "bulk-plan-applied", { viewportOnly: true });
+    expect(await rowOf(pool, more)).toBeNull();
+    await phone.context.close();
+  });
+});
