@@ -13,9 +13,17 @@ function keyFigures(r: RiskRow): string {
   return ` · ${parts.join(" · ")}`;
 }
 
-/** The rest of the table's columns, for the row opened. */
+/** No claim, completion, stuck claim or console resolution in the window. */
+function idle(r: RiskRow): boolean {
+  return r.executions + r.completed + r.stuckNow + r.resolvedByOperator + r.resolvedByReconciler === 0;
+}
+
+/** The rest of the table's columns, for the row opened (with the counts the summary line may have put in words). */
 function details(r: RiskRow): [string, string][] {
   return [
+    ["Stuck now", r.stuckNow.toLocaleString("en")],
+    ["Executions", formatCount(r.executions)],
+    ["Completed", formatCount(r.completed)],
     ["Outcome unknown", formatCount(r.outcomeUnknown)],
     ["Replays", formatCount(r.replaysServed)],
     ["Rejected", formatCount(r.inFlightRejected)],
@@ -97,13 +105,20 @@ export function RiskCards({
             </div>
             <details className="group">
               <summary className="cursor-pointer tabular-nums text-slate-700" data-testid="card-figures">
-                <span className={r.stuckNow > 0 ? "font-semibold text-red-700" : undefined}>
-                  {r.stuckNow.toLocaleString("en")} stuck
-                </span>
-                {(r.outcomeUnknown ?? 0) > 0 ? (
-                  <span className="font-semibold text-amber-700"> · {formatCount(r.outcomeUnknown)} unknown</span>
-                ) : null}
-                {keyFigures(r)}
+                {idle(r) ? (
+                  // Every count 0: said in words, so the line stays one line.
+                  <>nothing in the window{r.eventsRecorded ? null : ` · events ${NOT_RECORDED}`}</>
+                ) : (
+                  <>
+                    <span className={r.stuckNow > 0 ? "font-semibold text-red-700" : undefined}>
+                      {r.stuckNow.toLocaleString("en")} stuck
+                    </span>
+                    {(r.outcomeUnknown ?? 0) > 0 ? (
+                      <span className="font-semibold text-amber-700"> · {formatCount(r.outcomeUnknown)} unknown</span>
+                    ) : null}
+                    {keyFigures(r)}
+                  </>
+                )}
               </summary>
               <dl className="mt-1 grid grid-cols-[auto_1fr] gap-x-3 gap-y-0.5 pb-1 tabular-nums">
                 {details(r).map(([label, value]) => (

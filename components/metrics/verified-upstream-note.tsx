@@ -31,8 +31,8 @@ export function VerifiedUpstreamNote({ upstream }: { upstream: VerifiedUpstream 
       data-side-effects={upstream.sideEffects}
       title={`From the stored verify run #${upstream.verificationId} on ${upstream.server} (${upstream.adapter}, verdict ${upstream.verdict}), not from this window's traffic: ${upstream.detail}`}
     >
-      <span className="font-medium">{upstreamSentence(upstream)}</span> in the verify run of{" "}
-      {runTime(upstream.finishedAt)} ({upstream.verdict})
+      <span className="font-medium">{upstreamSentence(upstream)}</span> · verify run {runTime(upstream.finishedAt)},{" "}
+      {upstream.verdict}
     </span>
   );
 }

@@ -304,7 +304,7 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     const verified = shipment.locator('[data-testid="verified-upstream"]');
     expect(await verified.getAttribute("data-side-effects")).toBe("2");
     expect(await verified.textContent()).toBe(
-      `upstream counted 2 side effects for 1 operation (4 calls) in the verify run of ${shipmentApi.verifiedUpstream.finishedAt.slice(0, 10)} ${shipmentApi.verifiedUpstream.finishedAt.slice(11, 16)} UTC (failed)`,
+      `upstream counted 2 side effects for 1 operation (4 calls) · verify run ${shipmentApi.verifiedUpstream.finishedAt.slice(0, 10)} ${shipmentApi.verifiedUpstream.finishedAt.slice(11, 16)} UTC, failed`,
     );
     // … in the cell that says the writer records no events.
     expect(await shipment.locator("td").nth(4).locator('[data-testid="verified-upstream"]').count()).toBe(1);
