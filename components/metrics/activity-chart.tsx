@@ -2,10 +2,8 @@
 
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { SeriesPoint } from "@/lib/metrics/metrics-report";
+import { CHART_HEIGHT, TICK } from "./chart-frame";
 import { formatStep } from "./metric-format";
-
-/** Axis labels in slate-600 (7.6:1 on white), not recharts' #666: small text needs 4.5:1 with room to spare. */
-const TICK = { fontSize: 11, fill: "#475569" };
 
 /** Executions beside the repeats that were suppressed (replays, in-flight rejections), per step. */
 export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepMs: number }) {
@@ -26,7 +24,7 @@ export function ActivityChart({ series, stepMs }: { series: SeriesPoint[]; stepM
           </span>
         )}
       </figcaption>
-      <div className="h-60">
+      <div className={CHART_HEIGHT}>
         <ResponsiveContainer width="100%" height="100%">
           <BarChart data={data} margin={{ top: 4, right: 8, bottom: 0, left: 0 }}>
             <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />

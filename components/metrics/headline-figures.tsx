@@ -3,7 +3,10 @@ import { formatCount, formatRate, NOT_RECORDED } from "./metric-format";
 
 type Props = { figures: MetricsFigures; windowLabel: string };
 
-/** The figures an engineer asks first: is deduplication working, and is anything stuck or unknown? */
+/**
+ * The figures an engineer asks first: is deduplication working, and is anything stuck or unknown?
+ * In that order, so a phone's first screen holds them.
+ */
 export function HeadlineFigures({ figures, windowLabel }: Props) {
   const items = [
     {
@@ -25,16 +28,10 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
             : "repeats answered without a second side effect",
     },
     {
-      id: "replays",
-      label: "Replays served",
-      value: formatCount(figures.replaysServed),
-      hint: "completed calls repeated: stored response returned",
-    },
-    {
-      id: "rejections",
-      label: "In-flight rejections",
-      value: formatCount(figures.inFlightRejected),
-      hint: "repeats while the first call was running",
+      id: "stuck",
+      label: "Stuck now",
+      value: formatCount(figures.stuckNow),
+      hint: "in_progress past the tool's threshold",
     },
     {
       id: "outcome-unknown",
@@ -46,13 +43,20 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
       id: "executions",
       label: "Executions",
       value: formatCount(figures.executions),
-      hint: "claims: first calls that went to the processor",
+      // Completions are counted when they happen: claims made before the window complete inside it.
+      hint: `claims made in the window; ${formatCount(figures.completed)} completions in it, also of earlier claims`,
     },
     {
-      id: "stuck",
-      label: "Stuck now",
-      value: formatCount(figures.stuckNow),
-      hint: "in_progress past the tool's threshold",
+      id: "replays",
+      label: "Replays served",
+      value: formatCount(figures.replaysServed),
+      hint: "completed calls repeated: stored response returned",
+    },
+    {
+      id: "rejections",
+      label: "In-flight rejections",
+      value: formatCount(figures.inFlightRejected),
+      hint: "repeats while the first call was running",
     },
   ];
   return (
@@ -64,12 +68,12 @@ export function HeadlineFigures({ figures, windowLabel }: Props) {
           return (
             <div
               key={item.id}
-              className="rounded-lg border border-slate-200 bg-white p-3"
+              className="rounded-lg border border-slate-200 bg-white p-2 md:p-3"
               data-testid={`headline-${item.id}`}
             >
               <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{item.label}</dt>
               <dd
-                className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-500 italic" : "text-2xl"} ${alarming ? "text-red-700" : ""}`}
+                className={`mt-1 font-semibold tabular-nums ${missing ? "text-base text-slate-500 italic" : "text-xl md:text-2xl"} ${alarming ? "text-red-700" : ""}`}
               >
                 {item.value}
                 {"sample" in item && item.sample ? " " : null}

@@ -4,7 +4,9 @@ import { ActivityChart } from "./activity-chart";
 import { HeadlineFigures } from "./headline-figures";
 import { MetricsFilterBar } from "./metrics-filter-bar";
 import { RepeatSources } from "./repeat-sources";
-import { RiskTable, type RiskRow } from "./risk-table";
+import type { RiskRow } from "./risk-row";
+import { RiskTable } from "./risk-table";
+import { StuckChart } from "./stuck-chart";
 import { SuppressionRateChart } from "./suppression-rate-chart";
 
 type Props = { report: MetricsReport; configuredTools: string[]; tenantChoices: string[] | null };
@@ -27,6 +29,7 @@ export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
       tenant: report.filter.tenant,
     }),
     tool: { seen: t.seen, declaredIdempotentHint: t.declaredIdempotentHint, listedBy: t.listedBy },
+    upstream: t.verifiedUpstream,
   }));
   const tenantRows: RiskRow[] = report.tenants.map((t) => ({
     ...t,
@@ -42,9 +45,10 @@ export function MetricsView({ report, configuredTools, tenantChoices }: Props) {
         figures={report.overall}
         windowLabel={`${WINDOW_LABEL[report.window]}, ${report.from.slice(0, 16).replace("T", " ")} – ${report.to.slice(0, 16).replace("T", " ")} UTC`}
       />
-      <div className="mt-4 grid gap-4 lg:grid-cols-2">
+      <div className="mt-4 grid gap-4 lg:grid-cols-2 xl:grid-cols-3">
         <ActivityChart series={report.series} stepMs={report.stepMs} />
         <SuppressionRateChart series={report.series} stepMs={report.stepMs} />
+        <StuckChart series={report.series} stepMs={report.stepMs} />
       </div>
       <div className="mt-4 space-y-4">
         <RiskTable

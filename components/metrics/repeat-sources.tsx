@@ -121,8 +121,19 @@ export function RepeatSources({ report }: { report: MetricsReport }) {
           rows={rows}
           getRowId={(r) => r.tool}
           testId="repeat-sources-tools"
-          rowData={(r) => ({ "data-tool": r.tool })}
+          // On a phone a tool with nothing to show is named once below, not given a six-line card of "not recorded".
+          rowData={(r) => ({ "data-tool": r.tool, className: empty(r) ? "max-md:hidden!" : undefined })}
         />
+        {rows.some(empty) ? (
+          <p className="mt-1 text-xs text-slate-500 md:hidden" data-testid="repeat-sources-empty">
+            Nothing recorded for{" "}
+            {rows
+              .filter(empty)
+              .map((r) => r.tool)
+              .join(", ")}
+            .
+          </p>
+        ) : null}
       </div>
       {report.repeats.byClient.length > 0 ? (
         <div className="mt-3">
@@ -138,6 +149,11 @@ export function RepeatSources({ report }: { report: MetricsReport }) {
       ) : null}
     </section>
   );
+}
+
+/** A tool with no duplicates, no refusals and no repeats to show: each of its cells would say so. */
+function empty(r: ToolRow): boolean {
+  return r.bands === null && !r.duplicatesThrough && !r.argumentsMismatches;
 }
 
 /** The legend's counts: every tool's together, so the key above the table also gives the totals. */

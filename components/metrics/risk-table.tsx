@@ -2,19 +2,11 @@
 
 import { useMemo } from "react";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
-import { MIN_RATE_CALLS, type MetricsFigures } from "@/lib/metrics/metrics-report";
+import { MIN_RATE_CALLS } from "@/lib/metrics/metrics-report";
 import { formatCount, formatMs, formatRate, formatRatio, NOT_RECORDED } from "./metric-format";
-
-/** A tool row also says whether the tool was seen at all and what its listing declares. */
-export type ToolFacts = { seen: boolean; declaredIdempotentHint: boolean | null; listedBy: string[] };
-
-export type RiskRow = {
-  id: string;
-  label: string;
-  href: string | null;
-  muted?: boolean;
-  tool?: ToolFacts;
-} & MetricsFigures;
+import { RiskCards } from "./risk-cards";
+import { unbackedRow, type RiskRow, type ToolFacts } from "./risk-row";
+import { VerifiedUpstreamNote } from "./verified-upstream-note";
 
 // Headers wrap (two short lines) so the whole row fits at 1440 px, figures included.
 const thBase = "px-2 py-2 align-bottom text-[11px] font-medium uppercase leading-tight tracking-wide text-slate-500";
@@ -115,9 +107,33 @@ function ToolNotes({ facts, unbacked }: { facts: ToolFacts; unbacked: boolean })
   );
 }
 
+/**
+ * Why Completed may be larger than Executions, said where both figures are: the two count
+ * different events of the window (claims made, completions made), and a claim made before the
+ * window that completed inside it is a completion only. Named with the rows' own figures when so.
+ */
+function CountingNote({ rows }: { rows: RiskRow[] }) {
+  const more = rows.filter((r) => r.completed > r.executions);
+  return (
+    <span className="mt-0.5 block text-xs font-normal text-slate-500" data-testid="completed-note">
+      Executions are claims made in the window; Completed are completions made in it, also of claims made before it — so
+      Completed can be larger
+      {more.length > 0
+        ? ` (${more
+            .slice(0, 2)
+            .map(
+              (r) =>
+                `${r.label}: ${formatCount(r.completed)} completed against ${formatCount(r.executions)} executions`,
+            )
+            .join("; ")}${more.length > 2 ? "; …" : ""})`
+        : ""}
+      .
+    </span>
+  );
+}
+
 const column = dataColumns<RiskRow>();
 const figure = (title?: string) => ({ headerClassName: th, headerTitle: title, cellClassName: td });
-const unbackedRow = (r: RiskRow) => r.tool !== undefined && !r.tool.seen && r.tool.declaredIdempotentHint === true;
 // The writer records no events: one cell for the four event figures, since none of them exists.
 const eventSpan = ({ row }: { row: { original: RiskRow } }) => (row.original.eventsRecorded ? 1 : 4);
 
@@ -144,6 +160,11 @@ function riskColumns(firstColumn: string) {
             </span>
           )}
           {r.tool ? <ToolNotes facts={r.tool} unbacked={unbackedRow(r)} /> : null}
+          {r.upstream && r.eventsRecorded ? (
+            <span className="mt-0.5 block max-w-64">
+              <VerifiedUpstreamNote upstream={r.upstream} />
+            </span>
+          ) : null}
         </>
       ),
     }),
@@ -166,8 +187,15 @@ function riskColumns(firstColumn: string) {
     column.accessor("completed", {
       id: "completed",
       header: "Completed",
-      meta: figure("completions by writers and by the console"),
-      cell: (info) => formatCount(info.getValue()),
+      meta: figure("completions in the window by writers and by the console, also of claims made before it"),
+      cell: ({ row: { original: r } }) =>
+        r.completed > r.executions ? (
+          <span title={`${formatCount(r.completed)} completions in the window include claims made before it`}>
+            {formatCount(r.completed)}
+          </span>
+        ) : (
+          formatCount(r.completed)
+        ),
     }),
     column.accessor("outcomeUnknown", {
       id: "outcomeUnknown",
@@ -180,12 +208,20 @@ function riskColumns(firstColumn: string) {
             {cell(formatCount(r.outcomeUnknown))}
           </span>
         ) : (
-          <span
-            className="block text-center"
-            title="this writer records no replay, rejection or outcome-unknown events"
-          >
-            <Missing text={NOT_RECORDED} />
-          </span>
+          <>
+            <span
+              className="block text-center"
+              title="this writer records no replay, rejection or outcome-unknown events"
+            >
+              <Missing text={NOT_RECORDED} />
+            </span>
+            {/* Where the writer records nothing, what its upstream counted when last verified stands right here. */}
+            {r.upstream ? (
+              <span className="mt-0.5 block whitespace-normal text-left">
+                <VerifiedUpstreamNote upstream={r.upstream} />
+              </span>
+            ) : null}
+          </>
         ),
     }),
     column.accessor("replaysServed", {
@@ -260,6 +296,7 @@ function riskColumns(firstColumn: string) {
  * "never seen", and one that claims idempotentHint without a key is marked.
  */
 export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; caption: string; firstColumn: string }) {
+  const note = <CountingNote rows={rows} />;
   const columns = useMemo(() => riskColumns(firstColumn), [firstColumn]);
   if (rows.length === 0) {
     return (
@@ -268,20 +305,30 @@ export function RiskTable({ rows, caption, firstColumn }: { rows: RiskRow[]; cap
       </p>
     );
   }
+  // A phone gets compact cards (risk-cards.tsx) instead of the table's twelve-line cards.
   return (
-    <DataTable
-      columns={columns}
-      data={rows}
-      getRowId={(r) => r.id}
-      testId={`risk-table-${firstColumn}`}
-      caption={caption}
-      tableClassName="text-[13px]"
-      rowAttributes={(r) => ({
-        "data-row": r.id,
-        "data-risk": r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low",
-        "data-seen": r.tool ? String(r.tool.seen) : undefined,
-        className: unbackedRow(r) ? "bg-amber-50" : undefined,
-      })}
-    />
+    <>
+      <DataTable
+        columns={columns}
+        data={rows}
+        getRowId={(r) => r.id}
+        testId={`risk-table-${firstColumn}`}
+        caption={
+          <>
+            {caption}
+            {note}
+          </>
+        }
+        className="hidden md:block"
+        tableClassName="text-[13px]"
+        rowAttributes={(r) => ({
+          "data-row": r.id,
+          "data-risk": r.stuckNow + (r.outcomeUnknown ?? 0) > 0 ? "high" : "low",
+          "data-seen": r.tool ? String(r.tool.seen) : undefined,
+          className: unbackedRow(r) ? "bg-amber-50" : undefined,
+        })}
+      />
+      <RiskCards rows={rows} caption={caption} note={note} testId={`risk-cards-${firstColumn}`} />
+    </>
   );
 }

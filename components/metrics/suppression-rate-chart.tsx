@@ -2,10 +2,8 @@
 
 import { CartesianGrid, Line, LineChart, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import { MIN_RATE_CALLS, type SeriesPoint } from "@/lib/metrics/metrics-report";
+import { CHART_HEIGHT, LINE_X_PADDING, TICK } from "./chart-frame";
 import { formatStep, NOT_RECORDED } from "./metric-format";
-
-/** Axis labels in slate-600 (7.6:1 on white), not recharts' #666: small text needs 4.5:1 with room to spare. */
-const TICK = { fontSize: 11, fill: "#475569" };
 
 const COLOR = "#059669";
 
@@ -58,11 +56,17 @@ export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]
       </figcaption>
       {recorded ? (
         <>
-          <div className="h-60">
+          <div className={CHART_HEIGHT}>
             <ResponsiveContainer width="100%" height="100%">
               <LineChart data={data} margin={{ top: 6, right: 8, bottom: 0, left: 0 }}>
                 <CartesianGrid strokeDasharray="3 3" vertical={false} stroke="#e2e8f0" />
-                <XAxis dataKey="step" tick={TICK} interval="preserveStartEnd" minTickGap={16} />
+                <XAxis
+                  dataKey="step"
+                  tick={TICK}
+                  interval="preserveStartEnd"
+                  minTickGap={16}
+                  padding={LINE_X_PADDING}
+                />
                 <YAxis tick={TICK} unit="%" domain={[0, "auto"]} width={44} />
                 <Tooltip
                   formatter={(value, name, item) => {
@@ -106,7 +110,7 @@ export function SuppressionRateChart({ series, stepMs }: { series: SeriesPoint[]
           </p>
         </>
       ) : (
-        <p className="flex h-60 items-center justify-center text-sm italic text-slate-500">
+        <p className="flex h-44 md:h-60 items-center justify-center text-sm italic text-slate-500">
           {NOT_RECORDED}: the writers of this selection record no replay or rejection events
         </p>
       )}

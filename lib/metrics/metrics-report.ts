@@ -2,6 +2,7 @@ import type { RepeatFigures } from "@/lib/repeats/repeat-figures";
 import type { LatencyHistogram } from "./latency-histogram";
 import type { MetricsWindow } from "./metrics-params";
 import type { LatencyKind, SourceFigures } from "./source-counts";
+import type { VerifiedUpstream } from "./verified-upstream";
 import type { FiguresSource } from "./window-figures";
 
 /**
@@ -59,6 +60,11 @@ export type ToolMetrics = {
   /** From the duplicate scan (whole hours from repeats.since): null = the writer records no arguments hash. */
   duplicatesThrough: number | null;
   argumentsMismatches: number | null;
+  /**
+   * The upstream's own count in the tool's newest stored verify run (verified-upstream.ts), whatever
+   * the window: the only upstream count the console holds for a tool that records no events or no keys.
+   */
+  verifiedUpstream: VerifiedUpstream | null;
 } & MetricsFigures;
 export type TenantMetrics = { tenant: string } & MetricsFigures;
 
@@ -74,6 +80,12 @@ export type SeriesPoint = {
   calls: number | null;
   /** Fewer than MIN_RATE_CALLS calls: a rate too noisy to draw as a plain point. */
   smallSample: boolean;
+  /**
+   * Claims stuck at the step's end (the request's instant for the last step): a lower bound — claims
+   * still in_progress now or resolved by the console since; one its writer completed late is not
+   * counted (stuck-series.ts).
+   */
+  stuckAtEnd: number;
 };
 
 export type MetricsReport = {

@@ -24,6 +24,8 @@ import { firstSliceMinute } from "./minute-rollup";
 import { rollUpBeforeRead } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
 import { LATENCY_KINDS, addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
+import { stuckSeries } from "./stuck-series";
+import { verifiedUpstreams } from "./verified-upstream";
 import { contiguousSlicesEnd, windowFigures } from "./window-figures";
 
 /**
@@ -71,7 +73,19 @@ export async function getMetrics(
     tenant: scope.tenant ?? undefined,
   };
   const tenantScope = actorTenantScope(actor);
-  const [{ counts, latency, source }, stuck, sideEffects, recording, known, duplicates, repeats] = await Promise.all([
+  // Each step ends where the next begins; the last at the request's instant.
+  const stepEnds = steps.map((_, i) => steps[i + 1] ?? bounds.to);
+  const [
+    { counts, latency, source },
+    stuck,
+    sideEffects,
+    recording,
+    known,
+    duplicates,
+    repeats,
+    upstreams,
+    stuckAtEnds,
+  ] = await Promise.all([
     windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
     stuckNow(db, config, scope, now),
     reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
@@ -79,6 +93,8 @@ export async function getMetrics(
     loadKnownTools(db, config),
     duplicateFigures(db, tenantScope, scanRange),
     repeatDelayFigures(db, tenantScope, scanRange),
+    verifiedUpstreams(db, scope.tool || null),
+    stuckSeries(db, config, scope, stepEnds),
   ]);
   const duplicatesOf = new Map(duplicates.byTool.map((d) => [d.tool, d]));
 
@@ -128,14 +144,16 @@ export async function getMetrics(
     ...figures(t),
     duplicatesThrough: duplicatesOf.get(tool)?.duplicates ?? null,
     argumentsMismatches: duplicatesOf.get(tool)?.argumentsMismatches ?? null,
+    verifiedUpstream: upstreams.get(tool) ?? null,
   }));
   tools.sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || (a.tool ?? "").localeCompare(b.tool ?? ""));
   const tenants = [...byTenant]
     .map(([tenant, t]) => ({ tenant, ...figures(t) }))
     .sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || a.tenant.localeCompare(b.tenant));
-  const series: SeriesPoint[] = steps.map((s) =>
-    seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording),
-  );
+  const series: SeriesPoint[] = steps.map((s, i) => ({
+    ...seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording),
+    stuckAtEnd: stuckAtEnds[i] ?? 0,
+  }));
 
   return {
     window: bounds.window,
@@ -199,7 +217,7 @@ function figures(t: Totals): MetricsFigures {
   };
 }
 
-function seriesPoint(step: Date, t: Totals, anyRecording: boolean): SeriesPoint {
+function seriesPoint(step: Date, t: Totals, anyRecording: boolean): Omit<SeriesPoint, "stuckAtEnd"> {
   // A step with no claims of a recording tool still has a real 0 of events when the selection records them.
   const recorded = anyRecording;
   const calls = recorded ? suppressionCalls({ ...t, anyRecordingTool: true }) : null;

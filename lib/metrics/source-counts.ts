@@ -123,6 +123,10 @@ export function rollupScope(scope: SourceScope): Prisma.Sql {
 }
 const AUDIT_TENANT = Prisma.sql`COALESCE(tenant, before->>'tenant')`;
 const AUDIT_TOOL = Prisma.sql`COALESCE(before->>'tool', '')`;
+/** The scope on audit rows about a record: its tenant and tool as the row's snapshot holds them. */
+export function auditScope(scope: SourceScope): Prisma.Sql {
+  return scopeSql(AUDIT_TENANT, AUDIT_TOOL, scope);
+}
 const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
 /** An audit row of the reconciler: its own actor, or a reconcile run started under a person's name. */
 const IS_RECONCILER = Prisma.sql`(actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))`;

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync } from "node:fs";
-import type { Browser } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { formatMs } from "@/components/metrics/metric-format";
 import { createPrismaClient } from "@/lib/db/prisma";
@@ -91,6 +91,58 @@ async function writeRows(): Promise<void> {
       JSON.stringify(snapshot(key("released"), 3 * 3_600_000, "in_progress", null)),
     );
     await forgetMinuteSlicesSince(db, new Date(now - 41 * 60_000));
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/**
+ * Every point of the line charts against its plot area (the clip rectangle recharts draws the
+ * lines in): a point on the axis's last category used to sit on the right edge, half past it.
+ */
+async function pointsOutsidePlot(page: Page): Promise<string[]> {
+  await page.waitForSelector('[data-testid="stuck-chart"] svg.recharts-surface circle');
+  return page.evaluate(() =>
+    ["suppression-chart", "stuck-chart"].flatMap((id) => {
+      const svg = document.querySelector(`[data-testid="${id}"] svg.recharts-surface`);
+      const plot = svg?.querySelector("defs clipPath rect");
+      if (!svg || !plot) return [`${id}: no plot area`];
+      const [x, y, w, h] = ["x", "y", "width", "height"].map((a) => Number(plot.getAttribute(a)));
+      return [...svg.querySelectorAll("circle")].flatMap((c) => {
+        const [cx, cy, r] = ["cx", "cy", "r"].map((a) => Number(c.getAttribute(a)));
+        const stroke = Number(c.getAttribute("stroke-width") ?? 0) / 2;
+        // Sideways only: a point of 0 sits on the x axis, as a chart's baseline points do.
+        const out = cx! - r! - stroke < x! || cx! + r! + stroke > x! + w!;
+        return out
+          ? [`${id}: point at x ${cx} (r ${r}) outside the plot's ${x}..${x! + w!} (y ${cy}, ${y}..${y! + h!})`]
+          : [];
+      });
+    }),
+  );
+}
+
+/** A failed double-call test of create_shipment, as `idem verify-tool` stores it (evidence trimmed to what metrics read). */
+async function storeShipmentVerification(): Promise<string> {
+  const db = createPrismaClient(inject("databaseUrl"), 1);
+  try {
+    const [row] = await db.$queryRawUnsafe<{ id: bigint }[]>(
+      `INSERT INTO tool_verification (server, tool, listing_hash, arguments_hash, concurrency, verdict, step, summary, evidence, started_at, finished_at, verified_by)
+       VALUES ('shop', 'create_shipment', 'l', 'a', 3, 'failed', 'upstream', 'the upstream created 2 shipments', $1::jsonb, now(), now(), 'metrics-test')
+       RETURNING id`,
+      JSON.stringify({
+        calls: Array.from({ length: 4 }, () => ({ phase: "concurrent" })),
+        checks: [],
+        rows: [],
+        upstream: {
+          adapter: "mcp-tool shop/get_shipment_status",
+          reference: null,
+          sideEffects: 2,
+          detail: `the upstream created 2 shipments for order_id o-${run} during the run (get_shipment_status counts them), not 1`,
+        },
+        hint: null,
+      }),
+    );
+    return String(row!.id);
   } finally {
     await db.$disconnect();
   }
@@ -197,6 +249,8 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
     await page.click('[data-testid="refresh-listings"]');
     await expect.poll(() => page.getAttribute('[data-server="shop"]', "data-status"), SERVER_RENDER).toBe("ok");
 
+    // A stored verify run of create_shipment that counted 2 shipments for its one operation (issue #29).
+    const verificationId = await storeShipmentVerification();
     await page.goto(`${baseUrl}/metrics?window=1h&tenant=${TENANT}`);
     const table = page.locator('[data-testid="risk-table-tool"]');
     const resolved = table.locator(`tr[data-row="${RESOLVED_TOOL}"]`);
@@ -244,6 +298,21 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
       executions: 0,
     });
     expect(await table.locator(`tr[data-row="${RECORDING_TOOL}"]`).getAttribute("data-seen")).toBe("true");
+    // Beside "never seen" and "not recorded": what the upstream counted, named as a verify run's, with its time.
+    const shipmentApi = api.tools.find((t: { tool: string }) => t.tool === "create_shipment");
+    expect(shipmentApi.verifiedUpstream).toMatchObject({ verificationId, sideEffects: 2, operations: 1, calls: 4 });
+    const verified = shipment.locator('[data-testid="verified-upstream"]');
+    expect(await verified.getAttribute("data-side-effects")).toBe("2");
+    expect(await verified.textContent()).toBe(
+      `upstream counted 2 side effects for 1 operation (4 calls) · verify run ${shipmentApi.verifiedUpstream.finishedAt.slice(0, 10)} ${shipmentApi.verifiedUpstream.finishedAt.slice(11, 16)} UTC, failed`,
+    );
+    // … in the cell that says the writer records no events.
+    expect(await shipment.locator("td").nth(4).locator('[data-testid="verified-upstream"]').count()).toBe(1);
+    expect(await shipment.locator("td").nth(4).textContent()).toMatch(/^not recordedupstream counted 2 side effects/);
+    // Completed beside Executions is explained where the two figures are.
+    expect(await page.textContent('[data-testid="risk-table-tool"] [data-testid="completed-note"]')).toMatch(
+      /Executions are claims made in the window; Completed are completions made in it, also of claims made before it/,
+    );
 
     // Item 5: 17 calls in the window: the headline names them, and each step's rate over fewer than
     // MIN_RATE_CALLS is a hollow point with its count, never a point on the line.
@@ -265,13 +334,39 @@ describe.skipIf(browserMissing)("metrics and overview pages, in Chromium", () =>
       await page.locator('[data-testid="suppression-chart"] circle[data-calls]:not([data-small-sample])').count(),
     ).toBe(0);
 
+    expect(await pointsOutsidePlot(page)).toEqual([]);
+
     mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "metrics-resolutions"), "docs/screenshots/metrics.png");
     const mobile = await browser.newContext({ viewport: { width: 390, height: 844 } });
     const phone = await mobile.newPage();
     await signInAs(phone, "admin@demo.test", `/metrics?window=1h&tenant=${TENANT}`);
     await phone.waitForSelector('[data-testid="suppression-chart"] svg.recharts-surface');
-    await phone.waitForSelector(`[data-testid="risk-table-tool"] tr[data-row="${RESOLVED_TOOL}"]`);
+    await phone.waitForSelector(`[data-testid="risk-cards-tool"] li[data-row="${RESOLVED_TOOL}"]`);
+    expect(await pointsOutsidePlot(phone)).toEqual([]);
+    // A phone's first screen holds the summary; each tool is a few lines, its other figures a tap away.
+    const firstScreen = await phone.evaluate(() =>
+      ["headline-suppression-rate", "headline-stuck", "headline-outcome-unknown"].map(
+        (id) => document.querySelector(`[data-testid="${id}"]`)!.getBoundingClientRect().bottom,
+      ),
+    );
+    for (const bottom of firstScreen) expect(bottom).toBeLessThanOrEqual(844);
+    const cards = phone.locator('[data-testid="risk-cards-tool"] li[data-row]');
+    expect(await cards.count()).toBeGreaterThanOrEqual(8);
+    const lineCounts = await cards.evaluateAll((lis) =>
+      lis.map(
+        (li) => [li.getAttribute("data-row"), Math.round((li.getBoundingClientRect().height - 12) / 16)] as const,
+      ),
+    );
+    for (const [row, lines] of lineCounts) expect(lines, `${row}: lines of its card`).toBeLessThanOrEqual(4);
+    const shipmentCard = phone.locator('[data-testid="risk-cards-tool"] li[data-row="create_shipment"]');
+    expect(await shipmentCard.locator('[data-testid="verified-upstream"]').isVisible()).toBe(true);
+    await shipmentCard.locator('[data-testid="card-figures"]').click();
+    expect(await shipmentCard.locator("dl").textContent()).toContain("Effects/opnot reported");
+    await shipmentCard.locator('[data-testid="card-figures"]').click();
+    const height = await phone.evaluate(() => document.documentElement.scrollHeight);
+    console.log(`metrics at 390 px: ${height} px tall, ${lineCounts.length} tool cards`);
+    expect(height).toBeLessThanOrEqual(3_400);
     copyFileSync(await screenshot(phone, "mobile-metrics"), "docs/screenshots/mobile/metrics.png");
     await mobile.close();
     await context.close();

@@ -245,3 +245,44 @@ export function metricsWindow(window: "1h" | "24h" | "48h", now: Date): { from: 
   const from = new Date(Math.floor(now.getTime() / stepMs) * stepMs - (steps - 1) * stepMs);
   return { from, to: now, stepMs };
 }
+
+/**
+ * Claims stuck at each instant by the definition itself: claimed longer ago than the tool's
+ * threshold and not yet completed or resolved then — a writer's completion by its updated_at (a
+ * completion without one gives no time: its claim counts as completed at once), the console's
+ * resolutions by their audit rows (a released row is gone from the table). The series shows a
+ * lower bound of this.
+ */
+export async function stuckAtTruth(db: TruthDb, instants: Date[], scope: Scope): Promise<number[]> {
+  const params: unknown[] = [instants.map((t) => t.toISOString()), JSON.stringify(db.thresholds.byTool)];
+  const p = (v: unknown) => `$${params.push(v)}`;
+  const scopeOn = (tenant: string, tool: string) => {
+    const parts: string[] = [];
+    if (scope.tenants) parts.push(`${tenant} = ANY(${p(scope.tenants)}::text[])`);
+    if (scope.tenant) parts.push(`${tenant} = ${p(scope.tenant)}`);
+    if (scope.tool) parts.push(`${tool} = ${p(scope.tool)}`);
+    return parts.map((s) => ` AND ${s}`).join("");
+  };
+  const rows = await db.query<{ i: number; n: string }>(
+    `WITH claims AS (
+       SELECT COALESCE(tool, '') AS tool, created_at,
+              CASE WHEN status = 'completed' THEN COALESCE(updated_at, created_at) END AS closed_at
+         FROM idempotency i
+        WHERE NOT EXISTS (SELECT 1 FROM audit_log a WHERE a.key = i.key AND a.action = 'record.complete')
+              ${scopeOn("tenant", "COALESCE(tool, '')")}
+       UNION ALL
+       SELECT COALESCE(before->>'tool', ''), (before->>'createdAt')::timestamptz, at FROM audit_log
+        WHERE action IN ${RESOLVE_ACTIONS} AND before->>'status' = 'in_progress'
+              ${scopeOn("COALESCE(tenant, before->>'tenant')", "COALESCE(before->>'tool', '')")}
+     )
+     SELECT e.i::int AS i, count(c.tool) AS n
+       FROM unnest($1::timestamptz[]) WITH ORDINALITY AS e(t, i)
+       LEFT JOIN claims c ON c.created_at < e.t - COALESCE(($2::jsonb ->> c.tool)::float8, ${db.thresholds.defaultMs}) * interval '1 millisecond'
+                         AND (c.closed_at IS NULL OR c.closed_at > e.t)
+      GROUP BY e.i`,
+    params,
+  );
+  const counts = instants.map(() => 0);
+  for (const r of rows) counts[r.i - 1] = Number(r.n);
+  return counts;
+}

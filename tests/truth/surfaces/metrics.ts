@@ -3,6 +3,7 @@ import {
   callsTruth,
   metricsTruth,
   metricsWindow,
+  stuckAtTruth,
   suppressionTruth,
   type GroupTruth,
   type MetricsTruth,
@@ -159,7 +160,31 @@ export async function metricsApi(
     );
   }
   figures.push(...seriesFigures(surface, report, truth));
+  figures.push(...(await stuckSeriesFigures(ctx, surface, report, tenants)));
   return figures;
+}
+
+/**
+ * Each step's stuck-at-its-end against the definition counted here: a lower bound (atLeast), since
+ * a claim its writer completed late is not found. The truth is taken just after the API answered;
+ * a claim that became stuck in between can only raise it, and a lower bound may sit below.
+ */
+async function stuckSeriesFigures(
+  ctx: SurfaceContext,
+  surface: string,
+  report: Report,
+  tenants: string[] | null,
+): Promise<F[]> {
+  const ends = report.series.map((p, i) => new Date((report.series[i + 1]?.at as string | undefined) ?? report.to));
+  const truths = await stuckAtTruth(ctx.truth, ends, { tenants, tenant: null, tool: null });
+  return report.series.map((point, i) => ({
+    surface,
+    name: `step ${point.at.slice(5, 16)} stuckAtEnd`,
+    shown: (point.stuckAtEnd as number | undefined) ?? null,
+    truth: truths[i] ?? 0,
+    kind: "atLeast",
+    problem: point.stuckAtEnd === undefined ? "no stuckAtEnd field" : undefined,
+  }));
 }
 
 function seriesFigures(surface: string, report: Report, truth: MetricsTruth): F[] {
@@ -269,8 +294,14 @@ export async function metricsPage(
           const headers = [...t.querySelectorAll("thead th")].map((th) => (th.textContent ?? "").trim().toLowerCase());
           return [...t.querySelectorAll("tbody tr")].map((tr) => {
             // A cell spanning several columns ("not recorded" over the event columns) stands in each of them.
+            // A note beside a figure (what a verify run's upstream counted) is not the figure.
+            const figureText = (td: HTMLTableCellElement) => {
+              const copy = td.cloneNode(true) as HTMLElement;
+              for (const note of copy.querySelectorAll('[data-testid="verified-upstream"]')) note.remove();
+              return (copy.textContent ?? "").trim();
+            };
             const cells = [...tr.querySelectorAll<HTMLTableCellElement>("td")].flatMap((td) =>
-              Array<string>(td.colSpan || 1).fill((td.textContent ?? "").trim()),
+              Array<string>(td.colSpan || 1).fill(figureText(td)),
             );
             return {
               id: tr.getAttribute("data-row") ?? cells[0] ?? "",
