@@ -44,7 +44,12 @@ export default defineConfig({
         test: {
           name: "node",
           include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/cli/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, "tests/integration/pooled-session-state.test.ts"],
+          exclude: [
+            ...configDefaults.exclude,
+            "tests/integration/pooled-session-state.test.ts",
+            // What `npm test` (scripts/run-tests.mjs) runs on its own, after the rest.
+            ...(process.env.IDEM_TEST_EXCLUDE ?? "").split(",").filter(Boolean),
+          ],
           globalSetup: ["tests/setup/global-database.ts"],
           setupFiles: ["tests/setup/fresh-environment.ts"],
           testTimeout: 30_000,

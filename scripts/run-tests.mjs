@@ -2,11 +2,15 @@
 // pgbouncer projects in the other. One vitest run would give these 2 cores one worker and run the groups
 // one after the other; the two sides share nothing but the PostgreSQL server (each has its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
+// The one shared thing is the streaming replica: the node file that pauses its replay runs after both
+// sides, so the browser's replica-lag file and it never wait on each other's paused sections.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const vitest = path.resolve("node_modules/vitest/vitest.mjs");
+/** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
+const REPLICA_FILE = "tests/integration/read-replica.test.ts";
 const extra = process.argv.slice(2);
 
 if (extra.length > 0) {
@@ -17,13 +21,16 @@ if (extra.length > 0) {
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
   const [node, browser] = await Promise.all([
-    run(["--project", "node", "--project", "pgbouncer"], true),
+    run(["--project", "node", "--project", "pgbouncer"], true, { IDEM_TEST_EXCLUDE: REPLICA_FILE }),
     run(["--project", "browser"], false),
   ]);
   writeFileSync(browserLog, browser.output);
   process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
+  process.stdout.write(`\n===== ${REPLICA_FILE}, after both =====\n`);
+  const replica = await run(["--project", "node", REPLICA_FILE], true);
+  const sides = [node, browser, replica];
   const total = { passed: 0, failed: 0, skipped: 0 };
-  for (const side of [node, browser]) {
+  for (const side of sides) {
     const summary = /^Summary: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(side.output);
     // A side that ended without its summary (a crash in a global setup) counts as one failure.
     if (!summary) total.failed += 1;
@@ -33,16 +40,19 @@ if (extra.length > 0) {
       total.skipped += Number(summary[3]);
     }
   }
-  const failed = node.code !== 0 || browser.code !== 0;
+  const failed = sides.some((side) => side.code !== 0);
   if (failed && total.failed === 0) total.failed = 1; // a non-zero exit is a failure even with every test green
   process.stdout.write(`\nSummary: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`);
   process.exit(failed ? 1 : 0);
 }
 
 /** One vitest run; `live` streams its output as it comes, otherwise it is kept for the end. */
-function run(args, live) {
+function run(args, live, env = {}) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [vitest, "run", ...args], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, [vitest, "run", ...args], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: { ...process.env, ...env },
+    });
     let output = "";
     const take = (stream) => (chunk) => {
       output += chunk.toString();

@@ -250,9 +250,12 @@ async function deleteRowBatch(
   if (!last) return { deleted: [], position, more: false };
   // The unresolved snapshot keeps the response too: it is all that remains of the claim.
   const response = kind === "unresolved" ? Prisma.sql`response` : Prisma.sql`NULL AS response`;
-  const deleted = await tx.$queryRaw<SnapshotRow[]>`
+  // RETURNING comes in no promised order: the result and the audit snapshot list the batch oldest first.
+  const deleted = (
+    await tx.$queryRaw<SnapshotRow[]>`
     DELETE FROM idempotency WHERE key = ANY(${locked.map((r) => r.key)}::text[])
-    RETURNING key, tenant, subject, tool, status, ${response}, created_at, updated_at`;
+    RETURNING key, tenant, subject, tool, status, ${response}, created_at, updated_at`
+  ).sort((a, b) => a.created_at.getTime() - b.created_at.getTime() || (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
   if (deleted.length > 0) {
     const byStatus: Record<string, number> = {};
     for (const row of deleted) byStatus[row.status] = (byStatus[row.status] ?? 0) + 1;
