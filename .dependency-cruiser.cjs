@@ -18,7 +18,7 @@ module.exports = {
       comment: "A room may lean on a lower room, never on one that leans back on it.",
       severity: "error",
       scope: "folder",
-      from: { path: "^(lib|app|components)" },
+      from: { path: "^(lib|app|components|tools)" },
       to: { circular: true },
     },
     {
@@ -66,7 +66,7 @@ module.exports = {
       comment:
         "The console, the CLI, the demo and the bench take the guard as writers do: `idem-guard`, its exports only.",
       severity: "error",
-      from: { path: "^(lib|app|components)/" },
+      from: { path: "^(lib|app|components|tools)/" },
       to: { path: "^packages/guard/src/(?!index\\.ts$|mcp/index\\.ts$)" },
     },
     {
@@ -75,13 +75,21 @@ module.exports = {
         "The demo world (fake upstreams, traffic) is started by the CLI only; nothing a request runs reaches it.",
       severity: "error",
       from: { path: REQUEST_PATH },
-      to: { path: "^lib/demo/", reachable: true },
+      to: { path: "^tools/demo/", reachable: true },
+    },
+    {
+      name: "console-not-to-tools",
+      comment:
+        "tools/ (the demo world, the benchmarks) stands on the console; of lib/ only the CLI, which starts them, reaches it.",
+      severity: "error",
+      from: { path: "^(lib|app|components)/", pathNot: "^lib/cli/" },
+      to: { path: "^tools/" },
     },
     {
       name: "not-to-tests",
       comment: "Product code never imports test helpers.",
       severity: "error",
-      from: { path: "^(lib|app|components)/|^proxy\\.ts$|^instrumentation\\.ts$" },
+      from: { path: "^(lib|app|components|tools)/|^proxy\\.ts$|^instrumentation\\.ts$" },
       to: { path: "^tests/" },
     },
   ],

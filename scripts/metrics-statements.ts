@@ -2,8 +2,8 @@
 // round trip, each the median of N runs, on a database `idem bench --keep` left behind.
 //   npx tsx --conditions=react-server scripts/metrics-statements.ts <database URL> [runs=30] [window=48h]
 import pg from "pg";
-import { CapturingPool } from "@/lib/bench/capturing-pool";
-import { BENCH_ACTOR } from "@/lib/bench/run-bench";
+import { CapturingPool } from "@/tools/bench/capturing-pool";
+import { BENCH_ACTOR } from "@/tools/bench/run-bench";
 import { configSchema } from "@/lib/config/schema";
 import { createPrismaClientOnPool } from "@/lib/db/prisma";
 import type { MetricsWindow } from "@/lib/metrics/metrics-params";

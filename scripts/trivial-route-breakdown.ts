@@ -1,7 +1,7 @@
 // What the console's trivial route costs above the bare handler (issue #19, "floors"):
 //   DATABASE_URL=postgresql://…/<a migrated database> npx tsx --conditions=react-server scripts/trivial-route-breakdown.ts [requests] [extra-name=path …]
 // Starts the production build (`next build` first) as the bench does, and the bare lookup handler
-// (lib/bench/bare-lookup-server.ts), then times one request at a time on kept-alive connections,
+// (tools/bench/bare-lookup-server.ts), then times one request at a time on kept-alive connections,
 // interleaved request by request (rotating the order), and prints p50/p95 per variant and its ratio
 // to the bare handler. Extra `name=path` arguments add console paths (a variant route added for a
 // measurement; an /api/v1 path is sent with an admin bearer token, any other with a session cookie
@@ -14,9 +14,9 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { performance } from "node:perf_hooks";
 import { createToken } from "@/lib/auth/tokens";
-import { startBareLookupServer } from "@/lib/bench/bare-lookup-server";
-import { stopChild } from "@/lib/bench/bench-server";
-import { summarise } from "@/lib/bench/percentiles";
+import { startBareLookupServer } from "@/tools/bench/bare-lookup-server";
+import { stopChild } from "@/tools/bench/bench-server";
+import { summarise } from "@/tools/bench/percentiles";
 import { nextBin } from "@/lib/build/next-build";
 import { childEnvironment } from "@/lib/config/environment";
 import { createPrismaClient } from "@/lib/db/prisma";

@@ -16,7 +16,7 @@ import { getConfig, parseConfig } from "@/lib/config/load";
 import { loadCliConfig } from "@/lib/cli/cli-config";
 import { runSearchIndexes } from "@/lib/search/run-search-indexes";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
+import { seedDemoUsers, DEMO_USERS } from "@/tools/demo/demo-users";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";

@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vi
 import { withIdempotency } from "idem-guard";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
-import { demoConsoleConfig } from "@/lib/demo/demo-world";
+import { demoConsoleConfig } from "@/tools/demo/demo-world";
 import { DUPLICATE_SCAN_LOCK_ID, scanDuplicates } from "@/lib/duplicates/scan-duplicates";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";

@@ -8,7 +8,7 @@ import { createToken, revokeToken } from "@/lib/auth/tokens";
 import { disableUser, saveUser } from "@/lib/auth/users";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { attemptSignIn, signInOverHttp } from "../access/http-session";
 import { startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
 import { freePort } from "../helpers/free-port";

@@ -2,7 +2,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { NAV_ITEMS } from "@/components/shell/nav-items";
 import { DEMO_PASSWORD } from "@/lib/auth/demo-mode";
-import { DEMO_USERS } from "@/lib/demo/demo-users";
+import { DEMO_USERS } from "@/tools/demo/demo-users";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 

@@ -1,6 +1,6 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { checkPlan, type ExplainOutput } from "@/lib/bench/plan-check";
+import { checkPlan, type ExplainOutput } from "@/tools/bench/plan-check";
 import { runCli } from "../helpers/run-cli";
 
 type BenchJson = {

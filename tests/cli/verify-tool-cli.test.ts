@@ -6,7 +6,7 @@ import { XMLParser, XMLValidator } from "fast-xml-parser";
 import pg from "pg";
 import { quote } from "shell-quote";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
-import { startDemoWorld } from "@/lib/demo/demo-world";
+import { startDemoWorld } from "@/tools/demo/demo-world";
 import { runCli } from "../helpers/run-cli";
 
 // verify-tool as a server's CI runs it: `--stdio "<command>"` against the test server of

@@ -16,7 +16,7 @@ import { addHttpServer, addServerSchema } from "@/lib/annotations/server-store";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
-import { startDemoWorld, type DemoWorld } from "@/lib/demo/demo-world";
+import { startDemoWorld, type DemoWorld } from "@/tools/demo/demo-world";
 import { connectTestDb } from "../helpers/db";
 
 const suffix = randomBytes(4).toString("hex");

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 import {
   applyBulkResolution,
   planBulkResolution,

@@ -3,10 +3,10 @@ import pg from "pg";
 import { afterAll, describe, expect, it } from "vitest";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { startDemoWorld } from "@/lib/demo/demo-world";
+import { startDemoWorld } from "@/tools/demo/demo-world";
 import { scanDuplicates } from "@/lib/duplicates/scan-duplicates";
-import { generateDemoHistory } from "@/lib/demo/traffic/generate-demo-history";
-import { planHistory } from "@/lib/demo/traffic/plan-history";
+import { generateDemoHistory } from "@/tools/demo/traffic/generate-demo-history";
+import { planHistory } from "@/tools/demo/traffic/plan-history";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 
 const MINUTE = 60_000;

@@ -3,10 +3,10 @@ import pg from "pg";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { startDemoMcpServer, type DemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
-import { startDemoCarrier } from "@/lib/demo/upstream/carrier-server";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
+import { startDemoMcpServer, type DemoMcpServer } from "@/tools/demo/mcp/demo-mcp-server";
+import { startDemoCarrier } from "@/tools/demo/upstream/carrier-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 
 type Result = {
   isError?: boolean;

@@ -1,7 +1,7 @@
 import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 import { withIdempotency, type GuardedCall, OutcomeUnknownError } from "idem-guard";
 
 // The protocol's own test: a processor stub that sleeps 2 s and counts invocations is

@@ -8,7 +8,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { grantConsoleRole } from "@/lib/db/console-role";
 import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { createTestDatabase } from "../helpers/test-database";
 

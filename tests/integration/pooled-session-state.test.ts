@@ -5,7 +5,7 @@ import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { migrate } from "@/lib/db/migrate";
 import { poolerLimitsProblem } from "@/lib/db/pooler";

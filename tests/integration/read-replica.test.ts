@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
 import { connectTestDb } from "../helpers/db";
 import { insertTakenClaim } from "../helpers/taken-claim";

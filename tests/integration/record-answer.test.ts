@@ -8,10 +8,10 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { DEFAULT_REDACT_PATHS } from "@/lib/config/schema";
-import { startDemoMcpServer, type DemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
-import { startDemoCarrier } from "@/lib/demo/upstream/carrier-server";
-import { DECLINED_CARD, startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/lib/demo/upstream/upstream-types";
+import { startDemoMcpServer, type DemoMcpServer } from "@/tools/demo/mcp/demo-mcp-server";
+import { startDemoCarrier } from "@/tools/demo/upstream/carrier-server";
+import { DECLINED_CARD, startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 import type { RecordAnswer } from "@/lib/records/answer-sentence";
 import { connectTestDb } from "../helpers/db";
 

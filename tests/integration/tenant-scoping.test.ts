@@ -5,7 +5,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { writeAudit } from "@/lib/audit/write-audit";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { deriveKey } from "idem-guard";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";

@@ -8,7 +8,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { createToken } from "@/lib/auth/tokens";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { createPrismaClient } from "@/lib/db/prisma";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { checkTenantFilter, tenantTraceQuery } from "@/lib/records/tenant-filter";
 import { connectTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";

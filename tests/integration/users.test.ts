@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { verifyPassword } from "@/lib/auth/passwords";
 import { checkSession, startSession } from "@/lib/auth/console-sessions";
 import { disableUser, saveUser } from "@/lib/auth/users";
-import { seedDemoUsers, DEMO_USERS } from "@/lib/demo/demo-users";
+import { seedDemoUsers, DEMO_USERS } from "@/tools/demo/demo-users";
 import { connectTestDb } from "../helpers/db";
 
 const admin = {

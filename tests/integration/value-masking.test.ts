@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { createDemoOutbox } from "@/lib/demo/mcp/demo-outbox";
-import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
+import { createDemoOutbox } from "@/tools/demo/mcp/demo-outbox";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
 

@@ -9,7 +9,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { runToolVerification } from "@/lib/annotations/verify-tool/run-verification";
 import type { VerificationInput } from "@/lib/annotations/verify-tool/verification-input";
 import { parseConfig } from "@/lib/config/load";
-import { startDemoWorld } from "@/lib/demo/demo-world";
+import { startDemoWorld } from "@/tools/demo/demo-world";
 import { deriveKey } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
 import { routeHandler } from "../helpers/api-routes";

@@ -1,8 +1,8 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { startDemoCarrier } from "@/lib/demo/upstream/carrier-server";
-import { createFaultInjector, DEFAULT_FAULTS } from "@/lib/demo/upstream/fault-injection";
-import { DECLINED_CARD, startDemoProcessor } from "@/lib/demo/upstream/processor-server";
-import type { DemoUpstream, DemoUpstreamOptions } from "@/lib/demo/upstream/upstream-types";
+import { startDemoCarrier } from "@/tools/demo/upstream/carrier-server";
+import { createFaultInjector, DEFAULT_FAULTS } from "@/tools/demo/upstream/fault-injection";
+import { DECLINED_CARD, startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream, DemoUpstreamOptions } from "@/tools/demo/upstream/upstream-types";
 
 // Real servers on loopback, real fetch: the counters on the far side are the assertions.
 

@@ -2,7 +2,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { measurePageWeight } from "@/lib/bench/page-weight";
+import { measurePageWeight } from "@/tools/bench/page-weight";
 
 // A page as Next serves it: script tags (one of them the nomodule polyfills) and an RSC payload
 // naming a client chunk the runtime loads. Each script is a different size, so a sum says which counted.

@@ -7,13 +7,13 @@ import { describe, expect, it } from "vitest";
  * a server connection is the console's for one transaction only. State that outlives a transaction
  * would stay on that server connection for whichever client gets it next, and be missing from this
  * client's next transaction: so nothing on the console's request path may use it. Outside the path:
- * the CLI and bench (their own direct connections), migrations and the search-index builder (both
+ * the CLI and tools/bench (their own direct connections), migrations and the search-index builder (both
  * run at start on the owner's direct connection, refused behind a pooler).
  */
-const ROOTS = ["lib", "app", "components", "proxy.ts", "instrumentation.ts"];
+const ROOTS = ["lib", "app", "components", "tools", "proxy.ts", "instrumentation.ts"];
 const OUTSIDE_REQUEST_PATH = [
   /^lib\/cli\//,
-  /^lib\/bench\//,
+  /^tools\/bench\//,
   /^lib\/db\/migrate\.ts$/,
   /^lib\/search\/search-indexes\.ts$/,
 ];

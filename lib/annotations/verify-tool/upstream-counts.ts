@@ -1,6 +1,6 @@
 /**
  * Side effects counted on the upstream's side of the boundary, where it exposes them: the demo
- * processor and carrier answer `GET {baseUrl}/_stats` with their counters (lib/demo/upstream/counters.ts),
+ * processor and carrier answer `GET {baseUrl}/_stats` with their counters (tools/demo/upstream/counters.ts),
  * the same figures seed-demo hands the metrics as side-effect reports. A real processor answers 404:
  * then only the reference is asked about.
  */

@@ -1,7 +1,7 @@
 import "server-only";
 import type { Command } from "commander";
 import { wholeNumberOption } from "@/lib/cli/options";
-import { measureGuardLatency, type GuardLatencyReport } from "@/lib/bench/guard-latency";
+import { measureGuardLatency, type GuardLatencyReport } from "@/tools/bench/guard-latency";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withConnection } from "@/lib/cli/with-database";
 import { migrate } from "@/lib/db/migrate";

@@ -1,8 +1,8 @@
 import "server-only";
 import type { Command } from "commander";
-import { describeLockWait, formatWriterImpactReport } from "@/lib/bench/writer-impact-report";
-import { runWriterImpact } from "@/lib/bench/writer-impact";
-import type { Placement } from "@/lib/bench/writer-placement";
+import { describeLockWait, formatWriterImpactReport } from "@/tools/bench/writer-impact-report";
+import { runWriterImpact } from "@/tools/bench/writer-impact";
+import type { Placement } from "@/tools/bench/writer-placement";
 import { wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { createProgressBar } from "@/lib/terminal/progress";

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
-import { formatBenchReport } from "@/lib/bench/bench-report";
-import { runBench } from "@/lib/bench/run-bench";
+import { formatBenchReport } from "@/tools/bench/bench-report";
+import { runBench } from "@/tools/bench/run-bench";
 import { wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/terminal/progress";
 import { printJson, runCommand } from "@/lib/cli/run-command";

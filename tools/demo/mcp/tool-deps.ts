@@ -1,0 +1,14 @@
+import type { Queryable } from "idem-guard";
+import type { CarrierClient } from "@/tools/demo/mcp/carrier-client";
+import type { DemoOutbox } from "@/tools/demo/mcp/demo-outbox";
+import type { DuplicateHolds } from "@/tools/demo/mcp/duplicate-holds";
+import type { ProcessorClient } from "@/tools/demo/mcp/processor-client";
+
+/** What every demo tool handler may use; one set per server, shared by all requests. */
+export type ToolDeps = {
+  db: Queryable;
+  processor: ProcessorClient;
+  carrier: CarrierClient;
+  outbox: DemoOutbox;
+  holds: DuplicateHolds;
+};
