@@ -1,4 +1,5 @@
 import "server-only";
+import { databaseFaultOf, describeDatabaseError } from "@/lib/db/describe-error";
 import type { Db } from "@/lib/db/prisma";
 import { rollUpSettled } from "./roll-up-settled";
 
@@ -40,7 +41,7 @@ export function startBackgroundRollup(
       if (failing) log("metrics roll-up: working again");
       failing = false;
     } catch (error) {
-      if (!failing) log(`metrics roll-up failed (retrying every ${intervalMs / 1000} s): ${messageOf(error)}`);
+      if (!failing) log(`metrics roll-up failed (retrying every ${intervalMs / 1000} s): ${reasonOf(error)}`);
       failing = true;
     } finally {
       rounds += 1;
@@ -62,6 +63,12 @@ export function startBackgroundRollup(
   };
 }
 
-function messageOf(error: unknown): string {
-  return (error instanceof Error ? error.message : String(error)).split("\n")[0]!;
+/**
+ * One line that says why: Prisma's messages start with a newline (the first line alone was empty when
+ * the database refused connections), so a database fault is described, anything else collapsed to a line.
+ */
+function reasonOf(error: unknown): string {
+  if (databaseFaultOf(error)) return describeDatabaseError(error);
+  const message = (error instanceof Error ? error.message : String(error)).replace(/\s+/g, " ").trim();
+  return message || (error instanceof Error ? error.name : "no reason given");
 }

@@ -104,9 +104,14 @@ describe("the server with an unreachable database", () => {
         .toBe(503);
       const healthAnswer = await fetch(`${base}/api/health`);
       expect(healthAnswer.headers.get("retry-after")).toBe("5");
-      const health = (await healthAnswer.json()) as { ok: boolean; database: string };
-      expect(health.ok).toBe(false);
-      expect(health.database).toMatch(/connection refused/);
+      // The API's one error shape, the reason kept beside the message.
+      expect(await healthAnswer.json()).toEqual({
+        error: {
+          code: "database_unavailable",
+          message: expect.stringMatching(/cannot reach its database: .*connection refused.*Try again shortly/),
+          database: expect.stringMatching(/connection refused/),
+        },
+      });
       const api = await fetch(`${base}/api/v1/me`, { headers: { authorization: "Bearer idem_whatever" } });
       expect(api.status).toBe(503);
       expect(await api.json()).toEqual({

@@ -5,6 +5,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { parseConfig } from "@/lib/config/load";
 import { startBackgroundRollup } from "@/lib/metrics/background-rollup";
 import { getMetrics } from "@/lib/metrics/query-metrics";
+import { createPrismaClient } from "@/lib/db/prisma";
 import { connectTestDb } from "../helpers/db";
 
 // Counting a closed hour from the base tables (861 ms at 10 M rows, ~17 s at 100 M claims a day) is
@@ -173,6 +174,24 @@ describe("metrics roll-up off the request path (real PostgreSQL)", () => {
     expect(logged).toEqual([
       "metrics roll-up failed (retrying every 0.02 s): connection refused",
       "metrics roll-up: working again",
+    ]);
+  });
+
+  it("names the reason when the database refuses connections (Prisma's message starts with a newline)", async () => {
+    const logged: string[] = [];
+    const refused = createPrismaClient("postgresql://postgres@127.0.0.1:1/idem");
+    const roller = startBackgroundRollup(
+      () => refused,
+      60_000,
+      (line) => logged.push(line),
+    );
+    for (let i = 0; i < 500 && roller.rounds() < 1; i++) await new Promise((r) => setTimeout(r, 10));
+    await roller.stop();
+    await refused.$disconnect();
+    expect(logged).toEqual([
+      expect.stringMatching(
+        /^metrics roll-up failed \(retrying every 60 s\): Cannot reach the database: connection refused\./,
+      ),
     ]);
   });
 });
