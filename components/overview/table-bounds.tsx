@@ -1,5 +1,5 @@
 import type { TableBounds } from "@/lib/pages/console-page-data";
-import type { JobRunRecord } from "@/lib/audit/job-runs";
+import type { DeadJobRuns, JobRunRecord } from "@/lib/audit/job-runs";
 import { formatAge } from "@/lib/format/relative-time";
 
 /** Past the retention by this much, the oldest row says the trim is not keeping up (the IdemOldestRowPastRetention alert's margin). */
@@ -16,7 +16,21 @@ function formatBytes(bytes: number): string {
   return `${value.toLocaleString("en", { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
 }
 
-function lastRun(run: JobRunRecord | null, now: Date, what: (run: JobRunRecord) => string) {
+function lastRun(
+  run: JobRunRecord | null,
+  dead: DeadJobRuns[keyof DeadJobRuns],
+  now: Date,
+  what: (run: JobRunRecord) => string,
+) {
+  // A run that died says so first: "last ran" alone would read a killed run as one that never started.
+  if (dead.newest) {
+    const runs = dead.count === 1 ? "a run" : `${dead.count} runs`;
+    return {
+      value: "did not finish",
+      hint: `${runs} died: the newest started ${formatAge(dead.newest.startedAt, now)} ago, last heartbeat ${formatAge(dead.newest.heartbeatAt, now)} ago; the next run finishes the rest${run ? `. Last finished ${formatAge(run.finishedAt, now)} ago` : ""}`,
+      alarming: true,
+    };
+  }
   if (!run) return { value: "never", hint: "no run recorded (dry runs are not counted)", alarming: true };
   return { value: `${formatAge(run.finishedAt, now)} ago`, hint: what(run), alarming: false };
 }
@@ -27,16 +41,18 @@ function lastRun(run: JobRunRecord | null, now: Date, what: (run: JobRunRecord) 
  * (an estimate, labelled so), never from counting the table.
  */
 export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: Date }) {
-  const { size, retentionMs, jobs } = bounds;
+  const { size, retentionMs, jobs, deadRuns } = bounds;
   const oldestAgeMs = size.oldestCreatedAt ? now.getTime() - size.oldestCreatedAt.getTime() : null;
   const retentionHours = Math.round(retentionMs / 3_600_000);
   const reconcile = lastRun(
     jobs.reconcile,
+    deadRuns.reconcile,
     now,
     (r) => `${r.completed ?? 0} completed, ${r.released ?? 0} released, ${r.leftUnknown ?? 0} left unknown`,
   );
   const trim = lastRun(
     jobs.trim,
+    deadRuns.trim,
     now,
     (r) => `${(r.deleted ?? 0).toLocaleString("en")} deleted, ${r.kept ?? 0} in progress kept`,
   );

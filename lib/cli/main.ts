@@ -23,6 +23,7 @@ const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
   [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
   [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
   [["trim"], async () => (await import("@/lib/cli/commands/trim")).registerTrim],
+  [["jobs"], async () => (await import("@/lib/cli/commands/jobs")).registerJobs],
   [["allow-repeat"], async () => (await import("@/lib/cli/commands/allow-repeat")).registerAllowRepeat],
   [["rollup"], async () => (await import("@/lib/cli/commands/rollup")).registerRollup],
   [["verify-tool"], async () => (await import("@/lib/cli/commands/verify-tool")).registerVerifyTool],

@@ -98,6 +98,8 @@ export const environmentSchema = z.object({
   IDEM_EMBEDDED_PORT: wholeNumber("a port number from 0 to 65535", 65_535),
   IDEM_NEXT_DIST_DIR: text,
   IDEM_DEBUG: flag,
+  // How often a running trim or reconcile writes its heartbeat (lib/audit/job-runs.ts; default 10s).
+  IDEM_JOB_HEARTBEAT: databaseLimit,
 });
 
 export type Environment = z.infer<typeof environmentSchema>;

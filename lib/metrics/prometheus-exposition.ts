@@ -113,6 +113,12 @@ export async function toExposition(
     "idem_trim_last_run_timestamp_seconds",
     "When the last trim (not a dry run) finished, Unix seconds; 0 if it never ran.",
   ).set(epochSeconds(figures.jobs.trim?.finishedAt));
+  const unfinished = gauge(
+    "idem_job_runs_unfinished",
+    "Runs (not dry runs) of a job that died, their heartbeat stopped without an end, since the job's last finished run; by task (trim, reconcile). The next run finishes what they left.",
+    ["task"],
+  );
+  for (const [task, dead] of Object.entries(figures.deadRuns)) unfinished.set({ task }, dead.count);
 
   const table = figures.table;
   gauge(

@@ -13,7 +13,7 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 import { explainKey, type ExplainInput, type ExplainResult } from "@/lib/records/explain-key";
 import { getOverviewCounts } from "@/lib/records/overview-counts";
 import { readTableSize, type TableSize } from "@/lib/records/table-size";
-import { lastJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
+import { deadJobRuns, lastJobRuns, type DeadJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
 import { redactionOf } from "@/lib/privacy/redact";
 import { checkTenantFilter, type UnknownTenant } from "@/lib/records/tenant-filter";
@@ -35,12 +35,16 @@ export async function loadOverviewPageData(actor: Actor, now: Date) {
 }
 
 /** The whole table's size and the jobs that keep it bounded; null for a caller limited to some tenants (it is every tenant's). */
-export type TableBounds = { size: TableSize; retentionMs: number; jobs: LastJobRuns };
+export type TableBounds = { size: TableSize; retentionMs: number; jobs: LastJobRuns; deadRuns: DeadJobRuns };
 
 async function loadTableBounds(actor: Actor): Promise<TableBounds | null> {
   if (actor.tenants.length > 0) return null;
-  const [size, jobs] = await Promise.all([readTableSize(getReadDb()), lastJobRuns(getReadDb())]);
-  return { size, retentionMs: RETENTION_MS, jobs };
+  const [size, jobs, deadRuns] = await Promise.all([
+    readTableSize(getReadDb()),
+    lastJobRuns(getReadDb()),
+    deadJobRuns(getReadDb(), new Date()),
+  ]);
+  return { size, retentionMs: RETENTION_MS, jobs, deadRuns };
 }
 
 export async function loadMetricsPageData(

@@ -1,5 +1,5 @@
 import "server-only";
-import { recordJobRun } from "@/lib/audit/job-runs";
+import { startJobRun, type UnfinishedRun } from "@/lib/audit/job-runs";
 import { actorLabel } from "@/lib/audit/write-audit";
 import { Prisma } from "@/generated/prisma/client";
 import pLimit from "p-limit";
@@ -69,6 +69,8 @@ export type ReconcileOptions = {
   onRow?: (row: ReconcileRowResult, done: number, total: number) => void;
   /** Called once the candidates are known, before any processor is asked. */
   onCandidates?: (total: number) => void;
+  /** Called once at the start with the earlier run that died (its heartbeat stopped), if one did: the CLI names it. */
+  onPreviousRun?: (run: UnfinishedRun) => void;
 };
 
 export type ReconcileResult = {
@@ -130,123 +132,145 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
   const now = options.now ?? new Date();
   const startedAt = new Date();
   const started = performance.now();
-  const candidates = await selectCandidates(db, config, actor, options, now);
-  options.onCandidates?.(candidates.length);
-
-  // Keys no worker of this run has taken yet. A key leaves the set while its row lock is held,
-  // so a worker whose query started earlier skips it (SKIP LOCKED) and one starting later never
-  // names it: within one run, no row is asked about twice.
-  const pending = new Set(candidates.map((c) => c.key));
-  const byKey = new Map(candidates.map((c) => [c.key, c]));
-  const rows: ReconcileRowResult[] = [];
-  const actedOn = new Set<string>();
-  let errors = 0;
-  const record = (row: ReconcileRowResult) => {
-    actedOn.add(row.key);
-    rows.push(row);
-    options.onRow?.(row, rows.length, candidates.length);
-  };
-
-  // One turn per candidate, `workers` at a time: a turn acts on whichever pending row comes
-  // next (or finds none left), so as many turns as candidates are always enough.
-  const turn = async () => {
-    if (options.dryRun) {
-      const next = takeNext(pending, byKey);
-      if (next) record(await planRow(config, actor, next, now));
-      return;
-    }
-    for (;;) {
-      let taken: LockedRow | undefined;
-      try {
-        const result = await reconcileNextRow(db, config, actor, pending, now, (row) => (taken = row));
-        if (result === ALREADY_TAKEN) continue;
-        if (result !== null) record(result);
-        return;
-      } catch (error) {
-        // The transaction failed (its timeout, a lost connection): it rolled back, so the row is
-        // as it was. Report it and go on; a database that is gone fails the next row too.
-        errors += 1;
-        if (!taken) throw error;
-        record({
-          ...describeRow(taken, now),
-          outcome: "unknown",
-          action: "left",
-          reason: `not resolved: ${errorMessage(error)}`,
-          checkMs: 0,
-        });
-        return;
-      }
-    }
-  };
-  const workers = Math.max(1, Math.min(options.concurrency, candidates.length || 1));
-  const roundOne = pLimit(workers);
-  await roundOne.map(candidates, turn).catch((error: unknown) => {
-    roundOne.clearQueue();
+  // Recorded as it starts and beating while it works: a run killed mid-way reads "did not finish".
+  const job = await startJobRun(db, { job: "reconcile", actor: actorLabel(actor), dryRun: options.dryRun, startedAt });
+  if (job.previous) options.onPreviousRun?.(job.previous);
+  let tally = () => ({});
+  try {
+    const result = await reconcileAll();
+    await job.finish(tally());
+    return result;
+  } catch (error) {
+    await job.fail(error, tally());
     throw error;
-  });
-
-  if (!options.dryRun) {
-    const stragglers = await stillInProgress(
-      db,
-      candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key),
-    );
-    const straggler = async (key: string) => {
-      let taken: LockedRow | undefined;
-      try {
-        const result = await reconcileHeldRow(db, config, actor, key, now, (row) => (taken = row));
-        if (result !== null) record(result);
-      } catch (error) {
-        errors += 1;
-        const candidate = byKey.get(key);
-        const row = taken ?? candidate;
-        if (!row) throw error;
-        const reason = taken
-          ? `not resolved: ${errorMessage(error)}`
-          : `held by another session throughout; not resolved: ${errorMessage(error)}`;
-        record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
-      }
-    };
-    const roundTwo = pLimit(workers);
-    await roundTwo.map(stragglers, straggler).catch((error: unknown) => {
-      roundTwo.clearQueue();
-      throw error;
-    });
   }
 
-  // Workers finish in completion order; report oldest claim first, as they were selected.
-  const order = new Map(candidates.map((c, i) => [c.key, i]));
-  rows.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
-  const totals = { completed: 0, released: 0, left: 0, conflict: 0, skipped: candidates.length - rows.length, errors };
-  for (const row of rows) totals[row.action] += 1;
-  const result: ReconcileResult = {
-    dryRun: options.dryRun,
-    startedAt: startedAt.toISOString(),
-    durationMs: Math.round(performance.now() - started),
-    criteria: {
-      olderThanMs: options.olderThanMs,
-      olderThan: options.olderThanMs === null ? "each tool's stuckAfter" : `${options.olderThanMs} ms`,
-      tool: options.tool,
-      tenant: options.tenant,
-      limit: options.limit,
-      concurrency: options.concurrency,
-    },
-    candidates: candidates.length,
-    rows,
-    totals,
-    unresolved: totals.left + totals.conflict,
-  };
-  await recordJobRun(db, {
-    job: "reconcile",
-    actor: actorLabel(actor),
-    dryRun: options.dryRun,
-    startedAt,
-    finishedAt: new Date(),
-    candidates: candidates.length,
-    completed: totals.completed,
-    released: totals.released,
-    leftUnknown: result.unresolved,
-  });
-  return result;
+  async function reconcileAll(): Promise<ReconcileResult> {
+    const candidates = await selectCandidates(db, config, actor, options, now);
+    options.onCandidates?.(candidates.length);
+
+    // Keys no worker of this run has taken yet. A key leaves the set while its row lock is held,
+    // so a worker whose query started earlier skips it (SKIP LOCKED) and one starting later never
+    // names it: within one run, no row is asked about twice.
+    const pending = new Set(candidates.map((c) => c.key));
+    const byKey = new Map(candidates.map((c) => [c.key, c]));
+    const rows: ReconcileRowResult[] = [];
+    const actedOn = new Set<string>();
+    let errors = 0;
+    const sofar = { completed: 0, released: 0, leftUnknown: 0 };
+    tally = () => ({ candidates: candidates.length, ...sofar });
+    const record = (row: ReconcileRowResult) => {
+      actedOn.add(row.key);
+      rows.push(row);
+      if (row.action === "completed" || row.action === "released") sofar[row.action] += 1;
+      else if (row.action === "left" || row.action === "conflict") sofar.leftUnknown += 1;
+      job.progress(tally());
+      options.onRow?.(row, rows.length, candidates.length);
+    };
+
+    // One turn per candidate, `workers` at a time: a turn acts on whichever pending row comes
+    // next (or finds none left), so as many turns as candidates are always enough.
+    const turn = async () => {
+      if (options.dryRun) {
+        const next = takeNext(pending, byKey);
+        if (next) record(await planRow(config, actor, next, now));
+        return;
+      }
+      for (;;) {
+        let taken: LockedRow | undefined;
+        try {
+          const result = await reconcileNextRow(db, config, actor, pending, now, (row) => (taken = row));
+          if (result === ALREADY_TAKEN) continue;
+          if (result !== null) record(result);
+          return;
+        } catch (error) {
+          // The transaction failed (its timeout, a lost connection): it rolled back, so the row is
+          // as it was. Report it and go on; a database that is gone fails the next row too.
+          errors += 1;
+          if (!taken) throw error;
+          record({
+            ...describeRow(taken, now),
+            outcome: "unknown",
+            action: "left",
+            reason: `not resolved: ${errorMessage(error)}`,
+            checkMs: 0,
+          });
+          return;
+        }
+      }
+    };
+    const workers = Math.max(1, Math.min(options.concurrency, candidates.length || 1));
+    const roundOne = pLimit(workers);
+    await roundOne.map(candidates, turn).catch((error: unknown) => {
+      roundOne.clearQueue();
+      throw error;
+    });
+
+    if (!options.dryRun) {
+      const stragglers = await stillInProgress(
+        db,
+        candidates.filter((c) => !actedOn.has(c.key)).map((c) => c.key),
+      );
+      const straggler = async (key: string) => {
+        let taken: LockedRow | undefined;
+        try {
+          const result = await reconcileHeldRow(db, config, actor, key, now, (row) => (taken = row));
+          if (result !== null) record(result);
+        } catch (error) {
+          errors += 1;
+          const candidate = byKey.get(key);
+          const row = taken ?? candidate;
+          if (!row) throw error;
+          const reason = taken
+            ? `not resolved: ${errorMessage(error)}`
+            : `held by another session throughout; not resolved: ${errorMessage(error)}`;
+          record({ ...describeRow(row, now), outcome: "unknown", action: "left", reason, checkMs: 0 });
+        }
+      };
+      const roundTwo = pLimit(workers);
+      await roundTwo.map(stragglers, straggler).catch((error: unknown) => {
+        roundTwo.clearQueue();
+        throw error;
+      });
+    }
+
+    // Workers finish in completion order; report oldest claim first, as they were selected.
+    const order = new Map(candidates.map((c, i) => [c.key, i]));
+    rows.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
+    const totals = {
+      completed: 0,
+      released: 0,
+      left: 0,
+      conflict: 0,
+      skipped: candidates.length - rows.length,
+      errors,
+    };
+    for (const row of rows) totals[row.action] += 1;
+    const result: ReconcileResult = {
+      dryRun: options.dryRun,
+      startedAt: startedAt.toISOString(),
+      durationMs: Math.round(performance.now() - started),
+      criteria: {
+        olderThanMs: options.olderThanMs,
+        olderThan: options.olderThanMs === null ? "each tool's stuckAfter" : `${options.olderThanMs} ms`,
+        tool: options.tool,
+        tenant: options.tenant,
+        limit: options.limit,
+        concurrency: options.concurrency,
+      },
+      candidates: candidates.length,
+      rows,
+      totals,
+      unresolved: totals.left + totals.conflict,
+    };
+    tally = () => ({
+      candidates: candidates.length,
+      completed: totals.completed,
+      released: totals.released,
+      leftUnknown: result.unresolved,
+    });
+    return result;
+  }
 }
 
 /** The oldest claims matching the criteria, limited to the actor's tenants. Uses the partial `status <> 'completed'` index. */

@@ -1,5 +1,5 @@
 import "server-only";
-import { recordJobRun } from "@/lib/audit/job-runs";
+import { startJobRun, type UnfinishedRun } from "@/lib/audit/job-runs";
 import { randomUUID } from "node:crypto";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
@@ -34,6 +34,8 @@ export type TrimOptions = {
   now?: Date;
   /** Called with each phase's planned total, then after each batch. */
   onProgress?: (progress: { phase: TrimPhase; done: number; total: number }) => void;
+  /** Called once at the start with the earlier run that died (its heartbeat stopped), if one did: the CLI names it. */
+  onPreviousRun?: (run: UnfinishedRun) => void;
 };
 
 /** An in_progress claim, as the report and the audit row name it. */
@@ -107,7 +109,33 @@ type SnapshotRow = {
  * and never waits on a row a reconciler holds (that row is skipped, this run).
  */
 export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
+  // Recorded as it starts and beating while it works: a run killed mid-way reads "did not finish".
   const startedAt = new Date();
+  const job = await startJobRun(db, {
+    job: "trim",
+    actor: actorLabel(options.actor),
+    dryRun: options.dryRun,
+    startedAt,
+  });
+  if (job.previous) options.onPreviousRun?.(job.previous);
+  const done: Record<TrimPhase, number> = { records: 0, unresolved: 0, events: 0 };
+  const deleted = () => ({ deleted: done.records + done.unresolved + done.events });
+  const onProgress: TrimOptions["onProgress"] = (progress) => {
+    done[progress.phase] = progress.done;
+    job.progress(deleted());
+    options.onProgress?.(progress);
+  };
+  try {
+    const result = await trimBatches(db, { ...options, onProgress }, startedAt);
+    await job.finish({ ...deleted(), kept: result.unresolved.kept });
+    return result;
+  } catch (error) {
+    await job.fail(error, deleted());
+    throw error;
+  }
+}
+
+async function trimBatches(db: Db, options: TrimOptions, startedAt: Date): Promise<TrimResult> {
   const started = performance.now();
   const now = options.now ?? startedAt;
   const cutoff = new Date(now.getTime() - options.olderThanMs);
@@ -193,15 +221,6 @@ export async function trim(db: Db, options: TrimOptions): Promise<TrimResult> {
     SELECT key, tenant, subject, tool, status, NULL AS response, created_at, updated_at FROM idempotency
     WHERE status = 'in_progress' AND created_at < ${cutoff}::timestamptz ORDER BY created_at, key LIMIT ${KEPT_SAMPLE}`;
 
-  await recordJobRun(db, {
-    job: "trim",
-    actor: actorLabel(options.actor),
-    dryRun: options.dryRun,
-    startedAt,
-    finishedAt: new Date(),
-    deleted: records.deleted + unresolved.deleted + events.deleted,
-    kept: Number(kept?.n ?? 0),
-  });
   return {
     dryRun: options.dryRun,
     startedAt: startedAt.toISOString(),

@@ -103,7 +103,7 @@ describe("the Prometheus scrape's figures (real PostgreSQL)", () => {
     expect(mine!.startedAt.toISOString()).toBe(result.startedAt);
     const figures = await readScrapeFigures(db, parseConfig("{}"), admin, new Date());
     const last = await lastJobRuns(db);
-    expect(figures.jobs.trim!.finishedAt.getTime()).toBeGreaterThanOrEqual(mine!.finishedAt.getTime());
+    expect(figures.jobs.trim!.finishedAt.getTime()).toBeGreaterThanOrEqual(mine!.finishedAt!.getTime());
     const text = await toExposition(figures, { version: "test", consoleUrl: "http://console.test" });
     expect(text).toContain(`idem_trim_last_run_timestamp_seconds ${figures.jobs.trim!.finishedAt.getTime() / 1000}\n`);
     expect(last.trim).not.toBeNull();

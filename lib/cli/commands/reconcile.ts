@@ -1,3 +1,4 @@
+import { describeDeadRun } from "@/lib/audit/job-runs";
 import "server-only";
 import type { Command } from "commander";
 import { parseDurationOption, parseNameOption, wholeNumberOption } from "@/lib/cli/options";
@@ -95,6 +96,8 @@ async function runReconcile(options: Options): Promise<number> {
         limit: options.limit,
         concurrency: options.concurrency,
         dryRun: options.dryRun === true,
+        // On stderr, so --json output stays one JSON document.
+        onPreviousRun: (run) => console.error(`idem reconcile: ${describeDeadRun(run, new Date())}`),
         onCandidates: (total) => bar.start(total, options.dryRun ? "reconcile (dry run)" : "reconcile"),
         onRow: (row, done) => {
           counts[row.action] += 1;

@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import { describeDeadRun } from "@/lib/audit/job-runs";
 import { cliActor } from "@/lib/identity/cli-actor";
 import { parseDurationOption, wholeNumberOption } from "@/lib/cli/options";
 import { createProgressBar } from "@/lib/terminal/progress";
@@ -58,6 +59,8 @@ in_progress rows are claims whose outcome was never recorded: trim keeps them an
             dryRun: options.dryRun === true,
             includeUnresolved: options.includeUnresolved === true,
             actor: cliActor(),
+            // On stderr, so --json output stays one JSON document.
+            onPreviousRun: (run) => console.error(`idem trim: ${describeDeadRun(run, new Date())}`),
             onProgress: (p) => {
               if (p.phase !== phase) {
                 phase = p.phase;
