@@ -5,7 +5,7 @@ import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
-import type { BulkApplyResult, BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
+import type { BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
@@ -13,7 +13,8 @@ import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
 
@@ -55,7 +56,7 @@ export function BulkPlanPanel({
 
   useEffect(() => {
     let cancelled = false;
-    void sendMutation<BulkPlan>("/api/v1/bulk/plan", { json: request }).then((answer) => {
+    void callApi(api.bulkPlan, { json: request }).then((answer) => {
       if (cancelled) return;
       setNow(new Date());
       setPhase(answer.ok ? { kind: "planned", plan: answer.value } : { kind: "failed", message: answer.message });
@@ -75,7 +76,7 @@ export function BulkPlanPanel({
     setPhase({ kind: "applying", plan, done: 0, total: actionable.length });
     for (let i = 0; i < actionable.length; i += APPLY_BATCH) {
       const batch = actionable.slice(i, i + APPLY_BATCH);
-      const answer = await sendMutation<BulkApplyResult & { nextStuck: NextStuckClaim | null }>("/api/v1/bulk/apply", {
+      const answer = await callApi(api.bulkApply, {
         json: {
           reason,
           nextStuckWithin: within,

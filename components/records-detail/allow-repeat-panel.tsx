@@ -2,13 +2,15 @@
 
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
+import type { AllowRepeatAnswer } from "@/lib/api/contracts/answers";
 import { isReasonLongEnough } from "@/lib/audit/audit-reason";
 import { repeatConsequence } from "@/lib/resolve/allow-repeat-words";
 import { serializeRecordPageParams } from "@/lib/records/record-page-params";
 import { ReasonField } from "@/components/records-detail/reason-field";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 type Result = { kind: "idle" } | { kind: "sending" } | { kind: "refused"; conflict: boolean; message: string };
 
@@ -39,15 +41,12 @@ export function AllowRepeatPanel({
 
   async function send() {
     setResult({ kind: "sending" });
-    const answer = await sendMutation<{ auditId: string }>(
-      `/api/v1/records/${encodeURIComponent(recordKey)}/allow-repeat`,
-      {
-        json: { reason, expectedUpdatedAt: version },
-        unreachable: "Nothing was changed.",
-        accept: (value): value is { auditId: string } =>
-          typeof value === "object" && value !== null && "auditId" in value,
-      },
-    );
+    const answer = await callApi(api.allowRepeat, {
+      params: { key: recordKey },
+      json: { reason, expectedUpdatedAt: version },
+      unreachable: "Nothing was changed.",
+      accept: (value): value is AllowRepeatAnswer => typeof value === "object" && value !== null && "auditId" in value,
+    });
     if (answer.ok) {
       // The row is gone: the page itself says what happened, from the audit entry.
       router.replace(serializeRecordPageParams(`/records/${recordKey}`, { resolved: answer.value.auditId }));

@@ -7,7 +7,8 @@ import { isNobodyToAsk, nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 import { JsonView } from "@/components/records-detail/json-view";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 const OUTCOME_TEXT: Record<ProcessorOutcome, { label: string; style: string; meaning: string }> = {
   taken: {
@@ -54,7 +55,8 @@ export function AskProcessor({
     const count = asked + 1;
     setAsked(count);
     setState({ phase: "asking" });
-    const answer = await sendMutation<RecordCheck>(`/api/v1/records/${encodeURIComponent(recordKey)}/check`, {
+    const answer = await callApi(api.checkRecord, {
+      params: { key: recordKey },
       unreachable: "Nothing was changed.",
       accept: (value): value is RecordCheck => typeof value === "object" && value !== null && "check" in value,
     });

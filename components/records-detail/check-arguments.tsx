@@ -6,7 +6,8 @@ import type { ArgumentsComparison, Bucket, BucketPosition } from "@/lib/records/
 import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 type State =
   | { phase: "idle" }
@@ -42,15 +43,12 @@ export function CheckArguments({ recordKey }: { recordKey: string }) {
     const windowText = String(data.get("window") ?? "").trim();
     const window = windowText === "" ? undefined : Number(windowText);
     setState({ phase: "checking" });
-    const answer = await sendMutation<ArgumentsCheck>(
-      `/api/v1/records/${encodeURIComponent(recordKey)}/check-arguments`,
-      {
-        json: { args, window, reference: reference.trim() === "" ? null : reference },
-        unreachable: "Nothing was checked.",
-        accept: (value): value is ArgumentsCheck =>
-          typeof value === "object" && value !== null && "comparison" in value,
-      },
-    );
+    const answer = await callApi(api.checkArguments, {
+      params: { key: recordKey },
+      json: { args, window, reference: reference.trim() === "" ? null : reference },
+      unreachable: "Nothing was checked.",
+      accept: (value): value is ArgumentsCheck => typeof value === "object" && value !== null && "comparison" in value,
+    });
     if (!answer.ok) {
       const fields = answer.error.fields as { field?: string }[] | undefined;
       return setState({ phase: "failed", message: answer.message, field: fields?.[0]?.field ?? null, n: count + 1 });

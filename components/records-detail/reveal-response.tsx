@@ -1,18 +1,19 @@
 "use client";
 
 import { useState, type FormEvent } from "react";
+import type { RevealAnswer } from "@/lib/api/contracts/answers";
 import { JsonView } from "@/components/records-detail/json-view";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
-type Revealed = { response: unknown; revealedPaths: string[]; auditId: string };
 type State =
   | { phase: "closed" }
   | { phase: "asking"; error?: string }
   | { phase: "sending" }
-  | { phase: "revealed"; result: Revealed };
+  | { phase: "revealed"; result: RevealAnswer };
 
 /**
  * The stored response, masked. Operators and admins may reveal it with a reason; the console
@@ -36,10 +37,11 @@ export function RevealResponse({
     event.preventDefault();
     const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
     setState({ phase: "sending" });
-    const answer = await sendMutation<Revealed>(`/api/v1/records/${encodeURIComponent(recordKey)}/reveal`, {
+    const answer = await callApi(api.revealRecord, {
+      params: { key: recordKey },
       json: { reason },
       unreachable: "Nothing was revealed.",
-      accept: (value): value is Revealed => typeof value === "object" && value !== null && "auditId" in value,
+      accept: (value): value is RevealAnswer => typeof value === "object" && value !== null && "auditId" in value,
     });
     setState(answer.ok ? { phase: "revealed", result: answer.value } : { phase: "asking", error: answer.message });
   }

@@ -1,4 +1,6 @@
 import { EXPORT_FORMATS } from "@/lib/records/records-search-params";
+import { api } from "@/components/ui/api-endpoints";
+import { apiUrl } from "@/components/ui/api-url";
 import { buttonClass } from "@/components/ui/button";
 
 /** Downloads of the current filter (not just this page), streamed by the API and bounded. */
@@ -15,7 +17,7 @@ export function ExportButtons({ filterQuery, maxRows }: { filterQuery: string; m
       {EXPORT_FORMATS.map((format) => (
         <a
           key={format}
-          href={`/api/v1/records/export${join}format=${format}`}
+          href={`${apiUrl(api.exportRecords, {})}${join}format=${format}`}
           download
           className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}
         >

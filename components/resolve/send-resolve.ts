@@ -1,16 +1,9 @@
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
-import { sendMutation } from "@/components/ui/send-mutation";
-
-/** The resolve API's answer, as far as a page needs it. */
-type ResolveAnswer = {
-  action: "complete" | "release";
-  forced: boolean;
-  before: RowSnapshot;
-  auditId: string;
-  nextStuck: NextStuckClaim | null;
-};
+import type { ResolveAnswer } from "@/lib/api/contracts/answers";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 export type ResolveAttempt =
   | { kind: "resolved"; resolved: ResolvedClaim; nextStuck: NextStuckClaim | null }
@@ -18,7 +11,7 @@ export type ResolveAttempt =
   | { kind: "refused"; message: string };
 
 /**
- * Every page resolves one claim through here: POST /api/v1/records/{key}/resolve, the one
+ * Every page resolves one claim through here: the resolve route (api.resolveRecord), the one
  * compare-and-set (on `version`, the row as the page saw it) with its required reason. The
  * server asks the processor again and decides; this only reads its answer.
  */
@@ -33,7 +26,8 @@ export async function sendResolve(
     nextStuckWithin?: StuckFilter;
   },
 ): Promise<ResolveAttempt> {
-  const answer = await sendMutation<ResolveAnswer>(`/api/v1/records/${encodeURIComponent(key)}/resolve`, {
+  const answer = await callApi(api.resolveRecord, {
+    params: { key },
     json: {
       action: input.action,
       reason: input.reason,

@@ -12,7 +12,8 @@ import { sendResolve, type ResolveAttempt } from "@/components/resolve/send-reso
 import { ActionResult } from "@/components/ui/action-result";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 const OUTCOME: Record<ProcessorOutcome, { label: string; tone: BadgeTone }> = {
   taken: { label: "Taken", tone: "good" },
@@ -53,7 +54,8 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
 
   async function ask() {
     setState({ phase: "asking" });
-    const answer = await sendMutation<RecordCheck>(`/api/v1/records/${encodeURIComponent(claim.key)}/check`, {
+    const answer = await callApi(api.checkRecord, {
+      params: { key: claim.key },
       unreachable: "Nothing was changed.",
       accept: (value): value is RecordCheck => typeof value === "object" && value !== null && "check" in value,
     });

@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 /**
  * Admins add an HTTP server (URL and optional headers). No stdio here: a command would run on the
@@ -26,8 +27,8 @@ export function AddServerForm() {
           const at = line.indexOf(":");
           if (at > 0) headers[line.slice(0, at).trim()] = line.slice(at + 1).trim();
         }
-        const result = await sendMutation("/api/v1/tools/servers", {
-          json: { name: form.get("name"), url: form.get("url"), headers },
+        const result = await callApi(api.toolsAddServer, {
+          json: { name: String(form.get("name") ?? ""), url: String(form.get("url") ?? ""), headers },
         });
         setMessage((last) => ({
           ok: result.ok,

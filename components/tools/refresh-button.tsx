@@ -5,9 +5,10 @@ import { useState, useTransition } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
-/** Re-lists every server now (POST /api/v1/tools/refresh), then re-renders the audit from the new snapshots. */
+/** Re-lists every server now (the tools refresh route), then re-renders the audit from the new snapshots. */
 export function RefreshButton() {
   const router = useRouter();
   const [busy, setBusy] = useState(false);
@@ -29,7 +30,7 @@ export function RefreshButton() {
         data-testid="refresh-listings"
         onClick={async () => {
           setBusy(true);
-          const answer = await sendMutation("/api/v1/tools/refresh", { json: {} });
+          const answer = await callApi(api.toolsRefresh, { json: {} });
           setBusy(false);
           setResult((last) => ({
             ok: answer.ok,

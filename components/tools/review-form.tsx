@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 /** "Naturally idempotent (a set, not an append)", with the reason an auditor will read. */
 export function ReviewForm({ server, tool }: { server: string; tool: string }) {
@@ -40,7 +41,7 @@ export function ReviewForm({ server, tool }: { server: string; tool: string }) {
         onSubmit={async (event) => {
           event.preventDefault();
           const reason = String(new FormData(event.currentTarget).get("reason") ?? "");
-          const result = await sendMutation("/api/v1/tools/reviews", { json: { server, tool, reason } });
+          const result = await callApi(api.toolsReview, { json: { server, tool, reason } });
           if (!result.ok) setError(result.message);
           else {
             setError(null);

@@ -8,6 +8,8 @@ import { ServerStatusList } from "./server-status-list";
 import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
 import { VerdictSummary } from "./verdict-summary";
+import { api } from "@/components/ui/api-endpoints";
+import { apiUrl } from "@/components/ui/api-url";
 import { buttonClass } from "@/components/ui/button";
 import { formatUtcRange } from "@/lib/format/utc-range";
 
@@ -53,7 +55,7 @@ export function ToolsView({ audit, canRefresh, canConfigure, canReview, canVerif
           {(["md", "json"] as const).map((format) => (
             <a
               key={format}
-              href={serializeExportParams("/api/v1/tools/audit/export", { format, window: audit.window })}
+              href={serializeExportParams(apiUrl(api.toolsAuditExport, {}), { format, window: audit.window })}
               download
               className={buttonClass({ variant: "secondary", size: "sm", className: "px-2.5" })}
             >

@@ -4,7 +4,8 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 
 /** Admins upload a tools/list result (JSON) as a snapshot of a named server. */
 export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
@@ -19,8 +20,8 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
         const form = new FormData(event.currentTarget);
         const file = form.get("file");
         const text = file instanceof File && file.size > 0 ? await file.text() : String(form.get("listing") ?? "");
-        const server = encodeURIComponent(String(form.get("server") ?? ""));
-        const result = await sendMutation(`/api/v1/tools/upload?server=${server}`, {
+        const result = await callApi(api.toolsUpload, {
+          query: { server: String(form.get("server") ?? "") },
           raw: { body: text, contentType: "application/json" },
         });
         setMessage((last) => ({

@@ -3,11 +3,13 @@
 import { useRouter } from "next/navigation";
 import { useId, useRef, useState } from "react";
 import type { ToolVerificationResult } from "@/lib/annotations/tool-verification-types";
+import type { ToolsVerifyAnswer } from "@/lib/api/contracts/answers";
 import { parseArgumentsText, VERIFY_CONCURRENCY_CHOICES } from "@/lib/annotations/verification-arguments-text";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
-import { sendMutation } from "@/components/ui/send-mutation";
+import { callApi } from "@/components/ui/api-client";
+import { api } from "@/components/ui/api-endpoints";
 import { argumentsSkeleton } from "@/lib/annotations/input-schema-fields";
 import { InputSchemaPanel } from "./input-schema-panel";
 import { VerificationResult } from "./verification-result";
@@ -18,7 +20,7 @@ type Phase =
   | { kind: "done"; run: ToolVerificationResult; auditId: string | null; count: number }
   | { kind: "refused"; message: string; refused: boolean; count: number };
 
-function isVerificationAnswer(value: unknown): value is { verification: ToolVerificationResult; auditId?: unknown } {
+function isVerificationAnswer(value: unknown): value is ToolsVerifyAnswer & { verification: ToolVerificationResult } {
   const run = (value as { verification?: { verdict?: unknown; evidence?: unknown } } | null)?.verification;
   return typeof run?.verdict === "string" && typeof run.evidence === "object" && run.evidence !== null;
 }
@@ -57,7 +59,7 @@ export function VerifyToolDialog({
     }
     setInputError(null);
     setPhase({ kind: "running" });
-    const answer = await sendMutation("/api/v1/tools/verifications", {
+    const answer = await callApi(api.toolsVerify, {
       json: { server, tool, arguments: parsed.value, concurrency },
       accept: isVerificationAnswer,
       unreachable: "The test may or may not have run: the audit log will say.",

@@ -23,7 +23,7 @@ type Options<T> = {
   json?: unknown;
   /** A body sent as it is (an uploaded file's text), with its content type. */
   raw?: { body: string; contentType: string };
-  method?: "POST" | "PUT" | "PATCH" | "DELETE";
+  method?: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   /** What "could not be reached" should add (e.g. "Nothing was changed."). */
   unreachable?: string;
   /** Checks a 2xx answer is the shape the caller expects; a mismatch is a failure, not a crash. */

@@ -2,7 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { Actor } from "@/lib/identity/actor";
 import { apiRoute } from "@/lib/api/api-route";
-import type { PathSpec, QuerySpec, RouteContract, SuccessStatus } from "@/lib/api/contract";
+import type { ContractReplyBody, ContractStatus, PathSpec, QuerySpec, RouteContract } from "@/lib/api/contract";
 import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
 import { noQuery } from "@/lib/api/strict-query";
@@ -23,12 +23,24 @@ export type ContractInput<C extends RouteContract> = {
   params: Parsed<C["path_params"], Record<string, never>>;
   query: Parsed<C["query"], Record<string, never>>;
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
+  /** The JSON answer, typed from the contract's response schema for that status (200 unless given). */
+  reply: ContractReply<C>;
 };
 
-/** A JSON answer with its status; a Response for downloads; a DomainFailure becomes the API's error. */
-export type ContractAnswer = { status: SuccessStatus; body: unknown } | Response | DomainFailure;
+/** A JSON answer with a status the contract declares and the body its schema describes. */
+export type JsonAnswer<C extends RouteContract> = {
+  [S in ContractStatus<C>]: { status: S; body: ContractReplyBody<C, S> };
+}[ContractStatus<C>];
 
-export function reply(body: unknown, status: SuccessStatus = 200): ContractAnswer {
+export type ContractReply<C extends RouteContract> = <S extends ContractStatus<C> = 200 & ContractStatus<C>>(
+  body: ContractReplyBody<C, S>,
+  status?: S,
+) => JsonAnswer<C>;
+
+/** A JSON answer with its status; a Response for downloads; a DomainFailure becomes the API's error. */
+export type ContractAnswer<C extends RouteContract> = JsonAnswer<C> | Response | DomainFailure;
+
+function reply(body: unknown, status: number = 200) {
   return { status, body };
 }
 
@@ -40,7 +52,7 @@ export function reply(body: unknown, status: SuccessStatus = 200): ContractAnswe
  */
 export function contractRoute<const C extends RouteContract>(
   contract: C,
-  handler: (input: ContractInput<C>) => Promise<ContractAnswer>,
+  handler: (input: ContractInput<C>) => Promise<ContractAnswer<C>>,
 ) {
   return apiRoute<Record<string, string>>(contract.action, async ({ request, actor, params: rawParams }) => {
     let params: unknown = {};
@@ -66,9 +78,11 @@ export function contractRoute<const C extends RouteContract>(
       params,
       query: parsedQuery.value,
       body,
-    } as ContractInput<C>);
+      reply,
+    } as unknown as ContractInput<C>);
     if (answer instanceof Response) return answer;
     if (isDomainFailure(answer)) return errorResponse(answer);
-    return Response.json(answer.body, { status: answer.status });
+    const json = answer as { status: number; body: unknown };
+    return Response.json(json.body, { status: json.status });
   });
 }

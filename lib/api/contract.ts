@@ -88,3 +88,36 @@ export const BODY_ERRORS = ["bad_json", "bad_text", "too_large"] as const satisf
 export function defineContract<const C extends RouteContract>(contract: C): C {
   return contract;
 }
+
+// The types every side reads from a contract, so an answer's shape is declared once, in its
+// response schema: the handler replies with it, the client (components/ui/api-client.ts) reads it.
+
+/** The success statuses a contract declares. */
+export type ContractStatus<C extends RouteContract> = keyof C["responses"] & SuccessStatus;
+
+type ResponseSchema<C extends RouteContract, S extends ContractStatus<C>> = C["responses"][S] extends {
+  schema: infer T extends z.ZodType;
+}
+  ? T
+  : never;
+
+/** What a handler replies with for status S: the schema's input (JSON-encoded, it must parse). */
+export type ContractReplyBody<C extends RouteContract, S extends ContractStatus<C>> = z.input<ResponseSchema<C, S>>;
+
+/** What a caller receives with status S, e.g. `ContractResponse<typeof listRecordsContract, 200>`. */
+export type ContractResponse<C extends RouteContract, S extends ContractStatus<C> = 200 & ContractStatus<C>> = z.output<
+  ResponseSchema<C, S>
+>;
+
+/** What a caller receives on success, whichever success status the contract declares. */
+export type ContractSuccess<C extends RouteContract> = {
+  [S in ContractStatus<C>]: ContractResponse<C, S>;
+}[ContractStatus<C>];
+
+/** The JSON body a caller sends (before the route's parsing: defaults may be left out); {} where it reads none. */
+export type ContractRequestBody<C extends RouteContract> = C["body"] extends z.ZodType
+  ? z.input<C["body"]>
+  : Record<string, never>;
+
+/** Every error code the route may answer with: its own and those every route may. */
+export type ContractErrorCode<C extends RouteContract> = C["errors"][number] | (typeof COMMON_ERRORS)[number];

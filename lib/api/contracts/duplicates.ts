@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineContract, type QuerySpec } from "@/lib/api/contract";
+import { API_ROUTES } from "@/lib/api/routes";
 import {
   DEFAULT_DUPLICATES_LIMIT,
   DUPLICATES_CURSOR_PATTERN,
@@ -47,8 +48,7 @@ const duplicatesQuery: QuerySpec<DuplicatesQuery> = {
 const claim = z.object({ key: z.string(), ref: z.string(), createdAt: instant });
 
 export const duplicatesContract = defineContract({
-  method: "GET",
-  path: "/api/v1/duplicates",
+  ...API_ROUTES.duplicates,
   tag: "records",
   summary:
     "Duplicates that got through: one operation (tenant, subject, tool, arguments) executed under two keys less than its window apart, newest first.",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { defineContract } from "@/lib/api/contract";
+import { API_ROUTES } from "@/lib/api/routes";
 
 /**
  * The API's own description. Any signed-in caller (records:read, which every role holds) may
@@ -7,8 +8,7 @@ import { defineContract } from "@/lib/api/contract";
  * so an anonymous caller gets no map of it.
  */
 export const openapiContract = defineContract({
-  method: "GET",
-  path: "/api/v1/openapi.json",
+  ...API_ROUTES.openapi,
   tag: "session",
   summary: "This API as an OpenAPI 3.1 document, generated from the route contracts.",
   action: "records:read",

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
+import { API_ROUTES } from "@/lib/api/routes";
 import { domainQuery } from "@/lib/api/strict-query";
 import { AUDIT_PARAMS, parseAuditQuery } from "@/lib/audit/list-audit";
 import { METRICS_PARAMS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
@@ -9,8 +10,7 @@ import { reconcileInputSchema } from "@/lib/resolve/reconcile-input";
 import { instant, nextStuckClaim, nullableString, processorOutcome } from "./shared-schemas";
 
 export const meContract = defineContract({
-  method: "GET",
-  path: "/api/v1/me",
+  ...API_ROUTES.me,
   tag: "session",
   summary: "Who the caller is, as the console sees them: useful to check a token.",
   action: "records:read",
@@ -30,8 +30,7 @@ export const meContract = defineContract({
 });
 
 export const auditListContract = defineContract({
-  method: "GET",
-  path: "/api/v1/audit",
+  ...API_ROUTES.auditList,
   tag: "audit",
   summary: "One page of the audit log, newest first.",
   action: "audit:read",
@@ -78,8 +77,7 @@ export const auditListContract = defineContract({
 });
 
 export const metricsContract = defineContract({
-  method: "GET",
-  path: "/api/v1/metrics",
+  ...API_ROUTES.metrics,
   tag: "metrics",
   summary: "Duplicate-suppression figures, per tool and tenant, and their series.",
   action: "metrics:read",
@@ -143,8 +141,7 @@ const plannedRow = z.object({
 });
 
 export const bulkPlanContract = defineContract({
-  method: "POST",
-  path: "/api/v1/bulk/plan",
+  ...API_ROUTES.bulkPlan,
   tag: "resolve",
   summary: "A dry-run plan: per claim the processor's outcome and the proposed action. Changes nothing.",
   action: "records:resolve",
@@ -174,8 +171,7 @@ export const bulkPlanContract = defineContract({
 });
 
 export const bulkApplyContract = defineContract({
-  method: "POST",
-  path: "/api/v1/bulk/apply",
+  ...API_ROUTES.bulkApply,
   tag: "resolve",
   summary:
     "Applies a plan (at most 50 rows a request): each row's fate in its own result; 200 whenever the request was sound.",
@@ -217,8 +213,7 @@ export const bulkApplyContract = defineContract({
 });
 
 export const reconcileContract = defineContract({
-  method: "POST",
-  path: "/api/v1/reconcile",
+  ...API_ROUTES.reconcile,
   tag: "resolve",
   summary:
     "The reconciler: a sweep of stuck claims (oldest first, at most 500), or exactly the named keys, each resolved only if stuck.",
@@ -263,8 +258,7 @@ export const reconcileContract = defineContract({
 });
 
 export const prometheusScrapeContract = defineContract({
-  method: "GET",
-  path: "/api/v1/metrics/prometheus",
+  ...API_ROUTES.prometheusScrape,
   tag: "metrics",
   summary: "The queue's health for Prometheus: open and stuck claims, counters from the rollups, job runs, table size.",
   description:

@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
+import { API_ROUTES } from "@/lib/api/routes";
 import { recordKeyPath } from "@/lib/api/record-key-param";
 import { domainQuery, strictQuery } from "@/lib/api/strict-query";
 import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
@@ -22,8 +23,7 @@ const FILTER_DESCRIPTIONS = {
 };
 
 export const listRecordsContract = defineContract({
-  method: "GET",
-  path: "/api/v1/records",
+  ...API_ROUTES.listRecords,
   tag: "records",
   summary: "One page of records, newest first, with facet counts.",
   action: "records:read",
@@ -79,8 +79,7 @@ export const listRecordsContract = defineContract({
 });
 
 export const exportRecordsContract = defineContract({
-  method: "GET",
-  path: "/api/v1/records/export",
+  ...API_ROUTES.exportRecords,
   tag: "records",
   summary: "The list's matching records as a streamed, bounded CSV or JSON download.",
   action: "records:export",
@@ -127,8 +126,7 @@ const recordAnswer = z.object({
 });
 
 export const recordDetailContract = defineContract({
-  method: "GET",
-  path: "/api/v1/records/{key}",
+  ...API_ROUTES.recordDetail,
   tag: "records",
   summary: "The record, its timeline and audit entries.",
   action: "records:read",
@@ -204,8 +202,7 @@ export const recordDetailContract = defineContract({
 });
 
 export const checkRecordContract = defineContract({
-  method: "POST",
-  path: "/api/v1/records/{key}/check",
+  ...API_ROUTES.checkRecord,
   tag: "records",
   summary: "What the processor says happened to this key. Read-only; a POST because it calls another system.",
   action: "records:check-processor",
@@ -245,8 +242,7 @@ const canonicalDiff = z.object({
 });
 
 export const checkArgumentsContract = defineContract({
-  method: "POST",
-  path: "/api/v1/records/{key}/check-arguments",
+  ...API_ROUTES.checkArguments,
   tag: "records",
   summary: "Do these arguments derive this record's key, in its bucket or a neighbouring one? Read-only.",
   description:
@@ -291,8 +287,7 @@ export const checkArgumentsContract = defineContract({
 });
 
 export const resolveRecordContract = defineContract({
-  method: "POST",
-  path: "/api/v1/records/{key}/resolve",
+  ...API_ROUTES.resolveRecord,
   tag: "records",
   summary: "Complete or release one stuck claim, on the processor's answer (asked by the console itself).",
   description:
@@ -338,8 +333,7 @@ export const resolveRecordContract = defineContract({
 });
 
 export const allowRepeatContract = defineContract({
-  method: "POST",
-  path: "/api/v1/records/{key}/allow-repeat",
+  ...API_ROUTES.allowRepeat,
   tag: "records",
   summary: "End a completed record's deduplication: the next identical call runs (and charges) again.",
   description:
@@ -377,8 +371,7 @@ export const allowRepeatContract = defineContract({
 });
 
 export const revealRecordContract = defineContract({
-  method: "POST",
-  path: "/api/v1/records/{key}/reveal",
+  ...API_ROUTES.revealRecord,
   tag: "records",
   summary: "The stored response unmasked, with a reason, written to the audit log as record.reveal.",
   action: "records:reveal",
@@ -404,8 +397,7 @@ export const revealRecordContract = defineContract({
 });
 
 export const lookupContract = defineContract({
-  method: "GET",
-  path: "/api/v1/lookup",
+  ...API_ROUTES.lookup,
   tag: "records",
   summary: "The records that the refs and keys in a pasted text name, within your tenants.",
   action: "records:lookup",
@@ -489,8 +481,7 @@ export const lookupContract = defineContract({
 const EXPLAIN_PARAMS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
 
 export const explainKeyContract = defineContract({
-  method: "GET",
-  path: "/api/v1/keys/explain",
+  ...API_ROUTES.explainKey,
   tag: "keys",
   summary:
     "How a key is derived: canonical form, material, bucket, key and ref; the neighbouring buckets' records (your tenants only).",

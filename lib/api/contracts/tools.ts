@@ -1,5 +1,6 @@
 import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
+import { API_ROUTES } from "@/lib/api/routes";
 import { strictQuery } from "@/lib/api/strict-query";
 import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
@@ -107,8 +108,7 @@ const toolsAudit = z.object({
 });
 
 export const toolsAuditContract = defineContract({
-  method: "GET",
-  path: "/api/v1/tools/audit",
+  ...API_ROUTES.toolsAudit,
   tag: "tools",
   summary:
     "The annotation audit: each tool's declared and effective annotations beside the table's evidence, and a verdict. Reads stored snapshots only.",
@@ -123,8 +123,7 @@ export const toolsAuditContract = defineContract({
 });
 
 export const toolsAuditExportContract = defineContract({
-  method: "GET",
-  path: "/api/v1/tools/audit/export",
+  ...API_ROUTES.toolsAuditExport,
   tag: "tools",
   summary: "The annotation audit as a file for a code review: Markdown (the default) or JSON.",
   action: "tools:read",
@@ -155,8 +154,7 @@ export const toolsAuditExportContract = defineContract({
 });
 
 export const toolsRefreshContract = defineContract({
-  method: "POST",
-  path: "/api/v1/tools/refresh",
+  ...API_ROUTES.toolsRefresh,
   tag: "tools",
   summary:
     "Lists every configured and added server now and stores each answer (or failure) as a snapshot; one audit row.",
@@ -180,8 +178,7 @@ export const toolsRefreshContract = defineContract({
 });
 
 export const toolsReviewContract = defineContract({
-  method: "POST",
-  path: "/api/v1/tools/reviews",
+  ...API_ROUTES.toolsReview,
   tag: "tools",
   summary: "Records that a tool is naturally idempotent (repeating it has no further effect), with a reason; audited.",
   action: "annotations:review",
@@ -199,8 +196,7 @@ export const toolsReviewContract = defineContract({
 });
 
 export const toolsAddServerContract = defineContract({
-  method: "POST",
-  path: "/api/v1/tools/servers",
+  ...API_ROUTES.toolsAddServer,
   tag: "tools",
   summary:
     "Adds an HTTP MCP server (stdio servers come only from the config file). The answer names headers, never their values.",
@@ -216,8 +212,7 @@ export const toolsAddServerContract = defineContract({
 });
 
 export const toolsUploadContract = defineContract({
-  method: "POST",
-  path: "/api/v1/tools/upload",
+  ...API_ROUTES.toolsUpload,
   tag: "tools",
   summary: "Stores an uploaded tools/list result (or its JSON-RPC response) as the named server's snapshot.",
   action: "tools:configure",
@@ -308,8 +303,7 @@ export const toolVerificationSchema = z.object({
 });
 
 export const toolsVerifyContract = defineContract({
-  method: "POST",
-  path: "/api/v1/tools/verifications",
+  ...API_ROUTES.toolsVerify,
   tag: "tools",
   summary:
     'The double-call test against one tool of a server idem.config.json marks "verify": true: concurrent calls with the same arguments, one sequential repeat, then the answers, the table and the upstream read; the verdict and its evidence are stored and audited. Real side effects: admins only.',

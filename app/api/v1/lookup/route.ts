@@ -1,11 +1,11 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { lookupContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
 import { redactionOf } from "@/lib/privacy/redact";
 import { lookupSearchFields } from "@/lib/search/lookup-search-fields";
 
-export const GET = contractRoute(lookupContract, async ({ readDb, actor, query }) => {
+export const GET = contractRoute(lookupContract, async ({ readDb, actor, query, reply }) => {
   const result = await lookUpRefs(readDb, actor, query.q ?? "", {
     redact: redactionOf(getConfig()),
     searchFields: lookupSearchFields(readDb, actor),

@@ -1,6 +1,6 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { meContract } from "@/lib/api/contracts/operations";
 
-export const GET = contractRoute(meContract, async ({ actor }) =>
+export const GET = contractRoute(meContract, async ({ actor, reply }) =>
   reply({ kind: actor.kind, name: actor.name, role: actor.role, tenants: actor.tenants }),
 );

@@ -1,10 +1,10 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { metricsContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
-export const GET = contractRoute(metricsContract, async ({ db, readDb, actor, query }) => {
+export const GET = contractRoute(metricsContract, async ({ db, readDb, actor, query, reply }) => {
   const tenant = await checkTenantFilter(readDb, actor, query.tenant);
   if (!tenant.ok) return tenant;
   return reply(await getMetrics(readDb, getConfig(), actor, query, new Date(), { rollUpOn: db }));

@@ -1,9 +1,9 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { API_CONTRACTS } from "@/lib/api/contracts";
 import { openapiContract } from "@/lib/api/contracts/openapi";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
 import packageJson from "@/package.json";
 
-export const GET = contractRoute(openapiContract, async () =>
+export const GET = contractRoute(openapiContract, async ({ reply }) =>
   reply(buildOpenApiDocument(API_CONTRACTS, packageJson.version)),
 );

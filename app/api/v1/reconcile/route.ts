@@ -1,4 +1,4 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { reconcileContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -12,7 +12,7 @@ import { reconcile } from "@/lib/resolve/reconcile";
  */
 const API_RECONCILE_CONCURRENCY = 2;
 
-export const POST = contractRoute(reconcileContract, async ({ db, actor, body }) => {
+export const POST = contractRoute(reconcileContract, async ({ db, actor, body, reply }) => {
   const { filter, dryRun } = body;
   if (filter.keys) return reply(await reconcileKeys(db, getConfig(), actor, filter.keys, dryRun));
   const tenant = await checkTenantFilter(db, actor, filter.tenant ?? null);

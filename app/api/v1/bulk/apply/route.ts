@@ -1,11 +1,11 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { bulkApplyContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
 import { applyBulkResolution } from "@/lib/resolve/bulk-plan";
 
 /** Always 200 when the request itself was sound: each row's fate is in its own result. */
-export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body }) => {
+export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body, reply }) => {
   const { nextStuckWithin, ...input } = body;
   const applied = await applyBulkResolution(db, getConfig(), actor, input);
   return reply({

@@ -1,4 +1,4 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { explainKeyContract } from "@/lib/api/contracts/records";
 import { explainKey, parseExplainParams, type FieldError } from "@/lib/records/explain-key";
 
@@ -9,7 +9,7 @@ const refusal = (errors: FieldError[]) => ({
   details: { fields: errors },
 });
 
-export const GET = contractRoute(explainKeyContract, async ({ db, actor, query }) => {
+export const GET = contractRoute(explainKeyContract, async ({ db, actor, query, reply }) => {
   const parsed = parseExplainParams(query, new Date());
   if (!parsed.ok) return refusal(parsed.errors);
   const result = await explainKey(db, actor, parsed.input);

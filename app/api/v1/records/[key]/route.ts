@@ -1,10 +1,10 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { recordDetailContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { getRecordDetail } from "@/lib/records/record-detail";
 
 /** 404 when absent or another tenant's: the same answer, so existence is not data. */
-export const GET = contractRoute(recordDetailContract, async ({ db, actor, params }) => {
+export const GET = contractRoute(recordDetailContract, async ({ db, actor, params, reply }) => {
   const detail = await getRecordDetail(db, getConfig(), actor, params.key, new Date());
   if (!detail) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." };
   return reply(detail);

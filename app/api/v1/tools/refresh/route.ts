@@ -1,16 +1,16 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { toolsRefreshContract } from "@/lib/api/contracts/tools";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
 import { getConfig } from "@/lib/config/load";
 
 /** Operators and admins (tools:refresh): it makes outbound calls. */
-export const POST = contractRoute(toolsRefreshContract, async ({ db, actor }) => {
+export const POST = contractRoute(toolsRefreshContract, async ({ db, actor, reply }) => {
   const outcome = await refreshListings(db, getConfig(), actor);
   if (!outcome.ok) return outcome;
   return reply({
     auditId: outcome.auditId,
     listings: outcome.listings.map((l) =>
-      l.ok ? { server: l.server, ok: true, pages: l.pages, tools: l.tools.length } : l,
+      l.ok ? { server: l.server, ok: true as const, pages: l.pages, tools: l.tools.length } : l,
     ),
   });
 });

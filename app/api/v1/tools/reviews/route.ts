@@ -1,8 +1,8 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { toolsReviewContract } from "@/lib/api/contracts/tools";
 import { recordNaturallyIdempotentReview } from "@/lib/annotations/annotation-reviews";
 
-export const POST = contractRoute(toolsReviewContract, async ({ db, actor, body }) => {
+export const POST = contractRoute(toolsReviewContract, async ({ db, actor, body, reply }) => {
   const outcome = await recordNaturallyIdempotentReview(db, actor, body);
   if (!outcome.ok) return outcome;
   return reply({ reviewId: outcome.reviewId, auditId: outcome.auditId }, 201);

@@ -1,9 +1,9 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { allowRepeatContract } from "@/lib/api/contracts/records";
 import { allowRepeat } from "@/lib/resolve/allow-repeat";
 
 /** The contract admits operators; allowRepeat checks the role again inside its action. */
-export const POST = contractRoute(allowRepeatContract, async ({ db, actor, params, body }) => {
+export const POST = contractRoute(allowRepeatContract, async ({ db, actor, params, body, reply }) => {
   const outcome = await allowRepeat(db, actor, params.key, body);
   if (!outcome.ok) return outcome;
   return reply({ before: outcome.before, auditId: outcome.auditId });

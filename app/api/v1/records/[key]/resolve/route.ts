@@ -1,11 +1,11 @@
-import { contractRoute, reply } from "@/lib/api/contract-route";
+import { contractRoute } from "@/lib/api/contract-route";
 import { resolveRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 
 /** The contract admits operators; resolveRecord checks release and force-release itself. */
-export const POST = contractRoute(resolveRecordContract, async ({ db, actor, params, body }) => {
+export const POST = contractRoute(resolveRecordContract, async ({ db, actor, params, body, reply }) => {
   const { nextStuckWithin, ...input } = body;
   const outcome = await resolveRecord(db, getConfig(), actor, params.key, input);
   if (!outcome.ok) return outcome;
