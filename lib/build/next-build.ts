@@ -1,6 +1,9 @@
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import path from "node:path";
+import { withBuildLock } from "@/lib/build/build-lock";
 import { childEnvironment, env } from "@/lib/config/environment";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -30,18 +33,37 @@ export function nextBin(): string {
 export async function ensureProductionBuild(options: { force?: boolean; quietStdout?: boolean } = {}): Promise<void> {
   const distDir = path.resolve(env().IDEM_NEXT_DIST_DIR ?? ".next");
   const marker = path.join(distDir, COMPLETE_MARKER);
-  const builtAt = existsSync(marker) ? statSync(marker).mtimeMs : 0;
-  if (!options.force && builtAt > 0 && newestSourceMtime() <= builtAt) return;
+  const builtAt = () => (existsSync(marker) ? statSync(marker).mtimeMs : 0);
+  const current = () => !options.force && builtAt() > 0 && newestSourceMtime() <= builtAt();
+  if (current()) return;
   // quietStdout: the build's output goes to stderr, for commands whose stdout is data (bench --json).
-  (options.quietStdout ? console.error : console.log)(
-    builtAt === 0
-      ? "building the console (no complete build yet)…"
-      : "sources changed since the last build: rebuilding…",
+  const say = options.quietStdout ? console.error : console.log;
+  // One build of a directory at a time (Next's own lock would fail the second): wait, then use its build.
+  // Outside distDir, which `next build` empties first.
+  const lock = path.join(
+    tmpdir(),
+    `idem-build-${createHash("sha256").update(distDir).digest("hex").slice(0, 16)}.lock`,
   );
+  await withBuildLock(
+    lock,
+    async () => {
+      if (current()) return; // built by the process this one waited for
+      say(
+        builtAt() === 0
+          ? "building the console (no complete build yet)…"
+          : "sources changed since the last build: rebuilding…",
+      );
+      await build(marker, options.quietStdout ?? false);
+    },
+    { onWait: () => say(`another process is building ${distDir}: waiting for it…`) },
+  );
+}
+
+async function build(marker: string, quietStdout: boolean): Promise<void> {
   rmSync(marker, { force: true });
   const startedAt = Date.now();
   const child = spawn(process.execPath, [nextBin(), "build"], {
-    stdio: options.quietStdout ? ["ignore", 2, 2] : "inherit",
+    stdio: quietStdout ? ["ignore", 2, 2] : "inherit",
     env: childEnvironment({ NEXT_TELEMETRY_DISABLED: "1" }),
   });
   // Ctrl-C or a SIGTERM during the build stops the build too, rather than orphaning it.

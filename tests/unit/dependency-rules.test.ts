@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import path from "node:path";
 import { promisify } from "node:util";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 
 // The rooms and doors of .dependency-cruiser.cjs (and its runtime half) checked inside `npm test`:
 // the same command as `npm run lint:deps`, so a new folder cycle, a route that opens lib/db, or a
@@ -23,16 +23,22 @@ async function violations(config: string): Promise<string> {
   }
 }
 
-describe("dependency rules", () => {
+// Concurrent: each configuration is a depcruise process of its own that parses the whole tree.
+// The timeouts only catch a hang: on 2 cores shared with other builds, one has taken nearly 3 minutes.
+describe.concurrent("dependency rules", () => {
   it(
     "keeps the rooms: no folder or module cycle, no forbidden door (type imports included)",
-    { timeout: 180_000 },
-    async () => {
+    { timeout: 600_000 },
+    async ({ expect }) => {
       expect(await violations(".dependency-cruiser.cjs")).toBe("");
     },
   );
 
-  it("keeps server code out of components at run time (server-only, Prisma)", { timeout: 180_000 }, async () => {
-    expect(await violations(".dependency-cruiser-runtime.cjs")).toBe("");
-  });
+  it(
+    "keeps server code out of components at run time (server-only, Prisma)",
+    { timeout: 600_000 },
+    async ({ expect }) => {
+      expect(await violations(".dependency-cruiser-runtime.cjs")).toBe("");
+    },
+  );
 });
