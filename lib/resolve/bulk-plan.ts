@@ -1,7 +1,7 @@
 import "server-only";
 import pLimit from "p-limit";
 import { z } from "zod";
-import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import { auditReasonSchema } from "@/lib/field-rules/audit-reason";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -44,7 +44,7 @@ export const bulkPlanInputSchema = z.union([
 export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
 
 export const bulkApplyInputSchema = z.strictObject({
-  reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
+  reason: auditReasonSchema,
   rows: z
     .array(
       z.strictObject({
