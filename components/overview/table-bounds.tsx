@@ -16,8 +16,14 @@ function formatBytes(bytes: number): string {
   return `${value.toLocaleString("en", { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
 }
 
-function lastRun(run: JobRunRecord | null, now: Date, what: (run: JobRunRecord) => string) {
-  if (!run) return { value: "never", hint: "no run recorded (dry runs are not counted)", alarming: true };
+function lastRun(
+  run: JobRunRecord | null,
+  now: Date,
+  what: (run: JobRunRecord) => string,
+  // A job that should run on a schedule alarms when it never did; an operator's bulk apply need not have.
+  neverAlarms = true,
+) {
+  if (!run) return { value: "never", hint: "no run recorded (dry runs are not counted)", alarming: neverAlarms };
   return { value: `${formatAge(run.finishedAt, now)} ago`, hint: what(run), alarming: false };
 }
 
@@ -39,6 +45,12 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
     jobs.trim,
     now,
     (r) => `${(r.deleted ?? 0).toLocaleString("en")} deleted, ${r.kept ?? 0} in progress kept`,
+  );
+  const bulkApply = lastRun(
+    jobs.bulk_apply,
+    now,
+    (r) => `${r.completed ?? 0} completed, ${r.released ?? 0} released, ${r.leftUnknown ?? 0} not applied`,
+    false,
   );
   const figures: { label: string; value: string; hint: string; alarming?: boolean }[] = [
     {
@@ -67,6 +79,7 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
     },
     { label: "Last reconcile", ...reconcile },
     { label: "Last trim", ...trim },
+    { label: "Last bulk apply", ...bulkApply },
   ];
   return (
     <section aria-labelledby="table-bounds-heading" className="mt-6" data-testid="overview-table-bounds">
@@ -76,7 +89,7 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
           rows are kept {retentionHours} h; figures from the catalog
         </span>
       </h2>
-      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-6">
+      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-7">
         {figures.map((f) => (
           <div key={f.label} className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{f.label}</dt>

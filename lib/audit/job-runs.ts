@@ -2,7 +2,7 @@ import "server-only";
 import { randomUUID } from "node:crypto";
 import type { Db } from "@/lib/db/prisma";
 
-export type JobName = "reconcile" | "trim";
+export type JobName = "reconcile" | "trim" | "bulk_apply";
 
 /** One run of a console job, as the metrics and the overview read it. */
 export type JobRunRecord = {
@@ -11,13 +11,13 @@ export type JobRunRecord = {
   dryRun: boolean;
   startedAt: Date;
   finishedAt: Date;
-  /** reconcile: claims it considered. */
+  /** reconcile: claims it considered; bulk_apply: rows it was given (each key once). */
   candidates?: number;
-  /** reconcile: completed with the processor's receipt (taken). */
+  /** reconcile, bulk_apply: completed with the processor's receipt (taken). */
   completed?: number;
-  /** reconcile: released (not taken). */
+  /** reconcile, bulk_apply: released (not taken). */
   released?: number;
-  /** reconcile: left in_progress (unknown outcome, conflict, error). */
+  /** reconcile: left in_progress (unknown outcome, conflict, error); bulk_apply: rows not applied (conflict, changed outcome, error). */
   leftUnknown?: number;
   /** trim: rows and events deleted. */
   deleted?: number;
@@ -55,7 +55,7 @@ export async function recordJobRun(db: Pick<Db, "jobRun">, run: JobRunRecord): P
 
 export type LastJobRuns = Record<JobName, JobRunRecord | null>;
 
-/** Each job's newest run that was not a dry run: two probes of job_run_job_finished_at_idx. */
+/** Each job's newest run that was not a dry run: one probe of job_run_job_finished_at_idx per job. */
 export async function lastJobRuns(db: Pick<Db, "jobRun">): Promise<LastJobRuns> {
   const last = (job: JobName) =>
     db.jobRun.findFirst({ where: { job, dryRun: false }, orderBy: { finishedAt: "desc" } }).then((row) =>
@@ -75,6 +75,6 @@ export async function lastJobRuns(db: Pick<Db, "jobRun">): Promise<LastJobRuns> 
             kept: row.kept,
           },
     );
-  const [reconcile, trim] = await Promise.all([last("reconcile"), last("trim")]);
-  return { reconcile, trim };
+  const [reconcile, trim, bulk_apply] = await Promise.all([last("reconcile"), last("trim"), last("bulk_apply")]);
+  return { reconcile, trim, bulk_apply };
 }

@@ -113,6 +113,10 @@ export async function toExposition(
     "idem_trim_last_run_timestamp_seconds",
     "When the last trim (not a dry run) finished, Unix seconds; 0 if it never ran.",
   ).set(epochSeconds(figures.jobs.trim?.finishedAt));
+  gauge(
+    "idem_bulk_apply_last_run_timestamp_seconds",
+    "When the last bulk apply (an operator's batch of planned resolutions) finished, Unix seconds; 0 if none ran.",
+  ).set(epochSeconds(figures.jobs.bulk_apply?.finishedAt));
 
   const table = figures.table;
   gauge(
