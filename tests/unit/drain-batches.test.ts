@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { drainBatches } from "@/lib/retention/drain-batches";
+import { drainBatches, type BatchStep } from "@/lib/retention/drain-batches";
 
 describe("drainBatches", () => {
   it("runs each batch from where the last ended, until one comes back short", async () => {
     // 25 items in batches of 10: 10, 10, then 5 (short: the last).
     const starts: number[] = [];
     const seen: number[] = [];
-    await drainBatches(
+    await drainBatches<number, BatchStep<number>>(
       0,
       async (position: number) => {
         starts.push(position);
@@ -22,7 +22,7 @@ describe("drainBatches", () => {
   it("an empty last batch is not reported, and an empty first batch ends it at once", async () => {
     const seen: number[] = [];
     let calls = 0;
-    await drainBatches(
+    await drainBatches<number, BatchStep<number>>(
       0,
       async (position: number) => {
         calls += 1;
