@@ -6,7 +6,7 @@ import { useEffect, useState } from "react";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { BulkPlan, BulkRowResult, PlannedRow } from "@/lib/resolve/bulk-plan";
-import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import { nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 import { BulkPlanTable } from "@/components/bulk/bulk-plan-table";
 import { NextStuckLink } from "@/components/resolve/next-stuck-link";

@@ -21,6 +21,8 @@ function lastRun(
   dead: DeadJobRuns[keyof DeadJobRuns],
   now: Date,
   what: (run: JobRunRecord) => string,
+  // A job that should run on a schedule alarms when it never did; an operator's bulk apply need not have.
+  neverAlarms = true,
 ) {
   // A run that died says so first: "last ran" alone would read a killed run as one that never started.
   if (dead.newest) {
@@ -31,7 +33,7 @@ function lastRun(
       alarming: true,
     };
   }
-  if (!run) return { value: "never", hint: "no run recorded (dry runs are not counted)", alarming: true };
+  if (!run) return { value: "never", hint: "no run recorded (dry runs are not counted)", alarming: neverAlarms };
   return { value: `${formatAge(run.finishedAt, now)} ago`, hint: what(run), alarming: false };
 }
 
@@ -55,6 +57,13 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
     deadRuns.trim,
     now,
     (r) => `${(r.deleted ?? 0).toLocaleString("en")} deleted, ${r.kept ?? 0} in progress kept`,
+  );
+  const bulkApply = lastRun(
+    jobs.bulk_apply,
+    deadRuns.bulk_apply,
+    now,
+    (r) => `${r.completed ?? 0} completed, ${r.released ?? 0} released, ${r.leftUnknown ?? 0} not applied`,
+    false,
   );
   const figures: { label: string; value: string; hint: string; alarming?: boolean }[] = [
     {
@@ -83,6 +92,7 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
     },
     { label: "Last reconcile", ...reconcile },
     { label: "Last trim", ...trim },
+    { label: "Last bulk apply", ...bulkApply },
   ];
   return (
     <section aria-labelledby="table-bounds-heading" className="mt-6" data-testid="overview-table-bounds">
@@ -92,7 +102,7 @@ export function TableBoundsFigures({ bounds, now }: { bounds: TableBounds; now: 
           rows are kept {retentionHours} h; figures from the catalog
         </span>
       </h2>
-      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-6">
+      <dl className="grid grid-cols-2 gap-4 lg:grid-cols-7">
         {figures.map((f) => (
           <div key={f.label} className="min-w-0 rounded-lg border border-slate-200 bg-white p-4">
             <dt className="text-xs font-medium uppercase tracking-wide text-slate-500">{f.label}</dt>

@@ -3,7 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useId, useState } from "react";
 import type { AllowRepeatAnswer } from "@/lib/api/contracts/answers";
-import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import { repeatConsequence } from "@/lib/resolve/allow-repeat-words";
 import { serializeRecordPageParams } from "@/lib/records/record-page-params";
 import { ReasonField } from "@/components/records-detail/reason-field";

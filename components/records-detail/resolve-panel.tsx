@@ -4,7 +4,7 @@ import { useRouter } from "next/navigation";
 import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
-import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { ReasonField } from "@/components/records-detail/reason-field";

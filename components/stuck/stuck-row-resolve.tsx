@@ -2,7 +2,7 @@
 
 import Link from "next/link";
 import { useState } from "react";
-import { isReasonLongEnough } from "@/lib/audit/audit-reason";
+import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import type { StuckFilter } from "@/lib/records/stuck-claims";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";

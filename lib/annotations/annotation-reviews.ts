@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { nameWithoutSpacesSchema, serverNameSchema } from "@/lib/field-rules/names";
 import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { actorLabel, writeAudit } from "@/lib/audit/write-audit";
@@ -11,10 +12,8 @@ export const NATURALLY_IDEMPOTENT = "naturally_idempotent";
 
 export const reviewInputSchema = z.strictObject({
   // The names a tools/list snapshot is stored under: no spaces, no control characters.
-  server: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected a server name: letters, digits, _ . : - (1-100)"),
-  tool: z
-    .string()
-    .regex(/^[^\s\u0000-\u001f\u007f]{1,200}$/, "expected a tool name without spaces or control characters (1-200)"),
+  server: serverNameSchema,
+  tool: nameWithoutSpacesSchema,
   // A review replaces evidence with a person's word: the word has to say something.
   reason: z
     .string()

@@ -1,5 +1,6 @@
 import "server-only";
 import { z } from "zod";
+import { serverNameSchema } from "@/lib/field-rules/names";
 import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
@@ -30,7 +31,7 @@ const STDIO_REFUSAL =
 
 export const addServerSchema = z
   .looseObject({
-    name: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)"),
+    name: serverNameSchema,
     transport: z.string().optional(),
     url: z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" }).optional(),
     headers: z

@@ -4,8 +4,8 @@ import { Prisma } from "@/generated/prisma/client";
 import { env } from "@/lib/config/environment";
 import type { Db } from "@/lib/db/prisma";
 
-export type JobName = "reconcile" | "trim";
-export const JOB_NAMES: readonly JobName[] = ["reconcile", "trim"];
+export type JobName = "reconcile" | "trim" | "bulk_apply";
+export const JOB_NAMES: readonly JobName[] = ["reconcile", "trim", "bulk_apply"];
 
 /** A working run writes its heartbeat this often unless IDEM_JOB_HEARTBEAT says otherwise; each row keeps its own. */
 export const DEFAULT_HEARTBEAT_MS = 10_000;
@@ -16,13 +16,13 @@ const heartbeatMs = () => env().IDEM_JOB_HEARTBEAT ?? DEFAULT_HEARTBEAT_MS;
 
 /** What a run did, so far or in all. */
 export type JobCounts = {
-  /** reconcile: claims it considered. */
+  /** reconcile: claims it considered; bulk_apply: rows it was given (each key once). */
   candidates?: number;
-  /** reconcile: completed with the processor's receipt (taken). */
+  /** reconcile, bulk_apply: completed with the processor's receipt (taken). */
   completed?: number;
-  /** reconcile: released (not taken). */
+  /** reconcile, bulk_apply: released (not taken). */
   released?: number;
-  /** reconcile: left in_progress (unknown outcome, conflict, error). */
+  /** reconcile: left in_progress (unknown outcome, conflict, error); bulk_apply: rows not applied (conflict, changed outcome, error). */
   leftUnknown?: number;
   /** trim: rows and events deleted. */
   deleted?: number;
@@ -246,8 +246,8 @@ export async function lastJobRuns(db: Pick<Db, "jobRun">): Promise<LastJobRuns> 
               ...countsOf(row),
             },
       );
-  const [reconcile, trim] = await Promise.all([last("reconcile"), last("trim")]);
-  return { reconcile, trim };
+  const [reconcile, trim, bulk_apply] = await Promise.all([last("reconcile"), last("trim"), last("bulk_apply")]);
+  return { reconcile, trim, bulk_apply };
 }
 
 /** Runs (not dry runs) that died after the job's last run that finished its work: what the next run must finish. */
@@ -265,8 +265,8 @@ export async function deadJobRuns(db: Pick<Db, "$queryRaw">, now: Date): Promise
     const newest = rows[0];
     return { count: newest ? Number(newest.dead) : 0, newest: newest ? fromRaw(newest) : null };
   };
-  const [reconcile, trim] = await Promise.all([of("reconcile"), of("trim")]);
-  return { reconcile, trim };
+  const [reconcile, trim, bulk_apply] = await Promise.all([of("reconcile"), of("trim"), of("bulk_apply")]);
+  return { reconcile, trim, bulk_apply };
 }
 
 /** The newest runs, each with its state, for `idem jobs`. */

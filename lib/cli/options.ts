@@ -1,7 +1,9 @@
 import { isIP } from "node:net";
 import { InvalidArgumentError } from "commander";
+import type { z } from "zod";
 import { isRole, type Role } from "@/lib/identity/roles";
-import { parseDuration } from "@/lib/config/duration";
+import { durationSchema, parseDuration } from "@/lib/config/duration";
+import { serverNameSchema, tenantIdSchema, typedNameWithoutSpacesSchema } from "@/lib/field-rules/names";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 
 export function parseRoleOption(value: string): Role {
@@ -9,10 +11,15 @@ export function parseRoleOption(value: string): Role {
   return value;
 }
 
+/** A flag's value through a shared field rule (lib/field-rules), refused with the rule's own message. */
+function parseWith<T>(schema: z.ZodType<T, string>, value: string): T {
+  const parsed = schema.safeParse(value);
+  if (!parsed.success) throw new InvalidArgumentError(`${parsed.error.issues[0]?.message ?? "invalid"}.`);
+  return parsed.data;
+}
+
 export function parseTenantOption(value: string, previous: string[]): string[] {
-  const tenant = value.trim();
-  if (!/^[^\s,]{1,200}$/.test(tenant)) throw new InvalidArgumentError("expected a tenant id without spaces or commas.");
-  return [...previous, tenant];
+  return [...previous, parseWith(tenantIdSchema, value)];
 }
 
 export function parsePortOption(value: string): number {
@@ -36,9 +43,7 @@ export function parseHostOption(value: string): string {
 
 /** `--older-than 15m`: a positive duration (90s, 15m, 48h, 2d). */
 export function parseDurationOption(value: string): number {
-  const ms = parseDuration(value);
-  if (ms === null || ms <= 0) throw new InvalidArgumentError(`expected a positive duration like 90s, 15m, 48h or 2d.`);
-  return ms;
+  return parseWith(durationSchema, value);
 }
 
 /** A whole number from `min` to `max`, for --limit, --concurrency, --batch, --rows, --iterations. */
@@ -54,10 +59,12 @@ export function wholeNumberOption(min: number, max: number) {
 
 /** One tenant or tool name: printable, no spaces. */
 export function parseNameOption(value: string): string {
-  const name = value.trim();
-  if (!/^[^\s\u0000-\u001f\u007f]{1,200}$/.test(name))
-    throw new InvalidArgumentError("expected a name without spaces (1-200 characters).");
-  return name;
+  return parseWith(typedNameWithoutSpacesSchema, value);
+}
+
+/** An MCP server's name, as idem.config.json and the Tools page take it. */
+export function parseServerNameOption(value: string): string {
+  return parseWith(serverNameSchema, value.trim());
 }
 
 /**

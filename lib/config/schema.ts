@@ -1,6 +1,7 @@
 import ipaddr from "ipaddr.js";
 import { z } from "zod";
 import { durationOrOffSchema, durationSchema } from "@/lib/config/duration";
+import { configuredToolNameSchema, serverNameSchema } from "@/lib/field-rules/names";
 import { parseSearchPath, redactingRule, RESERVED_SEARCH_LABELS, SEARCH_LABEL } from "@/lib/config/searchable-fields";
 
 /** Milliseconds: a page or API read gives up after 5 s, a write never waits more than 2 s for a row lock, an export may run 60 s. */
@@ -48,11 +49,15 @@ const outboundAllowEntry = z
     "expected a host name, an IP address or a CIDR range such as 10.1.0.0/16",
   );
 const httpUrl = z.url({ protocol: /^https?$/, error: "expected an http:// or https:// URL" });
-const name = z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected letters, digits, _ . : - (1-100)");
 
 const processorSchema = z.discriminatedUnion("type", [
   z.strictObject({ type: z.literal("http"), baseUrl: httpUrl, headers, timeout: durationSchema.optional() }),
-  z.strictObject({ type: z.literal("mcp-tool"), server: name, tool: name, timeout: durationSchema.optional() }),
+  z.strictObject({
+    type: z.literal("mcp-tool"),
+    server: serverNameSchema,
+    tool: configuredToolNameSchema,
+    timeout: durationSchema.optional(),
+  }),
 ]);
 
 /** The writers' default time bucket: the reference text's 900 s. */
@@ -94,9 +99,9 @@ const verify = z.boolean().default(false);
 
 // stdio servers run a command on the console's host: they come only from this file.
 const mcpServerSchema = z.discriminatedUnion("transport", [
-  z.strictObject({ name, transport: z.literal("http"), url: httpUrl, headers, verify }),
+  z.strictObject({ name: serverNameSchema, transport: z.literal("http"), url: httpUrl, headers, verify }),
   z.strictObject({
-    name,
+    name: serverNameSchema,
     verify,
     transport: z.literal("stdio"),
     command: z.string().min(1),
@@ -110,7 +115,7 @@ export const DEFAULT_ROLLUP_EVERY_MS = 15_000;
 
 export const configSchema = z
   .strictObject({
-    tools: z.record(name, toolSchema).default({}),
+    tools: z.record(configuredToolNameSchema, toolSchema).default({}),
     mcpServers: z.array(mcpServerSchema).default([]),
     redact: z.array(redactPath).default([...DEFAULT_REDACT_PATHS]),
     // Masks by value under any key, on by default: e-mail addresses and card numbers (Luhn).

@@ -113,9 +113,13 @@ export async function toExposition(
     "idem_trim_last_run_timestamp_seconds",
     "When the last trim (not a dry run) finished, Unix seconds; 0 if it never ran.",
   ).set(epochSeconds(figures.jobs.trim?.finishedAt));
+  gauge(
+    "idem_bulk_apply_last_run_timestamp_seconds",
+    "When the last bulk apply (an operator's batch of planned resolutions) finished, Unix seconds; 0 if none ran.",
+  ).set(epochSeconds(figures.jobs.bulk_apply?.finishedAt));
   const unfinished = gauge(
     "idem_job_runs_unfinished",
-    "Runs (not dry runs) of a job that died, their heartbeat stopped without an end, since the job's last finished run; by task (trim, reconcile). The next run finishes what they left.",
+    "Runs (not dry runs) of a job that died, their heartbeat stopped without an end, since the job's last finished run; by task (trim, reconcile, bulk_apply). The next run finishes what they left.",
     ["task"],
   );
   for (const [task, dead] of Object.entries(figures.deadRuns)) unfinished.set({ task }, dead.count);

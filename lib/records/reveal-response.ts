@@ -8,15 +8,11 @@ import type { Db } from "@/lib/db/prisma";
 import { refOf } from "idem-guard";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
-import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import { auditReasonSchema } from "@/lib/field-rules/audit-reason";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
 export const revealInputSchema = z.strictObject({
-  reason: z
-    .string()
-    .trim()
-    .min(REASON_MIN_LENGTH, `say why you need the unmasked response (at least ${REASON_MIN_LENGTH} characters)`)
-    .max(500),
+  reason: auditReasonSchema,
 });
 
 export type RevealResult =

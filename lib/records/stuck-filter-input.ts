@@ -1,11 +1,5 @@
 import { z } from "zod";
-
-const nameField = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^[^\u0000-\u001f\u007f]*$/, "control characters are not allowed");
+import { recordedNameSchema } from "@/lib/field-rules/names";
 
 /**
  * A Stuck page filter in a request body: a tenant and a tool (a name, "(unrecorded)", or absent or
@@ -13,8 +7,8 @@ const nameField = z
  * one its caller works in, so the next stuck claim it offers is in it too.
  */
 export const stuckFilterInputSchema = z.strictObject({
-  tenant: nameField.nullable().optional(),
-  tool: nameField.nullable().optional(),
+  tenant: recordedNameSchema.nullable().optional(),
+  tool: recordedNameSchema.nullable().optional(),
 });
 export type StuckFilterInput = z.infer<typeof stuckFilterInputSchema>;
 

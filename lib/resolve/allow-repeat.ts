@@ -6,11 +6,12 @@ import { can } from "@/lib/auth/permissions";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 import { ALLOW_REPEAT_ACTION } from "@/lib/records/ref-fate";
 import { findVisibleRecord } from "@/lib/records/visible-records";
-import { auditReasonField, expectedUpdatedAtField } from "./audited-input-fields";
+import { auditReasonSchema } from "@/lib/field-rules/audit-reason";
+import { expectedUpdatedAtField } from "./audited-input-fields";
 import { deleteWithSnapshot, lockAtVersion, type RowSnapshot } from "./resolution";
 
 export const allowRepeatInputSchema = z.strictObject({
-  reason: auditReasonField,
+  reason: auditReasonSchema,
   expectedUpdatedAt: expectedUpdatedAtField,
 });
 export type AllowRepeatInput = z.infer<typeof allowRepeatInputSchema>;

@@ -1,7 +1,7 @@
 import "server-only";
 import pLimit from "p-limit";
 import { z } from "zod";
-import { REASON_MIN_LENGTH } from "@/lib/audit/audit-reason";
+import { auditReasonSchema } from "@/lib/field-rules/audit-reason";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -16,7 +16,6 @@ import { BULK_PLAN_MAX_ROWS } from "./bulk-limits";
 import { isNobodyToAsk } from "./nobody-to-ask";
 import type { ProcessorCheck, ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution, type ResolveAction } from "./resolution";
-import type { ReconcileResult, ReconcileRowResult } from "./reconcile";
 
 export { BULK_PLAN_MAX_ROWS };
 /** Rows per apply request: small, so the page can show progress between batches and a failure costs one batch. */
@@ -44,7 +43,7 @@ export const bulkPlanInputSchema = z.union([
 export type BulkPlanInput = z.infer<typeof bulkPlanInputSchema>;
 
 export const bulkApplyInputSchema = z.strictObject({
-  reason: z.string().trim().min(REASON_MIN_LENGTH, "say why, in a few words").max(1000),
+  reason: auditReasonSchema,
   rows: z
     .array(
       z.strictObject({
@@ -377,88 +376,4 @@ function errorMessage(error: unknown): string {
       .filter(Boolean)
       .slice(-1)[0] ?? text
   );
-}
-
-/**
- * The reconciler's run over named keys (POST /api/v1/reconcile with `filter.keys`), in the
- * reconciler's result shape: a plan, then — unless a dry run — an apply of every row the plan
- * proposes to act on. Unlike the sweep it never acts on a claim that is not stuck.
- */
-export async function reconcileKeys(
-  db: Db,
-  config: IdemConfig,
-  actor: Actor,
-  keys: string[],
-  dryRun: boolean,
-): Promise<ReconcileResult> {
-  const started = performance.now();
-  const startedAt = new Date();
-  const plan = await planBulkResolution(db, config, actor, { keys }, startedAt);
-  const toApply = plan.rows.filter((row): row is PlannedRow & { proposed: ResolveAction } => row.proposed !== "leave");
-  const applied = new Map<string, BulkRowResult>();
-  if (!dryRun && toApply.length > 0) {
-    for (let i = 0; i < toApply.length; i += BULK_APPLY_MAX_ROWS) {
-      const batch = toApply
-        .slice(i, i + BULK_APPLY_MAX_ROWS)
-        .map((row) => ({ key: row.key, action: row.proposed, expectedUpdatedAt: row.expectedUpdatedAt }));
-      const { results } = await applyBulkResolution(
-        db,
-        config,
-        actor,
-        { reason: "reconcile by key", rows: batch },
-        startedAt,
-        "reconciler",
-      );
-      for (const result of results) applied.set(result.key, result);
-    }
-  }
-  const rows: ReconcileRowResult[] = plan.rows.map((row) => {
-    const base = {
-      key: row.key,
-      ref: row.ref,
-      tenant: row.tenant ?? "",
-      tool: row.tool,
-      ageMs: row.ageMs ?? 0,
-      outcome: row.outcome ?? "unknown",
-      checkMs: row.checkMs ?? 0,
-    };
-    if (row.proposed === "leave") return { ...base, action: "left", reason: row.reason };
-    const done = applied.get(row.key);
-    const wouldBe = row.proposed === "complete" ? "completed" : "released";
-    if (!done) return { ...base, action: wouldBe, reason: row.reason };
-    if (done.result === "ok")
-      return { ...base, action: wouldBe, reason: row.reason, ...(done.auditId ? { auditId: done.auditId } : {}) };
-    return {
-      ...base,
-      outcome: done.outcome ?? base.outcome,
-      action: done.result === "conflict" ? "conflict" : "left",
-      reason: done.message,
-    };
-  });
-  const totals = {
-    completed: 0,
-    released: 0,
-    left: 0,
-    conflict: 0,
-    skipped: 0,
-    errors: [...applied.values()].filter((r) => r.result === "error").length,
-  };
-  for (const row of rows) totals[row.action] += 1;
-  return {
-    dryRun,
-    startedAt: startedAt.toISOString(),
-    durationMs: Math.round(performance.now() - started),
-    criteria: {
-      olderThanMs: null,
-      olderThan: "each tool's stuckAfter",
-      tool: null,
-      tenant: null,
-      limit: keys.length,
-      concurrency: BULK_CHECK_CONCURRENCY,
-    },
-    candidates: plan.rows.length,
-    rows,
-    totals,
-    unresolved: totals.left + totals.conflict,
-  };
 }

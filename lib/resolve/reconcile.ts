@@ -12,6 +12,7 @@ import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { askProcessor } from "./ask-processor";
 import { DEFAULT_PROCESSOR_TIMEOUT_MS, type ProcessorCheck, type ProcessorOutcome } from "./processor-check-types";
 import { applyResolution, decideResolution } from "./resolution";
+import { reconcileTotals, type ReconcileAction, type ReconcileTotals } from "./reconcile-totals";
 import { ROW_VERSION_SQL } from "@/lib/records/visible-records";
 
 /**
@@ -33,8 +34,6 @@ export const DEFAULT_RECONCILE_LIMIT = 1000;
 export const DEFAULT_RECONCILE_CONCURRENCY = 4;
 /** Time the transaction may take beyond the processor's own timeout: the lock, the UPDATE, the audit row. */
 const TRANSACTION_MARGIN_MS = 10_000;
-
-export type ReconcileAction = "completed" | "released" | "left" | "conflict";
 
 export type ReconcileRowResult = {
   key: string;
@@ -88,12 +87,7 @@ export type ReconcileResult = {
   /** in_progress rows that matched the criteria when the run started. */
   candidates: number;
   rows: ReconcileRowResult[];
-  totals: Record<ReconcileAction, number> & {
-    /** Candidates this run never took: another reconciler held them, or they were resolved meanwhile. */
-    skipped: number;
-    /** Rows whose transaction failed (database error): left as they were. */
-    errors: number;
-  };
+  totals: ReconcileTotals;
   /** Rows still in_progress after this run because of it: left (unknown outcome, errors) or in conflict. */
   unresolved: number;
 };
@@ -237,15 +231,7 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
     // Workers finish in completion order; report oldest claim first, as they were selected.
     const order = new Map(candidates.map((c, i) => [c.key, i]));
     rows.sort((a, b) => (order.get(a.key) ?? 0) - (order.get(b.key) ?? 0));
-    const totals = {
-      completed: 0,
-      released: 0,
-      left: 0,
-      conflict: 0,
-      skipped: candidates.length - rows.length,
-      errors,
-    };
-    for (const row of rows) totals[row.action] += 1;
+    const { totals, unresolved } = reconcileTotals(rows, { skipped: candidates.length - rows.length, errors });
     const result: ReconcileResult = {
       dryRun: options.dryRun,
       startedAt: startedAt.toISOString(),
@@ -261,7 +247,7 @@ export async function reconcile(db: Db, config: IdemConfig, options: ReconcileOp
       candidates: candidates.length,
       rows,
       totals,
-      unresolved: totals.left + totals.conflict,
+      unresolved,
     };
     tally = () => ({
       candidates: candidates.length,

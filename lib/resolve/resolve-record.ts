@@ -7,7 +7,8 @@ import { findVisibleRecord } from "@/lib/records/visible-records";
 import { askProcessor } from "./ask-processor";
 import type { ProcessorCheck } from "./processor-check-types";
 import { applyResolution, decideResolution, type RowSnapshot } from "./resolution";
-import { auditReasonField, expectedUpdatedAtField } from "./audited-input-fields";
+import { auditReasonSchema } from "@/lib/field-rules/audit-reason";
+import { expectedUpdatedAtField } from "./audited-input-fields";
 import { FORCE_RELEASE_CONFIRMATION } from "./resolve-rules";
 import type { DomainFailure } from "@/lib/errors/error-codes";
 
@@ -15,7 +16,7 @@ export { FORCE_RELEASE_CONFIRMATION };
 
 export const resolveInputSchema = z.strictObject({
   action: z.enum(["complete", "release"]),
-  reason: auditReasonField,
+  reason: auditReasonSchema,
   expectedUpdatedAt: expectedUpdatedAtField,
   force: z.boolean().optional(),
   confirm: z.string().optional(),

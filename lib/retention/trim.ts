@@ -8,6 +8,7 @@ import { formatDuration } from "@/lib/config/duration";
 import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql } from "@/lib/format/exact-time";
 import { refOf } from "idem-guard";
+import { drainBatches, type BatchStep } from "./drain-batches";
 import { pruneTrimmedRefs, recordTrimmedRefs } from "./trimmed-refs";
 
 export const DEFAULT_TRIM_BATCH = 10_000;
@@ -159,58 +160,48 @@ async function trimBatches(db: Db, options: TrimOptions, startedAt: Date): Promi
   const unresolved = { planned: planned.unresolved, deleted: 0, deletedClaims: [] as UnresolvedClaim[], batches: 0 };
   const events = { planned: planned.events, deleted: 0, batches: 0 };
 
+  // One phase: its batches, each in its own transaction, drained oldest first with the progress
+  // after each; `tally` counts them, `onBatch` keeps what the phase reports beyond the count.
+  const drainPhase = async <B extends BatchStep<Position>>(
+    phase: TrimPhase,
+    tally: { deleted: number; batches: number },
+    step: (tx: Prisma.TransactionClient, position: Position) => Promise<B>,
+    onBatch: (batch: B) => void = () => {},
+  ) => {
+    options.onProgress?.({ phase, done: 0, total: planned[phase] });
+    await drainBatches<Position, B>(
+      null,
+      (position: Position) => db.$transaction((tx) => step(tx, position), { timeout: BATCH_TRANSACTION_TIMEOUT_MS }),
+      (batch) => {
+        tally.batches += 1;
+        tally.deleted += batch.count;
+        onBatch(batch);
+        options.onProgress?.({ phase, done: tally.deleted, total: planned[phase] });
+      },
+    );
+  };
+
   if (!options.dryRun) {
     await pruneTrimmedRefs(db);
-    options.onProgress?.({ phase: "records", done: 0, total: planned.records });
-    let position: Position = null;
-    for (;;) {
-      const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "records", position, options.batchSize), {
-        timeout: BATCH_TRANSACTION_TIMEOUT_MS,
-      });
-      if (batch.deleted.length > 0) {
-        records.batches += 1;
-        records.deleted += batch.deleted.length;
+    await drainPhase(
+      "records",
+      records,
+      (tx, position) => deleteRowBatch(tx, audit, "records", position, options.batchSize),
+      (batch) => {
         for (const row of batch.deleted)
           records.deletedByStatus[row.status] = (records.deletedByStatus[row.status] ?? 0) + 1;
-        options.onProgress?.({ phase: "records", done: records.deleted, total: planned.records });
-      }
-      if (!batch.more) break;
-      position = batch.position;
-    }
-
+      },
+    );
     if (options.includeUnresolved) {
-      options.onProgress?.({ phase: "unresolved", done: 0, total: planned.unresolved });
-      position = null;
-      for (;;) {
-        const size = Math.min(options.batchSize, UNRESOLVED_BATCH_MAX);
-        const batch = await db.$transaction((tx) => deleteRowBatch(tx, audit, "unresolved", position, size), {
-          timeout: BATCH_TRANSACTION_TIMEOUT_MS,
-        });
-        if (batch.deleted.length > 0) {
-          unresolved.batches += 1;
-          unresolved.deleted += batch.deleted.length;
-          unresolved.deletedClaims.push(...batch.deleted.map(toClaim));
-          options.onProgress?.({ phase: "unresolved", done: unresolved.deleted, total: planned.unresolved });
-        }
-        if (!batch.more) break;
-        position = batch.position;
-      }
+      const size = Math.min(options.batchSize, UNRESOLVED_BATCH_MAX);
+      await drainPhase(
+        "unresolved",
+        unresolved,
+        (tx, position) => deleteRowBatch(tx, audit, "unresolved", position, size),
+        (batch) => unresolved.deletedClaims.push(...batch.deleted.map(toClaim)),
+      );
     }
-
-    options.onProgress?.({ phase: "events", done: 0, total: planned.events });
-    position = null;
-    for (;;) {
-      const batch = await db.$transaction((tx) => deleteEventBatch(tx, audit, position, options.batchSize), {
-        timeout: BATCH_TRANSACTION_TIMEOUT_MS,
-      });
-      if (batch.deleted > 0) {
-        events.batches += 1;
-        events.deleted += batch.deleted;
-        options.onProgress?.({ phase: "events", done: events.deleted, total: planned.events });
-      }
-      if (!batch.more) break;
-      position = batch.position;
-    }
+    await drainPhase("events", events, (tx, position) => deleteEventBatch(tx, audit, position, options.batchSize));
   }
 
   // What stays: every in_progress row older than the cutoff (all of them on a dry run or without
@@ -255,7 +246,7 @@ async function deleteRowBatch(
   kind: "records" | "unresolved",
   position: Position,
   size: number,
-): Promise<{ deleted: SnapshotRow[]; position: Position; more: boolean }> {
+): Promise<BatchStep<Position> & { deleted: SnapshotRow[] }> {
   const status = kind === "records" ? Prisma.sql`status <> 'in_progress'` : Prisma.sql`status = 'in_progress'`;
   const after = position
     ? Prisma.sql`AND (created_at, key) > (${position.at}::timestamptz, ${position.id})`
@@ -266,7 +257,7 @@ async function deleteRowBatch(
     ORDER BY created_at, key LIMIT ${size}
     FOR UPDATE SKIP LOCKED`;
   const last = locked[locked.length - 1];
-  if (!last) return { deleted: [], position, more: false };
+  if (!last) return { count: 0, deleted: [], position, more: false };
   // The unresolved snapshot keeps the response too: it is all that remains of the claim.
   const response = kind === "unresolved" ? Prisma.sql`response` : Prisma.sql`NULL AS response`;
   // RETURNING comes in no promised order: the result and the audit snapshot list the batch oldest first.
@@ -312,7 +303,7 @@ async function deleteRowBatch(
     // Which refs, exactly, so a lookup of one says "trimmed by this batch" (trimmed-refs.ts).
     await recordTrimmedRefs(tx, entry.id, deleted);
   }
-  return { deleted, position: { at: last.at, id: last.key }, more: locked.length === size };
+  return { count: deleted.length, deleted, position: { at: last.at, id: last.key }, more: locked.length === size };
 }
 
 /** One batch of writer events older than the cutoff, walking (at, id) forward on idempotency_event_at_idx. */
@@ -321,7 +312,7 @@ async function deleteEventBatch(
   audit: AuditContext,
   position: Position,
   size: number,
-): Promise<{ deleted: number; position: Position; more: boolean }> {
+): Promise<BatchStep<Position>> {
   const after = position
     ? Prisma.sql`AND (at, id) > (${position.at}::timestamptz, ${position.id}::bigint)`
     : Prisma.empty;
@@ -331,7 +322,7 @@ async function deleteEventBatch(
     ORDER BY at, id LIMIT ${size}`;
   const first = chosen[0];
   const last = chosen[chosen.length - 1];
-  if (!first || !last) return { deleted: 0, position, more: false };
+  if (!first || !last) return { count: 0, position, more: false };
   const deleted =
     await tx.$executeRaw`DELETE FROM idempotency_event WHERE id = ANY(${chosen.map((e) => e.id.toString())}::bigint[])`;
   const byKind: Record<string, number> = {};
@@ -350,7 +341,7 @@ async function deleteEventBatch(
     }),
   });
   audit.auditIds.push(entry.id.toString());
-  return { deleted, position: { at: last.at, id: last.id.toString() }, more: chosen.length === size };
+  return { count: deleted, position: { at: last.at, id: last.id.toString() }, more: chosen.length === size };
 }
 
 function toClaim(row: SnapshotRow): UnresolvedClaim {

@@ -8,13 +8,8 @@ import { parseConfig } from "@/lib/config/load";
 import type { IdemConfig } from "@/lib/config/schema";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
-import {
-  applyBulkResolution,
-  planBulkResolution,
-  reconcileKeys,
-  type BulkPlan,
-  type PlannedRow,
-} from "@/lib/resolve/bulk-plan";
+import { applyBulkResolution, planBulkResolution, type BulkPlan, type PlannedRow } from "@/lib/resolve/bulk-plan";
+import { reconcileKeys } from "@/lib/resolve/reconcile-keys";
 import { connectTestDb } from "../helpers/db";
 
 const run = randomBytes(3).toString("hex");

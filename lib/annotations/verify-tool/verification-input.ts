@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { nameWithoutSpacesSchema, serverNameSchema } from "@/lib/field-rules/names";
 
 export const MIN_CONCURRENCY = 2;
 export const MAX_CONCURRENCY = 8;
@@ -6,10 +7,8 @@ export const DEFAULT_CONCURRENCY = 2;
 
 /** What a verification is asked for: the API's body, the CLI's flags, the Tools page's form. */
 export const verificationInputSchema = z.strictObject({
-  server: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected a server name: letters, digits, _ . : - (1-100)"),
-  tool: z
-    .string()
-    .regex(/^[^\s\u0000-\u001f\u007f]{1,200}$/, "expected a tool name without spaces or control characters (1-200)"),
+  server: serverNameSchema,
+  tool: nameWithoutSpacesSchema,
   arguments: z.record(z.string(), z.unknown(), {
     error: 'expected the tool\'s arguments as a JSON object, e.g. {"card": "c_4242", "amount_cents": 500}',
   }),

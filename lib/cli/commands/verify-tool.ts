@@ -11,7 +11,7 @@ import {
   MIN_CONCURRENCY,
 } from "@/lib/annotations/verify-tool/verification-input";
 import type { CommandLineServer } from "@/lib/annotations/verify-tool/verification-target";
-import { parseNameOption, wholeNumberOption } from "@/lib/cli/options";
+import { parseNameOption, parseServerNameOption, wholeNumberOption } from "@/lib/cli/options";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { withDatabase } from "@/lib/cli/with-database";
 import { childEnvironment } from "@/lib/config/environment";
@@ -43,7 +43,7 @@ export function registerVerifyTool(program: Command): void {
     .option(
       "--server <name>",
       'a server idem.config.json marks "verify": true (with --stdio: the name to store the run under)',
-      parseNameOption,
+      parseServerNameOption,
     )
     .option(
       "--stdio <command>",

@@ -2,7 +2,8 @@ import { contractRoute } from "@/lib/api/contract-route";
 import { reconcileContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
-import { BULK_PLAN_MAX_ROWS, reconcileKeys } from "@/lib/resolve/bulk-plan";
+import { BULK_PLAN_MAX_ROWS } from "@/lib/resolve/bulk-plan";
+import { reconcileKeys } from "@/lib/resolve/reconcile-keys";
 import { reconcile } from "@/lib/resolve/reconcile";
 
 /**

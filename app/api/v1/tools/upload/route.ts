@@ -2,12 +2,11 @@ import { contractRoute } from "@/lib/api/contract-route";
 import { toolsUploadContract } from "@/lib/api/contracts/tools";
 import { parseToolsListing, MAX_LISTING_BYTES } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
-
-const SERVER_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
+import { serverNameSchema } from "@/lib/field-rules/names";
 
 /** The body is read here, not by the wrapper: a listing may be bigger than a request body (2 MiB). */
 export const POST = contractRoute(toolsUploadContract, async ({ request, db, actor, query, reply }) => {
-  if (query.server === undefined || !SERVER_NAME.test(query.server)) {
+  if (query.server === undefined || !serverNameSchema.safeParse(query.server).success) {
     return {
       ok: false,
       code: "bad_server",
