@@ -9,6 +9,7 @@ import { ReasonField } from "@/components/records-detail/reason-field";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
+import { Checkbox } from "@/components/ui/checkbox";
 
 type Result = { kind: "idle" } | { kind: "sending" } | { kind: "refused"; conflict: boolean; message: string };
 
@@ -73,12 +74,11 @@ export function AllowRepeatPanel({
         htmlFor={confirmId}
         className="flex items-start gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950"
       >
-        <input
+        <Checkbox
           id={confirmId}
-          type="checkbox"
           checked={confirmed}
           onChange={(e) => setConfirmed(e.target.checked)}
-          className="mt-0.5"
+          className="mt-0.5 size-auto"
           data-testid="allow-repeat-confirm"
         />
         <span>

@@ -6,6 +6,7 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendMutation } from "@/components/ui/send-mutation";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { Input } from "@/components/ui/input";
 
 type Revealed = { response: unknown; revealedPaths: string[]; auditId: string };
 type State =
@@ -82,7 +83,7 @@ export function RevealResponse({
                 <label className="sr-only" htmlFor="reveal-reason">
                   Why do you need the unmasked response?
                 </label>
-                <input
+                <Input
                   id="reveal-reason"
                   name="reason"
                   // The form replaces the "Reveal…" button that had focus: focus goes on with it.
@@ -91,7 +92,7 @@ export function RevealResponse({
                   minLength={3}
                   maxLength={500}
                   placeholder="Why? e.g. ticket 4411: customer disputes the card used"
-                  className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm text-slate-900"
+                  className="w-80 bg-transparent text-slate-900"
                 />
                 <Button
                   type="submit"

@@ -1,7 +1,7 @@
-import type { InputHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 import { twMerge } from "tailwind-merge";
 
-export type FileInputProps = Omit<InputHTMLAttributes<HTMLInputElement>, "type">;
+export type FileInputProps = Omit<ComponentProps<"input">, "type">;
 
 /** A file picker: the browser's own button and file name, without the text field's border. */
 export function FileInput({ className, ...props }: FileInputProps) {

@@ -6,3 +6,6 @@ export const FIELD_LABEL_CLASS = "flex flex-col gap-0.5 text-xs font-medium text
 
 /** A checkbox beside its words. */
 export const CHECKBOX_CLASS = "h-4 w-4";
+
+/** A label on a line of its own above its control, when a hint or an error follows the control. */
+export const FIELD_LABEL_ABOVE_CLASS = "block text-xs font-medium text-slate-600";

@@ -1,8 +1,8 @@
-import type { InputHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 import { twMerge } from "tailwind-merge";
 import { FIELD_CLASS } from "@/components/ui/form-classes";
 
-export type InputProps = InputHTMLAttributes<HTMLInputElement>;
+export type InputProps = ComponentProps<"input">;
 
 /**
  * The console's one text-like input (text, search, email, password, number, url,

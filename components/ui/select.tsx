@@ -1,8 +1,8 @@
-import type { SelectHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 import { twMerge } from "tailwind-merge";
 import { FIELD_CLASS } from "@/components/ui/form-classes";
 
-export type SelectProps = SelectHTMLAttributes<HTMLSelectElement>;
+export type SelectProps = ComponentProps<"select">;
 
 /** The console's one drop-down: the field look, native <option> children. */
 export function Select({ className, ...props }: SelectProps) {

@@ -1,8 +1,8 @@
-import type { TextareaHTMLAttributes } from "react";
+import type { ComponentProps } from "react";
 import { twMerge } from "tailwind-merge";
 import { FIELD_CLASS } from "@/components/ui/form-classes";
 
-export type TextareaProps = TextareaHTMLAttributes<HTMLTextAreaElement>;
+export type TextareaProps = ComponentProps<"textarea">;
 
 /** The console's one multi-line field (reasons, JSON arguments, headers). */
 export function Textarea({ className, ...props }: TextareaProps) {
