@@ -19,6 +19,30 @@ export default defineConfig([
     },
   },
   {
+    // A page is built from the components/ui primitives: a raw form control anywhere else is an
+    // error (docs/architecture.md#building-a-page). Only the primitives themselves render one.
+    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
+    ignores: [
+      "components/ui/input.tsx",
+      "components/ui/select.tsx",
+      "components/ui/textarea.tsx",
+      "components/ui/checkbox.tsx",
+      "components/ui/file-input.tsx",
+    ],
+    rules: {
+      "react/forbid-elements": [
+        "error",
+        {
+          forbid: [
+            { element: "input", message: "use Input, Checkbox or FileInput from components/ui" },
+            { element: "select", message: "use Select from components/ui" },
+            { element: "textarea", message: "use Textarea from components/ui" },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // dependency-cruiser reads CommonJS configs; one extends the other with require().
     files: ["*.cjs"],
     rules: { "@typescript-eslint/no-require-imports": "off" },

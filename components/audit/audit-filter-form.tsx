@@ -17,6 +17,10 @@ export type AuditFilterValues = {
 };
 import { Button } from "@/components/ui/button";
 import { buttonClass } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 
 type Props = {
   values: AuditFilterValues;
@@ -25,9 +29,6 @@ type Props = {
   /** A tenant-limited reader picks among their tenants; others type a tenant. */
   tenantChoices: string[] | null;
 };
-
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
-const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;
 
@@ -50,55 +51,46 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
   }
 
   return (
-    <form
+    <FilterToolbar
+      framed
       method="get"
       action="/audit"
       onSubmit={submit}
       aria-label="Filter the audit log"
       aria-busy={pending}
       data-testid="audit-filter-form"
-      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
     >
-      <label className={label}>
-        Actor
-        <input
-          name="actor"
-          defaultValue={values.actor}
-          placeholder="e.g. system: or omar@"
-          className={`${field} w-36`}
-        />
-      </label>
-      <label className={label}>
-        Action
-        <input
+      <Field label="Actor">
+        <Input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className="w-36" />
+      </Field>
+      <Field label="Action">
+        <Input
           name="action"
           defaultValue={values.action}
           list="audit-actions"
           placeholder="any action"
-          className={`${field} w-40 font-mono`}
+          className="w-40 font-mono"
         />
         <datalist id="audit-actions">
           {actions.map((a) => (
             <option key={a} value={a} />
           ))}
         </datalist>
-      </label>
-      <label className={label}>
-        Key or ref
-        <input
+      </Field>
+      <Field label="Key or ref">
+        <Input
           name="key"
           defaultValue={values.key}
           placeholder="3f9a1c2b7d4e…"
           spellCheck={false}
-          className={`${field} w-40 font-mono`}
+          className="w-40 font-mono"
         />
-      </label>
-      <label className={label}>
-        Tenant
+      </Field>
+      <Field label="Tenant">
         {tenantChoices === null ? (
-          <input name="tenant" defaultValue={values.tenant} placeholder="any tenant" className={`${field} w-32`} />
+          <Input name="tenant" defaultValue={values.tenant} placeholder="any tenant" className="w-32" />
         ) : (
-          <select name="tenant" defaultValue={values.tenant} className={field}>
+          <Select name="tenant" defaultValue={values.tenant}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
             {tenantChoices.length > 1
               ? tenantChoices.map((t) => (
@@ -111,18 +103,16 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
             {values.tenant && !tenantChoices.includes(values.tenant) ? (
               <option value={values.tenant}>{values.tenant}</option>
             ) : null}
-          </select>
+          </Select>
         )}
-      </label>
-      <label className={label}>
-        From (UTC)
-        <input name="from" defaultValue={values.from} placeholder="2026-11-29" className={`${field} w-36`} />
-      </label>
-      <label className={label}>
-        Before (UTC)
-        <input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className={`${field} w-36`} />
-      </label>
-      <input type="hidden" name="limit" value={values.limit} />
+      </Field>
+      <Field label="From (UTC)">
+        <Input name="from" defaultValue={values.from} placeholder="2026-11-29" className="w-36" />
+      </Field>
+      <Field label="Before (UTC)">
+        <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className="w-36" />
+      </Field>
+      <Input type="hidden" name="limit" value={values.limit} />
       <Button variant="primary" size="md" type="submit">
         Apply
       </Button>
@@ -134,6 +124,6 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
           Clear filters
         </a>
       ) : null}
-    </form>
+    </FilterToolbar>
   );
 }

@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMemo, useState } from "react";
 import { RecordTime } from "@/components/records/record-time";
-import { JsonView } from "@/components/records-detail/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { DataTable, dataColumns, srOnlyHeader } from "@/components/ui/data-table";

@@ -3,6 +3,7 @@ import { AuditFilterForm, type AuditFilterValues } from "@/components/audit/audi
 import { AuditTable } from "@/components/audit/audit-table";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import type { AuditPage } from "@/lib/audit/list-audit";
+import { Card } from "@/components/ui/card";
 
 type Props = {
   page: AuditPage;
@@ -31,7 +32,7 @@ export function AuditView({ page, values, actions, tenantChoices, links, atNewes
       {page.entries.length > 0 ? (
         <AuditTable entries={page.entries} now={page.generatedAt} />
       ) : (
-        <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="audit-empty">
+        <Card className="p-8 text-center" data-testid="audit-empty">
           <p className="text-sm font-medium text-slate-800">
             {!atNewest
               ? "No older entries."
@@ -48,7 +49,7 @@ export function AuditView({ page, values, actions, tenantChoices, links, atNewes
               "Every change the console makes — completions, releases, trims, users, tokens — writes one entry here."
             )}
           </p>
-        </div>
+        </Card>
       )}
       <KeysetPager
         newest={atNewest ? null : links.newest}

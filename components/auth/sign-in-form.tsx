@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { useHydrated } from "@/components/ui/use-hydrated";
 import { Button } from "@/components/ui/button";
 import { signInErrorMessage } from "@/lib/auth/sign-in-messages";
+import { Input } from "@/components/ui/input";
 
 type Option = { id: string; name: string; kind: "oauth" | "demo" };
 type DemoAccount = { email: string; name: string; role: string; tenants: string[] };
@@ -82,22 +83,22 @@ export function SignInForm(props: {
           <form method="post" onSubmit={onSubmit} className="flex flex-col gap-3">
             <label className="text-sm">
               <span className="mb-1 block text-slate-700">Email</span>
-              <input
+              <Input
                 name="email"
                 type="email"
                 required
                 autoComplete="username"
-                className="w-full rounded-md border border-slate-300 px-3 py-1.5"
+                className="w-full bg-transparent px-3 py-1.5"
               />
             </label>
             <label className="text-sm">
               <span className="mb-1 block text-slate-700">Password</span>
-              <input
+              <Input
                 name="password"
                 type="password"
                 required
                 autoComplete="current-password"
-                className="w-full rounded-md border border-slate-300 px-3 py-1.5"
+                className="w-full bg-transparent px-3 py-1.5"
               />
             </label>
             <Button variant="primary" size="md" className="py-2" type="submit" disabled={disabled}>

@@ -15,6 +15,7 @@ import { Button } from "@/components/ui/button";
 import { ModalDialog } from "@/components/ui/modal-dialog";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Input } from "@/components/ui/input";
 
 export type BulkPlanRequest = { keys: string[] } | { filter: { tenant: string | null; tool: string | null } };
 
@@ -302,12 +303,11 @@ function ApplyForm({
     <div className="mb-3 flex flex-wrap items-end gap-3">
       <label className="flex min-w-72 flex-1 flex-col gap-0.5 text-xs font-medium text-slate-600">
         Reason (goes into every audit row)
-        <input
+        <Input
           value={reason}
           onChange={(e) => setReason(e.target.value)}
           name="bulk-reason"
           placeholder="e.g. processor timeouts during last night's incident"
-          className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
         />
       </label>
       <Button variant="primary" onClick={onApply} disabled={actionable === 0 || !reasonOk} data-testid="bulk-apply">

@@ -1,4 +1,8 @@
-import { buttonClass } from "@/components/ui/button";
+import { Button, buttonClass } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 import { DUPLICATES_WINDOWS, duplicatesHref, type DuplicatesWindow } from "@/lib/duplicates/duplicates-params";
 
 type Props = {
@@ -8,9 +12,6 @@ type Props = {
   /** A tenant-limited reader picks among their tenants; others type a tenant. */
   tenantChoices: string[] | null;
 };
-
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
-const label = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 const WINDOW_LABEL: Record<DuplicatesWindow, string> = {
   "1h": "last hour",
@@ -25,45 +26,37 @@ const WINDOW_LABEL: Record<DuplicatesWindow, string> = {
 export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
   const toolOptions = [...new Set([...tools, ...(values.tool ? [values.tool] : [])])].sort();
   return (
-    <form
+    <FilterToolbar
+      framed
       method="get"
       action="/duplicates"
       aria-label="Filter the duplicates"
       data-testid="duplicates-filter-form"
-      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
     >
-      <label className={label}>
-        Window
-        <select name="window" defaultValue={values.window} className={field}>
+      <Field label="Window">
+        <Select name="window" defaultValue={values.window}>
           {DUPLICATES_WINDOWS.map((w) => (
             <option key={w} value={w}>
               {WINDOW_LABEL[w]}
             </option>
           ))}
-        </select>
-      </label>
-      <label className={label}>
-        Tool
-        <select name="tool" defaultValue={values.tool ?? ""} className={`${field} font-mono`}>
+        </Select>
+      </Field>
+      <Field label="Tool">
+        <Select name="tool" defaultValue={values.tool ?? ""} className="font-mono">
           <option value="">every tool</option>
           {toolOptions.map((t) => (
             <option key={t} value={t}>
               {t}
             </option>
           ))}
-        </select>
-      </label>
-      <label className={label}>
-        Tenant
+        </Select>
+      </Field>
+      <Field label="Tenant">
         {tenantChoices === null ? (
-          <input
-            name="tenant"
-            defaultValue={values.tenant ?? ""}
-            placeholder="every tenant"
-            className={`${field} w-36`}
-          />
+          <Input name="tenant" defaultValue={values.tenant ?? ""} placeholder="every tenant" className="w-36" />
         ) : (
-          <select name="tenant" defaultValue={values.tenant ?? ""} className={field}>
+          <Select name="tenant" defaultValue={values.tenant ?? ""}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
             {tenantChoices.length > 1
               ? tenantChoices.map((t) => (
@@ -72,12 +65,12 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
                   </option>
                 ))
               : null}
-          </select>
+          </Select>
         )}
-      </label>
-      <button type="submit" className={buttonClass({ variant: "primary" })}>
+      </Field>
+      <Button variant="primary" type="submit">
         Apply
-      </button>
+      </Button>
       {values.tool || values.tenant ? (
         <a
           href={duplicatesHref({ window: values.window })}
@@ -86,6 +79,6 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
           Clear filters
         </a>
       ) : null}
-    </form>
+    </FilterToolbar>
   );
 }

@@ -7,6 +7,7 @@ import { DuplicateToolCounts } from "./duplicate-tool-counts";
 import { DuplicatesFilterForm } from "./duplicates-filter-form";
 import { DuplicatesTable } from "./duplicates-table";
 import { MismatchTable } from "./mismatch-table";
+import { Card } from "@/components/ui/card";
 
 type Props = { report: DuplicatesReport; query: DuplicatesQuery; tenantChoices: string[] | null };
 
@@ -48,7 +49,7 @@ export function DuplicatesView({ report, query, tenantChoices }: Props) {
       {shown > 0 ? (
         <DuplicatesTable entries={report.entries} now={report.until} />
       ) : (
-        <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="duplicates-empty">
+        <Card className="p-8 text-center" data-testid="duplicates-empty">
           <p className="text-sm font-medium text-slate-800">
             {!atNewest
               ? "No older duplicates."
@@ -64,7 +65,7 @@ export function DuplicatesView({ report, query, tenantChoices }: Props) {
               </Link>
             ) : null}
           </p>
-        </div>
+        </Card>
       )}
       <KeysetPager
         newest={atNewest ? null : duplicatesHref({ ...values, limit: query.limit })}

@@ -1,11 +1,15 @@
 import type { ReactNode } from "react";
 import { Button } from "@/components/ui/button";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
+import { Textarea } from "@/components/ui/textarea";
 
 export type ExplainFormValues = Partial<
   Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>
 >;
 
-const INPUT = "w-full rounded-md border border-slate-300 px-2.5 py-1.5 text-sm";
+// Over the field look: this form's wider padding and its face.
+const INPUT = "w-full bg-transparent px-2.5 py-1.5";
 
 /**
  * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an
@@ -21,7 +25,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
     >
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <Labelled name="tenant" label="Tenant" error={errors.tenant}>
-          <input
+          <Input
             id="tenant"
             name="tenant"
             defaultValue={values.tenant}
@@ -32,7 +36,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           />
         </Labelled>
         <Labelled name="subject" label="Subject" hint="empty: hashed as None" error={errors.subject}>
-          <input
+          <Input
             id="subject"
             name="subject"
             defaultValue={values.subject}
@@ -42,7 +46,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           />
         </Labelled>
         <Labelled name="tool" label="Tool" error={errors.tool}>
-          <input
+          <Input
             id="tool"
             name="tool"
             defaultValue={values.tool}
@@ -58,7 +62,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           hint="ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now"
           error={errors.at}
         >
-          <input
+          <Input
             id="at"
             name="at"
             defaultValue={values.at}
@@ -67,18 +71,18 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           />
         </Labelled>
         <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
-          <input id="window" name="window" defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
+          <Input id="window" name="window" defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
         </Labelled>
         <Labelled name="scheme" label="Canonical form" error={errors.scheme}>
-          <select id="scheme" name="scheme" defaultValue={values.scheme ?? "python-json"} className={INPUT}>
+          <Select id="scheme" name="scheme" defaultValue={values.scheme ?? "python-json"} className={INPUT}>
             <option value="python-json">python-json (json.dumps, sort_keys)</option>
             <option value="jcs">jcs (RFC 8785)</option>
-          </select>
+          </Select>
         </Labelled>
       </div>
       <div className="mt-3 grid grid-cols-1 gap-3 md:grid-cols-2">
         <Labelled name="args" label="Arguments (JSON text)" error={errors.args}>
-          <textarea
+          <Textarea
             id="args"
             name="args"
             defaultValue={values.args}
@@ -95,7 +99,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           hint="a second argument text: why do their keys differ?"
           error={errors.compare}
         >
-          <textarea
+          <Textarea
             id="compare"
             name="compare"
             defaultValue={values.compare}

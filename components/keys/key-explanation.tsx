@@ -3,9 +3,9 @@ import Link from "next/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { BucketNeighbour, KeyExplanation } from "@/lib/records/explain-key";
 import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
-import { CopyButton } from "@/components/records-detail/copy-button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { StatusBadge } from "@/components/records/status-badge";
-import { utcText } from "@/components/records-detail/time-stamp";
+import { utcText } from "@/components/ui/time-stamp";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 
 const POSITION_TEXT: Record<BucketNeighbour["position"], string> = {

@@ -5,6 +5,7 @@ import { useState, type FormEvent } from "react";
 import { extractRefs, MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/extract-refs";
 import { serializeLookupParams } from "@/lib/records/lookup-search-params";
 import { Button } from "@/components/ui/button";
+import { Textarea } from "@/components/ui/textarea";
 
 /** A URL this long still passes every proxy and Node's header limit. */
 const MAX_QUERY_CHARS = 6_000;
@@ -39,7 +40,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
       <label htmlFor="lookup-text" className="text-sm font-medium text-slate-800">
         Paste the customer’s error message or the whole ticket: refs, keys, receipt or tracking ids
       </label>
-      <textarea
+      <Textarea
         id="lookup-text"
         name="q"
         rows={4}
@@ -50,7 +51,7 @@ export function LookupForm({ initialText }: { initialText: string }) {
           if (event.key === "Enter" && (event.metaKey || event.ctrlKey)) event.currentTarget.form?.requestSubmit();
         }}
         placeholder="A charge with these exact details is already in progress (ref 3f9a1c2b7d4e). Do not submit it again; call get_charge_status with this ref."
-        className="mt-2 w-full rounded-md border border-slate-300 px-3 py-2 font-mono text-sm placeholder:text-slate-500"
+        className="mt-2 w-full bg-transparent px-3 py-2 font-mono placeholder:text-slate-500"
       />
       <div className="mt-2 flex items-center gap-3">
         <Button variant="primary" size="md" type="submit">

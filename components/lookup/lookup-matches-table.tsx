@@ -3,7 +3,7 @@
 import Link from "next/link";
 import { useMemo } from "react";
 import { StatusBadge } from "@/components/records/status-badge";
-import { TimeStamp } from "@/components/records-detail/time-stamp";
+import { TimeStamp } from "@/components/ui/time-stamp";
 import { DataTable, dataColumns, srOnlyHeader } from "@/components/ui/data-table";
 import type { RecordSummary } from "@/lib/records/lookup";
 

@@ -1,6 +1,6 @@
 import Link from "next/link";
-import { JsonView } from "@/components/records-detail/json-view";
-import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { JsonView } from "@/components/ui/json-view";
+import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { RefTrace } from "@/lib/records/lookup";
 import type { ReleasedRef, TrimmedRef } from "@/lib/records/ref-fate";

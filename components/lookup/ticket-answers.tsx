@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import { StatusBadge } from "@/components/records/status-badge";
-import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 import type { LookupAnswer, LookupResult, RecordSummary } from "@/lib/records/lookup";
 import { LookupMatchesTable } from "./lookup-matches-table";
 

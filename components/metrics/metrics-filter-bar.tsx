@@ -4,6 +4,10 @@ import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { METRICS_WINDOWS, metricsSearchParams, UNRECORDED_TOOL } from "@/lib/metrics/metrics-params";
 import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FilterToolbarRow } from "@/components/ui/filter-toolbar";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 
 type Props = {
   /** Tools worth offering: those in the window and the configured ones. */
@@ -11,8 +15,6 @@ type Props = {
   /** A tenant-limited user picks among their tenants; others type a tenant name. */
   tenantChoices: string[] | null;
 };
-
-const field = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
 
 /** Window, tool and tenant, in the URL through the shared nuqs parsers; each change re-renders the server page. */
 export function MetricsFilterBar({ tools, tenantChoices }: Props) {
@@ -29,7 +31,7 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
   }
 
   return (
-    <div className="mb-4 flex flex-wrap items-end gap-3" aria-busy={pending}>
+    <FilterToolbarRow className="mb-4" aria-busy={pending}>
       <div role="group" aria-label="Window" className="inline-flex overflow-hidden rounded-md border border-slate-300">
         {METRICS_WINDOWS.map((w) => (
           <Button
@@ -43,10 +45,8 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
           </Button>
         ))}
       </div>
-      <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
-        Tool
-        <select
-          className={field}
+      <Field label="Tool">
+        <Select
           value={params.tool ?? ""}
           onChange={(e) => void setParams({ tool: e.target.value || null })}
           name="tool"
@@ -58,13 +58,11 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
             </option>
           ))}
           <option value={UNRECORDED_TOOL}>{UNRECORDED_TOOL}</option>
-        </select>
-      </label>
+        </Select>
+      </Field>
       {tenantChoices ? (
-        <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
-          Tenant
-          <select
-            className={field}
+        <Field label="Tenant">
+          <Select
             value={params.tenant ?? ""}
             onChange={(e) => void setParams({ tenant: e.target.value || null })}
             name="tenant"
@@ -75,14 +73,13 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
                 {t}
               </option>
             ))}
-          </select>
-        </label>
+          </Select>
+        </Field>
       ) : (
         <form onSubmit={submitTenant} className="flex items-end gap-2" key={params.tenant ?? ""}>
-          <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
-            Tenant
-            <input className={field} name="tenant" defaultValue={params.tenant ?? ""} placeholder="every tenant" />
-          </label>
+          <Field label="Tenant">
+            <Input name="tenant" defaultValue={params.tenant ?? ""} placeholder="every tenant" />
+          </Field>
           <Button variant="secondary" size="md" className="py-1" type="submit">
             Apply
           </Button>
@@ -94,6 +91,6 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
         </Button>
       ) : null}
       {pending ? <span className="text-xs text-slate-500">loading…</span> : null}
-    </div>
+    </FilterToolbarRow>
   );
 }

@@ -11,6 +11,7 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Checkbox } from "@/components/ui/checkbox";
 
 type Result = { kind: "idle" } | { kind: "sending" } | { kind: "refused"; conflict: boolean; message: string };
 
@@ -72,12 +73,11 @@ export function AllowRepeatPanel({
         htmlFor={confirmId}
         className="flex items-start gap-2 rounded-md border border-amber-300 bg-amber-50 p-2 text-sm text-amber-950"
       >
-        <input
+        <Checkbox
           id={confirmId}
-          type="checkbox"
           checked={confirmed}
           onChange={(e) => setConfirmed(e.target.checked)}
-          className="mt-0.5"
+          className="mt-0.5 size-auto"
           data-testid="allow-repeat-confirm"
         />
         <span>

@@ -1,6 +1,6 @@
 import type { RecordAnswer } from "@/lib/records/answer-sentence";
-import { CopyButton } from "@/components/records-detail/copy-button";
-import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { CopyButton } from "@/components/ui/copy-button";
+import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 
 const TONE: Record<RecordAnswer["outcome"], string> = {
   done: "border-emerald-300 bg-emerald-50",

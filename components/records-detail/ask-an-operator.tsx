@@ -1,6 +1,6 @@
 "use client";
 
-import { CopyButton } from "@/components/records-detail/copy-button";
+import { CopyButton } from "@/components/ui/copy-button";
 import { useHydrated } from "@/components/ui/use-hydrated";
 
 /**

@@ -4,7 +4,7 @@ import { useState } from "react";
 import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 import { isNobodyToAsk, nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
-import { JsonView } from "@/components/records-detail/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";

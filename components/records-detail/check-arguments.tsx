@@ -1,6 +1,6 @@
 "use client";
 
-import { useId, useState, type FormEvent } from "react";
+import { useState, type FormEvent } from "react";
 import type { ArgumentsCheck } from "@/lib/records/check-arguments";
 import type { ArgumentsComparison, Bucket, BucketPosition } from "@/lib/records/compare-arguments";
 import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";
@@ -8,6 +8,9 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
 
 type State =
   | { phase: "idle" }
@@ -15,7 +18,8 @@ type State =
   | { phase: "answered"; check: ArgumentsCheck; n: number }
   | { phase: "failed"; message: string; field: string | null; n: number };
 
-const FIELD_BASE = "rounded-md border border-slate-300 px-2.5 py-1.5 font-mono text-sm focus:border-slate-500";
+// Over the field look: the padding, face and focus border of this panel's fields.
+const FIELD_BASE = "bg-transparent px-2.5 py-1.5 font-mono focus:border-slate-500";
 const FIELD = `${FIELD_BASE} w-full`;
 
 const BUCKET_WORDS: Record<BucketPosition, string> = {
@@ -34,7 +38,6 @@ export function CheckArguments({ recordKey }: { recordKey: string }) {
   const [state, setState] = useState<State>({ phase: "idle" });
   const [reference, setReference] = useState("");
   const count = state.phase === "answered" || state.phase === "failed" ? state.n : 0;
-  const ids = useId();
 
   async function check(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -62,30 +65,33 @@ export function CheckArguments({ recordKey }: { recordKey: string }) {
   return (
     <div>
       <form onSubmit={(e) => void check(e)} aria-label="Check arguments" className="space-y-3">
-        <label className="block text-xs font-medium text-slate-600" htmlFor={`${ids}-args`}>
-          Arguments the customer describes (JSON)
-        </label>
-        <textarea
-          id={`${ids}-args`}
-          name="args"
-          rows={4}
-          required
-          spellCheck={false}
-          aria-invalid={argsInvalid || undefined}
-          aria-describedby={`${ids}-hint`}
-          data-testid="check-arguments-input"
-          className={FIELD}
-          placeholder='{"amount_cents": 2400, "card": "c_71"}'
-        />
-        <p id={`${ids}-hint`} className="text-xs text-slate-500">
-          Hashed with this record&apos;s tenant, subject and tool, in the bucket its creation time falls in and the two
-          beside it, under both canonical schemes. Nothing is stored or changed.
-        </p>
+        <Field
+          label="Arguments the customer describes (JSON)"
+          invalid={argsInvalid}
+          hint={
+            <>
+              Hashed with this record&apos;s tenant, subject and tool, in the bucket its creation time falls in and the
+              two beside it, under both canonical schemes. Nothing is stored or changed.
+            </>
+          }
+        >
+          {(control) => (
+            <Textarea
+              {...control}
+              name="args"
+              rows={4}
+              required
+              spellCheck={false}
+              data-testid="check-arguments-input"
+              className={FIELD}
+              placeholder='{"amount_cents": 2400, "card": "c_71"}'
+            />
+          )}
+        </Field>
         <div className="flex flex-wrap items-end gap-3">
-          <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-600">
-            Window (seconds)
-            <input name="window" type="number" min={1} step={1} defaultValue={900} className={`${FIELD_BASE} w-28`} />
-          </label>
+          <Field label="Window (seconds)">
+            <Input name="window" type="number" min={1} step={1} defaultValue={900} className={`${FIELD_BASE} w-28`} />
+          </Field>
           <Button variant="primary" type="submit" disabled={state.phase === "checking"}>
             {state.phase === "checking" ? "Checking…" : "Check arguments"}
           </Button>
@@ -97,7 +103,7 @@ export function CheckArguments({ recordKey }: { recordKey: string }) {
           <p className="mt-1 text-xs text-slate-500">
             The differing byte is shown against these, once they are proven to derive this key.
           </p>
-          <textarea
+          <Textarea
             name="reference"
             aria-label="Arguments known to be this record's"
             rows={3}

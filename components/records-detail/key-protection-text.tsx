@@ -1,6 +1,6 @@
 import type { KeyProtection } from "@/lib/records/key-protection";
 import { formatDuration } from "@/lib/config/duration";
-import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 
 /** "until 14:45:00 UTC (in 6 min)": when a retry of this call stops being a repeat and becomes a new call. */
 export function KeyProtectionText({ protection, now }: { protection: KeyProtection; now: Date }) {

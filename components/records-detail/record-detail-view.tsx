@@ -8,12 +8,12 @@ import { AllowRepeatPanel } from "@/components/records-detail/allow-repeat-panel
 import { AskAnOperator } from "@/components/records-detail/ask-an-operator";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CheckArguments } from "@/components/records-detail/check-arguments";
-import { CopyButton } from "@/components/records-detail/copy-button";
-import { JsonView } from "@/components/records-detail/json-view";
+import { CopyButton } from "@/components/ui/copy-button";
+import { JsonView } from "@/components/ui/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
 import { SearchableFields } from "@/components/records-detail/searchable-fields";
 import { StatusBadge } from "@/components/records/status-badge";
-import { TimeStamp, utcText } from "@/components/records-detail/time-stamp";
+import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 import { KeyProtectionText } from "@/components/records-detail/key-protection-text";
 import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
 

@@ -12,6 +12,7 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { sendResolve } from "@/components/resolve/send-resolve";
 import { serializeRecordPageParams } from "@/lib/records/record-page-params";
+import { Input } from "@/components/ui/input";
 
 export type ResolvePermissions = { resolve: boolean; release: boolean; forceRelease: boolean };
 
@@ -133,11 +134,11 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
                 <span className="font-mono font-semibold">{FORCE_RELEASE_CONFIRMATION}</span> to confirm.
               </p>
               <div className="flex flex-wrap items-center gap-2">
-                <input
+                <Input
                   value={confirm}
                   onChange={(e) => setConfirm(e.target.value)}
                   aria-label="Type force release to confirm"
-                  className="rounded-md border border-red-300 bg-white px-2 py-1 text-sm"
+                  className="border-red-300"
                 />
                 <Button
                   variant="danger"

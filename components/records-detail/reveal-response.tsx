@@ -2,12 +2,13 @@
 
 import { useState, type FormEvent } from "react";
 import type { RevealAnswer } from "@/lib/api/contracts/answers";
-import { JsonView } from "@/components/records-detail/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
 import { useHydrated } from "@/components/ui/use-hydrated";
+import { Input } from "@/components/ui/input";
 
 type State =
   | { phase: "closed" }
@@ -84,7 +85,7 @@ export function RevealResponse({
                 <label className="sr-only" htmlFor="reveal-reason">
                   Why do you need the unmasked response?
                 </label>
-                <input
+                <Input
                   id="reveal-reason"
                   name="reason"
                   // The form replaces the "Reveal…" button that had focus: focus goes on with it.
@@ -93,7 +94,7 @@ export function RevealResponse({
                   minLength={3}
                   maxLength={500}
                   placeholder="Why? e.g. ticket 4411: customer disputes the card used"
-                  className="w-80 rounded-md border border-slate-300 px-2 py-1 text-sm text-slate-900"
+                  className="w-80 bg-transparent text-slate-900"
                 />
                 <Button
                   type="submit"

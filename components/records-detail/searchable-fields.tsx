@@ -1,5 +1,5 @@
 import Link from "next/link";
-import { CopyButton } from "@/components/records-detail/copy-button";
+import { CopyButton } from "@/components/ui/copy-button";
 import type { SearchableValue } from "@/lib/records/searchable-values";
 
 /**

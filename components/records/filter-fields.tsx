@@ -1,9 +1,9 @@
 import { UNRECORDED_TOOL } from "@/lib/records/records-search-params";
+import { Field } from "@/components/ui/field";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 
 /** The tenant, subject and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
-
-export const filterFieldClass = "rounded-md border border-slate-300 bg-white px-2 py-1 text-sm";
-export const filterLabelClass = "flex flex-col gap-0.5 text-xs font-medium text-slate-600";
 
 type TenantProps = {
   /** The URL's tenant. */
@@ -16,24 +16,18 @@ type TenantProps = {
 
 export function TenantFilterField({ value, tenantChoices, onChoose, inputClassName }: TenantProps) {
   return (
-    <label className={filterLabelClass}>
-      Tenant
+    <Field label="Tenant">
       {tenantChoices === null ? (
         // Keyed on the URL value so the back button resets what is typed here.
-        <input
+        <Input
           key={value ?? ""}
           name="tenant"
           defaultValue={value ?? ""}
           placeholder="any tenant"
-          className={`${filterFieldClass} ${inputClassName}`}
+          className={inputClassName}
         />
       ) : (
-        <select
-          name="tenant"
-          value={value ?? ""}
-          onChange={(e) => onChoose(e.target.value || null)}
-          className={filterFieldClass}
-        >
+        <Select name="tenant" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)}>
           <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
           {tenantChoices.length > 1
             ? tenantChoices.map((t) => (
@@ -44,9 +38,9 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
             : null}
           {/* The page answers a tenant outside the list with its notice; should one get here, show it rather than "all my tenants". */}
           {value !== null && !tenantChoices.includes(value) ? <option value={value}>{value}</option> : null}
-        </select>
+        </Select>
       )}
-    </label>
+    </Field>
   );
 }
 
@@ -56,10 +50,9 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
  */
 export function SubjectFilterField({ value }: { value: string | null }) {
   return (
-    <label className={filterLabelClass}>
-      Subject
+    <Field label="Subject">
       {/* Keyed on the URL value so the back button resets what is typed here. */}
-      <input
+      <Input
         key={value ?? ""}
         name="subject"
         defaultValue={value ?? ""}
@@ -68,9 +61,9 @@ export function SubjectFilterField({ value }: { value: string | null }) {
         autoComplete="off"
         spellCheck={false}
         data-testid="subject-filter"
-        className={`${filterFieldClass} w-40 font-mono`}
+        className="w-40 font-mono"
       />
-    </label>
+    </Field>
   );
 }
 
@@ -86,15 +79,8 @@ type ToolProps = {
 export function ToolFilterField({ value, tools, onChoose, testId }: ToolProps) {
   const options = [...new Set([...tools, ...(value && value !== UNRECORDED_TOOL ? [value] : [])])].sort();
   return (
-    <label className={filterLabelClass}>
-      Tool
-      <select
-        name="tool"
-        value={value ?? ""}
-        onChange={(e) => onChoose(e.target.value || null)}
-        className={filterFieldClass}
-        data-testid={testId}
-      >
+    <Field label="Tool">
+      <Select name="tool" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)} data-testid={testId}>
         <option value="">any tool</option>
         {options.map((t) => (
           <option key={t} value={t}>
@@ -102,7 +88,7 @@ export function ToolFilterField({ value, tools, onChoose, testId }: ToolProps) {
           </option>
         ))}
         <option value={UNRECORDED_TOOL}>unrecorded</option>
-      </select>
-    </label>
+      </Select>
+    </Field>
   );
 }

@@ -2,6 +2,7 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition } from "react";
+import { Select } from "@/components/ui/select";
 import { PAGE_SIZES, recordsSearchParams, type PageSize } from "@/lib/records/records-search-params";
 
 /** Rows per page; a new size starts again at the newest record. */
@@ -15,18 +16,18 @@ export function PageSizeSelect() {
   return (
     <label className="flex items-center gap-1.5 text-xs text-slate-600">
       Per page
-      <select
+      <Select
         name="limit"
         value={limit}
         onChange={(e) => void setParams({ limit: Number(e.target.value) as PageSize, cursor: null, dir: null })}
-        className="rounded-md border border-slate-300 bg-white px-1.5 py-1 text-sm"
+        className="px-1.5"
       >
         {PAGE_SIZES.map((size) => (
           <option key={size} value={size}>
             {size}
           </option>
         ))}
-      </select>
+      </Select>
     </label>
   );
 }

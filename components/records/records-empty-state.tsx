@@ -1,4 +1,5 @@
 import Link from "next/link";
+import { Card } from "@/components/ui/card";
 
 /** Says which filter matched nothing, and the way out. */
 export function RecordsEmptyState({
@@ -11,7 +12,7 @@ export function RecordsEmptyState({
   firstPage: string;
 }) {
   return (
-    <div className="rounded-lg border border-slate-200 bg-white p-8 text-center" data-testid="records-empty">
+    <Card className="p-8 text-center" data-testid="records-empty">
       <p className="text-sm font-medium text-slate-800">
         {pastEnd
           ? "No more records on this side of the page you came from."
@@ -32,6 +33,6 @@ export function RecordsEmptyState({
           "Writers add a row before every side effect; rows appear here as they do."
         )}
       </p>
-    </div>
+    </Card>
   );
 }

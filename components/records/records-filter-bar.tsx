@@ -2,17 +2,16 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
-import {
-  filterFieldClass,
-  filterLabelClass,
-  SubjectFilterField,
-  TenantFilterField,
-  ToolFilterField,
-} from "@/components/records/filter-fields";
+import { SubjectFilterField, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
 import { SearchFieldFilter } from "@/components/records/search-field-filter";
 import { recordsSearchParams, type SearchField } from "@/lib/records/records-search-params";
 import { formatInstant } from "@/lib/url-state/field-rules";
 import { Button } from "@/components/ui/button";
+import { Checkbox } from "@/components/ui/checkbox";
+import { Field } from "@/components/ui/field";
+import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 
 type Props = {
   /** Tool names worth offering: configured tools and those counted for this filter. */
@@ -92,12 +91,12 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
     params.to !== null;
 
   return (
-    <form
+    <FilterToolbar
+      framed
       onSubmit={submitTyped}
       aria-label="Filter records"
       data-testid="records-filter-bar"
       data-pending={pending ? "true" : undefined}
-      className="mb-4 flex flex-wrap items-end gap-3 rounded-lg border border-slate-200 bg-white p-3"
     >
       <TenantFilterField
         value={params.tenant}
@@ -108,50 +107,36 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
       <SubjectFilterField value={params.subject} />
       <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
       <SearchFieldFilter value={params.field} labels={searchLabels} />
-      <label className={filterLabelClass}>
-        Status
-        <select
-          name="status"
-          value={params.status ?? ""}
-          onChange={(e) => apply({ status: e.target.value || null })}
-          className={filterFieldClass}
-        >
+      <Field label="Status">
+        <Select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })}>
           <option value="">any status</option>
           {statusOptions.map((s) => (
             <option key={s} value={s}>
               {s}
             </option>
           ))}
-        </select>
-      </label>
+        </Select>
+      </Field>
       <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
-        <input
-          type="checkbox"
-          name="stuck"
-          checked={params.stuck}
-          onChange={(e) => apply({ stuck: e.target.checked })}
-          className="h-4 w-4"
-        />
+        <Checkbox name="stuck" checked={params.stuck} onChange={(e) => apply({ stuck: e.target.checked })} />
         Stuck only
       </label>
       <fieldset className="flex flex-wrap items-end gap-1.5">
         <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Created (UTC)</legend>
-        <input
+        <Input
           key={`from-${params.from ? formatInstant(params.from) : ""}`}
           type="datetime-local"
           name="from"
           aria-label="Created from (UTC)"
           defaultValue={toInputValue(params.from)}
-          className={filterFieldClass}
         />
         <span className="pb-1.5 text-xs text-slate-500">to</span>
-        <input
+        <Input
           key={`to-${params.to ? formatInstant(params.to) : ""}`}
           type="datetime-local"
           name="to"
           aria-label="Created before (UTC)"
           defaultValue={toInputValue(params.to)}
-          className={filterFieldClass}
         />
         <Button variant="primary" size="md" className="ml-1" type="submit">
           Apply
@@ -180,6 +165,6 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
       <span aria-live="polite" className="ml-auto self-center text-xs text-slate-500">
         {pending ? "Loading…" : ""}
       </span>
-    </form>
+    </FilterToolbar>
   );
 }

@@ -1,4 +1,6 @@
-import { filterFieldClass, filterLabelClass } from "@/components/records/filter-fields";
+import { FIELD_LABEL_CLASS } from "@/components/ui/form-classes";
+import { Input } from "@/components/ui/input";
+import { Select } from "@/components/ui/select";
 import type { SearchField } from "@/lib/records/records-search-params";
 
 type Props = {
@@ -19,23 +21,22 @@ export function SearchFieldFilter({ value, labels }: Props) {
   return (
     <fieldset className="flex max-w-full flex-wrap items-end gap-1.5" data-testid="search-field-filter">
       <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Response field (exact)</legend>
-      <select
+      <Select
         key={`label-${value?.label ?? ""}`}
         name="fieldLabel"
         aria-label="Searchable field"
         defaultValue={value?.label ?? options[0]}
-        className={filterFieldClass}
       >
         {options.map((label) => (
           <option key={label} value={label}>
             {label}
           </option>
         ))}
-      </select>
-      <label className={`${filterLabelClass} sr-only`} htmlFor="records-field-value">
+      </Select>
+      <label className={`${FIELD_LABEL_CLASS} sr-only`} htmlFor="records-field-value">
         Value
       </label>
-      <input
+      <Input
         id="records-field-value"
         key={`value-${value?.value ?? ""}`}
         name="fieldValue"
@@ -45,7 +46,7 @@ export function SearchFieldFilter({ value, labels }: Props) {
         autoComplete="off"
         spellCheck={false}
         aria-label="Value of the searchable field"
-        className={`${filterFieldClass} w-44 max-w-full font-mono`}
+        className="w-44 max-w-full font-mono"
       />
     </fieldset>
   );

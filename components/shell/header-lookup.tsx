@@ -3,6 +3,7 @@
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type FormEvent } from "react";
 import { serializeLookupParams } from "@/lib/records/lookup-search-params";
+import { Input } from "@/components/ui/input";
 
 /** The lookup box in the header; "/" focuses it from anywhere on the page. */
 export function HeaderLookup() {
@@ -39,14 +40,14 @@ export function HeaderLookup() {
       <label htmlFor="header-lookup" className="sr-only">
         Look up a ref, key or error message
       </label>
-      <input
+      <Input
         id="header-lookup"
         ref={input}
         data-shortcut-ready={shortcutReady ? "true" : undefined}
         type="search"
         aria-keyshortcuts="/"
         placeholder="Paste a ref, key or error message"
-        className="peer w-full rounded-md border border-slate-300 bg-white px-3 py-1.5 text-sm placeholder:text-slate-500 md:pointer-fine:pr-9"
+        className="peer w-full px-3 py-1.5 placeholder:text-slate-500 md:pointer-fine:pr-9"
       />
       {/* The "/" shortcut needs a keyboard: shown only to a fine pointer on a wide screen, and only while the box is empty. */}
       <kbd

@@ -4,6 +4,7 @@ import { useQueryStates } from "nuqs";
 import { useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { formatAge } from "@/lib/format/relative-time";
+import { Checkbox } from "@/components/ui/checkbox";
 import { AUTO_REFRESH_MS, stuckSearchParams } from "@/components/stuck/stuck-search-params";
 
 /**
@@ -35,9 +36,7 @@ export function AutoRefreshToggle({ generatedAt }: { generatedAt: string }) {
   return (
     <div className="flex items-center gap-3 text-sm text-slate-700">
       <label className="inline-flex items-center gap-1.5">
-        <input
-          type="checkbox"
-          className="h-4 w-4"
+        <Checkbox
           checked={refresh}
           onChange={(e) => void setParams({ refresh: e.target.checked ? true : null })}
           data-testid="auto-refresh"

@@ -2,15 +2,13 @@
 
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
-import {
-  filterFieldClass,
-  filterLabelClass,
-  TenantFilterField,
-  ToolFilterField,
-} from "@/components/records/filter-fields";
+import { TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
 import type { ListOrder } from "@/lib/records/records-search-params";
 import { stuckSearchParams } from "@/components/stuck/stuck-search-params";
 import { Button } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { Select } from "@/components/ui/select";
 
 /** Tenant, tool and order, in the URL through the shared parsers; a change starts again at the first page. */
 export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tenantChoices: string[] | null }) {
@@ -27,12 +25,7 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
   }
 
   return (
-    <form
-      onSubmit={submitTenant}
-      aria-label="Filter stuck claims"
-      data-pending={pending ? "true" : undefined}
-      className="flex flex-wrap items-end gap-3"
-    >
+    <FilterToolbar onSubmit={submitTenant} aria-label="Filter stuck claims" data-pending={pending ? "true" : undefined}>
       <TenantFilterField
         value={params.tenant}
         tenantChoices={tenantChoices}
@@ -45,19 +38,17 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
         onChoose={(tool) => apply({ tool })}
         testId="stuck-tool-filter"
       />
-      <label className={filterLabelClass}>
-        Order
-        <select
+      <Field label="Order">
+        <Select
           name="order"
           value={params.order}
           onChange={(e) => apply({ order: e.target.value === "newest" ? "newest" : "oldest" })}
-          className={filterFieldClass}
           data-testid="stuck-order"
         >
           <option value="oldest">oldest first (most at risk)</option>
           <option value="newest">newest first</option>
-        </select>
-      </label>
+        </Select>
+      </Field>
       {tenantChoices === null ? (
         <Button variant="secondary" size="md" className="py-1" type="submit">
           Apply
@@ -68,6 +59,6 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
           Clear
         </Button>
       ) : null}
-    </form>
+    </FilterToolbar>
   );
 }

@@ -14,6 +14,7 @@ import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Input } from "@/components/ui/input";
 
 const OUTCOME: Record<ProcessorOutcome, { label: string; tone: BadgeTone }> = {
   taken: { label: "Taken", tone: "good" },
@@ -146,13 +147,13 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
           <label htmlFor={reasonId} className="sr-only">
             Reason for {claim.ref} (kept in the audit log)
           </label>
-          <input
+          <Input
             id={reasonId}
             name="row-reason"
             value={reason}
             onChange={(e) => setReason(e.target.value)}
             placeholder="Reason, for the audit log"
-            className="w-56 min-w-0 max-w-full rounded-md border border-slate-300 bg-white px-2 py-1 text-xs"
+            className="w-56 min-w-0 max-w-full text-xs"
             data-testid="row-reason"
           />
           <Button

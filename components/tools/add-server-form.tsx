@@ -6,6 +6,8 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Input } from "@/components/ui/input";
+import { Textarea } from "@/components/ui/textarea";
 
 /**
  * Admins add an HTTP server (URL and optional headers). No stdio here: a command would run on the
@@ -39,27 +41,27 @@ export function AddServerForm() {
       }}
     >
       <h3 className="text-sm font-semibold">Add an HTTP server</h3>
-      <input
+      <Input
         name="name"
         required
         aria-label="Server name"
         placeholder="name, e.g. billing"
-        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+        className="w-full bg-transparent"
       />
-      <input
+      <Input
         name="url"
         aria-label="Server URL"
         required
         type="url"
         placeholder="https://host/mcp"
-        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+        className="w-full bg-transparent"
       />
-      <textarea
+      <Textarea
         name="headers"
         aria-label="Headers, one a line"
         rows={2}
         placeholder="Authorization: Bearer … (one header a line; values are stored, never shown)"
-        className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
+        className="w-full bg-transparent font-mono text-xs"
       />
       <p className="text-xs text-slate-500">
         stdio servers run a command on this host: name them in idem.config.json, never here.

@@ -1,5 +1,5 @@
 import { schemaFields } from "@/lib/annotations/input-schema-fields";
-import { JsonView } from "@/components/records-detail/json-view";
+import { JsonView } from "@/components/ui/json-view";
 import { Button } from "@/components/ui/button";
 
 /**

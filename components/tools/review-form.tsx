@@ -6,6 +6,7 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Textarea } from "@/components/ui/textarea";
 
 /** "Naturally idempotent (a set, not an append)", with the reason an auditor will read. */
 export function ReviewForm({ server, tool }: { server: string; tool: string }) {
@@ -51,7 +52,7 @@ export function ReviewForm({ server, tool }: { server: string; tool: string }) {
           }
         }}
       >
-        <textarea
+        <Textarea
           name="reason"
           aria-label="Why a repeat of this tool has no additional effect"
           // The form replaces the button that opened it: focus goes on with it.
@@ -60,7 +61,7 @@ export function ReviewForm({ server, tool }: { server: string; tool: string }) {
           minLength={10}
           rows={2}
           placeholder="Why a repeat has no additional effect (e.g. it sets a value; it does not append)"
-          className="w-full rounded-md border border-slate-300 px-2 py-1 text-xs"
+          className="w-full bg-transparent text-xs"
         />
         <div className="flex gap-2">
           <Button type="submit" variant="primary" size="xs" className="py-1">

@@ -6,6 +6,9 @@ import { ActionResult } from "@/components/ui/action-result";
 import { Button } from "@/components/ui/button";
 import { callApi } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
+import { Input } from "@/components/ui/input";
+import { FileInput } from "@/components/ui/file-input";
+import { Textarea } from "@/components/ui/textarea";
 
 /** Admins upload a tools/list result (JSON) as a snapshot of a named server. */
 export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
@@ -33,32 +36,26 @@ export function UploadListingForm({ serverNames }: { serverNames: string[] }) {
       }}
     >
       <h3 className="text-sm font-semibold">Upload a tools/list result</h3>
-      <input
+      <Input
         name="server"
         aria-label="Server name"
         required
         list="tool-server-names"
         placeholder="server name"
-        className="w-full rounded-md border border-slate-300 px-2 py-1 text-sm"
+        className="w-full bg-transparent"
       />
       <datalist id="tool-server-names">
         {serverNames.map((name) => (
           <option key={name} value={name} />
         ))}
       </datalist>
-      <input
-        name="file"
-        type="file"
-        accept="application/json,.json"
-        aria-label="tools/list result file (JSON)"
-        className="block text-xs"
-      />
-      <textarea
+      <FileInput name="file" accept="application/json,.json" aria-label="tools/list result file (JSON)" />
+      <Textarea
         name="listing"
         aria-label="tools/list result (JSON)"
         rows={3}
         placeholder='or paste: {"tools": [{"name": "…", "annotations": {…}}]}'
-        className="w-full rounded-md border border-slate-300 px-2 py-1 font-mono text-xs"
+        className="w-full bg-transparent font-mono text-xs"
       />
       <Button type="submit" variant="secondary" size="sm">
         Upload

@@ -13,6 +13,8 @@ import { api } from "@/components/ui/api-endpoints";
 import { argumentsSkeleton } from "@/lib/annotations/input-schema-fields";
 import { InputSchemaPanel } from "./input-schema-panel";
 import { VerificationResult } from "./verification-result";
+import { Select } from "@/components/ui/select";
+import { Textarea } from "@/components/ui/textarea";
 
 type Phase =
   | { kind: "editing" }
@@ -133,7 +135,7 @@ export function VerifyToolDialog({
         />
         <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-700">
           Arguments (JSON object)
-          <textarea
+          <Textarea
             ref={argumentsField}
             name="verify-arguments"
             value={argumentsText}
@@ -145,7 +147,7 @@ export function VerifyToolDialog({
             spellCheck={false}
             aria-invalid={inputError ? true : undefined}
             aria-describedby={inputError ? `${ids}-error` : `${ids}-arguments-hint`}
-            className="rounded-md border border-slate-300 bg-white px-2 py-1 font-mono text-xs"
+            className="font-mono text-xs"
           />
           <span id={`${ids}-arguments-hint`} className="font-normal text-slate-500">
             As a host would send them: the fields the tool&apos;s input schema asks for (a call it refuses tests nothing
@@ -160,18 +162,17 @@ export function VerifyToolDialog({
         <div className="flex flex-wrap items-end gap-3">
           <label className="flex flex-col gap-0.5 text-xs font-medium text-slate-700">
             Calls at once
-            <select
+            <Select
               name="verify-concurrency"
               value={concurrency}
               onChange={(e) => setConcurrency(Number(e.target.value))}
-              className="rounded-md border border-slate-300 bg-white px-2 py-1 text-sm"
             >
               {VERIFY_CONCURRENCY_CHOICES.map((n) => (
                 <option key={n} value={n}>
                   {n}
                 </option>
               ))}
-            </select>
+            </Select>
           </label>
           <Button type="submit" variant="danger" disabled={running} data-testid="verify-run">
             {running ? "Running the test…" : `Run up to ${concurrency + 1} real calls`}

@@ -21,6 +21,7 @@ import { Fragment, useMemo, type HTMLAttributes, type ReactNode } from "react";
 import { twMerge } from "tailwind-merge";
 import { Button } from "@/components/ui/button";
 import { TABLE_CLASSES } from "@/components/ui/table-classes";
+import { Checkbox } from "@/components/ui/checkbox";
 
 /**
  * Every table of the console is this one, on TanStack Table: semantic <table> markup with a
@@ -143,20 +144,16 @@ export function DataTable<Row extends RowData>({
       header: ({ table }) => (
         <>
           <span className="sr-only">Select</span>
-          <input
-            type="checkbox"
+          <Checkbox
             aria-label={selection.allLabel}
-            className="h-4 w-4"
             checked={table.getIsAllRowsSelected()}
             onChange={table.getToggleAllRowsSelectedHandler()}
           />
         </>
       ),
       cell: ({ row }) => (
-        <input
-          type="checkbox"
+        <Checkbox
           aria-label={selection.rowLabel(row.original)}
-          className="h-4 w-4"
           checked={row.getIsSelected()}
           onChange={row.getToggleSelectedHandler()}
         />
