@@ -113,6 +113,8 @@ export type CrashPath = {
   nextRun(): Promise<void>;
   /** Everything is done, exactly once: the path's own end state, and whatever the upstream counted. */
   expectDone(): Promise<void>;
+  /** What the child printed, checked after each run (a reveal: nothing unmasked without its audit row). */
+  checkChild?(result: ChildResult, point: string | null): Promise<void>;
 };
 
 export type CrashReport = {
@@ -137,6 +139,7 @@ export async function crashAtEveryStep(crashPath: CrashPath): Promise<CrashRepor
   verbose(`uninterrupted: ${census.steps.join("; ")}`);
   expect(census.code, `the uninterrupted run should finish\n${census.stdout}${census.stderr}`).toBe(0);
   await expectInvariant(crashPath.db, first, crashPath.watched, crashPath.claimsOf, "uninterrupted");
+  await crashPath.checkChild?.(census, null);
   await crashPath.expectDone();
   const count = (what: "commit" | "call") => census.steps.filter((s) => s.startsWith(`${what} `)).length;
 
@@ -153,6 +156,7 @@ export async function crashAtEveryStep(crashPath: CrashPath): Promise<CrashRepor
       report.points.push(point);
       await waitForDeadSessions(crashPath.db);
       await expectInvariant(crashPath.db, start, crashPath.watched, crashPath.claimsOf, `killed ${point}`);
+      await crashPath.checkChild?.(result, point);
       await crashPath.nextRun();
       await expectInvariant(
         crashPath.db,

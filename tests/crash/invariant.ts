@@ -54,9 +54,10 @@ export type AuditRow = {
 
 /**
  * What an audit row says it changed: watched rows by id ("idempotency:<key>"), or for a batch that
- * names its rows only by number (trim's writer events), a count of a table's rows.
+ * names its rows only by number (trim's writer events), a count of a table's rows. A row that
+ * records a disclosure (record.reveal) changes nothing: it names what it disclosed.
  */
-export type Claim = { ids: string[] } | { table: string; count: number };
+export type Claim = { ids: string[] } | { table: string; count: number } | { disclosed: string };
 export type ClaimsOf = (row: AuditRow, context: { db: Db; before: Snapshot }) => Promise<Claim[]> | Claim[];
 
 /** The default: an audit row names the one idempotency row in its `key`. */
@@ -91,6 +92,7 @@ export async function expectInvariant(
     const claims = await claimsOf(row, { db, before });
     if (claims.length === 0) problems.push(`audit ${row.id} (${row.action}) names no change`);
     for (const claim of claims) {
+      if ("disclosed" in claim) continue;
       if ("count" in claim) counted.set(claim.table, (counted.get(claim.table) ?? 0) + claim.count);
       else for (const id of claim.ids) claimedBy.set(id, [...(claimedBy.get(id) ?? []), row.id]);
     }
