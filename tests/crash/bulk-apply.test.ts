@@ -28,6 +28,8 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
   let configFile: string;
   let token: { id: string; token: string };
   let round = 0;
+  /** The processor's charges before this round's own: the console asks, it never charges. */
+  let chargesBefore = 0;
   let keys: { taken: string; notTaken: string };
   const rows = () => [
     { key: keys.taken, action: "complete" as const, expectedUpdatedAt: null },
@@ -71,6 +73,7 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
       claimsOf: claimsByKey,
       async prepare() {
         round += 1;
+        chargesBefore = processor.stats().sideEffects;
         const key = (label: string) => createHash("sha256").update(`crash-bulk|${round}|${label}`).digest("hex");
         keys = { taken: key("taken"), notTaken: key("not-taken") };
         for (const k of [keys.taken, keys.notTaken])
@@ -91,6 +94,7 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
         await applyBulkResolution(db, config, operator, { reason: REASON, rows: rows() });
       },
       async expectDone() {
+        expect(processor.stats().sideEffects - chargesBefore, "the test's one charge, nothing more").toBe(1);
         const left = await db.idempotency.findMany({ where: { key: { in: [keys.taken, keys.notTaken] } } });
         expect(left.map((r) => [r.key, r.status])).toEqual([[keys.taken, "completed"]]);
         const audit = await db.auditLog.findMany({ where: { key: { in: [keys.taken, keys.notTaken] } } });

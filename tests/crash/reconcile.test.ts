@@ -22,6 +22,8 @@ describe("crash: idem reconcile killed at every commit and every processor call"
   let processor: DemoUpstream;
   let configFile: string;
   let round = 0;
+  /** The processor's charges before this round's own: the console asks, it never charges. */
+  let chargesBefore = 0;
   let keys: { taken: string; notTaken: string };
 
   beforeAll(async () => {
@@ -52,6 +54,7 @@ describe("crash: idem reconcile killed at every commit and every processor call"
       claimsOf: claimsByKey,
       async prepare() {
         round += 1;
+        chargesBefore = processor.stats().sideEffects;
         const key = (label: string) => createHash("sha256").update(`crash-reconcile|${round}|${label}`).digest("hex");
         keys = { taken: key("taken"), notTaken: key("not-taken") };
         for (const k of [keys.taken, keys.notTaken])
@@ -71,6 +74,7 @@ describe("crash: idem reconcile killed at every commit and every processor call"
         await reconcile(db, config, options);
       },
       async expectDone() {
+        expect(processor.stats().sideEffects - chargesBefore, "the test's one charge, nothing more").toBe(1);
         const rows = await db.idempotency.findMany({ where: { key: { in: [keys.taken, keys.notTaken] } } });
         expect(rows.map((r) => [r.key, r.status])).toEqual([[keys.taken, "completed"]]);
         const actions = await db.auditLog.findMany({
