@@ -43,7 +43,13 @@ export default defineConfig({
         ...shared,
         test: {
           name: "node",
-          include: ["tests/unit/**/*.test.ts", "tests/integration/**/*.test.ts", "tests/cli/**/*.test.ts"],
+          include: [
+            "tests/unit/**/*.test.ts",
+            "tests/integration/**/*.test.ts",
+            "tests/cli/**/*.test.ts",
+            // Real processes killed at each step of each mutation path (docs/crash-tests.md).
+            "tests/crash/**/*.test.ts",
+          ],
           exclude: [
             ...configDefaults.exclude,
             "tests/integration/pooled-session-state.test.ts",

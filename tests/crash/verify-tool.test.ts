@@ -1,0 +1,91 @@
+import { mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { quote } from "shell-quote";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
+import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
+import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { cliChild, crashAtEveryStep, runChild, type ChildCommand } from "./crash-run";
+import type { ClaimsOf, Watched } from "./invariant";
+
+// `idem verify-tool --stdio` against the guarded test shop (tests/fixtures/verify-shop-server.ts, in
+// the CLI's process group, so the kill takes it too), killed after its commit and during each
+// question to the processor: the stored run and its tool.verify row come together or not at all,
+// and running it again charges nobody twice (the same arguments replay the first call's outcome).
+const VERIFICATION: Watched = { table: "tool_verification", id: "id::text", fingerprint: "verdict" };
+const verifyClaims: ClaimsOf = (row) =>
+  row.action === "tool.verify"
+    ? [{ ids: [`tool_verification:${(row.after as { verificationId: string }).verificationId}`] }]
+    : [];
+
+describe("crash: idem verify-tool killed at its commit and its processor calls", () => {
+  let database: TestDatabase;
+  let db: Db;
+  let processor: DemoUpstream;
+  let configFile: string;
+  let round = 0;
+  let chargesBefore = 0;
+  const command = (): ChildCommand => {
+    const server = quote([
+      process.execPath,
+      path.resolve("node_modules/tsx/dist/cli.mjs"),
+      path.resolve("tests/fixtures/verify-shop-server.ts"),
+      "--mode",
+      "guarded",
+      "--database-url",
+      database.url,
+      "--processor",
+      processor.url,
+    ]);
+    const args = JSON.stringify({ card: "c_4242", amount_cents: 5_000 + round });
+    return cliChild(["verify-tool", "--tool", "charge_card", "--stdio", server, "--args", args], {
+      DATABASE_URL: database.url,
+      IDEM_CONFIG: configFile,
+    });
+  };
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    db = createPrismaClient(database.url);
+    processor = await startDemoProcessor();
+    configFile = path.join(mkdtempSync(path.join(tmpdir(), "idem-crash-verify-")), "idem.config.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
+    );
+  }, 60_000);
+  afterAll(async () => {
+    await processor?.stop();
+    await db?.$disconnect();
+    await database?.drop();
+  });
+
+  it("stores the run with its one audit row, or neither; the same command again charges nobody twice", async () => {
+    const report = await crashAtEveryStep({
+      db,
+      child: command,
+      kinds: ["after-commit", "during-call"],
+      watched: [VERIFICATION],
+      claimsOf: verifyClaims,
+      async prepare() {
+        round += 1;
+        chargesBefore = processor.stats().sideEffects;
+      },
+      async nextRun() {
+        // The same arguments replay the first call's stored outcome: inconclusive (3), never failed (1).
+        const again = await runChild(command(), null);
+        expect([0, 3], again.stdout + again.stderr).toContain(again.code);
+      },
+      async expectDone() {
+        expect(await db.toolVerification.count()).toBeGreaterThanOrEqual(round);
+        expect(processor.stats().sideEffects - chargesBefore, "one charge per arguments, however often verified").toBe(
+          1,
+        );
+      },
+    });
+    // the stored run's transaction; the processor's counts before and after, and the reference's answer.
+    expect(report.points).toEqual(["after-commit:1", "during-call:1", "during-call:2", "during-call:3"]);
+  }, 300_000);
+});
