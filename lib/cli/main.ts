@@ -22,6 +22,7 @@ const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
   [["bench-guard"], async () => (await import("@/lib/cli/commands/bench-guard")).registerBenchGuard],
   [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
   [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
+  [["audit"], async () => (await import("@/lib/cli/commands/audit")).registerAudit],
   [["trim"], async () => (await import("@/lib/cli/commands/trim")).registerTrim],
   [["allow-repeat"], async () => (await import("@/lib/cli/commands/allow-repeat")).registerAllowRepeat],
   [["rollup"], async () => (await import("@/lib/cli/commands/rollup")).registerRollup],
