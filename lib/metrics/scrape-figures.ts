@@ -4,6 +4,7 @@ import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { lastJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
+import { lastChainVerification, type ChainVerificationStatus } from "@/lib/audit/audit-chain-verifications";
 import { stuckCondition } from "@/lib/records/list-records";
 import { bucketSumsSql } from "@/lib/repeats/repeat-delay-buckets";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
@@ -49,6 +50,8 @@ export type ScrapeFigures = {
   repeatDelays: { tool: string; buckets: number[]; sumMs: number }[];
   resolutions: ResolutionRow[];
   jobs: LastJobRuns;
+  /** The newest `idem audit verify` run; null when the chain was never verified. */
+  auditChain: ChainVerificationStatus | null;
   table: TableSize;
   retentionMs: number;
 };
@@ -66,17 +69,26 @@ export const OTHER_TENANT = "other";
  *   hour, tenant and tool; an hour rolled up replaces its slices with a row at least as large, so a
  *   counter never goes down (across roll-ups and restarts: it lives in the database);
  * - resolutions: the resolution audit rows, index-only on their partial index;
- * - job runs: two index probes; the table's size: catalog figures and min(created_at).
+ * - job runs: two index probes; the audit chain's last verification: one; the table's size: catalog
+ *   figures and min(created_at).
  */
 export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor, now: Date): Promise<ScrapeFigures> {
   const scope = actorTenantScope(actor);
-  const [open, counterRows, resolutions, jobs, table, known, duplicateRows, repeatRows] = await Promise.all([
-    // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
-    // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
-    // the outcome_unknown keys are one hashed subplan over their partial index.
-    db.$queryRaw<
-      { tenant: string; tool: string; in_progress: number; stuck: number; oldest_stuck: Date | null; unknown: number }[]
-    >`
+  const [open, counterRows, resolutions, jobs, table, known, duplicateRows, repeatRows, auditChain] = await Promise.all(
+    [
+      // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
+      // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
+      // the outcome_unknown keys are one hashed subplan over their partial index.
+      db.$queryRaw<
+        {
+          tenant: string;
+          tool: string;
+          in_progress: number;
+          stuck: number;
+          oldest_stuck: Date | null;
+          unknown: number;
+        }[]
+      >`
       SELECT tenant, tool,
              count(*) FILTER (WHERE in_progress)::int AS in_progress,
              count(*) FILTER (WHERE stuck)::int AS stuck,
@@ -91,16 +103,16 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
           OFFSET 0
         ) AS open_claims
        GROUP BY 1, 2`,
-    db.$queryRaw<
-      {
-        tenant: string;
-        tool: string;
-        executions: number;
-        replays_served: number;
-        in_flight_rejected: number;
-        outcome_unknown: number;
-      }[]
-    >`
+      db.$queryRaw<
+        {
+          tenant: string;
+          tool: string;
+          executions: number;
+          replays_served: number;
+          in_flight_rejected: number;
+          outcome_unknown: number;
+        }[]
+      >`
       SELECT tenant, tool, sum(executions)::float8 AS executions, sum(replays_served)::float8 AS replays_served,
              sum(in_flight_rejected)::float8 AS in_flight_rejected, sum(outcome_unknown)::float8 AS outcome_unknown
         FROM (
@@ -113,8 +125,8 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
              ${rollupScope({ ...UNSCOPED, tenants: scope.tenants })}
         ) AS rolled
        GROUP BY tenant, tool`,
-    // The expressions are those of audit_log_resolutions_idx (migration 20261220010000), so the count is index-only.
-    db.$queryRaw<{ action: string; tool: string; by: ResolutionRow["by"]; count: number }[]>`
+      // The expressions are those of audit_log_resolutions_idx (migration 20261220010000), so the count is index-only.
+      db.$queryRaw<{ action: string; tool: string; by: ResolutionRow["by"]; count: number }[]>`
       SELECT action, COALESCE(before ->> 'tool', '') AS tool,
              CASE WHEN actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}) THEN 'reconciler'
                   WHEN starts_with(COALESCE(reason, ''), 'bulk: ') THEN 'bulk' ELSE 'operator' END AS by,
@@ -123,19 +135,21 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
        WHERE action IN ('record.complete', 'record.release', 'record.force_release')
          ${scope.and(Prisma.sql`COALESCE(tenant, before ->> 'tenant')`)}
        GROUP BY 1, 2, 3`,
-    lastJobRuns(db),
-    readTableSize(db),
-    loadKnownTools(db, config),
-    // A few rows an hour, tenant and tool: the hours are never rewritten downwards, so the counter never falls.
-    db.$queryRaw<{ tenant: string; tool: string; count: number }[]>`
+      lastJobRuns(db),
+      readTableSize(db),
+      loadKnownTools(db, config),
+      // A few rows an hour, tenant and tool: the hours are never rewritten downwards, so the counter never falls.
+      db.$queryRaw<{ tenant: string; tool: string; count: number }[]>`
       SELECT tenant, tool, sum(duplicates)::float8 AS count FROM duplicate_scan_hourly
        WHERE duplicates > 0 ${scope.and()}
        GROUP BY tenant, tool`,
-    // The histogram's buckets summed per tool over every hour the scan counted: like the counters, never falling.
-    db.$queryRaw<{ tool: string; buckets: number[]; sum_ms: number }[]>`
+      // The histogram's buckets summed per tool over every hour the scan counted: like the counters, never falling.
+      db.$queryRaw<{ tool: string; buckets: number[]; sum_ms: number }[]>`
       SELECT tool, ${Prisma.raw(bucketSumsSql("buckets"))} AS buckets, sum(delay_ms_sum) AS sum_ms
         FROM repeat_delay_hourly WHERE true ${scope.and()} GROUP BY tool`,
-  ]);
+      lastChainVerification(db),
+    ],
+  );
 
   const keep = keptTenants(
     counterRows.map((r) => ({ tenant: r.tenant, weight: r.executions })),
@@ -208,6 +222,7 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
       count: r.count,
     })),
     jobs,
+    auditChain,
     table,
     retentionMs: RETENTION_MS,
   };
