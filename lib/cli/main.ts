@@ -20,6 +20,7 @@ const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
   [["seed-demo"], async () => (await import("@/lib/cli/commands/seed-demo")).registerSeedDemo],
   [["bench"], async () => (await import("@/lib/cli/commands/bench")).registerBench],
   [["bench-guard"], async () => (await import("@/lib/cli/commands/bench-guard")).registerBenchGuard],
+  [["bench-audit"], async () => (await import("@/lib/cli/commands/bench-audit")).registerBenchAudit],
   [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
   [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
   [["audit"], async () => (await import("@/lib/cli/commands/audit")).registerAudit],

@@ -11,14 +11,23 @@ ALTER TABLE "audit_log"
 -- The canonical content, byte for byte as docs/audit-chain.md defines it: each column in this order as
 -- `<UTF-8 byte length>:<text>`, a NULL as `-`; `at` as integer microseconds since the epoch, JSON as jsonb::text.
 -- The verifier never calls this: it rebuilds the same text in Node from the row's column texts.
+CREATE OR REPLACE FUNCTION "audit_log_chain_field"(v text) RETURNS text
+LANGUAGE sql IMMUTABLE AS $$
+    SELECT CASE WHEN v IS NULL THEN '-' ELSE octet_length(v)::text || ':' || v END
+$$;
+-- PL/pgSQL, not SQL: its expression is planned once per session, where a SQL function that cannot be
+-- inlined would be planned again for every row the trigger hashes.
 CREATE OR REPLACE FUNCTION "audit_log_chain_content"(r "audit_log") RETURNS text
-LANGUAGE sql STABLE AS $$
-    SELECT string_agg(CASE WHEN v IS NULL THEN '-' ELSE octet_length(v)::text || ':' || v END, '' ORDER BY n)
-    FROM unnest(ARRAY[
-        r.chain_seq::text, r.id::text, (extract(epoch FROM r.at) * 1000000)::bigint::text,
-        r.actor, r.actor_role, r.action, r.key, r.tenant,
-        r.before::text, r.after::text, r.reason, r.evidence::text, r.prev_hash
-    ]) WITH ORDINALITY AS f(v, n)
+LANGUAGE plpgsql STABLE AS $$
+BEGIN
+    RETURN "audit_log_chain_field"(r.chain_seq::text) || "audit_log_chain_field"(r.id::text)
+        || "audit_log_chain_field"((extract(epoch FROM r.at) * 1000000)::bigint::text)
+        || "audit_log_chain_field"(r.actor) || "audit_log_chain_field"(r.actor_role)
+        || "audit_log_chain_field"(r.action) || "audit_log_chain_field"(r.key)
+        || "audit_log_chain_field"(r.tenant) || "audit_log_chain_field"(r.before::text)
+        || "audit_log_chain_field"(r.after::text) || "audit_log_chain_field"(r.reason)
+        || "audit_log_chain_field"(r.evidence::text) || "audit_log_chain_field"(r.prev_hash);
+END;
 $$;
 
 -- Existing rows join the chain in id order. The ADD COLUMN above holds the table's ACCESS EXCLUSIVE lock
