@@ -3,6 +3,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { auditChainContent, type AuditChainRowText } from "@/lib/audit/audit-chain-content";
 import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { writeAudit } from "@/lib/audit/write-audit";
+import { startEmbeddedDatabase } from "@/lib/db/embedded";
+import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
@@ -230,5 +232,35 @@ describe("the audit chain", { timeout: 120_000 }, () => {
       }
       expect(await verifyAuditChain(bouncer.urlFor(database.url))).toMatchObject({ ok: true, rows: before + 80 });
     });
+  });
+
+  it("on the embedded database (PGlite), where connections share one backend, transactions with rollbacks chain too", async () => {
+    const embedded = await startEmbeddedDatabase({ inMemory: true, port: 0 });
+    try {
+      await migrate(embedded.url);
+      const pool = new pg.Pool({ connectionString: embedded.url, max: 4 });
+      try {
+        await Promise.all(
+          Array.from({ length: 4 }, async (_, c) => {
+            for (let t = 0; t < 6; t++) {
+              const client = await pool.connect();
+              try {
+                await client.query("BEGIN");
+                await insertFrom(client, `chain.embedded.${c}`);
+                await insertFrom(client, `chain.embedded.${c}`);
+                await client.query(t % 3 === 0 ? "ROLLBACK" : "COMMIT");
+              } finally {
+                client.release();
+              }
+            }
+          }),
+        );
+      } finally {
+        await pool.end();
+      }
+      expect(await verifyAuditChain(embedded.url)).toMatchObject({ ok: true, rows: 4 * 4 * 2 });
+    } finally {
+      await embedded.stop();
+    }
   });
 });
