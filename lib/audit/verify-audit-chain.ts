@@ -52,12 +52,22 @@ type RawRow = {
  */
 export async function verifyAuditChain(
   url: string,
-  options: { fromId?: string; batchSize?: number; onProgress?: (p: Progress) => void } = {},
+  options: {
+    fromId?: string;
+    batchSize?: number;
+    onProgress?: (p: Progress) => void;
+    /** Its connection's name in pg_stat_activity (the bench watches its backend by it). */
+    applicationName?: string;
+    beforeClose?: () => Promise<void>;
+  } = {},
 ): Promise<ChainVerification> {
   const startedAt = new Date();
   const clock = performance.now();
   const batchSize = options.batchSize ?? DEFAULT_VERIFY_BATCH;
-  const client = new pg.Client({ connectionString: url, application_name: "idem-audit-verify" });
+  const client = new pg.Client({
+    connectionString: url,
+    application_name: options.applicationName ?? "idem-audit-verify",
+  });
   await client.connect();
   try {
     let { afterSeq, expectedPrev } = await startingPoint(client, options.fromId);
@@ -98,6 +108,7 @@ export async function verifyAuditChain(
       seconds,
     };
   } finally {
+    await options.beforeClose?.();
     await client.end();
   }
 }

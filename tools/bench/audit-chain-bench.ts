@@ -2,6 +2,7 @@ import "server-only";
 import pg from "pg";
 import { verifyAuditChain, type ChainVerification } from "@/lib/audit/verify-audit-chain";
 import { migrate } from "@/lib/db/migrate";
+import { watchBackendCpu } from "./backend-cpu";
 import { createBenchDatabase } from "./bench-database";
 
 export type AuditChainBenchReport = {
@@ -14,9 +15,12 @@ export type AuditChainBenchReport = {
   verifyRowsPerSecond: number;
   /** The verifier's own CPU (this process: parsing, hashing): on a shared machine, wall time includes waiting for a core. */
   verifyCpuSeconds: number;
+  /** The CPU of the database backend serving the verifier (null: the server is on another host). */
+  verifyDatabaseCpuSeconds: number | null;
 };
 
 const LOAD_CHUNK = 50_000;
+const VERIFY_APPLICATION_NAME = "idem-bench-audit-verify";
 
 /**
  * `idem bench-audit`: a fresh database, `rows` audit entries shaped like the console's resolutions
@@ -30,6 +34,7 @@ export async function runAuditChainBench(options: {
   log: (line: string) => void;
 }): Promise<AuditChainBenchReport> {
   const database = await createBenchDatabase();
+  let databaseCpu: number | null = null;
   options.log(`bench database ${database.name}`);
   try {
     await migrate(database.url);
@@ -66,8 +71,14 @@ export async function runAuditChainBench(options: {
     );
     await sizeClient.end();
 
+    const backend = watchBackendCpu(database.url, VERIFY_APPLICATION_NAME);
     const cpu = process.cpuUsage();
-    const verified = await verifyAuditChain(database.url, { batchSize: options.batchSize });
+    const verified = await verifyAuditChain(database.url, {
+      batchSize: options.batchSize,
+      applicationName: VERIFY_APPLICATION_NAME,
+      // The backend exits with the verifier's connection: sample its CPU while the last batch is in hand.
+      beforeClose: async () => void (databaseCpu = await backend.stop()),
+    });
     const used = process.cpuUsage(cpu);
     return {
       rows: options.rows,
@@ -77,6 +88,7 @@ export async function runAuditChainBench(options: {
       verify: { ok: verified.ok, rows: verified.rows, throughId: verified.throughId, seconds: verified.seconds },
       verifyRowsPerSecond: Math.round(verified.rows / verified.seconds),
       verifyCpuSeconds: (used.user + used.system) / 1e6,
+      verifyDatabaseCpuSeconds: databaseCpu,
     };
   } finally {
     if (!options.keep) await database.drop();

@@ -36,7 +36,7 @@ export function registerBenchAudit(program: Command): void {
             `loaded ${report.rows.toLocaleString("en")} audit rows through the chain trigger in ${report.loadSeconds.toFixed(1)} s (audit_log ${mb} MB with indexes)`,
           );
           console.log(
-            `verify: ${report.verify.ok ? "ok" : "BROKEN"}, ${report.verify.rows.toLocaleString("en")} rows in ${report.verify.seconds.toFixed(2)} s (${report.verifyRowsPerSecond.toLocaleString("en")} rows/s, batches of ${options.batch.toLocaleString("en")}; the verifier's own CPU ${report.verifyCpuSeconds.toFixed(2)} s)`,
+            `verify: ${report.verify.ok ? "ok" : "BROKEN"}, ${report.verify.rows.toLocaleString("en")} rows in ${report.verify.seconds.toFixed(2)} s (${report.verifyRowsPerSecond.toLocaleString("en")} rows/s, batches of ${options.batch.toLocaleString("en")}; CPU: the verifier ${report.verifyCpuSeconds.toFixed(2)} s, its database backend ${report.verifyDatabaseCpuSeconds === null ? "not measured (another host)" : `${report.verifyDatabaseCpuSeconds.toFixed(2)} s`})`,
           );
         }
         return report.verify.ok ? 0 : 1;
