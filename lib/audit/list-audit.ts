@@ -65,6 +65,8 @@ export type AuditEntryView = {
   redactedPaths: string[];
   /** What a non-record entry is about, in a few words (audit-subject.ts). */
   about: AuditSubject | null;
+  /** The entry's place in the hash chain: sha256 hex over its content and the previous entry's hash (docs/audit-chain.md). */
+  hash: string;
 };
 
 export type AuditPage = {
@@ -151,6 +153,7 @@ type AuditRow = {
   after: unknown;
   evidence: unknown;
   record_exists: boolean;
+  hash: string;
 };
 
 /** `LIKE 'text%'` with the text's own % and _ taken literally. */
@@ -189,7 +192,7 @@ export async function listAudit(
   const where = conditions.length > 0 ? Prisma.sql`WHERE ${Prisma.join(conditions, " AND ")}` : Prisma.empty;
   const rows = await db.$queryRaw<AuditRow[]>`
     SELECT a.id, a.at, ${Prisma.raw(exactTimeSql("a.at"))} AS at_exact,
-           a.actor, a.actor_role, a.action, a.key, a.tenant, a.reason, a.before, a.after, a.evidence,
+           a.actor, a.actor_role, a.action, a.key, a.tenant, a.reason, a.before, a.after, a.evidence, a.hash,
            (a.key IS NOT NULL AND EXISTS (SELECT 1 FROM idempotency i WHERE i.key = a.key)) AS record_exists
     FROM audit_log a ${where}
     ORDER BY a.at DESC, a.id DESC LIMIT ${query.limit + 1}`;
@@ -231,6 +234,7 @@ function toView(row: AuditRow, redactPaths: Redaction | readonly string[]): Audi
     evidence,
     redactedPaths: [...redactedPaths].sort(),
     about: row.key === null ? auditSubject(row.action, { before, after, evidence }) : null,
+    hash: row.hash,
   };
 }
 

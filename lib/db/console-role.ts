@@ -13,6 +13,7 @@ const ROLE_NAME = /^[a-z_][a-z0-9_]{0,62}$/;
  *   release and the trim (DELETE); never INSERT — only writers claim keys;
  * - idempotency_event: read, and the trim's DELETE;
  * - audit_log: INSERT and SELECT only (its triggers refuse UPDATE, DELETE, TRUNCATE for the owner too);
+ * - audit_chain_verification: INSERT and SELECT only, so the console cannot rewrite a failed verification;
  * - _prisma_migrations: read (the console checks that the schema is current);
  * - every other table is the console's own state (sessions, tokens, users, rollups, listings): all DML.
  */
@@ -20,6 +21,7 @@ const TABLE_GRANTS: Readonly<Record<string, string>> = {
   idempotency: "SELECT, UPDATE (status, response, updated_at), DELETE",
   idempotency_event: "SELECT, DELETE",
   audit_log: "SELECT, INSERT",
+  audit_chain_verification: "SELECT, INSERT",
   _prisma_migrations: "SELECT",
 };
 const CONSOLE_STATE = "SELECT, INSERT, UPDATE, DELETE";

@@ -123,6 +123,16 @@ export async function toExposition(
     ["task"],
   );
   for (const [task, dead] of Object.entries(figures.deadRuns)) unfinished.set({ task }, dead.count);
+  gauge(
+    "idem_audit_chain_verified_timestamp_seconds",
+    "When the last `idem audit verify` finished, Unix seconds, whatever it found; 0 if the audit chain was never verified.",
+  ).set(epochSeconds(figures.auditChain?.finishedAt));
+  // Absent until a first verification: 1 would claim a check nobody ran, 0 a break nobody found.
+  if (figures.auditChain)
+    gauge(
+      "idem_audit_chain_ok",
+      "1 when the last `idem audit verify` found every audit row's content and link intact, 0 when it named a row that did not match.",
+    ).set(figures.auditChain.ok ? 1 : 0);
 
   const table = figures.table;
   gauge(

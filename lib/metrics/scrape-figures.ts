@@ -4,6 +4,7 @@ import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { deadJobRuns, lastJobRuns, type DeadJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
+import { lastChainVerification, type ChainVerificationStatus } from "@/lib/audit/audit-chain-verifications";
 import { stuckCondition } from "@/lib/records/list-records";
 import { bucketSumsSql } from "@/lib/repeats/repeat-delay-buckets";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
@@ -51,6 +52,8 @@ export type ScrapeFigures = {
   jobs: LastJobRuns;
   /** Runs that died (their heartbeat stopped) since each job's last finished run. */
   deadRuns: DeadJobRuns;
+  /** The newest `idem audit verify` run; null when the chain was never verified. */
+  auditChain: ChainVerificationStatus | null;
   table: TableSize;
   retentionMs: number;
 };
@@ -68,12 +71,13 @@ export const OTHER_TENANT = "other";
  *   hour, tenant and tool; an hour rolled up replaces its slices with a row at least as large, so a
  *   counter never goes down (across roll-ups and restarts: it lives in the database);
  * - resolutions: the resolution audit rows, index-only on their partial index;
- * - job runs: two index probes each for the last finished and the dead runs; the table's size: catalog figures and min(created_at).
+ * - job runs: two index probes each for the last finished and the dead runs; the audit chain's last
+ *   verification: one; the table's size: catalog figures and min(created_at).
  */
 export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor, now: Date): Promise<ScrapeFigures> {
   const scope = actorTenantScope(actor);
-  const [open, counterRows, resolutions, [jobs, deadRuns], table, known, duplicateRows, repeatRows] = await Promise.all(
-    [
+  const [open, counterRows, resolutions, [jobs, deadRuns], table, known, duplicateRows, repeatRows, auditChain] =
+    await Promise.all([
       // One pass over the open claims, each row's stuck test and outcome_unknown probe evaluated once
       // (OFFSET 0 keeps the inner select from being flattened into the FILTERs, which would repeat them);
       // the outcome_unknown keys are one hashed subplan over their partial index.
@@ -145,8 +149,8 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
       db.$queryRaw<{ tool: string; buckets: number[]; sum_ms: number }[]>`
       SELECT tool, ${Prisma.raw(bucketSumsSql("buckets"))} AS buckets, sum(delay_ms_sum) AS sum_ms
         FROM repeat_delay_hourly WHERE true ${scope.and()} GROUP BY tool`,
-    ],
-  );
+      lastChainVerification(db),
+    ]);
 
   const keep = keptTenants(
     counterRows.map((r) => ({ tenant: r.tenant, weight: r.executions })),
@@ -220,6 +224,7 @@ export async function readScrapeFigures(db: Db, config: IdemConfig, actor: Actor
     })),
     jobs,
     deadRuns,
+    auditChain,
     table,
     retentionMs: RETENTION_MS,
   };

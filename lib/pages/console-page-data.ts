@@ -13,6 +13,7 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 import { explainKey, type ExplainInput, type ExplainResult } from "@/lib/records/explain-key";
 import { getOverviewCounts } from "@/lib/records/overview-counts";
 import { readTableSize, type TableSize } from "@/lib/records/table-size";
+import { lastChainVerification, type ChainVerificationStatus } from "@/lib/audit/audit-chain-verifications";
 import { deadJobRuns, lastJobRuns, type DeadJobRuns, type LastJobRuns } from "@/lib/audit/job-runs";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
 import { redactionOf } from "@/lib/privacy/redact";
@@ -64,15 +65,16 @@ export async function loadMetricsPageData(
 export async function loadAuditPageData(
   actor: Actor,
   query: AuditQuery,
-): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[] }> {
+): Promise<UnknownTenant | { ok: true; page: AuditPage; actions: string[]; chain: ChainVerificationStatus | null }> {
   const db = getReadDb();
   const tenant = await checkTenantFilter(db, actor, query.tenant);
   if (!tenant.ok) return tenant;
-  const [page, actions] = await Promise.all([
+  const [page, actions, chain] = await Promise.all([
     listAudit(db, actor, query, { redact: redactionOf(getConfig()) }),
     listAuditActions(db, actor),
+    lastChainVerification(db),
   ]);
-  return { ok: true, page, actions };
+  return { ok: true, page, actions, chain };
 }
 
 export function loadToolsPageData(actor: Actor, window: AuditWindow): Promise<ToolsAudit> {

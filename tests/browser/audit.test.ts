@@ -1,8 +1,11 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
+import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
+import { recordChainVerification } from "@/lib/audit/audit-chain-verifications";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import type { Actor } from "@/lib/identity/actor";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { signInInContext } from "../helpers/sign-in";
@@ -179,4 +182,62 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     );
     expect(fromPage).toMatchObject({ status: 400, body: { error: { code: "bad_request", params: ["colour"] } } });
   });
+
+  // Four pages, each with an axe run: longer than the file's 60 s on two busy cores.
+  it(
+    "says what the newest audit chain verification found, naming a bad entry, at 1440 and 390 px, axe-clean",
+    { timeout: 240_000 },
+    async () => {
+      const url = inject("databaseUrl");
+      const verified = await verifyAuditChain(url);
+      expect(verified.ok).toBe(true);
+      await recordChainVerification(db, verified, "system:browser-test");
+      // A broken run as `idem audit verify` records it (the verifier's findings are tested in tests/integration/audit-chain.test.ts).
+      const broken = {
+        ...verified,
+        ok: false,
+        finishedAt: new Date(),
+        throughId: "40",
+        firstBad: { id: "41", chainSeq: "41", problem: "content" as const, detail: "" },
+      };
+      const states = [
+        { name: "verified", record: verified, text: `chain verified`, detail: `through #${verified.throughId}` },
+        {
+          name: "broken",
+          record: broken,
+          text: "chain broken",
+          detail: "At entry #41: content changed: the entry was edited after it was written.",
+        },
+      ];
+      for (const state of states) {
+        if (state.name === "broken") await recordChainVerification(db, state.record, "system:browser-test");
+        for (const [viewport, dir] of [
+          [{ width: 1440, height: 900 }, "docs/screenshots"],
+          [{ width: 390, height: 844 }, "docs/screenshots/mobile"],
+        ] as const) {
+          const context = await browser.newContext({ viewport });
+          const page = await signInInContext(context, "viewer@demo.test", `/audit?tenant=${TENANT}`);
+          const status = page.locator('[data-testid="audit-chain-status"]');
+          await expect.poll(() => status.getAttribute("data-state"), SERVER_RENDER).toBe(state.name);
+          const text = (await status.textContent()) ?? "";
+          expect(text).toContain(state.text);
+          expect(text).toContain(state.detail);
+          expect(await status.locator("time").getAttribute("datetime")).toBe(state.record.finishedAt.toISOString());
+          const box = await status.boundingBox();
+          expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width);
+          const axe = await new AxeBuilder({ page }).analyze();
+          const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
+          expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+          mkdirSync(dir, { recursive: true });
+          copyFileSync(
+            await screenshot(page, `audit-chain-${state.name}-${viewport.width}`),
+            `${dir}/audit-chain-${state.name}.png`,
+          );
+          await context.close();
+        }
+      }
+      // Leave the served database as found: verified.
+      await recordChainVerification(db, { ...verified, finishedAt: new Date() }, "system:browser-test");
+    },
+  );
 });

@@ -3,6 +3,8 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { lastJobRuns } from "@/lib/audit/job-runs";
+import { recordChainVerification } from "@/lib/audit/audit-chain-verifications";
+import { verifyAuditChain } from "@/lib/audit/verify-audit-chain";
 import { parseConfig } from "@/lib/config/load";
 import { toExposition } from "@/lib/metrics/prometheus-exposition";
 import { keptTenants, OTHER_TENANT, readScrapeFigures } from "@/lib/metrics/scrape-figures";
@@ -107,5 +109,30 @@ describe("the Prometheus scrape's figures (real PostgreSQL)", () => {
     const text = await toExposition(figures, { version: "test", consoleUrl: "http://console.test" });
     expect(text).toContain(`idem_trim_last_run_timestamp_seconds ${figures.jobs.trim!.finishedAt.getTime() / 1000}\n`);
     expect(last.trim).not.toBeNull();
+  });
+
+  it("reports the newest audit chain verification: when it finished, and 1 or 0 for what it found", async () => {
+    const verified = await verifyAuditChain(inject("databaseUrl"));
+    expect(verified.ok).toBe(true);
+    await recordChainVerification(db, verified, `system:scrape-test-${run}`);
+    const info = { version: "test", consoleUrl: "http://console.test" };
+    const ok = await readScrapeFigures(db, parseConfig("{}"), admin, new Date());
+    expect(ok.auditChain).toMatchObject({ ok: true, rows: verified.rows, firstBad: null });
+    const okText = await toExposition(ok, info);
+    expect(okText).toContain(`idem_audit_chain_ok 1\n`);
+    expect(okText).toContain(`idem_audit_chain_verified_timestamp_seconds ${verified.finishedAt.getTime() / 1000}\n`);
+
+    const broken = {
+      ...verified,
+      ok: false,
+      finishedAt: new Date(),
+      firstBad: { id: "7", chainSeq: "7", problem: "link" as const, detail: "" },
+    };
+    await recordChainVerification(db, broken, `system:scrape-test-${run}`);
+    const bad = await readScrapeFigures(db, parseConfig("{}"), admin, new Date());
+    expect(bad.auditChain).toMatchObject({ ok: false, firstBad: { id: "7", problem: "link" } });
+    expect(await toExposition(bad, info)).toContain(`idem_audit_chain_ok 0\n`);
+    // Leave the shared database verified, as found.
+    await recordChainVerification(db, { ...verified, finishedAt: new Date() }, `system:scrape-test-${run}`);
   });
 });

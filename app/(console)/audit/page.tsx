@@ -1,4 +1,5 @@
 import { Suspense } from "react";
+import { AuditChainStatus } from "@/components/audit/audit-chain-status";
 import { AuditView } from "@/components/audit/audit-view";
 import { RecordsSkeleton } from "@/components/records/records-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
@@ -46,11 +47,12 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
   const [data, lag] = await Promise.all([loadAuditPageData(actor, query), loadReplicaLagNotice()]);
   if (!data.ok)
     return <UnknownTenantNotice message={data.message} link={{ path: "/audit", params, tenants: actor.tenants }} />;
-  const { page, actions } = data;
+  const { page, actions, chain } = data;
   const values = auditFilterValues(query);
   return (
     <>
       <ReplicaLagBanner notice={lag} />
+      <AuditChainStatus status={chain} now={new Date(page.generatedAt)} />
       <AuditView
         page={page}
         values={values}

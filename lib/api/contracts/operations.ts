@@ -61,6 +61,11 @@ export const auditListContract = defineContract({
               .describe(
                 'What the entry is about when it is not one record ("shop / create_shipment: failed at table", "token ci (viewer)"), read from its masked fields; null when nothing.',
               ),
+            hash: z
+              .string()
+              .describe(
+                "sha256 hex over the entry's stored content and the previous entry's hash: its link in the audit chain (docs/audit-chain.md).",
+              ),
           }),
         ),
         nextCursor: nullableString,
