@@ -4,6 +4,8 @@ import type { ListedTool } from "@/lib/tool-listings/annotation-types";
 
 /** Uploads are a listing, not a data set: anything bigger is a mistake. */
 export const MAX_LISTING_BYTES = 2 * 1024 * 1024;
+/** The server an uploaded listing belongs to: letters, digits, _ . : - (as the config file names servers). */
+export const UPLOAD_SERVER_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 const toolSchema = z.looseObject({
   name: z.string().min(1, "a tool needs a name").max(200),

@@ -3,6 +3,8 @@ import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
 import { strictQuery } from "@/lib/api/strict-query";
 import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
+import { UPLOAD_SERVER_NAME } from "@/lib/annotations/parse-listing";
+import { AUDIT_EXPORT_FORMATS, AUDIT_WINDOWS } from "@/lib/annotations/tool-audit-types";
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
 import { REPEAT_DELAY_BAND_NAMES } from "@/lib/records/repeat-delay-band";
@@ -13,7 +15,12 @@ const repeatMedian = z
   .nullable()
   .describe("The delay range (seconds, a histogram bucket) holding the median repeat; toS null: beyond the last edge.");
 
-const windowParam = z.string().describe("24h (the default), 48h or 7d.");
+// The handlers read these values themselves (their own codes: bad_window, bad_format, bad_server);
+// the enums and patterns shown are the constants they check against.
+const windowParam = z
+  .string()
+  .meta({ enum: Object.keys(AUDIT_WINDOWS) })
+  .describe("24h (the default), 48h or 7d.");
 
 const toolsAudit = z.object({
   window: z.enum(["24h", "48h", "7d"]),
@@ -129,7 +136,10 @@ export const toolsAuditExportContract = defineContract({
   summary: "The annotation audit as a file for a code review: Markdown (the default) or JSON.",
   action: "tools:read",
   query: strictQuery(
-    { format: z.string().describe("md (the default) or json."), window: windowParam },
+    {
+      format: z.string().meta({ enum: AUDIT_EXPORT_FORMATS }).describe("md (the default) or json."),
+      window: windowParam,
+    },
     { hint: "the export takes format, window" },
   ),
   responses: {
@@ -222,7 +232,12 @@ export const toolsUploadContract = defineContract({
   summary: "Stores an uploaded tools/list result (or its JSON-RPC response) as the named server's snapshot.",
   action: "tools:configure",
   query: strictQuery(
-    { server: z.string().describe("The server this listing belongs to (letters, digits, _ . : -).") },
+    {
+      server: z
+        .string()
+        .meta({ pattern: UPLOAD_SERVER_NAME.source })
+        .describe("The server this listing belongs to (letters, digits, _ . : -)."),
+    },
     { hint: "the upload takes server" },
   ),
   rawBody: {

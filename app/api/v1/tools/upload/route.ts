@@ -1,13 +1,11 @@
 import { contractRoute, reply } from "@/lib/api/contract-route";
 import { toolsUploadContract } from "@/lib/api/contracts/tools";
-import { parseToolsListing, MAX_LISTING_BYTES } from "@/lib/annotations/parse-listing";
+import { parseToolsListing, MAX_LISTING_BYTES, UPLOAD_SERVER_NAME } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
-
-const SERVER_NAME = /^[A-Za-z0-9_.:-]{1,100}$/;
 
 /** The body is read here, not by the wrapper: a listing may be bigger than a request body (2 MiB). */
 export const POST = contractRoute(toolsUploadContract, async ({ request, db, actor, query }) => {
-  if (query.server === undefined || !SERVER_NAME.test(query.server)) {
+  if (query.server === undefined || !UPLOAD_SERVER_NAME.test(query.server)) {
     return {
       ok: false,
       code: "bad_server",
