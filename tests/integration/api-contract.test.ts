@@ -11,6 +11,7 @@ import type { RouteContract, RouteExample } from "@/lib/api/contract";
 import { API_CONTRACTS } from "@/lib/api/contracts";
 import { can } from "@/lib/auth/permissions";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
+import { RETRY_AFTER_CODES } from "@/lib/api/error-status";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoMcpServer } from "@/lib/demo/mcp/demo-mcp-server";
 import { startDemoProcessor } from "@/lib/demo/upstream/processor-server";
@@ -57,7 +58,10 @@ const system = {
 };
 const document = buildOpenApiDocument(API_CONTRACTS, "test");
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+type Header = { required: boolean; schema: { type?: string } };
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, Header> }>;
+};
 const operationOf = (contract: RouteContract) =>
   (document.paths[contract.path] as Record<string, Operation>)[contract.method.toLowerCase()]!;
 /** "/api/v1/records/{key}/check" → "records/[key]/check", the route module's path. */
@@ -76,11 +80,33 @@ async function drift(contract: RouteContract, response: Response): Promise<strin
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const media = declared.content?.[type];
   if (!media) return `content-type ${type} is not declared for ${response.status}`;
+  const headerProblem = headerDrift(response, declared.headers ?? {});
+  if (headerProblem) return `${response.status} ${headerProblem}`;
   if (type !== "application/json") return null;
+  const body: unknown = JSON.parse(text);
+  const code = (body as { error?: { code?: string } }).error?.code;
+  if (code && (RETRY_AFTER_CODES as readonly string[]).includes(code) && !response.headers.has("retry-after"))
+    return `${response.status} ${code} without the retry-after header the document declares`;
   const validate = ajv.compile(media.schema);
-  return validate(JSON.parse(text))
+  return validate(body)
     ? null
     : `${response.status} body does not match its schema: ${ajv.errorsText(validate.errors)}; body ${text.slice(0, 300)}`;
+}
+
+/** A required header missing, or a header whose value its schema refuses (a number's text read as one). */
+function headerDrift(response: Response, headers: Record<string, Header>): string | null {
+  for (const [name, header] of Object.entries(headers)) {
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (header.required) return `header ${name} is required but missing`;
+      continue;
+    }
+    const numeric = header.schema.type === "integer" || header.schema.type === "number";
+    const validate = ajv.compile(header.schema);
+    if (!validate(numeric && /^\d+$/.test(value) ? Number(value) : value))
+      return `header ${name}: ${JSON.stringify(value)} does not match its schema: ${ajv.errorsText(validate.errors)}`;
+  }
+  return null;
 }
 
 describe("every /api/v1 route answers as its contract says", () => {

@@ -19,7 +19,15 @@ import { configuredSearchLabels } from "@/lib/config/search-specs";
 import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
 import { allowRepeatInputSchema } from "@/lib/resolve/allow-repeat";
-import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
+import {
+  attachmentHeader,
+  instant,
+  nextStuckClaim,
+  nullableString,
+  processorCheck,
+  recordSummary,
+  rowSnapshot,
+} from "./shared-schemas";
 
 const facet = z.looseObject({});
 
@@ -115,6 +123,19 @@ export const exportRecordsContract = defineContract({
   responses: {
     200: {
       description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.",
+      headers: {
+        "content-disposition": attachmentHeader,
+        "x-idem-export-max-rows": {
+          description: "The most rows an export holds: a file of exactly this many rows may have been cut short.",
+          schema: z.int().min(1),
+          required: true,
+        },
+        "cache-control": {
+          description: "no-store: an export holds records; no cache keeps a copy.",
+          schema: z.literal("no-store"),
+          required: true,
+        },
+      },
       schema: z.unknown(),
       contentTypes: ["text/csv"],
     },

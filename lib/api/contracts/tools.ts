@@ -8,7 +8,7 @@ import { AUDIT_EXPORT_FORMATS, AUDIT_WINDOWS } from "@/lib/annotations/tool-audi
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
 import { REPEAT_DELAY_BAND_NAMES } from "@/lib/records/repeat-delay-band";
-import { instant } from "./shared-schemas";
+import { attachmentHeader, instant } from "./shared-schemas";
 
 const repeatMedian = z
   .object({ fromS: z.number(), toS: z.number().nullable() })
@@ -145,6 +145,7 @@ export const toolsAuditExportContract = defineContract({
   responses: {
     200: {
       description: "The file (content-disposition: attachment); with format=json, the audit as JSON.",
+      headers: { "content-disposition": attachmentHeader },
       schema: toolsAudit,
       contentTypes: ["text/markdown"],
     },
