@@ -166,7 +166,8 @@ describe("every /api/v1 route answers as its contract says", () => {
 
   it("every route file under app/api/v1 has a contract, and every contract a route", () => {
     const routes = listAppRoutes()
-      .filter((r) => r.kind === "route" && r.pattern.startsWith("/api/v1/"))
+      // The catch-all answers paths no contract has (its own test below).
+      .filter((r) => r.kind === "route" && r.pattern.startsWith("/api/v1/") && r.pattern !== "/api/v1/[...path]")
       .flatMap((r) => r.methods.map((m) => `${m} ${r.pattern}`))
       .sort();
     const contracted = API_CONTRACTS.map((c) => `${c.method} ${c.path.replace(/\{(\w+)\}/g, "[$1]")}`).sort();
@@ -237,5 +238,20 @@ describe("every /api/v1 route answers as its contract says", () => {
         );
     }
     expect(failures).toEqual([]);
+  });
+  it("a path no route file matches answers the JSON error shape: 404 not_found, 401 first without credentials", async () => {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+      const handler = await routeHandler("[...path]", method);
+      const call = (authorization: string) =>
+        handler(new Request("http://console.test/api/v1/no-such-route", { method, headers: { authorization } }), {
+          params: Promise.resolve({ path: ["no-such-route"] } as unknown as Record<string, string>),
+        });
+      const found = await call(`Bearer ${tokens.admin}`);
+      expect(found.status, method).toBe(404);
+      expect(await found.json()).toEqual({
+        error: { code: "not_found", message: expect.stringContaining("/api/v1/no-such-route") },
+      });
+      expect((await call("Basic not-a-bearer-token")).status, method).toBe(401);
+    }
   });
 });
