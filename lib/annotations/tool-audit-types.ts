@@ -4,6 +4,8 @@ import type { RepeatDistribution } from "@/lib/repeats/repeat-figures";
 
 export const AUDIT_WINDOWS = { "24h": 24 * 3_600_000, "48h": 48 * 3_600_000, "7d": 7 * 24 * 3_600_000 } as const;
 export type AuditWindow = keyof typeof AUDIT_WINDOWS;
+/** The audit export's formats (GET /api/v1/tools/audit/export?format=), Markdown the default. */
+export const AUDIT_EXPORT_FORMATS = ["md", "json"] as const;
 
 /**
  * What the table says about one tool name over the window [since, now) — exactly, from `since`,

@@ -19,8 +19,13 @@ export type PathSpec<T> = {
 
 export type SuccessStatus = 200 | 201;
 
+/** A response header the route sets on purpose, as the document describes it. */
+export type HeaderSpec = { description: string; schema: z.ZodType; required?: boolean };
+
 export type ResponseSpec = {
   description: string;
+  /** Headers the answer carries, by lower-case name. */
+  headers?: Record<string, HeaderSpec>;
   /** The JSON body; for a file download, the schema of the JSON variant or none. */
   schema?: z.ZodType;
   /** Other media types the route may answer with (downloads). */
@@ -82,6 +87,8 @@ export const COMMON_ERRORS = [
   "record_locked",
   "internal",
 ] as const satisfies readonly ErrorCode[];
+/** What every route with a path parameter may answer: proxy.ts refuses a malformed percent escape first. */
+export const PATH_ERRORS = ["bad_path"] as const satisfies readonly ErrorCode[];
 /** What every route with a JSON body may answer besides its own refusals. */
 export const BODY_ERRORS = ["bad_json", "bad_text", "too_large"] as const satisfies readonly ErrorCode[];
 

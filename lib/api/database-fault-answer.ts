@@ -1,10 +1,13 @@
-import { ERROR_STATUS } from "@/lib/api/error-status";
+import { ERROR_STATUS, RETRY_AFTER_CODES } from "@/lib/api/error-status";
 import { jsonError } from "@/lib/api/json-error";
-import type { ErrorCode } from "@/lib/errors/error-codes";
 import type { DatabaseFault } from "@/lib/db/describe-error";
 import { RETRY_AFTER_SECONDS } from "@/lib/pages/database-unavailable-page";
 
-const ANSWERS: Record<DatabaseFault, { code: ErrorCode; message: string; retryAfter: number }> = {
+// Each code is one the OpenAPI document declares Retry-After for (RETRY_AFTER_CODES).
+const ANSWERS: Record<
+  DatabaseFault,
+  { code: (typeof RETRY_AFTER_CODES)[number]; message: string; retryAfter: number }
+> = {
   unavailable: {
     code: "database_unavailable",
     message: "The console cannot reach its database right now. Nothing was changed; try again shortly.",

@@ -10,6 +10,7 @@ export const ERROR_STATUS = {
   bad_text: 400,
   too_large: 413,
   bad_key: 400,
+  bad_path: 400,
   ref_not_key: 400,
   bad_format: 400,
   bad_window: 400,
@@ -33,5 +34,12 @@ export const ERROR_STATUS = {
   database_timeout: 503,
   internal: 500,
 } as const satisfies Record<ErrorCode, number>;
+
+/** The codes answered with a Retry-After header (lib/api/database-fault-answer.ts): the moment failed, not the request. */
+export const RETRY_AFTER_CODES = [
+  "database_unavailable",
+  "database_timeout",
+  "record_locked",
+] as const satisfies readonly ErrorCode[];
 
 export type ErrorStatus = (typeof ERROR_STATUS)[ErrorCode];

@@ -1,7 +1,7 @@
 import { z } from "zod";
-import { BODY_ERRORS, COMMON_ERRORS, type RouteContract } from "@/lib/api/contract";
+import { BODY_ERRORS, COMMON_ERRORS, PATH_ERRORS, type HeaderSpec, type RouteContract } from "@/lib/api/contract";
 import { errorBody } from "@/lib/api/contracts/shared-schemas";
-import { ERROR_STATUS } from "@/lib/api/error-status";
+import { ERROR_STATUS, RETRY_AFTER_CODES } from "@/lib/api/error-status";
 import type { ErrorCode } from "@/lib/errors/error-codes";
 
 type JsonSchema = Record<string, unknown>;
@@ -18,7 +18,14 @@ export function jsonSchemaOf(schema: z.ZodType, io: "input" | "output"): JsonSch
 
 /** Every error code a route may answer: its own and those every route may. */
 export function errorCodesOf(contract: RouteContract): ErrorCode[] {
-  return [...new Set<ErrorCode>([...COMMON_ERRORS, ...(contract.body ? BODY_ERRORS : []), ...contract.errors])];
+  return [
+    ...new Set<ErrorCode>([
+      ...COMMON_ERRORS,
+      ...(contract.path_params ? PATH_ERRORS : []),
+      ...(contract.body ? BODY_ERRORS : []),
+      ...contract.errors,
+    ]),
+  ];
 }
 
 function parametersOf(contract: RouteContract) {
@@ -37,6 +44,21 @@ function parametersOf(contract: RouteContract) {
   return [...of("path", contract.path_params?.params), ...of("query", contract.query?.params)];
 }
 
+/** The Retry-After an error answer carries for the codes in RETRY_AFTER_CODES. */
+export const RETRY_AFTER_HEADER: HeaderSpec = {
+  description: `Seconds to wait before trying again; sent with ${RETRY_AFTER_CODES.join(", ")} (the moment failed, not the request).`,
+  schema: z.int().min(1),
+};
+
+function headersOf(headers: Record<string, HeaderSpec>) {
+  return Object.fromEntries(
+    Object.entries(headers).map(([name, spec]) => [
+      name,
+      { description: spec.description, required: spec.required ?? false, schema: jsonSchemaOf(spec.schema, "output") },
+    ]),
+  );
+}
+
 function operationOf(contract: RouteContract) {
   const responses: Record<string, unknown> = {};
   for (const [status, spec] of Object.entries(contract.responses)) {
@@ -44,14 +66,20 @@ function operationOf(contract: RouteContract) {
     const content: Record<string, unknown> = {};
     if (spec.schema) content["application/json"] = { schema: jsonSchemaOf(spec.schema, "output") };
     for (const type of spec.contentTypes ?? []) content[type] = { schema: { type: "string" } };
-    responses[status] = { description: spec.description, ...(Object.keys(content).length > 0 ? { content } : {}) };
+    responses[status] = {
+      description: spec.description,
+      ...(spec.headers ? { headers: headersOf(spec.headers) } : {}),
+      ...(Object.keys(content).length > 0 ? { content } : {}),
+    };
   }
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of errorCodesOf(contract))
     byStatus.set(ERROR_STATUS[code], [...(byStatus.get(ERROR_STATUS[code]) ?? []), code]);
   for (const [status, codes] of [...byStatus].sort(([a], [b]) => a - b)) {
+    const retry = codes.some((code) => (RETRY_AFTER_CODES as readonly ErrorCode[]).includes(code));
     responses[String(status)] = {
       description: codes.join(", "),
+      ...(retry ? { headers: headersOf({ "retry-after": RETRY_AFTER_HEADER }) } : {}),
       content: { "application/json": { schema: jsonSchemaOf(errorBody(codes), "output") } },
     };
   }

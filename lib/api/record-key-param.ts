@@ -1,6 +1,6 @@
 import { z } from "zod";
 import type { PathSpec } from "@/lib/api/contract";
-import { parseKeyParam } from "@/lib/records/record-detail";
+import { KEY_TEXT, parseKeyParam } from "@/lib/records/record-detail";
 
 /**
  * The `{key}` of /api/v1/records/{key}/…: the key, or the refusal every such route answers for a
@@ -10,8 +10,9 @@ export const recordKeyPath: PathSpec<{ key: string }> = {
   params: z.object({
     key: z
       .string()
+      .regex(KEY_TEXT)
       .describe(
-        "The record's key: 64 hex characters (or up to 255 printable characters for other writers), URL-encoded.",
+        "The record's key: 64 hex characters (or up to 255 printable characters for other writers), URL-encoded. A 12-hex ref is refused (ref_not_key): look it up first.",
       ),
   }),
   parse(raw) {

@@ -22,11 +22,8 @@ export function strictQuery<const S extends FieldShape>(
   options: StrictQueryOptions<S>,
 ): QuerySpec<Values<S>> {
   const names = Object.keys(fields) as (keyof S & string)[];
-  const documented = Object.fromEntries(
-    names.map((name) => [name, options.required?.[name] ? z.string() : z.string().optional()]),
-  );
   return {
-    params: z.object(documented),
+    params: documentedParams(fields, { required: Object.keys(options.required ?? {}) }),
     parse(input): ParseResult<Values<S>> {
       const { values, problems } = parseStrictParams(input, fields, names, {
         unknownParams: "reject",
@@ -42,23 +39,37 @@ export function strictQuery<const S extends FieldShape>(
   };
 }
 
-/** A query the domain parses itself (its cross-field rules), documented by its parameter names. */
+/**
+ * A query the domain parses itself (its cross-field rules), documented by the very schemas its
+ * parser reads each parameter with: an enum, a pattern or a bound shows as the parser enforces it.
+ */
 export function domainQuery<T>(
-  names: readonly string[],
+  fields: FieldShape,
   parse: QuerySpec<T>["parse"],
-  described: Record<string, string> = {},
+  options: { described?: Record<string, string>; required?: readonly string[] } = {},
 ): QuerySpec<T> {
-  return {
-    params: z.object(
-      Object.fromEntries(
-        names.map((name) => [
-          name,
-          described[name] ? z.string().describe(described[name]).optional() : z.string().optional(),
-        ]),
-      ),
+  return { params: documentedParams(fields, options), parse };
+}
+
+/** The parameters' documented schemas: each field's own, optional unless required, with any description given. */
+function documentedParams(
+  fields: FieldShape,
+  options: { described?: Record<string, string>; required?: readonly string[] },
+): z.ZodObject {
+  return z.object(
+    Object.fromEntries(
+      Object.entries(fields).map(([name, schema]) => {
+        const presence = options.required?.includes(name) ? schema : schema.optional();
+        const description = options.described?.[name];
+        return [name, description ? presence.describe(description) : presence];
+      }),
     ),
-    parse,
-  };
+  );
+}
+
+/** `names` of a parser's fields: the parameters one route of several sharing the fields takes. */
+export function pickFields<S extends FieldShape, const K extends keyof S>(fields: S, names: readonly K[]): Pick<S, K> {
+  return Object.fromEntries(names.map((name) => [name, fields[name]])) as Pick<S, K>;
 }
 
 /** The query of a route that takes none: any parameter is refused, so a typo is never ignored. */

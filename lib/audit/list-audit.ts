@@ -79,11 +79,11 @@ export type AuditPage = {
 // ---------------------------------------------------------------------------------------------
 // The query from a URL (the page and GET /api/v1/audit)
 
-// Values arrive trimmed (parseStrictParams with trim).
-const FIELDS = {
+// Values arrive trimmed (parseStrictParams with trim). The OpenAPI document shows these schemas.
+export const AUDIT_QUERY_FIELDS = {
   id: z.string().regex(/^$|^\d{1,19}$/, "expected an audit entry's id, a whole number"),
   actor: printableText(200),
-  action: z.string().regex(/^[a-z0-9_.:-]{1,100}$/i, "expected an action name like record.release"),
+  action: z.string().regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected an action name like record.release"),
   // Hex keys are lowercase (hexdigest); other writers' keys are matched as written.
   key: printableText(255).transform((v) => (/^[0-9a-fA-F]+$/.test(v) ? v.toLowerCase() : v)),
   tenant: printableText(200),
@@ -98,7 +98,7 @@ const FIELDS = {
  * widen the result); the page ignores them. An empty value means "no filter" (an empty form field).
  */
 export function parseAuditQuery(input: RawParams, options: { unknownParams: UnknownParams }): ParseResult<AuditQuery> {
-  const { values, problems } = parseStrictParams(input, FIELDS, AUDIT_PARAMS, {
+  const { values, problems } = parseStrictParams(input, AUDIT_QUERY_FIELDS, AUDIT_PARAMS, {
     unknownParams: options.unknownParams,
     unknownHint: `the audit log takes ${AUDIT_PARAMS.join(", ")}`,
     trim: true,

@@ -2,7 +2,8 @@ import { z } from "zod";
 import { quoteInput } from "@/lib/text/quote-input";
 
 const UNIT_MS = { ms: 1, s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
-const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
+/** A duration's text (exported for documents that state it as a pattern). */
+export const DURATION = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)$/;
 
 /** "90s", "5m", "48h" → milliseconds; null when the text is not a duration. */
 export function parseDuration(text: string): number | null {

@@ -16,6 +16,8 @@ export const ERROR_CODES = [
   "bad_text",
   "too_large",
   "bad_key",
+  // A path with a malformed percent escape or bytes that are not UTF-8 (proxy.ts answers it).
+  "bad_path",
   "ref_not_key",
   "bad_format",
   "bad_window",

@@ -6,9 +6,10 @@ import { z } from "zod";
  */
 
 /** An MCP server's name (idem.config.json, the Tools page, tools/list snapshots): it is also a URL query value. */
+export const SERVER_NAME_PATTERN = /^[A-Za-z0-9_.:-]{1,100}$/;
 export const serverNameSchema = z
   .string()
-  .regex(/^[A-Za-z0-9_.:-]{1,100}$/, "expected a server name: letters, digits, _ . : - (1-100)");
+  .regex(SERVER_NAME_PATTERN, "expected a server name: letters, digits, _ . : - (1-100)");
 
 /** A tool as idem.config.json names it (`tools.<tool>`, a processor's `tool`): the server name's alphabet. */
 export const configuredToolNameSchema = z

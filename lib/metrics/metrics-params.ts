@@ -34,7 +34,8 @@ export type MetricsQuery = {
 
 const name = printableText(200);
 
-const FIELD_SCHEMAS = {
+/** Each parameter's schema: the parser reads with it, the OpenAPI document shows it. */
+export const METRICS_QUERY_FIELDS = {
   window: z.enum(METRICS_WINDOWS, { error: (issue) => `expected 1h, 24h or 48h, got ${quoteInput(issue.input)}` }),
   tool: name,
   tenant: name,
@@ -48,7 +49,7 @@ export function parseMetricsQuery(
   input: RawParams,
   options: { unknownParams: UnknownParams },
 ): ParseResult<MetricsQuery> {
-  const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, METRICS_PARAMS, {
+  const { values, problems } = parseStrictParams(input, METRICS_QUERY_FIELDS, METRICS_PARAMS, {
     unknownParams: options.unknownParams,
     unknownHint: `metrics take ${METRICS_PARAMS.join(", ")}`,
   });
@@ -66,7 +67,7 @@ export function parseMetricsQuery(
 // nuqs parsers: the client's view of the same fields (an invalid value reads as absent there).
 function nameParser() {
   return createParser<string>({
-    parse: (value) => (value !== "" && FIELD_SCHEMAS.tool.safeParse(value).success ? value : null),
+    parse: (value) => (value !== "" && METRICS_QUERY_FIELDS.tool.safeParse(value).success ? value : null),
     serialize: String,
   });
 }

@@ -1,7 +1,7 @@
 import "server-only";
 import { z } from "zod";
 import type { Actor } from "@/lib/identity/actor";
-import { parseDuration } from "@/lib/config/duration";
+import { DURATION, parseDuration } from "@/lib/config/duration";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 import type { Db } from "@/lib/db/prisma";
 import {
@@ -52,7 +52,8 @@ const optionalText = (field: string, max: number) =>
     .optional()
     .transform((value) => (value === undefined || value.trim() === "" ? null : value));
 
-const explainParamsSchema = z.object({
+/** The explainer's parameters: parseExplainParams reads with them, the OpenAPI document shows them. */
+export const EXPLAIN_QUERY_FIELDS = {
   tenant: text("tenant", 200),
   subject: optionalText("subject", 200).transform((value) => value?.trim() ?? null),
   tool: text("tool", 100),
@@ -71,6 +72,10 @@ const explainParamsSchema = z.object({
         return z.NEVER;
       }
       return at;
+    })
+    .meta({
+      description:
+        "The call's time (default now): unix seconds, a date, or a date-time with a zone; a time without one is refused.",
     }),
   window: z
     .string()
@@ -86,6 +91,10 @@ const explainParamsSchema = z.object({
         return z.NEVER;
       }
       return seconds;
+    })
+    .meta({
+      pattern: `^\\s*(\\d+|${DURATION.source.slice(1, -1)})\\s*$`,
+      description: `The writer's time bucket (default ${DEFAULT_WINDOW_SECONDS}): whole seconds (900) or a duration (15m, 1h), from 1 s to 366 d.`,
     }),
   scheme: z
     .string()
@@ -98,9 +107,11 @@ const explainParamsSchema = z.object({
         return z.NEVER;
       }
       return scheme;
-    }),
+    })
+    .meta({ enum: KEY_SCHEMES, description: "How the arguments are made canonical (default python-json)." }),
   compare: optionalText("compare", MAX_LOOKUP_TEXT_CHARS),
-});
+};
+const explainParamsSchema = z.object(EXPLAIN_QUERY_FIELDS);
 
 /** The explainer's URL parameters (one string each; a repeated parameter counts once). */
 export function parseExplainParams(

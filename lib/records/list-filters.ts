@@ -78,7 +78,8 @@ export const EMPTY_FILTER: RecordsFilter = {
 // ---------------------------------------------------------------------------------------------
 // Field rules (each takes the raw text of one parameter)
 
-const FIELD_SCHEMAS = {
+/** Each parameter's schema: the parser reads with it, the OpenAPI document shows it (lib/api/contracts/records.ts). */
+export const RECORDS_QUERY_FIELDS = {
   tenant: fieldSchema(RECORDS_FIELD_RULES.tenant),
   subject: fieldSchema(RECORDS_FIELD_RULES.subject),
   tool: fieldSchema(RECORDS_FIELD_RULES.tool),
@@ -131,14 +132,14 @@ export function filterToParams(filter: RecordsFilter) {
 // ---------------------------------------------------------------------------------------------
 // Server-side parsing: every problem named, nothing guessed.
 
-function parseParams<K extends keyof typeof FIELD_SCHEMAS>(
+function parseParams<K extends keyof typeof RECORDS_QUERY_FIELDS>(
   input: RawParams,
   accepted: readonly K[],
   unknownParams: UnknownParams,
   unknownHint: string,
   searchLabels: readonly string[],
-): ParseResult<{ [P in K]?: z.output<(typeof FIELD_SCHEMAS)[P]> }> {
-  const { values, problems } = parseStrictParams(input, FIELD_SCHEMAS, accepted, { unknownParams, unknownHint });
+): ParseResult<{ [P in K]?: z.output<(typeof RECORDS_QUERY_FIELDS)[P]> }> {
+  const { values, problems } = parseStrictParams(input, RECORDS_QUERY_FIELDS, accepted, { unknownParams, unknownHint });
   const range = timeRangeProblem(values as { from?: Date; to?: Date });
   if (range) problems.push(range);
   const field = (values as { field?: SearchField }).field;

@@ -18,7 +18,7 @@ import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
 import { storedAmount, type StoredAmount } from "@/lib/records/response-facts";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
-const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
+export const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
 const HEX_KEY = /^[0-9a-fA-F]{64}$/;
 const HEX_REF = /^[0-9a-fA-F]{12}$/;
 

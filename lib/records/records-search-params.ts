@@ -47,16 +47,21 @@ export const MAX_SEARCH_FIELD_VALUE = 200;
  * `field=<label>:<value>` (`field=receipt:ch_3Mq…`): one parameter of a fixed name, so the API's
  * contract and OpenAPI document stay static while each deployment names its own labels.
  */
-const searchFieldRule: FieldRule<SearchField> = thenRule(printableRule(240), (raw) => {
-  const colon = raw.indexOf(":");
-  const label = colon < 0 ? "" : raw.slice(0, colon);
-  const value = colon < 0 ? "" : raw.slice(colon + 1).trim();
-  if (!/^[a-z][a-z0-9_]{0,30}$/.test(label) || value === "")
-    return { ok: false, message: "expected <label>:<value>, e.g. receipt:ch_3Mq2x (a label idem.config.json names)" };
-  if (value.length > MAX_SEARCH_FIELD_VALUE)
-    return { ok: false, message: `the value is at most ${MAX_SEARCH_FIELD_VALUE} characters` };
-  return { ok: true, value: { label, value } };
-});
+const SEARCH_LABEL = "[a-z][a-z0-9_]{0,30}";
+const searchFieldRule: FieldRule<SearchField> = thenRule(
+  printableRule(240),
+  (raw) => {
+    const colon = raw.indexOf(":");
+    const label = colon < 0 ? "" : raw.slice(0, colon);
+    const value = colon < 0 ? "" : raw.slice(colon + 1).trim();
+    if (!new RegExp(`^${SEARCH_LABEL}$`).test(label) || value === "")
+      return { ok: false, message: "expected <label>:<value>, e.g. receipt:ch_3Mq2x (a label idem.config.json names)" };
+    if (value.length > MAX_SEARCH_FIELD_VALUE)
+      return { ok: false, message: `the value is at most ${MAX_SEARCH_FIELD_VALUE} characters` };
+    return { ok: true, value: { label, value } };
+  },
+  { type: "string", maxLength: 240, pattern: `^${SEARCH_LABEL}:\\s*\\S` },
+);
 
 /** The URL form of a searchable-field filter. */
 export function formatSearchField(field: SearchField): string {

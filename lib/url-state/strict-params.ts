@@ -18,9 +18,9 @@ export type UnknownParams = "reject" | "ignore";
 
 // Field rules more than one parser takes: the plain rules of field-rules.ts, as zod schemas.
 
-/** A field rule as a zod schema of the raw text: the rule's message is the issue's. */
+/** A field rule as a zod schema of the raw text: the rule's message is the issue's, its shape the documented one. */
 export function fieldSchema<T>(rule: FieldRule<T>) {
-  return z.string().transform((value, ctx) => {
+  const schema = z.string().transform((value, ctx) => {
     const checked = rule(value);
     if (!checked.ok) {
       ctx.addIssue({ code: "custom", message: checked.message });
@@ -28,6 +28,7 @@ export function fieldSchema<T>(rule: FieldRule<T>) {
     }
     return checked.value;
   });
+  return rule.shape ? schema.meta({ ...rule.shape }) : schema;
 }
 
 /** Free text: bounded, no control characters. */

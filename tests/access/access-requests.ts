@@ -125,6 +125,17 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       path: "/api/v1/openapi.json",
       ran: json("openapi: 3.1.0", (b) => b.openapi === "3.1.0"),
     },
+    ...Object.fromEntries(
+      ["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => [
+        `${method} /api/v1/[...path]`,
+        {
+          path: "/api/v1/no-such-route/at-all",
+          body: method === "GET" ? undefined : "{}",
+          contentType: method === "GET" ? undefined : form,
+          ran: errorCode("not_found"),
+        },
+      ]),
+    ),
     // A tenant nobody uses is answered by the route's own tenant check, after the role check.
     "GET /api/v1/records": { path: `/api/v1/records?tenant=${noSuchTenant}`, ran: errorCode("unknown_tenant") },
     "GET /api/v1/records/[key]": { path: `/api/v1/records/${missingKey}`, ran: errorCode("not_found") },

@@ -77,6 +77,12 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "POST /api/v1/records/[key]/check":      [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "POST /api/v1/records/[key]/check-arguments": [401, 404,     404,     404,     404,     404,     404,     404,     404,     403],
   "GET /api/v1/keys/explain":              [401,       200,     200,     200,     200,     200,     200,     200,     200,     403],
+  // A path no route file matches: the API's JSON 404 once the caller is known (app/api/v1/[...path]).
+  "GET /api/v1/[...path]":                 [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
+  "POST /api/v1/[...path]":                [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
+  "PUT /api/v1/[...path]":                 [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
+  "PATCH /api/v1/[...path]":               [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
+  "DELETE /api/v1/[...path]":              [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "GET /api/v1/metrics":                   [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   // The Prometheus scrape: any role, and the one route a metrics token may call.
   "GET /api/v1/metrics/prometheus":        [401,       200,     200,     200,     200,     200,     200,     200,     200,     200],

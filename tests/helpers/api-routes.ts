@@ -29,6 +29,7 @@ const ROUTE_MODULES = {
   "tools/upload": () => import("@/app/api/v1/tools/upload/route"),
   "tools/refresh": () => import("@/app/api/v1/tools/refresh/route"),
   "tools/verifications": () => import("@/app/api/v1/tools/verifications/route"),
+  "[...path]": () => import("@/app/api/v1/[...path]/route"),
 } as const;
 
 export type ApiRoutePath = keyof typeof ROUTE_MODULES;
@@ -38,7 +39,10 @@ export type RouteHandler = (
 ) => Promise<Response>;
 
 /** The handler of `method` at `path`; throws when the route has no such method (a test bug). */
-export async function routeHandler(path: ApiRoutePath, method: "GET" | "POST"): Promise<RouteHandler> {
+export async function routeHandler(
+  path: ApiRoutePath,
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+): Promise<RouteHandler> {
   const handler = ((await ROUTE_MODULES[path]()) as Record<string, unknown>)[method];
   if (typeof handler !== "function") throw new Error(`no ${method} handler at /api/v1/${path}`);
   return handler as RouteHandler;

@@ -11,6 +11,7 @@ import type { RouteContract, RouteExample } from "@/lib/api/contract";
 import { API_CONTRACTS } from "@/lib/api/contracts";
 import { can } from "@/lib/auth/permissions";
 import { buildOpenApiDocument } from "@/lib/api/openapi";
+import { RETRY_AFTER_CODES } from "@/lib/api/error-status";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoMcpServer } from "@/tools/demo/mcp/demo-mcp-server";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
@@ -57,7 +58,10 @@ const system = {
 };
 const document = buildOpenApiDocument(API_CONTRACTS, "test");
 
-type Operation = { responses: Record<string, { content?: Record<string, { schema: object }> }> };
+type Header = { required: boolean; schema: { type?: string } };
+type Operation = {
+  responses: Record<string, { content?: Record<string, { schema: object }>; headers?: Record<string, Header> }>;
+};
 const operationOf = (contract: RouteContract) =>
   (document.paths[contract.path] as Record<string, Operation>)[contract.method.toLowerCase()]!;
 /** "/api/v1/records/{key}/check" → "records/[key]/check", the route module's path. */
@@ -76,11 +80,33 @@ async function drift(contract: RouteContract, response: Response): Promise<strin
   const type = (response.headers.get("content-type") ?? "").split(";")[0]!.trim();
   const media = declared.content?.[type];
   if (!media) return `content-type ${type} is not declared for ${response.status}`;
+  const headerProblem = headerDrift(response, declared.headers ?? {});
+  if (headerProblem) return `${response.status} ${headerProblem}`;
   if (type !== "application/json") return null;
+  const body: unknown = JSON.parse(text);
+  const code = (body as { error?: { code?: string } }).error?.code;
+  if (code && (RETRY_AFTER_CODES as readonly string[]).includes(code) && !response.headers.has("retry-after"))
+    return `${response.status} ${code} without the retry-after header the document declares`;
   const validate = ajv.compile(media.schema);
-  return validate(JSON.parse(text))
+  return validate(body)
     ? null
     : `${response.status} body does not match its schema: ${ajv.errorsText(validate.errors)}; body ${text.slice(0, 300)}`;
+}
+
+/** A required header missing, or a header whose value its schema refuses (a number's text read as one). */
+function headerDrift(response: Response, headers: Record<string, Header>): string | null {
+  for (const [name, header] of Object.entries(headers)) {
+    const value = response.headers.get(name);
+    if (value === null) {
+      if (header.required) return `header ${name} is required but missing`;
+      continue;
+    }
+    const numeric = header.schema.type === "integer" || header.schema.type === "number";
+    const validate = ajv.compile(header.schema);
+    if (!validate(numeric && /^\d+$/.test(value) ? Number(value) : value))
+      return `header ${name}: ${JSON.stringify(value)} does not match its schema: ${ajv.errorsText(validate.errors)}`;
+  }
+  return null;
 }
 
 describe("every /api/v1 route answers as its contract says", () => {
@@ -140,7 +166,8 @@ describe("every /api/v1 route answers as its contract says", () => {
 
   it("every route file under app/api/v1 has a contract, and every contract a route", () => {
     const routes = listAppRoutes()
-      .filter((r) => r.kind === "route" && r.pattern.startsWith("/api/v1/"))
+      // The catch-all answers paths no contract has (its own test below).
+      .filter((r) => r.kind === "route" && r.pattern.startsWith("/api/v1/") && r.pattern !== "/api/v1/[...path]")
       .flatMap((r) => r.methods.map((m) => `${m} ${r.pattern}`))
       .sort();
     const contracted = API_CONTRACTS.map((c) => `${c.method} ${c.path.replace(/\{(\w+)\}/g, "[$1]")}`).sort();
@@ -211,5 +238,20 @@ describe("every /api/v1 route answers as its contract says", () => {
         );
     }
     expect(failures).toEqual([]);
+  });
+  it("a path no route file matches answers the JSON error shape: 404 not_found, 401 first without credentials", async () => {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+      const handler = await routeHandler("[...path]", method);
+      const call = (authorization: string) =>
+        handler(new Request("http://console.test/api/v1/no-such-route", { method, headers: { authorization } }), {
+          params: Promise.resolve({ path: ["no-such-route"] } as unknown as Record<string, string>),
+        });
+      const found = await call(`Bearer ${tokens.admin}`);
+      expect(found.status, method).toBe(404);
+      expect(await found.json()).toEqual({
+        error: { code: "not_found", message: expect.stringContaining("/api/v1/no-such-route") },
+      });
+      expect((await call("Basic not-a-bearer-token")).status, method).toBe(401);
+    }
   });
 });

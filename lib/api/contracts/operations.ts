@@ -2,8 +2,8 @@ import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
 import { API_ROUTES } from "@/lib/api/routes";
 import { domainQuery } from "@/lib/api/strict-query";
-import { AUDIT_PARAMS, parseAuditQuery } from "@/lib/audit/list-audit";
-import { METRICS_PARAMS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
+import { AUDIT_QUERY_FIELDS, DEFAULT_AUDIT_PAGE_SIZE, parseAuditQuery } from "@/lib/audit/list-audit";
+import { DEFAULT_METRICS_WINDOW, METRICS_QUERY_FIELDS, parseMetricsQuery } from "@/lib/metrics/metrics-params";
 import { bulkApplyInputSchema, bulkPlanInputSchema } from "@/lib/resolve/bulk-plan";
 import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { reconcileInputSchema } from "@/lib/resolve/reconcile-input";
@@ -34,7 +34,19 @@ export const auditListContract = defineContract({
   tag: "audit",
   summary: "One page of the audit log, newest first.",
   action: "audit:read",
-  query: domainQuery(AUDIT_PARAMS, (params) => parseAuditQuery(params, { unknownParams: "reject" })),
+  query: domainQuery(AUDIT_QUERY_FIELDS, (params) => parseAuditQuery(params, { unknownParams: "reject" }), {
+    described: {
+      id: "One entry by its id (what a confirmation links to).",
+      actor: "The start of the actor label: `system:` for every job, an e-mail for one person.",
+      action: "One action exactly, e.g. record.release.",
+      key: "A whole key or the start of one (a 12-hex ref).",
+      tenant: "One tenant's entries only; still limited to your tenants.",
+      from: "At or after this instant: a date or a date-time with a zone.",
+      to: "Before this instant: a date or a date-time with a zone.",
+      cursor: "The previous page's nextCursor: the page after it.",
+      limit: `Entries per page (default ${DEFAULT_AUDIT_PAGE_SIZE}).`,
+    },
+  }),
   responses: {
     200: {
       description: "The entries; before, after and evidence masked.",
@@ -86,7 +98,13 @@ export const metricsContract = defineContract({
   tag: "metrics",
   summary: "Duplicate-suppression figures, per tool and tenant, and their series.",
   action: "metrics:read",
-  query: domainQuery(METRICS_PARAMS, (params) => parseMetricsQuery(params, { unknownParams: "reject" })),
+  query: domainQuery(METRICS_QUERY_FIELDS, (params) => parseMetricsQuery(params, { unknownParams: "reject" }), {
+    described: {
+      window: `How far back the figures go, ending now (default ${DEFAULT_METRICS_WINDOW}).`,
+      tool: "One tool's figures (exact name); `(unrecorded)` for writers that record no tool.",
+      tenant: "One tenant's figures only; still limited to your tenants.",
+    },
+  }),
   responses: {
     200: {
       description: "The figures of the window.",

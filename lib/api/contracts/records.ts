@@ -2,24 +2,54 @@ import { z } from "zod";
 import { BODY_ERRORS, defineContract } from "@/lib/api/contract";
 import { API_ROUTES } from "@/lib/api/routes";
 import { recordKeyPath } from "@/lib/api/record-key-param";
-import { domainQuery, strictQuery } from "@/lib/api/strict-query";
+import { domainQuery, pickFields, strictQuery } from "@/lib/api/strict-query";
 import { checkArgumentsInputSchema } from "@/lib/records/check-arguments";
 import { revealInputSchema } from "@/lib/records/reveal-response";
-import { EXPORT_PARAMS, LIST_PARAMS, parseRecordsExportQuery, parseRecordsQuery } from "@/lib/records/list-filters";
+import {
+  DEFAULT_PAGE_SIZE,
+  EXPORT_PARAMS,
+  LIST_PARAMS,
+  parseRecordsExportQuery,
+  parseRecordsQuery,
+  RECORDS_QUERY_FIELDS,
+  UNRECORDED_TOOL,
+} from "@/lib/records/list-filters";
+import { EXPLAIN_QUERY_FIELDS } from "@/lib/records/explain-key";
+import { MAX_LOOKUP_TEXT_CHARS } from "@/lib/records/lookup-tokens";
 import { configuredSearchLabels } from "@/lib/config/search-specs";
 import { nextStuckWithinField } from "@/lib/records/stuck-filter-input";
 import { resolveInputSchema } from "@/lib/resolve/resolve-record";
 import { allowRepeatInputSchema } from "@/lib/resolve/allow-repeat";
-import { instant, nextStuckClaim, nullableString, processorCheck, recordSummary, rowSnapshot } from "./shared-schemas";
+import {
+  attachmentHeader,
+  instant,
+  nextStuckClaim,
+  nullableString,
+  processorCheck,
+  recordSummary,
+  rowSnapshot,
+} from "./shared-schemas";
 
 const facet = z.looseObject({});
 
 /** What the list's and the export's filter parameters mean, where the name alone does not say. */
 const FILTER_DESCRIPTIONS = {
+  tenant: "One tenant's records only; still limited to your tenants.",
+  tool: `One tool's records (exact name); \`${UNRECORDED_TOOL}\` for writers that record no tool.`,
+  status: "The status column as written (in_progress, completed, or a writer's own).",
+  stuck: "true: only claims in progress longer than their tool's stuckAfter.",
+  from: "Created at or after this instant: a date or a date-time with a zone.",
+  to: "Created before this instant: a date or a date-time with a zone.",
   subject:
     "The authenticated caller the writer recorded (the subject column), matched exactly; at most 200 characters, no control characters. Still limited to your tenants.",
   field:
     "A searchable response field and the value it must equal exactly, as `<label>:<value>` (e.g. `receipt:ch_3Mq2x`). Labels are what idem.config.json names per tool (`tools.<tool>.search`), so they differ per console: an unknown label is a 400 naming the configured ones. A value holding an e-mail address or a card number is refused (400, masked values cannot be searched). Records whose writer recorded no tool are never matched.",
+};
+
+const PAGING_DESCRIPTIONS = {
+  cursor: "A nextCursor or prevCursor this API returned: where the page starts.",
+  dir: "next (the default): older records after the cursor; prev: newer ones before it (needs a cursor).",
+  limit: `Records per page (default ${DEFAULT_PAGE_SIZE}).`,
 };
 
 export const listRecordsContract = defineContract({
@@ -28,9 +58,9 @@ export const listRecordsContract = defineContract({
   summary: "One page of records, newest first, with facet counts.",
   action: "records:read",
   query: domainQuery(
-    LIST_PARAMS,
+    pickFields(RECORDS_QUERY_FIELDS, LIST_PARAMS),
     (params) => parseRecordsQuery(params, { unknownParams: "reject", searchLabels: configuredSearchLabels() }),
-    FILTER_DESCRIPTIONS,
+    { described: { ...FILTER_DESCRIPTIONS, ...PAGING_DESCRIPTIONS } },
   ),
   responses: {
     200: {
@@ -85,13 +115,26 @@ export const exportRecordsContract = defineContract({
   action: "records:export",
   pool: "export",
   query: domainQuery(
-    EXPORT_PARAMS,
+    pickFields(RECORDS_QUERY_FIELDS, EXPORT_PARAMS),
     (params) => parseRecordsExportQuery(params, configuredSearchLabels()),
-    FILTER_DESCRIPTIONS,
+    { described: { ...FILTER_DESCRIPTIONS, format: "The file's format." }, required: ["format"] },
   ),
   responses: {
     200: {
       description: "The file (content-disposition: attachment); x-idem-export-max-rows says the bound.",
+      headers: {
+        "content-disposition": attachmentHeader,
+        "x-idem-export-max-rows": {
+          description: "The most rows an export holds: a file of exactly this many rows may have been cut short.",
+          schema: z.int().min(1),
+          required: true,
+        },
+        "cache-control": {
+          description: "no-store: an export holds records; no cache keeps a copy.",
+          schema: z.literal("no-store"),
+          required: true,
+        },
+      },
       schema: z.unknown(),
       contentTypes: ["text/csv"],
     },
@@ -405,6 +448,7 @@ export const lookupContract = defineContract({
     {
       q: z
         .string()
+        .meta({ maxLength: MAX_LOOKUP_TEXT_CHARS })
         .describe(
           "The text to search: an error message or a whole ticket, with refs, keys or searchable ids (at most 50).",
         ),
@@ -478,7 +522,7 @@ export const lookupContract = defineContract({
   ],
 });
 
-const EXPLAIN_PARAMS = ["tenant", "subject", "tool", "args", "at", "window", "scheme", "compare"] as const;
+const EXPLAIN_PARAMS = Object.keys(EXPLAIN_QUERY_FIELDS);
 
 export const explainKeyContract = defineContract({
   ...API_ROUTES.explainKey,
@@ -486,14 +530,13 @@ export const explainKeyContract = defineContract({
   summary:
     "How a key is derived: canonical form, material, bucket, key and ref; the neighbouring buckets' records (your tenants only).",
   action: "keys:explain",
-  query: strictQuery(
-    Object.fromEntries(EXPLAIN_PARAMS.map((name) => [name, z.string()])) as Record<
-      (typeof EXPLAIN_PARAMS)[number],
-      z.ZodString
-    >,
-    {
+  // Strict here about names only: the handler reads the values (parseExplainParams), each refusal in one answer.
+  query: domainQuery(
+    EXPLAIN_QUERY_FIELDS,
+    strictQuery(Object.fromEntries(EXPLAIN_PARAMS.map((name) => [name, z.string()])), {
       hint: `the explainer takes ${EXPLAIN_PARAMS.join(", ")}`,
-    },
+    }).parse,
+    { required: ["tenant", "tool", "args"] },
   ),
   responses: {
     200: {

@@ -4,6 +4,13 @@ import { ERROR_CODES } from "@/lib/errors/error-codes";
 // JSON shapes more than one contract answers. Objects are closed (a new field is a contract
 // change); nested parts a client treats as opaque are open (z.looseObject) or z.unknown().
 
+/** `content-disposition` on a download: the browser saves the answer as a file of this name. */
+export const attachmentHeader = {
+  description: 'attachment; filename="…": save the answer as this file.',
+  schema: z.string().regex(/^attachment; filename="[^"]+"$/),
+  required: true,
+};
+
 export const instant = z.string().describe("An ISO 8601 instant, UTC.");
 export const nullableString = z.string().nullable();
 

@@ -4,17 +4,24 @@ import { API_ROUTES } from "@/lib/api/routes";
 import { strictQuery } from "@/lib/api/strict-query";
 import { reviewInputSchema } from "@/lib/annotations/annotation-reviews";
 import { addServerSchema } from "@/lib/annotations/server-store";
+import { SERVER_NAME_PATTERN } from "@/lib/field-rules/names";
+import { AUDIT_EXPORT_FORMATS, AUDIT_WINDOWS } from "@/lib/annotations/tool-audit-types";
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
 import { REPEAT_DELAY_BAND_NAMES } from "@/lib/records/repeat-delay-band";
-import { instant } from "./shared-schemas";
+import { attachmentHeader, instant } from "./shared-schemas";
 
 const repeatMedian = z
   .object({ fromS: z.number(), toS: z.number().nullable() })
   .nullable()
   .describe("The delay range (seconds, a histogram bucket) holding the median repeat; toS null: beyond the last edge.");
 
-const windowParam = z.string().describe("24h (the default), 48h or 7d.");
+// The handlers read these values themselves (their own codes: bad_window, bad_format, bad_server);
+// the enums and patterns shown are the constants they check against.
+const windowParam = z
+  .string()
+  .meta({ enum: Object.keys(AUDIT_WINDOWS) })
+  .describe("24h (the default), 48h or 7d.");
 
 const toolsAudit = z.object({
   window: z.enum(["24h", "48h", "7d"]),
@@ -128,12 +135,16 @@ export const toolsAuditExportContract = defineContract({
   summary: "The annotation audit as a file for a code review: Markdown (the default) or JSON.",
   action: "tools:read",
   query: strictQuery(
-    { format: z.string().describe("md (the default) or json."), window: windowParam },
+    {
+      format: z.string().meta({ enum: AUDIT_EXPORT_FORMATS }).describe("md (the default) or json."),
+      window: windowParam,
+    },
     { hint: "the export takes format, window" },
   ),
   responses: {
     200: {
       description: "The file (content-disposition: attachment); with format=json, the audit as JSON.",
+      headers: { "content-disposition": attachmentHeader },
       schema: toolsAudit,
       contentTypes: ["text/markdown"],
     },
@@ -217,7 +228,12 @@ export const toolsUploadContract = defineContract({
   summary: "Stores an uploaded tools/list result (or its JSON-RPC response) as the named server's snapshot.",
   action: "tools:configure",
   query: strictQuery(
-    { server: z.string().describe("The server this listing belongs to (letters, digits, _ . : -).") },
+    {
+      server: z
+        .string()
+        .meta({ pattern: SERVER_NAME_PATTERN.source })
+        .describe("The server this listing belongs to (letters, digits, _ . : -)."),
+    },
     { hint: "the upload takes server" },
   ),
   rawBody: {
