@@ -1,6 +1,6 @@
 import { EXPORT_FORMATS } from "@/lib/records/records-search-params";
 import { api } from "@/components/ui/api-endpoints";
-import { apiUrl } from "@/components/ui/api-url";
+import { apiUrl } from "@/lib/api/api-url";
 import { buttonClass } from "@/components/ui/button";
 
 /** Downloads of the current filter (not just this page), streamed by the API and bounded. */

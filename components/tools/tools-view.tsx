@@ -9,7 +9,7 @@ import { ToolAuditTable } from "./tool-audit-table";
 import { UploadListingForm } from "./upload-listing-form";
 import { VerdictSummary } from "./verdict-summary";
 import { api } from "@/components/ui/api-endpoints";
-import { apiUrl } from "@/components/ui/api-url";
+import { apiUrl } from "@/lib/api/api-url";
 import { buttonClass } from "@/components/ui/button";
 import { formatUtcRange } from "@/lib/format/utc-range";
 

@@ -5,7 +5,7 @@ import type {
   QuerySpec,
   RouteContract,
 } from "@/lib/api/contract";
-import { apiUrl, type PathParamNames, type PathParams } from "@/components/ui/api-url";
+import { apiUrl, type PathParamNames, type PathParams } from "@/lib/api/api-url";
 import { sendMutation, type MutationFailure } from "@/components/ui/send-mutation";
 
 /**

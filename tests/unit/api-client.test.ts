@@ -9,7 +9,7 @@ import type { revealRecordContract } from "@/lib/api/contracts/records";
 import { API_ROUTES } from "@/lib/api/routes";
 import { callApi, endpoint, type ApiResult } from "@/components/ui/api-client";
 import { api } from "@/components/ui/api-endpoints";
-import { apiUrl } from "@/components/ui/api-url";
+import { apiUrl } from "@/lib/api/api-url";
 
 type Seen = { method: string; url: string; headers: IncomingMessage["headers"]; body: string };
 

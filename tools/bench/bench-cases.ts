@@ -1,3 +1,5 @@
+import { apiUrl } from "@/lib/api/api-url";
+import { API_ROUTES } from "@/lib/api/routes";
 import "server-only";
 import pg from "pg";
 import { buildToolsAudit } from "@/lib/annotations/build-audit";
@@ -55,8 +57,7 @@ function listQuery(overrides: Partial<RecordsQuery> = {}): RecordsQuery {
 }
 
 function recordsPath(params: Record<string, string>): string {
-  const search = new URLSearchParams(params).toString();
-  return `/api/v1/records${search ? `?${search}` : ""}`;
+  return apiUrl(API_ROUTES.listRecords, {}, params);
 }
 
 /** Inputs drawn from the loaded data: keys spread over the table, cursors 100,000 rows deep, stuck claims. */
@@ -117,7 +118,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       targets: { sqlP95Ms: 2, apiP95Ms: 50 },
       inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
       console: (db, text) => lookUpRefs(db, actor, text, { redact: redactionOf(config) }),
-      api: (text) => ({ method: "GET", path: `/api/v1/lookup?q=${encodeURIComponent(text)}` }),
+      api: (text) => ({ method: "GET", path: apiUrl(API_ROUTES.lookup, {}, { q: text }) }),
     },
     {
       // The SQL side is the lookup's search (lib/search/find-by-searchable.ts); over HTTP the same
@@ -184,7 +185,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       inputs: [""],
       prepare: liveTraffic,
       console: (db) => getMetrics(db, config, actor, { window: "48h", tool: null, tenant: null }, now()),
-      api: () => ({ method: "GET", path: "/api/v1/metrics?window=48h" }),
+      api: () => ({ method: "GET", path: apiUrl(API_ROUTES.metrics, {}, { window: "48h" }) }),
     },
     {
       // Issue #17: a scrape every 15 s or so must cost little and take no lock a writer waits on.
@@ -197,14 +198,14 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
           version: "bench",
           consoleUrl: "http://bench",
         }),
-      api: () => ({ method: "GET", path: "/api/v1/metrics/prometheus" }),
+      api: () => ({ method: "GET", path: apiUrl(API_ROUTES.prometheusScrape, {}) }),
     },
     {
       name: "record detail",
       targets: { sqlP95Ms: null, apiP95Ms: null },
       inputs: sampleKeys,
       console: (db, key) => getRecordDetail(db, config, actor, key, now()),
-      api: (key) => ({ method: "GET", path: `/api/v1/records/${key}` }),
+      api: (key) => ({ method: "GET", path: apiUrl(API_ROUTES.recordDetail, { key }) }),
     },
     {
       name: "resolve (compare-and-set + audit)",
@@ -219,7 +220,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
         }),
       api: (key) => ({
         method: "POST",
-        path: `/api/v1/records/${key}/resolve`,
+        path: apiUrl(API_ROUTES.resolveRecord, { key }),
         body: { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null },
       }),
     },
@@ -229,7 +230,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       inputs: [""],
       prepare: liveTraffic,
       console: (db) => buildToolsAudit(db, config, actor, "24h", now()),
-      api: () => ({ method: "GET", path: "/api/v1/tools/audit?window=24h" }),
+      api: () => ({ method: "GET", path: apiUrl(API_ROUTES.toolsAudit, {}, { window: "24h" }) }),
     },
   ];
 }

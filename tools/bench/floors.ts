@@ -1,3 +1,5 @@
+import { apiUrl } from "@/lib/api/api-url";
+import { API_ROUTES } from "@/lib/api/routes";
 import { timeRequest } from "./api-side";
 import type { ApiRequest, BenchCase } from "./bench-cases";
 import { summarise } from "./percentiles";
@@ -48,7 +50,7 @@ export async function measureFloors(
     const text = targets.lookupTexts[k % targets.lookupTexts.length]!;
     const bare = await timeRequest("bare lookup", targets.bare, {
       method: "GET",
-      path: `/api/v1/lookup?q=${encodeURIComponent(text)}`,
+      path: apiUrl(API_ROUTES.lookup, {}, { q: text }),
     });
     if (keep) samples.bare.push(bare.elapsed);
   }

@@ -1,3 +1,5 @@
+import { apiUrl } from "@/lib/api/api-url";
+import { API_ROUTES } from "@/lib/api/routes";
 import "server-only";
 import os from "node:os";
 import pg from "pg";
@@ -379,7 +381,7 @@ async function loadKinds(
     .filter((c) => c.requests.length > 0 && c.requests.every((r) => r.method === "GET"));
   return [
     ...reads.map((c) => ({ name: c.name, paths: c.requests.map((r) => r.path) })),
-    { name: EXPORT_KIND, paths: ["/api/v1/records/export?format=csv"] },
+    { name: EXPORT_KIND, paths: [apiUrl(API_ROUTES.exportRecords, {}, { format: "csv" })] },
   ];
 }
 
@@ -424,10 +426,9 @@ function exportSizes(rows: number, loadEnd: string): { label: string; path: stri
   return [0.01, 0.1, 1, 1].map((share, i) => {
     const wanted = Math.max(1, Math.round(biggest * share));
     const from = new Date(end.getTime() - (HISTORY_HOURS * 3_600_000 * wanted) / rows);
-    const query = new URLSearchParams({ format: "csv", from: from.toISOString(), to: end.toISOString() });
     return {
       label: `~${wanted.toLocaleString("en-US")} rows${i === 3 ? " again" : ""}`,
-      path: `/api/v1/records/export?${query.toString()}`,
+      path: apiUrl(API_ROUTES.exportRecords, {}, { format: "csv", from: from.toISOString(), to: end.toISOString() }),
     };
   });
 }
