@@ -21,6 +21,7 @@ const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
   [["bench"], async () => (await import("@/lib/cli/commands/bench")).registerBench],
   [["bench-guard"], async () => (await import("@/lib/cli/commands/bench-guard")).registerBenchGuard],
   [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
+  [["soak"], async () => (await import("@/lib/cli/commands/soak")).registerSoak],
   [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
   [["trim"], async () => (await import("@/lib/cli/commands/trim")).registerTrim],
   [["jobs"], async () => (await import("@/lib/cli/commands/jobs")).registerJobs],
