@@ -22,6 +22,7 @@ const COMMANDS: Array<[name: string[], load: () => Promise<Register>]> = [
   [["bench-guard"], async () => (await import("@/lib/cli/commands/bench-guard")).registerBenchGuard],
   [["bench-audit"], async () => (await import("@/lib/cli/commands/bench-audit")).registerBenchAudit],
   [["bench-writers"], async () => (await import("@/lib/cli/commands/bench-writers")).registerBenchWriters],
+  [["soak"], async () => (await import("@/lib/cli/commands/soak")).registerSoak],
   [["reconcile"], async () => (await import("@/lib/cli/commands/reconcile")).registerReconcile],
   [["audit"], async () => (await import("@/lib/cli/commands/audit")).registerAudit],
   [["trim"], async () => (await import("@/lib/cli/commands/trim")).registerTrim],

@@ -31,6 +31,13 @@ export type BenchServer = {
   stop(): Promise<void>;
 };
 
+export type BenchServerOptions = {
+  /** A processor of the caller's (the soak's, which can hang) instead of the always-"succeeded" one. */
+  processorUrl?: string;
+  /** More environment for `next start` (the soak's shorter job heartbeat). */
+  environment?: Record<string, string>;
+};
+
 const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email"];
 /** The bench's searchable fields: the loaded receipts' `id` (ch_…), as the demo configures charge_card. */
 export const BENCH_SEARCH: Record<string, Record<string, string>> = { charge_card: { receipt: "$.id" } };
@@ -41,7 +48,11 @@ export const BENCH_SEARCH: Record<string, Record<string, string>> = { charge_car
  * pointing every tool at a processor that says every reference was taken (so resolve can
  * complete), an admin token, and an admin session cookie signed with the server's secret.
  */
-export async function startBenchServer(databaseUrl: string, log: (line: string) => void): Promise<BenchServer> {
+export async function startBenchServer(
+  databaseUrl: string,
+  log: (line: string) => void,
+  options: BenchServerOptions = {},
+): Promise<BenchServer> {
   await ensureProductionBuild({ quietStdout: true });
   const processor = await listen(
     createServer((request, response) => {
@@ -56,7 +67,8 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
       );
     }),
   );
-  const processorUrl = `http://127.0.0.1:${(processor.address() as AddressInfo).port}`;
+  // The soak brings a processor that can hang; the one above then stands by unasked.
+  const processorUrl = options.processorUrl ?? `http://127.0.0.1:${(processor.address() as AddressInfo).port}`;
   const config = {
     tools: Object.fromEntries(
       TOOLS.map((tool) => [
@@ -84,6 +96,7 @@ export async function startBenchServer(databaseUrl: string, log: (line: string) 
       IDEM_CONFIG: configFile,
       NEXT_TELEMETRY_DISABLED: "1",
       IDEM_DEMO: "",
+      ...options.environment,
     }),
     stdio: ["ignore", "pipe", "pipe"],
   });
@@ -145,7 +158,7 @@ function listen(server: Server): Promise<Server> {
   });
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   const server = await listen(createServer());
   const { port } = server.address() as AddressInfo;
   await new Promise<void>((resolve) => server.close(() => resolve()));
