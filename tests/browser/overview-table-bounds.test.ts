@@ -75,6 +75,50 @@ describe.skipIf(browserMissing)("overview: table size and retention, in Chromium
     errors.expectNoPageErrors();
   });
 
+  it("says a trim did not finish when its run's heartbeat stopped without an end, at 1440 and 390", async () => {
+    // A run killed mid-way, as lib/audit/job-runs.ts leaves it: started, beat, no end. Its beat is 200 ms, so
+    // it is dead 1.2 s on; started now, so no trim another file finished earlier covers it.
+    const { rows } = await client.query<{ id: string }>(
+      `INSERT INTO job_run (id, job, actor, dry_run, started_at, heartbeat_at, heartbeat_ms, deleted)
+       VALUES (gen_random_uuid(), 'trim', 'system:cron', false, now(), now(), 200, 1240)
+       RETURNING id`,
+    );
+    await new Promise((r) => setTimeout(r, 1_500)); // six of its beats and more
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const mobile = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    try {
+      const page = await context.newPage();
+      await signInAs(page, "admin@demo.test", "/");
+      const trim = page.locator('[data-testid="overview-last-trim"]');
+      await trim.waitFor();
+      expect(await trim.textContent()).toBe("did not finish");
+      const block = (await page.locator('[data-testid="overview-table-bounds"]').textContent())!;
+      expect(block).toMatch(
+        /a run died: the newest started \d+ s ago, last heartbeat \d+ s ago; the next run finishes the rest/,
+      );
+      const axe = await new AxeBuilder({ page }).include('[data-testid="overview-table-bounds"]').analyze();
+      expect(axe.violations.map((v) => v.id)).toEqual([]);
+      mkdirSync("docs/screenshots/mobile", { recursive: true });
+      copyFileSync(await screenshot(page, "overview-dead-run"), "docs/screenshots/overview-dead-run.png");
+      const phone = await mobile.newPage();
+      await signInAs(phone, "admin@demo.test", "/");
+      const phoneTrim = phone.locator('[data-testid="overview-last-trim"]');
+      await phoneTrim.waitFor();
+      expect(await phoneTrim.textContent()).toBe("did not finish");
+      const overflow = await phone.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+      expect(overflow, "no sideways scrolling at 390 px").toBeLessThanOrEqual(0);
+      copyFileSync(
+        await screenshot(phone, "mobile-overview-dead-run"),
+        "docs/screenshots/mobile/overview-dead-run.png",
+      );
+      errors.expectNoPageErrors();
+    } finally {
+      await mobile.close();
+      await context.close();
+      await client.query("DELETE FROM job_run WHERE id = $1", [rows[0]!.id]);
+    }
+  });
+
   it("is not shown to a caller limited to one tenant (the figures are every tenant's)", async () => {
     const context = await browser.newContext();
     const page = await context.newPage();
