@@ -238,7 +238,9 @@ describe("every mutation route writes exactly one audit row; read-only POSTs wri
   };
 
   it("has a case for every mutating route in app/", () => {
-    expect(Object.keys(cases).sort()).toEqual(mutatingRoutes().filter((r) => !r.startsWith("POST /api/auth/")));
+    // The /api/v1 catch-all answers every method with a 404 and changes nothing (its rows are in tests/access).
+    const changing = mutatingRoutes().filter((r) => !r.startsWith("POST /api/auth/") && !r.endsWith("/[...path]"));
+    expect(Object.keys(cases).sort()).toEqual(changing);
   });
 
   for (const [name, testCase] of Object.entries(cases)) {
