@@ -104,7 +104,14 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
         ]);
       },
     });
-    // each row's transaction; each row's re-check.
-    expect(report.points).toEqual(["after-commit:1", "after-commit:2", "during-call:1", "during-call:2"]);
+    // the run's job_run row as it starts; each row's transaction; the run's end; each row's re-check.
+    expect(report.points).toEqual([
+      "after-commit:1",
+      "after-commit:2",
+      "after-commit:3",
+      "after-commit:4",
+      "during-call:1",
+      "during-call:2",
+    ]);
   }, 300_000);
 });
