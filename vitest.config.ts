@@ -53,7 +53,7 @@ export default defineConfig({
           exclude: [
             ...configDefaults.exclude,
             "tests/integration/pooled-session-state.test.ts",
-            // What `npm test` (scripts/run-tests.mjs) runs on its own, after the lanes.
+            // What `npm test` (scripts/run-tests.mjs) runs on its own, after the rest.
             ...(process.env.IDEM_TEST_EXCLUDE ?? "").split(",").filter(Boolean),
           ],
           globalSetup: ["tests/setup/global-database.ts"],
@@ -79,8 +79,6 @@ export default defineConfig({
         test: {
           name: "browser",
           include: ["tests/browser/**/*.test.ts"],
-          // scripts/run-tests.mjs runs the browser files in two lanes: this one leaves out the other's.
-          exclude: [...configDefaults.exclude, ...(process.env.IDEM_TEST_EXCLUDE ?? "").split(",").filter(Boolean)],
           globalSetup: ["tests/setup/global-console-server.ts"],
           setupFiles: ["tests/setup/fresh-environment.ts", "tests/setup/page-error-guard.ts"],
           testTimeout: 60_000,

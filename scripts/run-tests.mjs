@@ -1,51 +1,34 @@
-// `npm test`: every test, as three vitest runs side by side — the node and pgbouncer projects; the browser files
-// that start consoles of their own; the browser files that share the run's console. One vitest run would give
-// these 2 cores one worker and run the groups one after the other; the browser files spend much of their time
-// waiting (on Chromium, on a console's start, on polls), so a third lane fills the cores (docs/test-time.md).
-// The lanes share nothing but the PostgreSQL server (each has its own databases) and the one production build
-// (lib/build/build-lock.ts: the second lane waits for the first's build).
+// `npm test`: every test, as two vitest runs side by side — the browser project in one, the node and
+// pgbouncer projects in the other. One vitest run would give these 2 cores one worker and run the groups
+// one after the other; the two sides share nothing but the PostgreSQL server (each has its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
-// The one shared thing is the streaming replica: the node file that pauses its replay runs after the lanes,
-// so the browser's replica-lag file and it never wait on each other's paused sections.
+// The one shared thing is the streaming replica: the node file that pauses its replay runs after both
+// sides, so the browser's replica-lag file and it never wait on each other's paused sections.
 import { spawn } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
 
 const vitest = path.resolve("node_modules/vitest/vitest.mjs");
 /** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
 const REPLICA_FILE = "tests/integration/read-replica.test.ts";
-/** A browser file that starts a console of its own (its own database, history, build flags) rather than the run's. */
-const OWN_CONSOLE = /\bstartConsoleProcess\(|\bstartDatabase\(|next\/dist\/bin\/next/;
 const extra = process.argv.slice(2);
 
 if (extra.length > 0) {
   const child = spawn(process.execPath, [vitest, "run", ...extra], { stdio: "inherit" });
   child.on("close", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
 } else {
-  const ownConsoleFiles = readdirSync("tests/browser")
-    .filter((name) => name.endsWith(".test.ts"))
-    .map((name) => `tests/browser/${name}`)
-    .filter((file) => OWN_CONSOLE.test(readFileSync(file, "utf8")));
-  const logDir = path.resolve("test-results");
-  mkdirSync(logDir, { recursive: true });
-  console.log(
-    `browser tests run beside the others, in two lanes (${ownConsoleFiles.length} files with consoles of their own, and the rest); their output follows at the end (and in ${logDir})`,
-  );
-  const [node, ownConsoles, shared] = await Promise.all([
+  const browserLog = path.resolve("test-results/browser-tests.log");
+  mkdirSync(path.dirname(browserLog), { recursive: true });
+  console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
+  const [node, browser] = await Promise.all([
     run(["--project", "node", "--project", "pgbouncer"], true, { IDEM_TEST_EXCLUDE: REPLICA_FILE }),
-    run(["--project", "browser", ...ownConsoleFiles], false),
-    run(["--project", "browser"], false, { IDEM_TEST_EXCLUDE: ownConsoleFiles.join(",") }),
+    run(["--project", "browser"], false),
   ]);
-  for (const [name, lane] of [
-    ["browser tests with consoles of their own", ownConsoles],
-    ["browser tests on the run's console", shared],
-  ]) {
-    writeFileSync(path.join(logDir, `${name.replaceAll(" ", "-").replaceAll("'", "")}.log`), lane.output);
-    process.stdout.write(`\n===== ${name} =====\n${lane.output}`);
-  }
-  process.stdout.write(`\n===== ${REPLICA_FILE}, after the lanes =====\n`);
+  writeFileSync(browserLog, browser.output);
+  process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
+  process.stdout.write(`\n===== ${REPLICA_FILE}, after both =====\n`);
   const replica = await run(["--project", "node", REPLICA_FILE], true);
-  const sides = [node, ownConsoles, shared, replica];
+  const sides = [node, browser, replica];
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const side of sides) {
     const summary = /^Summary: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(side.output);
