@@ -26,6 +26,8 @@ const CASES: [string[], RegExp][] = [
   ]),
   [["reconcile", "--concurrency", "0", "--dry-run"], /--concurrency/],
   [["trim", "--batch", "1e309", "--dry-run"], /--batch/],
+  [["jobs", "--limit", "0"], /--limit/],
+  [["jobs", "--job", "sweep"], /--job/],
   [["bench-guard", "--iterations", "NaN"], /--iterations/],
   [["bench", "--rows", "1e7"], /--rows/],
   [["bench", "--iterations", "4"], /--iterations/],
