@@ -4,6 +4,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { expect } from "vitest";
 import type { Db } from "@/lib/db/prisma";
+import { idemNodeArgs } from "../helpers/idem-command";
 import { expectInvariant, snapshot, type ClaimsOf, type Watched } from "./invariant";
 
 /**
@@ -17,7 +18,7 @@ export type ChildCommand = { args: string[]; env: Record<string, string> };
 
 /** The CLI, as `npm run idem` runs it (under react-server, where "server-only" is empty). */
 export function cliChild(args: string[], env: Record<string, string>): ChildCommand {
-  return { args: ["--conditions=react-server", "lib/cli/main.ts", ...args], env };
+  return { args: [...idemNodeArgs(), ...args], env };
 }
 
 /** One POST to a route handler, in a child of its own (tests/crash/call-route.ts). */

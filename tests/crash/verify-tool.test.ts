@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
+import { tsxNodeArgs } from "../helpers/idem-command";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep, runChild, type ChildCommand } from "./crash-run";
 import type { ClaimsOf, Watched } from "./invariant";
@@ -30,8 +31,7 @@ describe("crash: idem verify-tool killed at its commit and its processor calls",
   const command = (): ChildCommand => {
     const server = quote([
       process.execPath,
-      path.resolve("node_modules/tsx/dist/cli.mjs"),
-      path.resolve("tests/fixtures/verify-shop-server.ts"),
+      ...tsxNodeArgs("tests/fixtures/verify-shop-server.ts"),
       "--mode",
       "guarded",
       "--database-url",

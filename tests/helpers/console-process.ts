@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import path from "node:path";
+import { idemNodeArgs } from "./idem-command";
 
 export type ConsoleProcess = { baseUrl: string; port: number; output(): string; stop(): Promise<void> };
 
@@ -17,7 +18,6 @@ export async function startConsoleProcess(options: {
   command?: "demo" | "serve";
 }): Promise<ConsoleProcess> {
   const baseUrl = `http://localhost:${options.port}`;
-  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
   const env: Record<string, string | undefined> = {
     ...process.env,
     NEXTAUTH_URL: baseUrl,
@@ -26,11 +26,10 @@ export async function startConsoleProcess(options: {
   };
   for (const [name, value] of Object.entries(env)) if (value === undefined) delete env[name];
   const command = options.command === "serve" ? ["serve", "--host", "127.0.0.1"] : ["demo"];
-  const child: ChildProcess = spawn(
-    process.execPath,
-    [tsx, "--conditions=react-server", "lib/cli/main.ts", ...command, "--port", String(options.port)],
-    { env: env as NodeJS.ProcessEnv, stdio: ["ignore", "pipe", "pipe"] },
-  );
+  const child: ChildProcess = spawn(process.execPath, [...idemNodeArgs(), ...command, "--port", String(options.port)], {
+    env: env as NodeJS.ProcessEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   child.stdout?.on("data", (d: Buffer) => (output += d.toString()));
   child.stderr?.on("data", (d: Buffer) => (output += d.toString()));

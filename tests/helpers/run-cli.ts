@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
+import { idemNodeArgs } from "./idem-command";
 
 export type CliResult = { code: number | null; stdout: string; stderr: string };
 
@@ -9,9 +9,8 @@ export function runCli(
   env: Record<string, string | undefined> = {},
   onStderr?: (text: string) => void,
 ): Promise<CliResult> {
-  const tsx = path.resolve("node_modules/tsx/dist/cli.mjs");
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [tsx, "--conditions=react-server", "lib/cli/main.ts", ...args], {
+    const child = spawn(process.execPath, [...idemNodeArgs(), ...args], {
       env: { ...process.env, IDEM_DEBUG: "", ...env },
       stdio: ["ignore", "pipe", "pipe"],
     });

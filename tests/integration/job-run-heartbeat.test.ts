@@ -1,5 +1,4 @@
 import { spawn } from "node:child_process";
-import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { deadJobRuns, listJobRuns, startJobRun } from "@/lib/audit/job-runs";
 import { parseConfig } from "@/lib/config/load";
@@ -7,6 +6,7 @@ import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
 import { toExposition } from "@/lib/metrics/prometheus-exposition";
 import { readScrapeFigures } from "@/lib/metrics/scrape-figures";
+import { idemNodeArgs } from "../helpers/idem-command";
 import { runCli } from "../helpers/run-cli";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 
@@ -60,19 +60,12 @@ describe("job runs that say when they died (real PostgreSQL, a real kill -9 of t
       SELECT md5('job-run-' || i), 'acme', 'charge_card', 'completed', now() - interval '10 days', now() - interval '10 days'
         FROM generate_series(1, ${OLD_ROWS}) AS i`;
     const env = { ...process.env, DATABASE_URL: database.url, IDEM_JOB_HEARTBEAT: BEAT, IDEM_DEBUG: "" };
-    // Its own process group: tsx runs the CLI in a child of its own, and a kill must reach both.
-    const cli = spawn(
-      process.execPath,
-      [
-        path.resolve("node_modules/tsx/dist/cli.mjs"),
-        "--conditions=react-server",
-        "lib/cli/main.ts",
-        "trim",
-        "--batch",
-        "20",
-      ],
-      { env, stdio: "ignore", detached: true },
-    );
+    // Its own process group, so the kill reaches anything it started.
+    const cli = spawn(process.execPath, [...idemNodeArgs(), "trim", "--batch", "20"], {
+      env,
+      stdio: "ignore",
+      detached: true,
+    });
     const trimRow = () => db.jobRun.findFirst({ where: { job: "trim" }, orderBy: { startedAt: "desc" } });
     try {
       await expect

@@ -12,6 +12,7 @@ import { parseConfig } from "@/lib/config/load";
 import { startDemoWorld } from "@/tools/demo/demo-world";
 import { deriveKey } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
+import { tsxNodeArgs } from "../helpers/idem-command";
 import { routeHandler } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
 
@@ -27,8 +28,7 @@ const fixture = (mode: string) => ({
   transport: "stdio",
   command: process.execPath,
   args: [
-    path.resolve("node_modules/tsx/dist/cli.mjs"),
-    path.resolve("tests/fixtures/verify-shop-server.ts"),
+    ...tsxNodeArgs("tests/fixtures/verify-shop-server.ts"),
     "--mode",
     mode,
     "--database-url",
@@ -48,8 +48,7 @@ const referenceWriter = {
   transport: "stdio",
   command: process.execPath,
   args: [
-    path.resolve("node_modules/tsx/dist/cli.mjs"),
-    path.resolve("tests/fixtures/reference-writer-server.ts"),
+    ...tsxNodeArgs("tests/fixtures/reference-writer-server.ts"),
     "--database-url",
     databaseUrl,
     "--processor",

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { fileURLToPath } from "node:url";
+import { sourcePath } from "@/lib/build/source-root";
 import { stopChild } from "./bench-server";
 import { withDeadline } from "./deadline";
 import type { ScheduleOptions, ScheduleSamples } from "./writer-schedule";
@@ -13,7 +13,7 @@ export type WriterChild = {
 };
 
 const RUN_GRACE_MS = 60_000;
-const WRITER_PROCESS = fileURLToPath(new URL("./writer-process.ts", import.meta.url));
+const WRITER_PROCESS = sourcePath("tools/bench/writer-process.ts");
 
 /** Starts the writer process (plain node with tsx's loader: the pid is the writer's own, for taskset). */
 export async function startWriterChild(databaseUrl: string): Promise<WriterChild> {

@@ -1,11 +1,12 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
+import { sourcePath } from "@/lib/build/source-root";
 import { emptyCounts, mergeCounts, type HistoryCounts } from "./history-counts";
 import type { HistoryWorkerMessage, HistoryWorkerRequest } from "./history-worker-protocol";
 import type { Progress } from "./run-plan";
 
-const WORKER_ENTRY = fileURLToPath(new URL("./history-worker.ts", import.meta.url));
+const WORKER_ENTRY = sourcePath("tools/demo/traffic/history-worker.ts");
 // The worker is TypeScript: load it through tsx whether the parent runs under tsx or vitest, with the
 // react-server condition as the CLI has, so a `server-only` module it reaches loads (empty) outside Next.
 const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
