@@ -18,6 +18,7 @@ export const ERROR_STATUS = {
   bad_listing: 400,
   text_too_long: 400,
   no_ref: 400,
+  method_not_allowed: 405,
   not_found: 404,
   unknown_tenant: 404,
   conflict: 409,

@@ -25,6 +25,8 @@ export const ERROR_CODES = [
   "bad_listing",
   "text_too_long",
   "no_ref",
+  // A method the route file does not serve (lib/api/method-not-allowed.ts).
+  "method_not_allowed",
   // What the domain found.
   "not_found",
   "unknown_tenant",
