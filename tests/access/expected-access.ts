@@ -1,5 +1,5 @@
 /**
- * Who reaches what: every page and every route handler (per HTTP method) of app/, against every
+ * Who reaches what: every page and every route handler (per HTTP method it serves) of app/, against every
  * kind of caller. tests/browser/access-matrix.test.ts reads the routes from app/ itself and fails,
  * naming it, on any route or method that has no row here, and on any row whose route is gone.
  *

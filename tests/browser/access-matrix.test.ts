@@ -10,6 +10,8 @@ import { connectTestDb } from "../helpers/db";
 
 // The access matrix over real HTTP against the running console: every page and every route
 // handler method found in app/ × every kind of caller, each cell as tests/access/expected-access.ts says.
+// A method a route file exports only to refuse it (methodsNotAllowed: a JSON 405 after the same
+// credential check) does nothing, so it has no row; tests/integration/method-not-allowed.test.ts covers those.
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
 const fixtures = {
@@ -118,7 +120,7 @@ describe("access matrix: every page and /api route × every kind of caller", () 
     credentials["metrics token"] = { bearer: metricsToken };
   });
 
-  it("has one row for each page and each exported method of each route handler in app/, and none for routes that are gone", () => {
+  it("has one row for each page and each served method of each route handler in app/, and none for routes that are gone", () => {
     const inApp = routeEntries(listAppRoutes());
     expect(inApp.length).toBeGreaterThan(20); // the walk found the app
     const missing = inApp.filter((entry) => !Object.hasOwn(EXPECTED_ACCESS, entry));

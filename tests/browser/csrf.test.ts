@@ -28,7 +28,7 @@ const system = {
   tenants: [],
 };
 
-/** Every mutating method of every /api/v1 route handler, read from app/. */
+/** Every mutating method each /api/v1 route handler serves, read from app/ (refused ones answer 405 after the same check). */
 const mutations = listAppRoutes()
   .filter((route) => route.kind === "route" && route.pattern.startsWith("/api/v1/"))
   .flatMap((route) =>

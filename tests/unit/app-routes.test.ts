@@ -41,6 +41,27 @@ describe("listAppRoutes", () => {
     ]);
   });
 
+  it("counts names destructured from methodsNotAllowed(…) as refused, any other destructured method as served", () => {
+    const app = fakeApp({
+      "api/v1/things/route.ts": [
+        "export const GET = handler;",
+        'export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");',
+      ].join("\n"),
+      // A real handler exported by destructuring still needs its access-matrix row.
+      "api/v1/others/route.ts": [
+        "export const { GET, POST: [PUT] } = makeHandlers();",
+        'export const { PATCH } = refusals; const refusals = methodsNotAllowed("GET");',
+        'export const DELETE = methodsNotAllowed("GET").DELETE;',
+      ].join("\n"),
+    });
+    const byPattern = Object.fromEntries(listAppRoutes(app).map((r) => [r.pattern, r]));
+    expect(byPattern["/api/v1/things"]).toMatchObject({
+      methods: ["GET"],
+      refused: ["DELETE", "PATCH", "POST", "PUT"],
+    });
+    expect(byPattern["/api/v1/others"]).toMatchObject({ methods: ["DELETE", "GET", "PATCH", "PUT"], refused: [] });
+  });
+
   it("reads this repository's app/: every /api/v1 route with at least one method", () => {
     const routes = listAppRoutes().filter((r) => r.kind === "route");
     expect(routes.map((r) => r.pattern)).toContain("/api/v1/records/[key]/resolve");
