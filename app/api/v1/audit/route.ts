@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { auditListContract } from "@/lib/api/contracts/operations";
 import { listAudit } from "@/lib/audit/list-audit";
 import { getConfig } from "@/lib/config/load";
@@ -10,3 +11,5 @@ export const GET = contractRoute(auditListContract, async ({ readDb, actor, quer
   if (!tenant.ok) return tenant;
   return reply(await listAudit(readDb, actor, query, { redact: redactionOf(getConfig()) }));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(auditListContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { duplicatesContract } from "@/lib/api/contracts/duplicates";
 import { getConfig } from "@/lib/config/load";
 import { readDuplicates } from "@/lib/duplicates/duplicates-report";
@@ -9,3 +10,5 @@ export const GET = contractRoute(duplicatesContract, async ({ readDb, actor, que
   if (!tenant.ok) return tenant;
   return reply(await readDuplicates(readDb, getConfig(), actor, query, new Date()));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(duplicatesContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { lookupContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { lookUpRefs } from "@/lib/records/lookup";
@@ -15,3 +16,5 @@ export const GET = contractRoute(lookupContract, async ({ readDb, actor, query, 
   const { kind: _kind, ...body } = result;
   return reply(body);
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(lookupContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { metricsContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { getMetrics } from "@/lib/metrics/query-metrics";
@@ -9,3 +10,5 @@ export const GET = contractRoute(metricsContract, async ({ db, readDb, actor, qu
   if (!tenant.ok) return tenant;
   return reply(await getMetrics(readDb, getConfig(), actor, query, new Date(), { rollUpOn: db }));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(metricsContract.method);

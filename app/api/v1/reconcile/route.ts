@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { reconcileContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -29,3 +30,5 @@ export const POST = contractRoute(reconcileContract, async ({ db, actor, body, r
   });
   return reply(result);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(reconcileContract.method);

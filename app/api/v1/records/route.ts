@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { listRecordsContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { loadRecordsListing } from "@/lib/records/records-listing";
@@ -9,3 +10,5 @@ export const GET = contractRoute(listRecordsContract, async ({ readDb, actor, qu
   if (!tenant.ok) return tenant;
   return reply(await loadRecordsListing(readDb, actor, query, getConfig(), new Date()));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(listRecordsContract.method);

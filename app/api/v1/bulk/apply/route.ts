@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { bulkApplyContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
@@ -13,3 +14,5 @@ export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body, r
     nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date(), nextStuckWithin),
   });
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(bulkApplyContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { bulkPlanContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
@@ -12,3 +13,5 @@ export const POST = contractRoute(bulkPlanContract, async ({ db, actor, body, re
   }
   return reply(await planBulkResolution(db, getConfig(), actor, body));
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(bulkPlanContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { explainKeyContract } from "@/lib/api/contracts/records";
 import { explainKey, parseExplainParams, type FieldError } from "@/lib/records/explain-key";
 
@@ -16,3 +17,5 @@ export const GET = contractRoute(explainKeyContract, async ({ db, actor, query, 
   if (!result.ok) return refusal(result.errors);
   return reply(result.explanation);
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(explainKeyContract.method);

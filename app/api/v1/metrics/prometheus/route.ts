@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { prometheusScrapeContract } from "@/lib/api/contracts/operations";
 import { getConfig } from "@/lib/config/load";
 import { env } from "@/lib/config/environment";
@@ -13,3 +14,5 @@ export const GET = contractRoute(prometheusScrapeContract, async ({ readDb, acto
   const body = await toExposition(figures, { version: packageJson.version, consoleUrl });
   return new Response(body, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(prometheusScrapeContract.method);

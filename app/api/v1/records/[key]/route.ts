@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { recordDetailContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { getRecordDetail } from "@/lib/records/record-detail";
@@ -9,3 +10,5 @@ export const GET = contractRoute(recordDetailContract, async ({ db, actor, param
   if (!detail) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." };
   return reply(detail);
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(recordDetailContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { exportRecordsContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
@@ -17,3 +18,5 @@ export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, 
     },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(exportRecordsContract.method);

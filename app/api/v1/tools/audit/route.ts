@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsAuditContract } from "@/lib/api/contracts/tools";
 import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit";
 import { getConfig } from "@/lib/config/load";
@@ -9,3 +10,5 @@ export const GET = contractRoute(toolsAuditContract, async ({ db, readDb, actor,
   if (!window) return { ok: false, code: "bad_window", message: "window must be one of 24h, 48h, 7d." };
   return reply(await buildToolsAudit(db, getConfig(), actor, window, new Date(), { evidenceDb: readDb }));
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAuditContract.method);

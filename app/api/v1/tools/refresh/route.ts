@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsRefreshContract } from "@/lib/api/contracts/tools";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
 import { getConfig } from "@/lib/config/load";
@@ -14,3 +15,5 @@ export const POST = contractRoute(toolsRefreshContract, async ({ db, actor, repl
     ),
   });
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsRefreshContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsAddServerContract } from "@/lib/api/contracts/tools";
 import { addHttpServer } from "@/lib/annotations/server-store";
 import { getConfig } from "@/lib/config/load";
@@ -9,3 +10,5 @@ export const POST = contractRoute(toolsAddServerContract, async ({ db, actor, bo
   if (!outcome.ok) return outcome;
   return reply({ server: outcome.server }, 201);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAddServerContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsUploadContract } from "@/lib/api/contracts/tools";
 import { parseToolsListing, MAX_LISTING_BYTES } from "@/lib/annotations/parse-listing";
 import { recordUploadedListing } from "@/lib/annotations/refresh-listings";
@@ -21,3 +22,5 @@ export const POST = contractRoute(toolsUploadContract, async ({ request, db, act
   const stored = await recordUploadedListing(db, actor, query.server, parsed.tools);
   return reply({ ...stored, tools: parsed.tools.length }, 201);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsUploadContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { allowRepeatContract } from "@/lib/api/contracts/records";
 import { allowRepeat } from "@/lib/resolve/allow-repeat";
 
@@ -8,3 +9,5 @@ export const POST = contractRoute(allowRepeatContract, async ({ db, actor, param
   if (!outcome.ok) return outcome;
   return reply({ before: outcome.before, auditId: outcome.auditId });
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(allowRepeatContract.method);

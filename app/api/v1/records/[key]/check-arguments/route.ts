@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { checkArgumentsContract } from "@/lib/api/contracts/records";
 import { checkRecordArguments } from "@/lib/records/check-arguments";
 
@@ -9,3 +10,5 @@ export const POST = contractRoute(checkArgumentsContract, async ({ db, actor, pa
   const { ok: _ok, ...check } = result;
   return reply(check);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(checkArgumentsContract.method);

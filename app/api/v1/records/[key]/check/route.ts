@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { checkRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { checkRecord } from "@/lib/resolve/check-record-with-processor";
@@ -9,3 +10,5 @@ export const POST = contractRoute(checkRecordContract, async ({ db, actor, param
   if (!result) return { ok: false, code: "not_found", message: "No record with this key in the tenants you can see." };
   return reply(result);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(checkRecordContract.method);

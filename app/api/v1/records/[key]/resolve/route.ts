@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { resolveRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { findOldestStuckClaim } from "@/lib/records/stuck-claims";
@@ -16,3 +17,5 @@ export const POST = contractRoute(resolveRecordContract, async ({ db, actor, par
     nextStuck: await findOldestStuckClaim(db, actor, getConfig(), new Date(), nextStuckWithin),
   });
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(resolveRecordContract.method);

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { revealRecordContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
 import { revealResponse } from "@/lib/records/reveal-response";
@@ -9,3 +10,5 @@ export const POST = contractRoute(revealRecordContract, async ({ db, actor, para
   const { ok: _ok, ...revealed } = result;
   return reply(revealed);
 });
+
+export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(revealRecordContract.method);

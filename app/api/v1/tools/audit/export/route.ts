@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsAuditExportContract } from "@/lib/api/contracts/tools";
 import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit";
 import { AUDIT_EXPORT_FORMATS } from "@/lib/annotations/tool-audit-types";
@@ -19,3 +20,5 @@ export const GET = contractRoute(toolsAuditExportContract, async ({ db, readDb, 
     },
   });
 });
+
+export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAuditExportContract.method);
