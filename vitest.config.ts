@@ -23,6 +23,7 @@ const API_INTEGRATION_FILES = [
   "bad-input-api",
   "lookup-detail-api",
   "lookup-ticket-api",
+  "method-not-allowed",
   "mutation-audit",
   "records-subject-api",
   "ref-fate",

@@ -33,6 +33,8 @@ const ROUTE_MODULES = {
 } as const;
 
 export type ApiRoutePath = keyof typeof ROUTE_MODULES;
+/** The table's paths, for a test that walks app/ to name a route file missing from it. */
+export const API_ROUTE_PATHS = Object.keys(ROUTE_MODULES) as ApiRoutePath[];
 export type RouteHandler = (
   request: Request,
   context: { params: Promise<Record<string, string>> },
