@@ -122,7 +122,7 @@ export function buildOpenApiDocument(contracts: readonly RouteContract[], versio
       title: "Idem Console API",
       version,
       description:
-        "The JSON API of Idem Console. Every error is `{error: {code, message, ...}}` with a code from one closed set; each operation names the permission it needs (x-permission). Browser sessions must send a same-origin Origin header on POST.",
+        "The JSON API of Idem Console. Every error is `{error: {code, message, ...}}` with a code from one closed set; each operation names the permission it needs (x-permission). Browser sessions must send a same-origin Origin header on POST. A method a path does not list is answered, after the same credential check as any route, 405 `method_not_allowed` with an Allow header naming the methods it has; a path not listed, 404 `not_found`.",
       license: { name: "Proprietary", identifier: "LicenseRef-Proprietary" },
     },
     servers: [{ url: "/", description: "This console" }],
