@@ -3,7 +3,7 @@ import { apiRoute } from "@/lib/api/api-route";
 import { ERROR_STATUS } from "@/lib/api/error-status";
 import { jsonError } from "@/lib/api/json-error";
 
-/** The methods every /api/v1 route file answers or refuses; Next derives HEAD (from GET) and OPTIONS itself. */
+/** The methods every /api/v1 route file answers or refuses; Next derives HEAD from GET. */
 export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 export type RouteMethod = (typeof ROUTE_METHODS)[number];
 
@@ -15,11 +15,11 @@ type Refusal = (request: Request, context: { params: Promise<unknown> }) => Prom
  * 405 instead of Next's empty one: `export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed("GET");`.
  * The caller is checked first, like every route, so an anonymous status never tells which routes exist.
  * The type leaves out the allowed methods: destructuring one of them does not compile.
- * Next's own OPTIONS now lists all five on every path; the 405's Allow is the true one (docs/api.md).
+ * It answers OPTIONS too: Next's own would list every method the file exports, refusals included.
  */
 export function methodsNotAllowed<const Allowed extends RouteMethod>(
   ...allowed: [Allowed, ...Allowed[]]
-): Omit<Record<RouteMethod, Refusal>, Allowed> {
+): Omit<Record<RouteMethod, Refusal>, Allowed> & { OPTIONS: Refusal } {
   const served = ROUTE_METHODS.filter((method) => (allowed as RouteMethod[]).includes(method));
   const allow = [...served, ...(served.includes("GET") ? ["HEAD"] : [])].join(", ");
   const refusal: Refusal = apiRoute<unknown>("records:read", async ({ request }) => {
@@ -33,5 +33,13 @@ export function methodsNotAllowed<const Allowed extends RouteMethod>(
     return response;
   });
   const refused = ROUTE_METHODS.filter((method) => !served.includes(method));
-  return Object.fromEntries(refused.map((method) => [method, refusal])) as Omit<Record<RouteMethod, Refusal>, Allowed>;
+  // Behind the same check: an anonymous OPTIONS must not tell a route from a path that has none.
+  const options: Refusal = apiRoute<unknown>(
+    "records:read",
+    async () => new Response(null, { status: 204, headers: { Allow: `${allow}, OPTIONS` } }),
+  );
+  return { ...Object.fromEntries(refused.map((method) => [method, refusal])), OPTIONS: options } as Omit<
+    Record<RouteMethod, Refusal>,
+    Allowed
+  > & { OPTIONS: Refusal };
 }

@@ -43,7 +43,7 @@ export type RouteHandler = (
 /** The handler of `method` at `path`; throws when the route has no such method (a test bug). */
 export async function routeHandler(
   path: ApiRoutePath,
-  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE",
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE" | "OPTIONS",
 ): Promise<RouteHandler> {
   const handler = ((await ROUTE_MODULES[path]()) as Record<string, unknown>)[method];
   if (typeof handler !== "function") throw new Error(`no ${method} handler at /api/v1/${path}`);

@@ -240,7 +240,7 @@ describe("every /api/v1 route answers as its contract says", () => {
     expect(failures).toEqual([]);
   });
   it("a path no route file matches answers the JSON error shape: 404 not_found, 401 first without credentials", async () => {
-    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE"] as const) {
+    for (const method of ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const) {
       const handler = await routeHandler("[...path]", method);
       const call = (authorization: string) =>
         handler(new Request("http://console.test/api/v1/no-such-route", { method, headers: { authorization } }), {

@@ -47,7 +47,7 @@ describe("a method a /api/v1 route does not serve: the API's JSON 405", () => {
   it("every route file serves or refuses each of GET, POST, PUT, PATCH, DELETE", () => {
     expect(routes.length).toBeGreaterThan(20); // the walk found the app
     const incomplete = routes
-      .filter((r) => [...r.methods, ...r.refused].sort().join() !== [...ROUTE_METHODS].sort().join())
+      .filter((r) => [...r.methods, ...r.refused].sort().join() !== [...ROUTE_METHODS, "OPTIONS"].sort().join())
       .map(
         (r) => `${r.file}: serves ${r.methods.join(", ") || "nothing"}, refuses ${r.refused.join(", ") || "nothing"}`,
       );
@@ -62,7 +62,19 @@ describe("a method a /api/v1 route does not serve: the API's JSON 405", () => {
     for (const route of routes) {
       const { path, params, module } = target(route.pattern);
       const allow = [...route.methods, ...(route.methods.includes("GET") ? ["HEAD"] : [])].sort();
-      for (const method of route.refused as (typeof ROUTE_METHODS)[number][]) {
+      // OPTIONS: behind the same 401, then the true Allow (Next's own would list the refusals too).
+      const optionsHandler = await routeHandler(module, "OPTIONS");
+      const options = (authorization: string) =>
+        optionsHandler(new Request(`http://console.test${path}`, { method: "OPTIONS", headers: { authorization } }), {
+          params: Promise.resolve(params),
+        });
+      const anonymousOptions = await options("Basic not-a-bearer-token");
+      if (anonymousOptions.status !== 401)
+        failures.push(`OPTIONS ${route.pattern} without credentials: ${anonymousOptions.status}`);
+      const allowed = await options(`Bearer ${adminToken}`);
+      if (allowed.status !== 204 || allowed.headers.get("allow") !== [...allow, "OPTIONS"].join(", "))
+        failures.push(`OPTIONS ${route.pattern}: ${allowed.status}, Allow ${allowed.headers.get("allow")}`);
+      for (const method of route.refused.filter((m) => m !== "OPTIONS") as (typeof ROUTE_METHODS)[number][]) {
         const handler = await routeHandler(module, method);
         const call = (authorization: string) =>
           handler(new Request(`http://console.test${path}`, { method, headers: { authorization } }), {

@@ -6,3 +6,4 @@ export const POST = unmatchedApiPath;
 export const PUT = unmatchedApiPath;
 export const PATCH = unmatchedApiPath;
 export const DELETE = unmatchedApiPath;
+export const OPTIONS = unmatchedApiPath;

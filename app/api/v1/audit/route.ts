@@ -12,4 +12,4 @@ export const GET = contractRoute(auditListContract, async ({ readDb, actor, quer
   return reply(await listAudit(readDb, actor, query, { redact: redactionOf(getConfig()) }));
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(auditListContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(auditListContract.method);

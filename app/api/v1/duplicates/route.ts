@@ -11,4 +11,4 @@ export const GET = contractRoute(duplicatesContract, async ({ readDb, actor, que
   return reply(await readDuplicates(readDb, getConfig(), actor, query, new Date()));
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(duplicatesContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(duplicatesContract.method);

@@ -17,4 +17,4 @@ export const GET = contractRoute(lookupContract, async ({ readDb, actor, query, 
   return reply(body);
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(lookupContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(lookupContract.method);

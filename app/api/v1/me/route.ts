@@ -6,4 +6,4 @@ export const GET = contractRoute(meContract, async ({ actor, reply }) =>
   reply({ kind: actor.kind, name: actor.name, role: actor.role, tenants: actor.tenants }),
 );
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(meContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(meContract.method);

@@ -11,4 +11,4 @@ export const GET = contractRoute(metricsContract, async ({ db, readDb, actor, qu
   return reply(await getMetrics(readDb, getConfig(), actor, query, new Date(), { rollUpOn: db }));
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(metricsContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(metricsContract.method);

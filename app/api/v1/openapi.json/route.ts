@@ -9,4 +9,4 @@ export const GET = contractRoute(openapiContract, async ({ reply }) =>
   reply(buildOpenApiDocument(API_CONTRACTS, packageJson.version)),
 );
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(openapiContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(openapiContract.method);

@@ -31,4 +31,4 @@ export const POST = contractRoute(reconcileContract, async ({ db, actor, body, r
   return reply(result);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(reconcileContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(reconcileContract.method);

@@ -11,4 +11,4 @@ export const GET = contractRoute(listRecordsContract, async ({ readDb, actor, qu
   return reply(await loadRecordsListing(readDb, actor, query, getConfig(), new Date()));
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(listRecordsContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(listRecordsContract.method);

@@ -15,4 +15,4 @@ export const POST = contractRoute(bulkApplyContract, async ({ db, actor, body, r
   });
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(bulkApplyContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(bulkApplyContract.method);

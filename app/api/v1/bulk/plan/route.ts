@@ -14,4 +14,4 @@ export const POST = contractRoute(bulkPlanContract, async ({ db, actor, body, re
   return reply(await planBulkResolution(db, getConfig(), actor, body));
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(bulkPlanContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(bulkPlanContract.method);

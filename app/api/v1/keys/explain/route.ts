@@ -18,4 +18,4 @@ export const GET = contractRoute(explainKeyContract, async ({ db, actor, query, 
   return reply(result.explanation);
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(explainKeyContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(explainKeyContract.method);

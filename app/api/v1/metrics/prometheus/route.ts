@@ -15,4 +15,4 @@ export const GET = contractRoute(prometheusScrapeContract, async ({ readDb, acto
   return new Response(body, { headers: { "content-type": PROMETHEUS_CONTENT_TYPE, "cache-control": "no-store" } });
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(prometheusScrapeContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(prometheusScrapeContract.method);

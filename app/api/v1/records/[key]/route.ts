@@ -11,4 +11,4 @@ export const GET = contractRoute(recordDetailContract, async ({ db, actor, param
   return reply(detail);
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(recordDetailContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(recordDetailContract.method);

@@ -19,4 +19,4 @@ export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, 
   });
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(exportRecordsContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(exportRecordsContract.method);

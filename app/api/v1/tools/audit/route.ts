@@ -11,4 +11,4 @@ export const GET = contractRoute(toolsAuditContract, async ({ db, readDb, actor,
   return reply(await buildToolsAudit(db, getConfig(), actor, window, new Date(), { evidenceDb: readDb }));
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAuditContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsAuditContract.method);

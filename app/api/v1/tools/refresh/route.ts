@@ -16,4 +16,4 @@ export const POST = contractRoute(toolsRefreshContract, async ({ db, actor, repl
   });
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsRefreshContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsRefreshContract.method);

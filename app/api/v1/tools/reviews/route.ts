@@ -9,4 +9,4 @@ export const POST = contractRoute(toolsReviewContract, async ({ db, actor, body,
   return reply({ reviewId: outcome.reviewId, auditId: outcome.auditId }, 201);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsReviewContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsReviewContract.method);

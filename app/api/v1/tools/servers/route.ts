@@ -11,4 +11,4 @@ export const POST = contractRoute(toolsAddServerContract, async ({ db, actor, bo
   return reply({ server: outcome.server }, 201);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAddServerContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsAddServerContract.method);

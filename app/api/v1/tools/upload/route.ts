@@ -23,4 +23,4 @@ export const POST = contractRoute(toolsUploadContract, async ({ request, db, act
   return reply({ ...stored, tools: parsed.tools.length }, 201);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsUploadContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsUploadContract.method);

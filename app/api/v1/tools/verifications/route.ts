@@ -10,4 +10,4 @@ export const POST = contractRoute(toolsVerifyContract, async ({ db, actor, body,
   return reply({ verification: outcome.verification, auditId: outcome.auditId });
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(toolsVerifyContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsVerifyContract.method);

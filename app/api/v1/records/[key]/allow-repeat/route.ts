@@ -10,4 +10,4 @@ export const POST = contractRoute(allowRepeatContract, async ({ db, actor, param
   return reply({ before: outcome.before, auditId: outcome.auditId });
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(allowRepeatContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(allowRepeatContract.method);

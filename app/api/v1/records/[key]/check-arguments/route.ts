@@ -11,4 +11,4 @@ export const POST = contractRoute(checkArgumentsContract, async ({ db, actor, pa
   return reply(check);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(checkArgumentsContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(checkArgumentsContract.method);

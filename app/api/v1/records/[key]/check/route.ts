@@ -11,4 +11,4 @@ export const POST = contractRoute(checkRecordContract, async ({ db, actor, param
   return reply(result);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(checkRecordContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(checkRecordContract.method);

@@ -18,4 +18,4 @@ export const POST = contractRoute(resolveRecordContract, async ({ db, actor, par
   });
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(resolveRecordContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(resolveRecordContract.method);

@@ -11,4 +11,4 @@ export const POST = contractRoute(revealRecordContract, async ({ db, actor, para
   return reply(revealed);
 });
 
-export const { GET, PUT, PATCH, DELETE } = methodsNotAllowed(revealRecordContract.method);
+export const { GET, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(revealRecordContract.method);

@@ -21,4 +21,4 @@ export const GET = contractRoute(toolsAuditExportContract, async ({ db, readDb, 
   });
 });
 
-export const { POST, PUT, PATCH, DELETE } = methodsNotAllowed(toolsAuditExportContract.method);
+export const { POST, PUT, PATCH, DELETE, OPTIONS } = methodsNotAllowed(toolsAuditExportContract.method);
