@@ -126,12 +126,12 @@ export function accessRequests({ missingKey, noSuchTenant, run }: MatrixFixtures
       ran: json("openapi: 3.1.0", (b) => b.openapi === "3.1.0"),
     },
     ...Object.fromEntries(
-      ["GET", "POST", "PUT", "PATCH", "DELETE"].map((method) => [
+      ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"].map((method) => [
         `${method} /api/v1/[...path]`,
         {
           path: "/api/v1/no-such-route/at-all",
-          body: method === "GET" ? undefined : "{}",
-          contentType: method === "GET" ? undefined : form,
+          body: method === "GET" || method === "OPTIONS" ? undefined : "{}",
+          contentType: method === "GET" || method === "OPTIONS" ? undefined : form,
           ran: errorCode("not_found"),
         },
       ]),

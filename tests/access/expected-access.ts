@@ -83,6 +83,7 @@ export const EXPECTED_ACCESS: Record<string, Row> = {
   "PUT /api/v1/[...path]":                 [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "PATCH /api/v1/[...path]":               [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "DELETE /api/v1/[...path]":              [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
+  "OPTIONS /api/v1/[...path]":             [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   "GET /api/v1/metrics":                   [401,       404,     404,     404,     404,     404,     404,     404,     404,     403],
   // The Prometheus scrape: any role, and the one route a metrics token may call.
   "GET /api/v1/metrics/prometheus":        [401,       200,     200,     200,     200,     200,     200,     200,     200,     200],
