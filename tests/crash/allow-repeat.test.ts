@@ -1,10 +1,9 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { allowRepeat } from "@/lib/resolve/allow-repeat";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase } from "./crash-setup";
 import { claimsByKey, IDEMPOTENCY } from "./invariant";
 
 // `idem allow-repeat <key> --reason … --yes` on a completed record, killed after its commit.
@@ -19,21 +18,12 @@ const support: Actor = {
 const REASON = "customer wants a second box on purpose";
 
 describe("crash: idem allow-repeat killed at its commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let round = 0;
   let key = "";
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("deletes the row with its one audit row, or neither; the same command again finishes it", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: () => cliChild(["allow-repeat", key, "--reason", REASON, "--yes"], { DATABASE_URL: database.url }),

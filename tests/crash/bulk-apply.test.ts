@@ -1,17 +1,10 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
-import { parseConfig } from "@/lib/config/load";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
 import { applyBulkResolution } from "@/lib/resolve/bulk-plan";
-import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { routeChild, crashAtEveryStep } from "./crash-run";
+import { markTokenUsed, useCrashDatabase, useCrashProcessor } from "./crash-setup";
 import { claimsByKey, IDEMPOTENCY } from "./invariant";
 
 // POST /api/v1/bulk/apply (the route handler in a child, an operator's token) over two stuck claims,
@@ -22,10 +15,8 @@ const operator: Actor = { ...system, name: "crash-operator", role: "operator" };
 const REASON = "processor outage; crash test";
 
 describe("crash: bulk apply killed at every commit and every processor call", () => {
-  let database: TestDatabase;
-  let db: Db;
-  let processor: DemoUpstream;
-  let configFile: string;
+  const database = useCrashDatabase();
+  const upstream = useCrashProcessor("bulk");
   let token: { id: string; token: string };
   let round = 0;
   /** The processor's charges before this round's own: the console asks, it never charges. */
@@ -37,24 +28,13 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
   ];
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-    processor = await startDemoProcessor();
-    configFile = path.join(mkdtempSync(path.join(tmpdir(), "idem-crash-bulk-")), "idem.config.json");
-    writeFileSync(
-      configFile,
-      JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
-    );
-    const created = await createToken(db, system, { name: "crash-bulk", role: "operator" });
+    const created = await createToken(database.db, system, { name: "crash-bulk", role: "operator" });
     token = { id: created.summary.id, token: created.token };
   }, 60_000);
-  afterAll(async () => {
-    await processor?.stop();
-    await db?.$disconnect();
-    await database?.drop();
-  });
 
   it("resolves each row once, with its audit row, whatever the kill; the same apply again finishes the rest", async () => {
+    const { db } = database;
+    const { processor } = upstream;
     const report = await crashAtEveryStep({
       db,
       // A function: each round's keys go into the request.
@@ -66,7 +46,7 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
             token: token.token,
             body: { reason: REASON, rows: rows() },
           },
-          { DATABASE_URL: database.url, IDEM_CONFIG: configFile },
+          { DATABASE_URL: database.url, IDEM_CONFIG: upstream.configFile },
         ),
       kinds: ["after-commit", "during-call"],
       watched: [IDEMPOTENCY],
@@ -78,20 +58,11 @@ describe("crash: bulk apply killed at every commit and every processor call", ()
         keys = { taken: key("taken"), notTaken: key("not-taken") };
         for (const k of [keys.taken, keys.notTaken])
           await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${k}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
-        const charged = await fetch(`${processor.url}/charges`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ card: "c_4242", amount_cents: 2_000 + round, reference: keys.taken }),
-        });
-        expect(charged.status).toBe(200);
-        // Used a moment ago: the handler's fire-and-forget last_used_at write stays out of the counted steps.
-        await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
+        await upstream.charge(keys.taken, 2_000 + round);
+        await markTokenUsed(db, token.id);
       },
       async nextRun() {
-        const config = parseConfig(
-          JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
-        );
-        await applyBulkResolution(db, config, operator, { reason: REASON, rows: rows() });
+        await applyBulkResolution(db, upstream.config(), operator, { reason: REASON, rows: rows() });
       },
       async expectDone() {
         expect(processor.stats().sideEffects - chargesBefore, "the test's one charge, nothing more").toBe(1);

@@ -1,15 +1,8 @@
 import { createHash } from "node:crypto";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig } from "@/lib/config/load";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { describe, expect, it } from "vitest";
 import { reconcile } from "@/lib/resolve/reconcile";
-import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase, useCrashProcessor } from "./crash-setup";
 import { claimsByKey, IDEMPOTENCY } from "./invariant";
 
 // `idem reconcile --concurrency 1` over two stuck claims (one the processor took, one it did not),
@@ -17,37 +10,21 @@ import { claimsByKey, IDEMPOTENCY } from "./invariant";
 const TENANT = "crash-reconcile";
 
 describe("crash: idem reconcile killed at every commit and every processor call", () => {
-  let database: TestDatabase;
-  let db: Db;
-  let processor: DemoUpstream;
-  let configFile: string;
+  const database = useCrashDatabase();
+  const upstream = useCrashProcessor("reconcile");
   let round = 0;
   /** The processor's charges before this round's own: the console asks, it never charges. */
   let chargesBefore = 0;
   let keys: { taken: string; notTaken: string };
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-    processor = await startDemoProcessor();
-    configFile = path.join(mkdtempSync(path.join(tmpdir(), "idem-crash-reconcile-")), "idem.config.json");
-    writeFileSync(
-      configFile,
-      JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await processor?.stop();
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("completes or releases each claim once, with its audit row, whatever the kill; the next run does the rest", async () => {
+    const { db } = database;
+    const { processor } = upstream;
     const report = await crashAtEveryStep({
       db,
       child: cliChild(["reconcile", "--tenant", TENANT, "--concurrency", "1"], {
         DATABASE_URL: database.url,
-        IDEM_CONFIG: configFile,
+        IDEM_CONFIG: upstream.configFile,
       }),
       kinds: ["after-commit", "during-call"],
       watched: [IDEMPOTENCY],
@@ -59,19 +36,11 @@ describe("crash: idem reconcile killed at every commit and every processor call"
         keys = { taken: key("taken"), notTaken: key("not-taken") };
         for (const k of [keys.taken, keys.notTaken])
           await db.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, created_at) VALUES (${k}, ${TENANT}, 'charge_card', 'in_progress', now() - interval '1 hour')`;
-        const charged = await fetch(`${processor.url}/charges`, {
-          method: "POST",
-          headers: { "content-type": "application/json" },
-          body: JSON.stringify({ card: "c_4242", amount_cents: 1_000 + round, reference: keys.taken }),
-        });
-        expect(charged.status).toBe(200);
+        await upstream.charge(keys.taken, 1_000 + round);
       },
       async nextRun() {
-        const config = parseConfig(
-          JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
-        );
         const options = { olderThanMs: null, tool: null, tenant: TENANT, limit: 100, concurrency: 1, dryRun: false };
-        await reconcile(db, config, options);
+        await reconcile(db, upstream.config(), options);
       },
       async expectDone() {
         expect(processor.stats().sideEffects - chargesBefore, "the test's one charge, nothing more").toBe(1);

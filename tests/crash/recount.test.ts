@@ -1,11 +1,10 @@
 import { createHash } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { recountMetrics } from "@/lib/metrics/recount";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase } from "./crash-setup";
 import type { ClaimsOf, Watched } from "./invariant";
 
 // `idem rollup --recount-from <hour>` after a backfill into that rolled hour, killed after its commit.
@@ -29,37 +28,31 @@ const recountClaims: ClaimsOf = async (row, { db, before }) => {
 };
 
 describe("crash: idem rollup --recount-from killed at its commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let round = 0;
   let auditBefore = 0n;
   const hour = new Date(Math.floor(Date.now() / HOUR_MS) * HOUR_MS - 3 * HOUR_MS);
 
   async function insertClaim(label: string): Promise<void> {
     const key = createHash("sha256").update(`crash-recount|${label}`).digest("hex");
-    await db.$executeRaw`
+    await database.db.$executeRaw`
       INSERT INTO idempotency (key, tenant, tool, status, created_at, updated_at)
       VALUES (${key}, 'acme', 'charge_card', 'completed', ${new Date(hour.getTime() + 60_000)}, ${new Date(hour.getTime() + 61_000)})`;
   }
   const executions = async () =>
     (
-      await db.$queryRaw<
+      await database.db.$queryRaw<
         { n: bigint }[]
       >`SELECT coalesce(sum(executions), 0)::bigint AS n FROM metrics_hourly WHERE hour = ${hour}`
     )[0]!.n;
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
     await insertClaim("first");
-    await rollUpSettled(db, new Date()); // the hour is rolled up, and frozen
+    await rollUpSettled(database.db, new Date()); // the hour is rolled up, and frozen
   }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
 
   it("changes the figures with its one audit row, or neither; a recount afterwards finishes it", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: cliChild(["rollup", "--recount-from", hour.toISOString()], { DATABASE_URL: database.url }),

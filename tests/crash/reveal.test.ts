@@ -2,14 +2,13 @@ import { createHash } from "node:crypto";
 import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { parseConfig } from "@/lib/config/load";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
 import { revealResponse } from "@/lib/records/reveal-response";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { crashAtEveryStep, routeChild } from "./crash-run";
+import { markTokenUsed, useCrashDatabase } from "./crash-setup";
 import { IDEMPOTENCY, type ClaimsOf } from "./invariant";
 
 // POST /api/v1/records/{key}/reveal (the route handler in a child, an operator's token), killed just
@@ -22,28 +21,22 @@ const REASON = "ticket 4711: the customer asks which address";
 const revealClaims: ClaimsOf = (row) => (row.action === "record.reveal" && row.key ? [{ disclosed: row.key }] : []);
 
 describe("crash: reveal killed before and after its commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let configFile: string;
   let token: { id: string; token: string };
   let round = 0;
   let key = "";
-  const reveals = () => db.auditLog.count({ where: { key, action: "record.reveal" } });
+  const reveals = () => database.db.auditLog.count({ where: { key, action: "record.reveal" } });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
     configFile = path.join(mkdtempSync(path.join(tmpdir(), "idem-crash-reveal-")), "idem.config.json");
     writeFileSync(configFile, "{}");
-    const created = await createToken(db, system, { name: "crash-reveal", role: "operator" });
+    const created = await createToken(database.db, system, { name: "crash-reveal", role: "operator" });
     token = { id: created.summary.id, token: created.token };
   }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
 
   it("discloses only what its audit row records, and changes no row", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: () =>
@@ -66,7 +59,7 @@ describe("crash: reveal killed before and after its commit", () => {
         await db.$executeRaw`
           INSERT INTO idempotency (key, tenant, tool, status, response, created_at, updated_at)
           VALUES (${key}, 'acme', 'ship_parcel', 'completed', ${JSON.stringify({ parcel: "p_1", contact: { email: EMAIL } })}::jsonb, now() - interval '1 hour', now() - interval '1 hour')`;
-        await db.apiToken.update({ where: { id: token.id }, data: { lastUsedAt: new Date() } });
+        await markTokenUsed(db, token.id);
       },
       async checkChild(result) {
         if (result.stdout.includes(EMAIL)) expect(await reveals(), "disclosed without its audit row").toBe(1);

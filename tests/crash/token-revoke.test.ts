@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createToken, revokeToken } from "@/lib/auth/tokens";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase } from "./crash-setup";
 import { API_TOKEN, type ClaimsOf } from "./invariant";
 
 // `idem token revoke <id>`, killed after its commit.
@@ -12,21 +11,12 @@ const byTokenId: ClaimsOf = (row) =>
   row.action === "token.revoke" ? [{ ids: [`api_token:${(row.before as { id: string }).id}`] }] : [];
 
 describe("crash: idem token revoke killed at its commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let round = 0;
   let id = "";
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("revokes with its one audit row, or neither; the same command again finishes it", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: () => cliChild(["token", "revoke", id], { DATABASE_URL: database.url }),

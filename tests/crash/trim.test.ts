@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
+import { describe, expect, it } from "vitest";
 import type { Actor } from "@/lib/identity/actor";
 import { trim } from "@/lib/retention/trim";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase } from "./crash-setup";
 import { IDEMPOTENCY, IDEMPOTENCY_EVENT, type ClaimsOf } from "./invariant";
 
 // `idem trim --batch 2 --include-unresolved` killed after each commit: three old rows (two
@@ -28,20 +27,11 @@ const trimClaims: ClaimsOf = async (row, { db, before }) => {
 };
 
 describe("crash: idem trim killed at every commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let round = 0;
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("leaves one audit row per deleted batch, never an unaudited delete; the next trim finishes the rest", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: cliChild(["trim", "--batch", "2", "--include-unresolved"], { DATABASE_URL: database.url }),

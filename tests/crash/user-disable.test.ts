@@ -1,9 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { disableUser, saveUser } from "@/lib/auth/users";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep } from "./crash-run";
+import { useCrashDatabase } from "./crash-setup";
 import { CONSOLE_USER, type ClaimsOf, type Watched } from "./invariant";
 
 // `idem user disable <email>` on a user with a live session, killed after its commit.
@@ -19,21 +18,12 @@ const userClaims: ClaimsOf = (row) =>
     : [];
 
 describe("crash: idem user disable killed at its commit", () => {
-  let database: TestDatabase;
-  let db: Db;
+  const database = useCrashDatabase();
   let round = 0;
   let email = "";
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-  }, 60_000);
-  afterAll(async () => {
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("disables the user and ends the session with one audit row, or neither; the same command again finishes it", async () => {
+    const { db } = database;
     const report = await crashAtEveryStep({
       db,
       child: () => cliChild(["user", "disable", email], { DATABASE_URL: database.url }),

@@ -1,14 +1,8 @@
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import path from "node:path";
 import { quote } from "shell-quote";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createPrismaClient, type Db } from "@/lib/db/prisma";
-import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
-import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
+import { describe, expect, it } from "vitest";
 import { tsxNodeArgs } from "../helpers/idem-command";
-import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
 import { cliChild, crashAtEveryStep, runChild, type ChildCommand } from "./crash-run";
+import { useCrashDatabase, useCrashProcessor } from "./crash-setup";
 import type { ClaimsOf, Watched } from "./invariant";
 
 // `idem verify-tool --stdio` against the guarded test shop (tests/fixtures/verify-shop-server.ts, in
@@ -22,10 +16,8 @@ const verifyClaims: ClaimsOf = (row) =>
     : [];
 
 describe("crash: idem verify-tool killed at its commit and its processor calls", () => {
-  let database: TestDatabase;
-  let db: Db;
-  let processor: DemoUpstream;
-  let configFile: string;
+  const database = useCrashDatabase();
+  const upstream = useCrashProcessor("verify");
   let round = 0;
   let chargesBefore = 0;
   const command = (): ChildCommand => {
@@ -37,32 +29,18 @@ describe("crash: idem verify-tool killed at its commit and its processor calls",
       "--database-url",
       database.url,
       "--processor",
-      processor.url,
+      upstream.processor.url,
     ]);
     const args = JSON.stringify({ card: "c_4242", amount_cents: 5_000 + round });
     return cliChild(["verify-tool", "--tool", "charge_card", "--stdio", server, "--args", args], {
       DATABASE_URL: database.url,
-      IDEM_CONFIG: configFile,
+      IDEM_CONFIG: upstream.configFile,
     });
   };
 
-  beforeAll(async () => {
-    database = await createTestDatabase();
-    db = createPrismaClient(database.url);
-    processor = await startDemoProcessor();
-    configFile = path.join(mkdtempSync(path.join(tmpdir(), "idem-crash-verify-")), "idem.config.json");
-    writeFileSync(
-      configFile,
-      JSON.stringify({ tools: { charge_card: { processor: { type: "http", baseUrl: processor.url } } } }),
-    );
-  }, 60_000);
-  afterAll(async () => {
-    await processor?.stop();
-    await db?.$disconnect();
-    await database?.drop();
-  });
-
   it("stores the run with its one audit row, or neither; the same command again charges nobody twice", async () => {
+    const { db } = database;
+    const { processor } = upstream;
     const report = await crashAtEveryStep({
       db,
       child: command,
