@@ -11,6 +11,16 @@ export async function getAffinity(pid: number): Promise<string> {
   return stdout.trim().split(":").pop()!.trim();
 }
 
+/** getAffinity, or null when the process ended before taskset read it (a backend that disconnected). */
+export async function affinityIfAlive(pid: number): Promise<string | null> {
+  try {
+    return await getAffinity(pid);
+  } catch (error) {
+    if (!processExists(pid)) return null;
+    throw error;
+  }
+}
+
 /** "0-2,5" → [0, 1, 2, 5]. */
 export function parseCpuList(list: string): number[] {
   return list.split(",").flatMap((part) => {

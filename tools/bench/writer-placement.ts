@@ -5,6 +5,7 @@ import {
   commandName,
   cpuTicks,
   cpusLastRunOn,
+  affinityIfAlive,
   getAffinity,
   parseCpuList,
   processExists,
@@ -107,7 +108,12 @@ export async function createCpuPlacement(
     load: [groups.self],
   });
   const remember = async (pids: number[]) => {
-    for (const pid of pids) if (!original.has(pid) && processExists(pid)) original.set(pid, await getAffinity(pid));
+    for (const pid of pids) {
+      if (original.has(pid)) continue;
+      // A backend may disconnect between the listing and the read (seen in CI): nothing is left to put back.
+      const mask = await affinityIfAlive(pid);
+      if (mask !== null) original.set(pid, mask);
+    }
   };
   const restoreSync = () => {
     for (const pid of processTree(groups.postmaster))
