@@ -291,15 +291,16 @@ async function measurePlacement(
       throw error;
     }
   };
-  if (placement && name !== "shared") {
-    await placement.pin(name);
-    log(
-      name === "isolated"
-        ? `isolated: PostgreSQL and the writer on CPU ${placement.databaseCpus}; the console, the load and the console's PostgreSQL backends on CPU ${placement.consoleCpus}`
-        : `pinned: PostgreSQL (the postmaster and its children) and the writer on CPU ${placement.databaseCpus}, the console and the load on CPU ${placement.consoleCpus}`,
-    );
-  }
   try {
+    // Inside the try: a pin that fails halfway (CI saw one) is undone by the restore below, never left in place.
+    if (placement && name !== "shared") {
+      await placement.pin(name);
+      log(
+        name === "isolated"
+          ? `isolated: PostgreSQL and the writer on CPU ${placement.databaseCpus}; the console, the load and the console's PostgreSQL backends on CPU ${placement.consoleCpus}`
+          : `pinned: PostgreSQL (the postmaster and its children) and the writer on CPU ${placement.databaseCpus}, the console and the load on CPU ${placement.consoleCpus}`,
+      );
+    }
     log(`${name}: writer alone, ${seconds} s at ${rate} calls/s…`);
     // Both phases start LOAD_RAMP_MS after a checkpoint: the loaded one's ramp-up is the alone one's pause.
     await checkpoint();
