@@ -1,20 +1,10 @@
 import type { TableBounds } from "@/lib/pages/console-page-data";
 import type { DeadJobRuns, JobRunRecord } from "@/lib/audit/job-runs";
+import { formatBytes } from "@/lib/format/bytes";
 import { formatAge } from "@/lib/format/relative-time";
 
 /** Past the retention by this much, the oldest row says the trim is not keeping up (the IdemOldestRowPastRetention alert's margin). */
 const RETENTION_MARGIN_MS = 6 * 3_600_000;
-
-function formatBytes(bytes: number): string {
-  const units = ["B", "kB", "MB", "GB", "TB"];
-  let value = bytes;
-  let unit = 0;
-  while (value >= 1024 && unit < units.length - 1) {
-    value /= 1024;
-    unit += 1;
-  }
-  return `${value.toLocaleString("en", { maximumFractionDigits: unit === 0 ? 0 : 1 })} ${units[unit]}`;
-}
 
 function lastRun(
   run: JobRunRecord | null,

@@ -2,6 +2,7 @@
 
 import { useEffect, useRef, useState, type MouseEvent } from "react";
 import { Button, buttonClass } from "@/components/ui/button";
+import { formatBytes } from "@/lib/format/bytes";
 
 /** How long a download runs before the page says it is under way: a quick one never flickers. */
 export const PROGRESS_AFTER_MS = 1_000;
@@ -125,12 +126,6 @@ export function DownloadLink({
 export function fileNameOf(disposition: string | null): string | null {
   const match = disposition ? /filename="([^"]+)"/.exec(disposition) : null;
   return match?.[1] ?? null;
-}
-
-export function formatBytes(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(0)} kB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }
 
 function capitalised(text: string): string {
