@@ -1,12 +1,12 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { signInAs } from "../helpers/sign-in";
 import { watchPageErrors } from "../helpers/page-errors";
+import { seriousViolations } from "../helpers/axe";
 
 const run = randomBytes(3).toString("hex");
 const REASON = "ticket 5121: the customer orders a second, identical gift card";
@@ -14,10 +14,7 @@ const SHOTS = process.env.IDEM_SHOTS_DIR;
 
 /** axe's serious and critical findings on the page as it is now. */
 async function axeFindings(page: Page): Promise<string[]> {
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return seriousViolations(page);
 }
 
 async function shoot(page: Page, name: string): Promise<void> {

@@ -1,6 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { createHash, randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
@@ -11,6 +10,7 @@ import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
+import { seriousViolations } from "../helpers/axe";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -225,9 +225,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
           expect(await status.locator("time").getAttribute("datetime")).toBe(state.record.finishedAt.toISOString());
           const box = await status.boundingBox();
           expect(box!.x + box!.width).toBeLessThanOrEqual(viewport.width);
-          const axe = await new AxeBuilder({ page }).analyze();
-          const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-          expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+          expect(await seriousViolations(page)).toEqual([]);
           mkdirSync(dir, { recursive: true });
           copyFileSync(
             await screenshot(page, `audit-chain-${state.name}-${viewport.width}`),

@@ -1,6 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
@@ -12,6 +11,7 @@ import { DUPLICATE_SCAN_LOCK_ID, scanDuplicates } from "@/lib/duplicates/scan-du
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInInContext } from "../helpers/sign-in";
+import { seriousViolations } from "../helpers/axe";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `dups-${run}`;
@@ -154,9 +154,7 @@ describe.skipIf(browserMissing)("duplicates page, in Chromium", () => {
       expect(await page.textContent('[data-testid="duplicates-scanned-through"]')).toMatch(COUNTED_THROUGH);
       expect(await page.textContent("main")).toContain("Tools not listed record no arguments hash: not recorded");
 
-      const axe = await new AxeBuilder({ page }).analyze();
-      const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);
       expect(width, `the page at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
       mkdirSync(dir, { recursive: true });

@@ -1,10 +1,10 @@
 import { createHash, randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { signInAs } from "../helpers/sign-in";
+import { axeViolations } from "../helpers/axe";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `ticket-${run}`;
@@ -58,7 +58,7 @@ describe.skipIf(browserMissing)("lookup of a whole ticket, in Chromium: one answ
         .waitFor();
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow).toBeLessThanOrEqual(0);
-      const violations = (await new AxeBuilder({ page }).analyze()).violations.map((v) => v.id);
+      const violations = (await axeViolations(page)).map((v) => v.id);
       expect(violations).toEqual([]);
       await screenshot(page, `lookup-ticket-${width}`);
       await context.close();

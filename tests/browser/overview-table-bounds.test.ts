@@ -1,4 +1,3 @@
-import AxeBuilder from "@axe-core/playwright";
 import { randomBytes } from "node:crypto";
 import { copyFileSync, mkdirSync } from "node:fs";
 import pg from "pg";
@@ -7,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInAs } from "../helpers/sign-in";
+import { axeViolations } from "../helpers/axe";
 
 // The overview's table-size block: rows labelled as an estimate, bytes from the catalog, the oldest
 // row against the retention, the jobs' last runs; shown to callers who see every tenant only.
@@ -58,8 +58,7 @@ describe.skipIf(browserMissing)("overview: table size and retention, in Chromium
     expect(await page.textContent('[data-testid="overview-bytes-per-row"]')).toMatch(/^≈ [\d,]+ B$/);
     expect(await block.textContent()).toContain("retention 48 h");
     expect(await page.textContent('[data-testid="overview-last-trim"]')).toMatch(/ago$|^never$/);
-    const axe = await new AxeBuilder({ page }).include('[data-testid="overview-table-bounds"]').analyze();
-    expect(axe.violations.map((v) => v.id)).toEqual([]);
+    expect((await axeViolations(page, '[data-testid="overview-table-bounds"]')).map((v) => v.id)).toEqual([]);
     mkdirSync("docs/screenshots/mobile", { recursive: true });
     copyFileSync(await screenshot(page, "overview"), "docs/screenshots/overview.png");
 
@@ -96,8 +95,7 @@ describe.skipIf(browserMissing)("overview: table size and retention, in Chromium
       expect(block).toMatch(
         /a run died: the newest started \d+ s ago, last heartbeat \d+ s ago; the next run finishes the rest/,
       );
-      const axe = await new AxeBuilder({ page }).include('[data-testid="overview-table-bounds"]').analyze();
-      expect(axe.violations.map((v) => v.id)).toEqual([]);
+      expect((await axeViolations(page, '[data-testid="overview-table-bounds"]')).map((v) => v.id)).toEqual([]);
       mkdirSync("docs/screenshots/mobile", { recursive: true });
       copyFileSync(await screenshot(page, "overview-dead-run"), "docs/screenshots/overview-dead-run.png");
       const phone = await mobile.newPage();

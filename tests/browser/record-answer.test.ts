@@ -1,6 +1,5 @@
 import { randomBytes } from "node:crypto";
 import { mkdirSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -13,6 +12,7 @@ import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInAs } from "../helpers/sign-in";
+import { axeViolations } from "../helpers/axe";
 
 const run = randomBytes(3).toString("hex");
 const tenant = `answer-${run}`;
@@ -118,7 +118,7 @@ describe.skipIf(browserMissing)("the record page answers first, in Chromium", ()
   async function saveShots(page: import("playwright-core").Page, name: string) {
     for (const width of [1440, 390]) {
       await page.setViewportSize({ width, height: width === 390 ? 844 : 900 });
-      const violations = (await new AxeBuilder({ page }).analyze()).violations.map((v) => `${v.id}: ${v.help}`);
+      const violations = (await axeViolations(page)).map((v) => `${v.id}: ${v.help}`);
       expect(violations, `${name} at ${width} px`).toEqual([]);
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
       expect(overflow, `${name} at ${width} px scrolls sideways`).toBeLessThanOrEqual(0);

@@ -1,12 +1,12 @@
 import { createHash, randomBytes } from "node:crypto";
 import { mkdirSync, readFileSync } from "node:fs";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, Page, Route } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { browserMissing, launchChromium } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
 import { signInAs } from "../helpers/sign-in";
+import { axeViolations } from "../helpers/axe";
 
 // The records page's export buttons (components/ui/download-link.tsx): the file the API streams is
 // saved under its own name with every row; an export that takes more than a second says so, with a
@@ -81,8 +81,9 @@ describe.skipIf(browserMissing)("records export from the page, in Chromium", () 
       mkdirSync("docs/screenshots/mobile", { recursive: true });
       // The first screen, where the buttons are (a whole-page shot of 240 rows would bury them).
       await page.screenshot({ path: "docs/screenshots/records-export-progress.png" });
-      const axe = await new AxeBuilder({ page }).include('[data-testid="export-buttons"]').analyze();
-      expect(axe.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
+      expect((await axeViolations(page, '[data-testid="export-buttons"]')).map((v) => `${v.id}: ${v.help}`)).toEqual(
+        [],
+      );
       const download = await downloaded;
       expect(download.suggestedFilename()).toMatch(/^idem-records.*\.json$/);
       await expect.poll(() => progress.textContent()).toBe("");

@@ -1,7 +1,6 @@
 import { copyFileSync, mkdirSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import AxeBuilder from "@axe-core/playwright";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import pg from "pg";
@@ -11,6 +10,7 @@ import { freePort } from "../helpers/free-port";
 import { startTestReplica, waitForReplay, whileReplayPaused } from "../helpers/replica";
 import { signInAs } from "../helpers/sign-in";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { seriousViolations } from "../helpers/axe";
 
 // A console (the demo launcher, its writers running) whose reads go to a real streaming replica
 // of its own database: with replay paused the replica falls behind, and the records page says by
@@ -67,9 +67,7 @@ describe.skipIf(browserMissing)("the replica lag banner", () => {
       await expect.poll(() => banner.count()).toBe(1);
       expect(await banner.textContent()).toMatch(/This page may be \d+ s out of date\..*\d+ s behind the primary/);
 
-      const axe = await new AxeBuilder({ page }).analyze();
-      const serious = axe.violations.filter((v) => v.impact === "serious" || v.impact === "critical");
-      expect(serious.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`)).toEqual([]);
+      expect(await seriousViolations(page)).toEqual([]);
       mkdirSync("docs/screenshots/mobile", { recursive: true });
       await page.setViewportSize({ width: 1440, height: 900 });
       copyFileSync(await screenshot(page, "replica-lag"), "docs/screenshots/replica-lag.png");

@@ -1,6 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
@@ -9,6 +8,7 @@ import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { connectTestDb } from "../helpers/db";
 import { addTenantUser, auditOf, charge, insertStuckClaim, rowOf } from "../helpers/stuck-fixtures";
+import { seriousViolations as axeSerious } from "../helpers/axe";
 
 // What got in a new operator's way on the Stuck page (issue #29, "Operators"): the list's order,
 // a disabled button that looked enabled, a column that moved, a dialog that did not say what it
@@ -34,10 +34,7 @@ async function docShot(page: Page, name: string, options: { viewportOnly?: boole
 
 async function seriousViolations(page: Page) {
   await page.waitForFunction(() => document.title.trim() !== "");
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return axeSerious(page);
 }
 
 /** The listed claims' keys, top to bottom. */

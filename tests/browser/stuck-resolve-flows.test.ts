@@ -1,6 +1,5 @@
 import { copyFileSync, mkdirSync } from "node:fs";
 import { randomBytes } from "node:crypto";
-import AxeBuilder from "@axe-core/playwright";
 import pg from "pg";
 import type { Browser, BrowserContext, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
@@ -9,6 +8,7 @@ import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { connectTestDb } from "../helpers/db";
 import { addTenantUser, auditOf, charge, focusIsOn, insertStuckClaim, rowOf } from "../helpers/stuck-fixtures";
+import { seriousViolations as axeSerious } from "../helpers/axe";
 
 // Flows that end well (#16, item 3): the operator clears stuck claims from the list itself, from
 // the record page and in bulk, and each ends on a confirmation that names what happened, links
@@ -42,10 +42,7 @@ async function seriousViolations(page: Page) {
   // A refresh after a resolve streams the page again, its <title> with the metadata at the end: judge the
   // page once it has one (CI caught axe reading "document-title" mid-stream).
   await page.waitForFunction(() => document.title.trim() !== "");
-  const results = await new AxeBuilder({ page }).analyze();
-  return results.violations
-    .filter((v) => v.impact === "serious" || v.impact === "critical")
-    .map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(" ")).join(", ")}`);
+  return axeSerious(page);
 }
 
 describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium", () => {
