@@ -64,7 +64,7 @@ async function build(marker: string, quietStdout: boolean): Promise<void> {
   const startedAt = Date.now();
   const child = spawn(process.execPath, [nextBin(), "build"], {
     stdio: quietStdout ? ["ignore", 2, 2] : "inherit",
-    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: "1" }),
+    env: childEnvironment({ NEXT_TELEMETRY_DISABLED: "1", IDEM_BUILD_SKIP_TYPECHECK: "1" }),
   });
   // Ctrl-C or a SIGTERM during the build stops the build too, rather than orphaning it.
   const stop = () => child.kill("SIGTERM");
