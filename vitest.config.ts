@@ -43,9 +43,21 @@ export default defineConfig({
       {
         ...shared,
         test: {
+          // No database, no browser, no module state between files: every file in one process per worker
+          // (a fork per file cost as much as the tests themselves, docs/test-time.md).
+          name: "unit",
+          include: ["tests/unit/**/*.test.ts"],
+          isolate: false,
+          setupFiles: ["tests/setup/fresh-environment.ts"],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        ...shared,
+        test: {
           name: "node",
           include: [
-            "tests/unit/**/*.test.ts",
             "tests/integration/**/*.test.ts",
             "tests/cli/**/*.test.ts",
             // Real processes killed at each step of each mutation path (docs/crash-tests.md).

@@ -1,4 +1,4 @@
-// `npm test`: every test, as two vitest runs side by side — the browser project in one, the node and
+// `npm test`: every test, as two vitest runs side by side — the browser project in one, the unit, node and
 // pgbouncer projects in the other. One vitest run would give these 2 cores one worker and run the groups
 // one after the other; the two sides share nothing but the PostgreSQL server (each has its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
@@ -21,7 +21,9 @@ if (extra.length > 0) {
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
   const [node, browser] = await Promise.all([
-    run(["--project", "node", "--project", "pgbouncer"], true, { IDEM_TEST_EXCLUDE: REPLICA_FILE }),
+    run(["--project", "unit", "--project", "node", "--project", "pgbouncer"], true, {
+      IDEM_TEST_EXCLUDE: REPLICA_FILE,
+    }),
     run(["--project", "browser"], false),
   ]);
   writeFileSync(browserLog, browser.output);
