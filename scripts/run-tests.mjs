@@ -43,6 +43,9 @@ if (extra.length > 0) {
     }
   }
   const failed = sides.some((side) => side.code !== 0);
+  // The node side streams first; a CI log that keeps only its tail would otherwise not name its failures.
+  const failures = sides.flatMap((side) => failedLines(side.output));
+  if (failures.length > 0) process.stdout.write(`\nFailed:\n${failures.join("\n")}\n`);
   if (failed && total.failed === 0) total.failed = 1; // a non-zero exit is a failure even with every test green
   process.stdout.write(`\nSummary: ${total.passed} passed, ${total.failed} failed, ${total.skipped} skipped\n`);
   process.exit(failed ? 1 : 0);
@@ -64,4 +67,10 @@ function run(args, live, env = {}) {
     child.stderr.on("data", take(process.stderr));
     child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
   });
+}
+
+/** vitest's lines for failed files and tests (FAIL …, × …), without colour codes. */
+function failedLines(output) {
+  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
+  return [...new Set(plain.split("\n").filter((line) => /^\s*(FAIL|×)\s/.test(line)).map((line) => line.trim()))];
 }
