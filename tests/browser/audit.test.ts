@@ -218,6 +218,8 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
           const context = await browser.newContext({ viewport });
           const page = await signInInContext(context, "viewer@demo.test", `/audit?tenant=${TENANT}`);
           const status = page.locator('[data-testid="audit-chain-status"]');
+          // Streamed behind a Suspense boundary: in the DOM, still hidden, until React reveals it.
+          await status.waitFor({ state: "visible" });
           await expect.poll(() => status.getAttribute("data-state"), SERVER_RENDER).toBe(state.name);
           const text = (await status.textContent()) ?? "";
           expect(text).toContain(state.text);
