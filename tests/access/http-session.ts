@@ -13,8 +13,10 @@ const SESSION_COOKIE = /^(__Secure-)?next-auth\.session-token=/;
  * Signs in with a demo account the way the sign-in form does, over plain HTTP: next-auth's CSRF
  * token (GET /api/auth/csrf), then its credentials callback. No browser needed for a cookie.
  */
-export async function signInOverHttp(baseUrl: string, email: string): Promise<HttpSession> {
-  const csrf = await fetch(`${baseUrl}/api/auth/csrf`);
+export async function signInOverHttp(baseUrl: string, email: string, userAgent?: string): Promise<HttpSession> {
+  // The session row keeps the user agent (lib/auth/console-sessions.ts): a browser's helper passes its own.
+  const agent: Record<string, string> = userAgent ? { "user-agent": userAgent } : {};
+  const csrf = await fetch(`${baseUrl}/api/auth/csrf`, { headers: agent });
   const { csrfToken } = (await csrf.json()) as { csrfToken: string };
   const csrfCookie = csrf.headers
     .getSetCookie()
@@ -23,7 +25,7 @@ export async function signInOverHttp(baseUrl: string, email: string): Promise<Ht
   const response = await fetch(`${baseUrl}/api/auth/callback/demo`, {
     method: "POST",
     redirect: "manual",
-    headers: { "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
+    headers: { ...agent, "content-type": "application/x-www-form-urlencoded", cookie: csrfCookie },
     body: new URLSearchParams({ csrfToken, email, password: DEMO_PASSWORD, callbackUrl: `${baseUrl}/`, json: "true" }),
   });
   const setCookie = response.headers.getSetCookie().find((line) => SESSION_COOKIE.test(line));
