@@ -35,6 +35,25 @@ const API_INTEGRATION_FILES = [
   "pooled-session-state",
 ].map((name) => `tests/integration/${name}.test.ts`);
 
+/**
+ * The browser files that start consoles of their own (their own database, data directory and port) and
+ * never use the shared one: `npm test` runs them beside the node files, not in the browser run's line.
+ */
+const OWN_CONSOLE_FILES = [
+  "database-faults",
+  "embedded-concurrency",
+  "many-consoles",
+  "oidc-sign-in",
+  "records-demo-facets",
+  "replica-lag",
+].map((name) => `tests/browser/${name}.test.ts`);
+
+const browserTest = {
+  setupFiles: ["tests/setup/fresh-environment.ts", "tests/setup/page-error-guard.ts"],
+  testTimeout: 60_000,
+  hookTimeout: 60_000,
+};
+
 export default defineConfig({
   ...shared,
   test: {
@@ -92,12 +111,16 @@ export default defineConfig({
         test: {
           name: "browser",
           include: ["tests/browser/**/*.test.ts"],
+          exclude: [...configDefaults.exclude, ...OWN_CONSOLE_FILES],
           globalSetup: ["tests/setup/global-console-server.ts"],
-          setupFiles: ["tests/setup/fresh-environment.ts", "tests/setup/page-error-guard.ts"],
-          testTimeout: 60_000,
-          hookTimeout: 60_000,
+          ...browserTest,
+          // One shared console and database: one file at a time.
           fileParallelism: false,
         },
+      },
+      {
+        ...shared,
+        test: { name: "own-console", include: OWN_CONSOLE_FILES, ...browserTest },
       },
     ],
   },

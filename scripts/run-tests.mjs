@@ -1,9 +1,10 @@
-// `npm test`: every test, as two vitest runs side by side — the browser project in one, the unit, node and
-// pgbouncer projects in the other. One vitest run would give these 2 cores one worker and run the groups
-// one after the other; the two sides share nothing but the PostgreSQL server (each has its own database).
+// `npm test`: every test, as two vitest runs side by side — the browser project (one shared console, one
+// file at a time) in one; the unit, node, pgbouncer and own-console projects (browser files with consoles of
+// their own) in the other. One vitest run would give these 2 cores one worker and run the groups one after
+// the other; the two sides share nothing but the PostgreSQL server (each has its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
 // The one shared thing is the streaming replica: the node file that pauses its replay runs after both
-// sides, so the browser's replica-lag file and it never wait on each other's paused sections.
+// sides, so it and the replica-lag browser file (own-console) never wait on each other's paused sections.
 import { spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import path from "node:path";
@@ -21,7 +22,7 @@ if (extra.length > 0) {
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
   const [node, browser] = await Promise.all([
-    run(["--project", "unit", "--project", "node", "--project", "pgbouncer"], true, {
+    run(["--project", "unit", "--project", "node", "--project", "pgbouncer", "--project", "own-console"], true, {
       IDEM_TEST_EXCLUDE: REPLICA_FILE,
     }),
     run(["--project", "browser"], false),
@@ -72,5 +73,12 @@ function run(args, live, env = {}) {
 /** vitest's lines for failed files and tests (FAIL …, × …), without colour codes. */
 function failedLines(output) {
   const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
-  return [...new Set(plain.split("\n").filter((line) => /^\s*(FAIL|×)\s/.test(line)).map((line) => line.trim()))];
+  return [
+    ...new Set(
+      plain
+        .split("\n")
+        .filter((line) => /^\s*(FAIL|×)\s/.test(line))
+        .map((line) => line.trim()),
+    ),
+  ];
 }
