@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { passwordSignIn } from "@/lib/auth/password-sign-in";
+import { verifyPassword } from "@/lib/auth/passwords";
 import { SIGN_IN_THROTTLE, throttleState } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
 import { connectTestDb } from "../helpers/db";
@@ -15,6 +16,12 @@ const admin = {
   tenants: [],
 };
 const MINUTE = 60_000;
+
+// The real verifyPassword, watched: which hash each sign-in ran scrypt against.
+vi.mock("@/lib/auth/passwords", async (original) => {
+  const real = await original<typeof import("@/lib/auth/passwords")>();
+  return { ...real, verifyPassword: vi.fn(real.verifyPassword) };
+});
 const noWait = async () => {};
 
 // The password sign-in behind its database-held throttle: every failure audited, slower after a few,
@@ -93,16 +100,26 @@ describe("password sign-in: throttle and audit", () => {
       return Number(process.hrtime.bigint() - started) / 1e6;
     };
     await time(`warm-${run}@nowhere.test`, 99); // the unknown-account hash is made once
+    const verified = vi.mocked(verifyPassword);
     const knownMs: number[] = [];
     const unknownMs: number[] = [];
-    for (let i = 0; i < 4; i++) {
-      knownMs.push(await time(known[i]!, i));
+    const hashes: string[][] = [[], []];
+    for (let i = 0; i < 6; i++) {
+      verified.mockClear();
+      knownMs.push(await time(known[i % known.length]!, i));
       unknownMs.push(await time(`nobody${i}-${run}@nowhere.test`, 10 + i));
+      expect(verified, "scrypt runs for the known account and for the unknown e-mail").toHaveBeenCalledTimes(2);
+      hashes[0]!.push(verified.mock.calls[0]![1]);
+      hashes[1]!.push(verified.mock.calls[1]![1]);
     }
-    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-    // Not a speed target: both sides run the same scrypt, so neither is a fraction of the other
-    // (before, an unknown e-mail answered in ~9 ms and a known one in ~47 ms).
-    const ratio = median(unknownMs) / median(knownMs);
+    // The work: each sign-in ran scrypt once, the unknown e-mail against a hash of the same shape
+    // (scheme, salt and key length) as the account's own.
+    const shape = (hash: string) => hash.split("$").map((part, i) => (i === 0 ? part : part.length));
+    expect(new Set(hashes[0]!.map((h) => JSON.stringify(shape(h)))).size).toBe(1);
+    expect(hashes[1]!.map(shape)).toEqual(hashes[0]!.map(shape));
+    // And its time, not a speed target: a load spike only adds, so the fastest of six of each is the
+    // cost itself (before, an unknown e-mail answered in ~9 ms and a known one in ~47 ms).
+    const ratio = Math.min(...unknownMs) / Math.min(...knownMs);
     expect(ratio, `unknown ${unknownMs.map(Math.round)} ms, known ${knownMs.map(Math.round)} ms`).toBeGreaterThan(0.5);
     expect(ratio).toBeLessThan(2);
     expect(await failures(`nobody0-${run}@nowhere.test`)).toBe(1);
