@@ -37,7 +37,7 @@ const API_INTEGRATION_FILES = [
 
 /**
  * The browser files that start consoles of their own (their own database, data directory and port) and
- * never use the shared one: `npm test` runs them beside the node files, not in the browser run's line.
+ * never use the shared one: `npm test` runs them in a vitest run of their own, beside the other two.
  */
 const OWN_CONSOLE_FILES = [
   "database-faults",

@@ -1,7 +1,7 @@
-// `npm test`: every test, as two vitest runs side by side — the browser project (one shared console, one
-// file at a time) in one; the unit, node, pgbouncer and own-console projects (browser files with consoles of
-// their own) in the other. One vitest run would give these 2 cores one worker and run the groups one after
-// the other; the two sides share nothing but the PostgreSQL server (each has its own database).
+// `npm test`: every test, as three vitest runs side by side — the unit, node and pgbouncer projects; the
+// browser project (one shared console, one file at a time); the own-console project (browser files that start
+// consoles of their own, much of it waiting on faults and deadlines). One vitest run would give these 2 cores
+// one worker and run the groups one after the other; the runs share nothing but the PostgreSQL server.
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
 // The one shared thing is the streaming replica: the node file that pauses its replay runs after both
 // sides, so it and the replica-lag browser file (own-console) never wait on each other's paused sections.
@@ -21,17 +21,19 @@ if (extra.length > 0) {
   const browserLog = path.resolve("test-results/browser-tests.log");
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
-  const [node, browser] = await Promise.all([
-    run(["--project", "unit", "--project", "node", "--project", "pgbouncer", "--project", "own-console"], true, {
+  const [node, browser, ownConsole] = await Promise.all([
+    run(["--project", "unit", "--project", "node", "--project", "pgbouncer"], true, {
       IDEM_TEST_EXCLUDE: REPLICA_FILE,
     }),
     run(["--project", "browser"], false),
+    run(["--project", "own-console"], false),
   ]);
   writeFileSync(browserLog, browser.output);
   process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
+  process.stdout.write(`\n===== browser tests with consoles of their own =====\n${ownConsole.output}`);
   process.stdout.write(`\n===== ${REPLICA_FILE}, after both =====\n`);
   const replica = await run(["--project", "node", REPLICA_FILE], true);
-  const sides = [node, browser, replica];
+  const sides = [node, browser, ownConsole, replica];
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const side of sides) {
     const summary = /^Summary: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(side.output);
