@@ -279,7 +279,8 @@ async function reportedSideEffects(
  * regardless of the tenant filter: whether a tool's writer records events is a property of the
  * writer, so a tenant with no replays shows a real 0. Rolled-up hours from the hourly rollup,
  * settled minutes of the open hours from the slices, the rest (a minute or two) from the events
- * table.
+ * table. The rollups count three of the contract's four kinds: arguments_mismatch events (rare)
+ * are read from their partial index over the whole lookback.
  */
 export async function toolsRecordingEvents(db: Db, tenants: string[] | null, now: Date): Promise<Set<string>> {
   const since = new Date(now.getTime() - RECORDING_LOOKBACK_MS);
@@ -300,6 +301,9 @@ export async function toolsRecordingEvents(db: Db, tenants: string[] | null, now
     UNION
     SELECT DISTINCT tool FROM metrics_minute
     WHERE minute >= ${sliceStart}::timestamptz AND minute < ${eventsFrom}::timestamptz AND (replays_served + in_flight_rejected + outcome_unknown) > 0 ${tenantSql}
+    UNION
+    SELECT DISTINCT COALESCE(tool, '') FROM idempotency_event
+    WHERE kind = 'arguments_mismatch' AND at >= ${since}::timestamptz AND at < ${eventsFrom}::timestamptz ${tenantSql}
     UNION
     SELECT DISTINCT COALESCE(tool, '') FROM idempotency_event WHERE at >= ${eventsFrom}::timestamptz ${tenantSql}`;
   return new Set(rows.map((r) => r.tool));
