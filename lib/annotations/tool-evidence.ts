@@ -124,14 +124,14 @@ async function windowCounts(
   now: Date,
 ): Promise<Map<string, SourceFigures>> {
   await rollUpBeforeRead(rollUpOn, now);
-  const { counts } = await windowFigures(
+  const { counts, rolled } = await windowFigures(
     db,
     { from: since, to: now, stepMs: HOUR_MS },
     { tenants: scope.tenants, tenant: null, tool: null },
     { latency: false },
   );
   const totals = new Map<string, SourceFigures>();
-  for (const row of counts) {
+  for (const row of [...counts, ...rolled.byTenant]) {
     if (row.tool === "") continue;
     let t = totals.get(row.tool);
     if (!t) totals.set(row.tool, (t = { ...NO_FIGURES }));

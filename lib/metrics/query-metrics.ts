@@ -23,7 +23,14 @@ import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpBeforeRead } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
-import { LATENCY_KINDS, addFigures, rollupScope, rowScope, type CountRow, type SourceScope } from "./source-counts";
+import {
+  LATENCY_KINDS,
+  addFigures,
+  rollupScope,
+  rowScope,
+  type SourceFigures,
+  type SourceScope,
+} from "./source-counts";
 import { stuckSeries } from "./stuck-series";
 import { verifiedUpstreams } from "./verified-upstream";
 import { contiguousSlicesEnd, windowFigures } from "./window-figures";
@@ -76,7 +83,7 @@ export async function getMetrics(
   // Each step ends where the next begins; the last at the request's instant.
   const stepEnds = steps.map((_, i) => steps[i + 1] ?? bounds.to);
   const [
-    { counts, latency, source },
+    { counts, rolled, latency, source },
     stuck,
     sideEffects,
     recording,
@@ -112,6 +119,15 @@ export async function getMetrics(
   for (const row of counts) {
     const records = recording.has(row.tool);
     for (const t of groupsOf(row.tenant, row.tool, row.step)) addCounts(t, row, records);
+  }
+  // The rolled-up hours come summed two ways: per (hour, tool) for the series only, per (tenant, tool) for the rest.
+  for (const row of rolled.byHour) {
+    const point = byStep.get(row.step.getTime());
+    if (point) addCounts(point, row, recording.has(row.tool));
+  }
+  for (const row of rolled.byTenant) {
+    const records = recording.has(row.tool);
+    for (const t of groupsOf(row.tenant, row.tool)) addCounts(t, row, records);
   }
   for (const row of latency) {
     for (const t of groupsOf(row.tenant, row.tool)) {
@@ -180,7 +196,7 @@ function group<K>(map: Map<K, Totals>, key: K): Totals {
   return t;
 }
 
-function addCounts(t: Totals, row: CountRow, records: boolean): void {
+function addCounts(t: Totals, row: SourceFigures, records: boolean): void {
   addFigures(t, row);
   if (records) {
     t.executionsOfRecordingTools += row.executions;

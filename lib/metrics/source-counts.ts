@@ -1,7 +1,7 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import { tenantScopeOf } from "@/lib/tenancy/tenant-scope";
-import { latencyBucketSql } from "./latency-histogram";
+import { latencyBucketSql, type LatencyHistogram } from "./latency-histogram";
 
 /**
  * The figures of a time range, computed from the base tables (idempotency, idempotency_event,
@@ -85,6 +85,12 @@ export function addFigures(sum: SourceFigures, row: SourceFigures): void {
 /** Whose delay a histogram holds: the writers' time to complete, or the console's resolutions by who made them. */
 export const LATENCY_KINDS = ["writer", "operator", "reconciler"] as const;
 export type LatencyKind = (typeof LATENCY_KINDS)[number];
+
+/**
+ * The histograms of one tenant and tool over the whole range (the report's percentiles have no
+ * step): writers' time to complete, and the console's resolution delays by who resolved.
+ */
+export type LatencyTotal = { tenant: string; tool: string; histograms: Record<LatencyKind, LatencyHistogram> };
 
 export type LatencyRow = {
   step: Date;

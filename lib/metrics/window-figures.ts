@@ -1,8 +1,8 @@
 import "server-only";
-import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
-import { addStoredHistogram, addToHistogram, type LatencyHistogram } from "./latency-histogram";
+import { addStoredHistogram, addToHistogram } from "./latency-histogram";
 import { HOUR_MS, MINUTE_MS, floorTo } from "./metrics-window";
+import { forgetRolledHourSums, rolledHourSums, type RolledHourSums } from "./rolled-hour-sums";
 import { RolledRowsCache, type Listed } from "./rolled-rows-cache";
 import type { StoredHistograms } from "./rollup-tables";
 import {
@@ -12,7 +12,7 @@ import {
   sourceCounts,
   sourceLatency,
   type CountRow,
-  type LatencyKind,
+  type LatencyTotal,
   type SourceScope,
 } from "./source-counts";
 
@@ -41,13 +41,15 @@ export type FiguresSource = {
   countedLiveHead: { from: string; to: string } | null;
 };
 
-/**
- * The histograms of one tenant and tool over the whole range (the report's percentiles have no
- * step): writers' time to complete, and the console's resolution delays by who resolved.
- */
-export type LatencyTotal = { tenant: string; tool: string; histograms: Record<LatencyKind, LatencyHistogram> };
-
-export type WindowFigures = { counts: CountRow[]; latency: LatencyTotal[]; source: FiguresSource };
+export type WindowFigures = {
+  /** Per (step, tenant, tool): the steps no rolled-up hour covers, from minute slices and the base tables. */
+  counts: CountRow[];
+  /** The rolled-up hours, summed in SQL: per (hour, tool) and per (tenant, tool); add one or the other, never both. */
+  rolled: Pick<RolledHourSums, "byHour" | "byTenant">;
+  /** Per (tenant, tool), every source merged. */
+  latency: LatencyTotal[];
+  source: FiguresSource;
+};
 
 export type FiguresOptions = {
   /** Also compute the time-to-complete histograms (default true; the tools audit does not need them). */
@@ -108,6 +110,7 @@ export async function windowFigures(
   };
   return {
     counts: [...headCounts, ...(rest?.counts ?? [])],
+    rolled: rest?.rolled ?? { byHour: [], byTenant: [] },
     latency: [...latency.values()],
     source: {
       ...source,
@@ -138,8 +141,8 @@ async function alignedFigures(
   const notRolled = (r: { step: Date }) => !rolledHours.has(r.step.getTime());
 
   const [hourly, slices, liveCounts, liveLatency] = await Promise.all([
-    listedHours.length > 0 ? rolledRows(db, "hour", listedHours, scope) : [],
-    sliceRun && sliceRun.listed.length > 0 ? rolledRows(db, "minute", sliceRun.listed, scope) : [],
+    rolledHourSums(db, listedHours, scope, { latency: withLatency }),
+    sliceRun && sliceRun.listed.length > 0 ? rolledSlices(db, sliceRun.listed, scope) : [],
     sliceEnd && sliceEnd < to ? sourceCounts(db, { from: sliceEnd, to, stepMs }, scope) : [],
     withLatency && sliceEnd && sliceEnd < to ? sourceLatency(db, { from: sliceEnd, to, stepMs }, scope) : [],
   ]);
@@ -157,7 +160,12 @@ async function alignedFigures(
     return total.histograms;
   };
   if (withLatency) {
-    for (const r of [...hourly, ...sliceSteps]) {
+    for (const total of hourly.latency) {
+      const histograms = histogramsOf(total.tenant, total.tool);
+      for (const kind of LATENCY_KINDS)
+        for (const [bucket, n] of total.histograms[kind]) addToHistogram(histograms[kind], bucket, n);
+    }
+    for (const r of sliceSteps) {
       const histograms = histogramsOf(r.tenant, r.tool);
       for (const kind of LATENCY_KINDS) addStoredHistogram(histograms[kind], r.latency[kind]);
     }
@@ -165,7 +173,8 @@ async function alignedFigures(
       addToHistogram(histogramsOf(r.tenant, r.tool)[r.kind], r.bucket, r.completions);
   }
   return {
-    counts: [...hourly, ...sliceSteps, ...liveCounts.filter(notRolled)].map(withoutLatency),
+    counts: [...sliceSteps, ...liveCounts.filter(notRolled)].map(withoutLatency),
+    rolled: { byHour: hourly.byHour, byTenant: hourly.byTenant },
     latency: [...latency.values()],
     source: {
       rolledUpSteps: steps.filter((s) => rolledHours.has(s)).length,
@@ -243,14 +252,14 @@ function withoutLatency({ latency: _latency, ...counts }: CountRow & { latency?:
   return counts;
 }
 
-// Rolled-up rows by scope, hour or minute and listing version (rolled-rows-cache.ts): one per process.
-const hourlyRows = new RolledRowsCache<RolledRow>();
+// Minute slices' rows by scope, minute and listing version (rolled-rows-cache.ts): one per process.
+// A slice is a minute of one window's live part; the hours are summed in SQL (rolled-hour-sums.ts).
 const minuteRows = new RolledRowsCache<RolledRow>();
 
-/** Forgets every cached rolled-up row (tests that rewrite rollup tables behind the listing's back). */
+/** Forgets every kept rolled-up row and sum (tests that rewrite rollup tables behind the listing's back). */
 export function forgetRolledRows(): void {
-  hourlyRows.clear();
   minuteRows.clear();
+  forgetRolledHourSums();
 }
 
 const scopeKey = (scope: SourceScope) =>
@@ -260,38 +269,17 @@ type VersionedRawRow = RawRolledRow & { version: string };
 
 const versioned = (rows: VersionedRawRow[]) => rows.map((r) => ({ at: r.step, version: r.version, row: rolledRow(r) }));
 
-const ROLLED = {
-  hour: {
-    rows: hourlyRows,
-    table: Prisma.raw("metrics_hourly"),
-    listing: Prisma.raw("metrics_rollup_hour"),
-    time: Prisma.raw("hour"),
-  },
-  minute: {
-    rows: minuteRows,
-    table: Prisma.raw("metrics_minute"),
-    listing: Prisma.raw("metrics_rollup_minute"),
-    time: Prisma.raw("minute"),
-  },
-};
-
 /**
- * The listed hours' (or minutes') rows, one per (time, tenant, tool): from memory, or one
- * primary-key probe per time not held yet.
+ * The listed minutes' rows, one per (minute, tenant, tool): from memory, or one primary-key probe
+ * per minute not held yet.
  */
-async function rolledRows(
-  db: Db,
-  grain: keyof typeof ROLLED,
-  listed: Listed[],
-  scope: SourceScope,
-): Promise<RolledRow[]> {
-  const { rows, table, listing, time } = ROLLED[grain];
-  return rows.rowsOf(scopeKey(scope), listed, async (missing) =>
+async function rolledSlices(db: Db, listed: Listed[], scope: SourceScope): Promise<RolledRow[]> {
+  return minuteRows.rowsOf(scopeKey(scope), listed, async (missing) =>
     versioned(
       await db.$queryRaw<VersionedRawRow[]>`
-        SELECT m.${time} AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
-        FROM ${table} m JOIN ${listing} r ON r.${time} = m.${time}
-        WHERE m.${time} = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
+        SELECT m.minute AS step, r.xmin::text AS version, tenant, tool, executions, completed, replays_served, in_flight_rejected, outcome_unknown, resolved_by_operator, resolved_by_reconciler, latency, operator_latency, reconciler_latency
+        FROM metrics_minute m JOIN metrics_rollup_minute r ON r.minute = m.minute
+        WHERE m.minute = ANY(${missing}::timestamptz[]) ${rollupScope(scope)}`,
     ),
   );
 }
