@@ -4,9 +4,11 @@ import { addStoredHistogram, type StoredHistogram } from "./latency-histogram";
 import type { Listed } from "./rolled-rows-cache";
 import {
   LATENCY_KINDS,
+  figuresOfRaw,
   rollupScope,
   type LatencyKind,
   type LatencyTotal,
+  type RawFigures,
   type SourceFigures,
   type SourceScope,
 } from "./source-counts";
@@ -77,18 +79,7 @@ function sameVersions(listed: Listed[], relisted: Listed[]): boolean {
   return relisted.length === listed.length && listed.every((l) => versions.get(l.at.getTime()) === l.version);
 }
 
-type RawSum = {
-  step: Date | null;
-  tenant: string | null;
-  tool: string;
-  executions: bigint;
-  completed: bigint;
-  replays_served: bigint;
-  in_flight_rejected: bigint;
-  outcome_unknown: bigint;
-  resolved_by_operator: bigint;
-  resolved_by_reconciler: bigint;
-};
+type RawSum = { step: Date | null; tenant: string | null; tool: string } & RawFigures;
 
 async function summedCounts(db: Db, hours: Date[], scope: SourceScope): Promise<Omit<RolledHourSums, "latency">> {
   // GROUPING(hour) = 1 on the (tenant, tool) rows; the (hour, tool) rows carry a null tenant.
@@ -103,22 +94,10 @@ async function summedCounts(db: Db, hours: Date[], scope: SourceScope): Promise<
   const byHour: HourToolSum[] = [];
   const byTenant: TenantToolSum[] = [];
   for (const r of rows) {
-    if (r.step !== null) byHour.push({ step: r.step, tool: r.tool, ...figuresOf(r) });
-    else byTenant.push({ tenant: r.tenant!, tool: r.tool, ...figuresOf(r) });
+    if (r.step !== null) byHour.push({ step: r.step, tool: r.tool, ...figuresOfRaw(r) });
+    else byTenant.push({ tenant: r.tenant!, tool: r.tool, ...figuresOfRaw(r) });
   }
   return { byHour, byTenant };
-}
-
-function figuresOf(r: RawSum): SourceFigures {
-  return {
-    executions: Number(r.executions),
-    completed: Number(r.completed),
-    replaysServed: Number(r.replays_served),
-    inFlightRejected: Number(r.in_flight_rejected),
-    outcomeUnknown: Number(r.outcome_unknown),
-    resolvedByOperator: Number(r.resolved_by_operator),
-    resolvedByReconciler: Number(r.resolved_by_reconciler),
-  };
 }
 
 type RawHistogram = { tenant: string; tool: string; kind: LatencyKind; histogram: StoredHistogram };

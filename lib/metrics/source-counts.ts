@@ -137,10 +137,8 @@ const RELEASED_CREATED_AT = Prisma.sql`(before->>'createdAt')::timestamptz`;
 /** An audit row of the reconciler: its own actor, or a reconcile run started under a person's name. */
 const IS_RECONCILER = Prisma.sql`(actor = ${RECONCILER_ACTOR_LABEL} OR starts_with(COALESCE(reason, ''), ${RECONCILER_REASON_PREFIX}))`;
 
-type RawCountRow = {
-  step: Date;
-  tenant: string;
-  tool: string;
+/** The seven figures as a rollup or counting statement returns them: snake_case sums, as int8. */
+export type RawFigures = {
   executions: bigint;
   completed: bigint;
   replays_served: bigint;
@@ -149,6 +147,20 @@ type RawCountRow = {
   resolved_by_operator: bigint;
   resolved_by_reconciler: bigint;
 };
+
+export function figuresOfRaw(r: RawFigures): SourceFigures {
+  return {
+    executions: Number(r.executions),
+    completed: Number(r.completed),
+    replaysServed: Number(r.replays_served),
+    inFlightRejected: Number(r.in_flight_rejected),
+    outcomeUnknown: Number(r.outcome_unknown),
+    resolvedByOperator: Number(r.resolved_by_operator),
+    resolvedByReconciler: Number(r.resolved_by_reconciler),
+  };
+}
+
+type RawCountRow = { step: Date; tenant: string; tool: string } & RawFigures;
 
 export async function sourceCounts(
   db: Sql,
@@ -207,18 +219,7 @@ export async function sourceCounts(
       UNION ALL SELECT step, tenant, tool, 0, 0, 0, 0, 0, resolved_by_operator, resolved_by_reconciler FROM resolutions
     ) AS parts
     GROUP BY step, tenant, tool`;
-  return rows.map((r) => ({
-    step: r.step,
-    tenant: r.tenant,
-    tool: r.tool,
-    executions: Number(r.executions),
-    completed: Number(r.completed),
-    replaysServed: Number(r.replays_served),
-    inFlightRejected: Number(r.in_flight_rejected),
-    outcomeUnknown: Number(r.outcome_unknown),
-    resolvedByOperator: Number(r.resolved_by_operator),
-    resolvedByReconciler: Number(r.resolved_by_reconciler),
-  }));
+  return rows.map((r) => ({ step: r.step, tenant: r.tenant, tool: r.tool, ...figuresOfRaw(r) }));
 }
 
 const COMPLETION_MS = "(extract(epoch FROM (i.updated_at - i.created_at)) * 1000)::float8";

@@ -8,11 +8,13 @@ import type { StoredHistograms } from "./rollup-tables";
 import {
   LATENCY_KINDS,
   addFigures,
+  figuresOfRaw,
   rollupScope,
   sourceCounts,
   sourceLatency,
   type CountRow,
   type LatencyTotal,
+  type RawFigures,
   type SourceScope,
 } from "./source-counts";
 
@@ -216,17 +218,10 @@ export async function contiguousSlicesEnd(db: Db, start: Date, to: Date): Promis
 
 type RolledRow = CountRow & { latency: StoredHistograms };
 
-type RawRolledRow = {
+type RawRolledRow = RawFigures & {
   step: Date;
   tenant: string;
   tool: string;
-  executions: bigint;
-  completed: bigint;
-  replays_served: bigint;
-  in_flight_rejected: bigint;
-  outcome_unknown: bigint;
-  resolved_by_operator: bigint;
-  resolved_by_reconciler: bigint;
   latency: StoredHistograms["writer"];
   operator_latency: StoredHistograms["operator"];
   reconciler_latency: StoredHistograms["reconciler"];
@@ -237,13 +232,7 @@ function rolledRow(r: RawRolledRow): RolledRow {
     step: r.step,
     tenant: r.tenant,
     tool: r.tool,
-    executions: Number(r.executions),
-    completed: Number(r.completed),
-    replaysServed: Number(r.replays_served),
-    inFlightRejected: Number(r.in_flight_rejected),
-    outcomeUnknown: Number(r.outcome_unknown),
-    resolvedByOperator: Number(r.resolved_by_operator),
-    resolvedByReconciler: Number(r.resolved_by_reconciler),
+    ...figuresOfRaw(r),
     latency: { writer: r.latency, operator: r.operator_latency, reconciler: r.reconciler_latency },
   };
 }
