@@ -41,6 +41,17 @@ export async function createTestDatabase(options: { migrate?: boolean } = {}): P
       const client = new pg.Client({ connectionString: server });
       await client.connect();
       try {
+        // pg-pool's end() resolves before its clients' sockets close: a FORCE that ends one of those
+        // backends reaches its client as an error with no listener left (an unhandled error in the run).
+        // Give closing connections a second; a test that leaves one open still has it ended.
+        for (let waited = 0; waited < 1_000; waited += 50) {
+          const { rows } = await client.query<{ n: number }>(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1",
+            [name],
+          );
+          if (rows[0]!.n === 0) break;
+          await new Promise((resolve) => setTimeout(resolve, 50));
+        }
         await client.query(`DROP DATABASE IF EXISTS "${name}" WITH (FORCE)`);
       } finally {
         await client.end();
