@@ -4,6 +4,7 @@ import type { z } from "zod";
 import { isRole, type Role } from "@/lib/identity/roles";
 import { durationSchema, parseDuration } from "@/lib/config/duration";
 import { serverNameSchema, tenantIdSchema, typedNameWithoutSpacesSchema } from "@/lib/field-rules/names";
+import { parseWholeNumber } from "@/lib/field-rules/whole-number";
 import { expectedInstant, parseInstant } from "@/lib/format/instant";
 
 export function parseRoleOption(value: string): Role {
@@ -49,11 +50,9 @@ export function parseDurationOption(value: string): number {
 /** A whole number from `min` to `max`, for --limit, --concurrency, --batch, --rows, --iterations. */
 export function wholeNumberOption(min: number, max: number) {
   return (value: string): number => {
-    const n = Number(value);
-    if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n < min || n > max) {
-      throw new InvalidArgumentError(`expected a whole number from ${min} to ${max.toLocaleString("en")}.`);
-    }
-    return n;
+    const parsed = parseWholeNumber(value, min, max);
+    if (!parsed.ok) throw new InvalidArgumentError(parsed.message);
+    return parsed.value;
   };
 }
 

@@ -1,5 +1,6 @@
 // The metrics page's first 48 h read after a start, at many tenants (issue #31, item 4):
 //   npx tsx --conditions=react-server tools/bench/metrics-first-read.ts [tenants=2000] [tools=5] [warm reads=20]
+// (whole numbers: tenants 1–100,000, tools 1–100, warm reads 1–10,000).
 // Makes a fresh database on DATABASE_URL's server (dropped after), writes the rolled-up hours a
 // rollup of 48 h of traffic would have written — one metrics_hourly row per (hour, tenant, tool),
 // each with a writer histogram of ~16 buckets — lists them as rolled up, then times getMetrics
@@ -10,13 +11,31 @@ import pg from "pg";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { migrate } from "@/lib/db/migrate";
+import { parseWholeNumber } from "@/lib/field-rules/whole-number";
 import { cliActor } from "@/lib/identity/cli-actor";
 import { floorTo, HOUR_MS } from "@/lib/metrics/metrics-window";
 import { getMetrics } from "@/lib/metrics/query-metrics";
 import { createBenchDatabase } from "./bench-database";
 import { summarise } from "./percentiles";
 
-const [tenants = 2000, tools = 5, warmReads = 20] = process.argv.slice(2).map(Number);
+// Checked before anything is created: a bad argument gets one line and exit 2.
+const ARGUMENTS = [
+  { name: "tenants", min: 1, max: 100_000, fallback: 2000 },
+  { name: "tools", min: 1, max: 100, fallback: 5 },
+  { name: "warm reads", min: 1, max: 10_000, fallback: 20 },
+];
+const given = process.argv.slice(2);
+if (given.length > ARGUMENTS.length) refuse(`expected at most ${ARGUMENTS.length} arguments, got ${given.length}.`);
+const [tenants, tools, warmReads] = ARGUMENTS.map(({ name, min, max, fallback }, i) => {
+  if (given[i] === undefined) return fallback;
+  const parsed = parseWholeNumber(given[i], min, max);
+  return parsed.ok ? parsed.value : refuse(`${name}: ${parsed.message}`);
+}) as [number, number, number];
+
+function refuse(message: string): never {
+  console.error(`metrics-first-read: ${message}`);
+  process.exit(2);
+}
 const HOURS = 48;
 
 const database = await createBenchDatabase();
