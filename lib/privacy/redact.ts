@@ -46,10 +46,12 @@ export function redactJson(
       path: string;
     }[];
     for (const match of matches) {
-      if (match.parent && match.parentProperty !== null) {
-        match.parent[match.parentProperty] = REDACTED;
-        redactedPaths.add(match.path);
-      }
+      // JSONPath also matches a string's characters and an array's `length`: neither is a field to mask.
+      const parent = match.parent;
+      if (parent === null || typeof parent !== "object" || match.parentProperty === null) continue;
+      if (Array.isArray(parent) && match.parentProperty === "length") continue;
+      parent[match.parentProperty] = REDACTED;
+      redactedPaths.add(match.path);
     }
   }
   if (masksValues) maskValuesIn(copy as Record<string | number, unknown>, "$", values, redactedPaths);
@@ -88,7 +90,7 @@ function maskValuesIn(
 }
 
 /** The scalar with each e-mail address and card number in it replaced by [redacted]; the same value when none. */
-function maskScalar(value: unknown, values: ValueMasks): unknown {
+export function maskScalar(value: unknown, values: ValueMasks): unknown {
   if (typeof value === "number") {
     return values.cardNumbers && Number.isSafeInteger(value) && isCardNumber(String(Math.abs(value)))
       ? REDACTED
@@ -96,12 +98,22 @@ function maskScalar(value: unknown, values: ValueMasks): unknown {
   }
   if (typeof value !== "string") return value;
   let text = value;
-  if (values.email) text = text.replace(EMAIL, REDACTED);
-  if (values.cardNumbers)
+  // Both checks are what a match needs (an "@", 13 digits), so skipping the regex on a miss changes nothing.
+  if (values.email && text.includes("@")) text = text.replace(EMAIL, REDACTED);
+  if (values.cardNumbers && hasDigits(text, 13))
     text = text.replace(CARD_CANDIDATE, (candidate) =>
       isCardNumber(candidate.replace(/[ -]/g, "")) ? REDACTED : candidate,
     );
   return text === value ? value : text;
+}
+
+function hasDigits(text: string, count: number): boolean {
+  let seen = 0;
+  for (let i = 0; i < text.length && seen < count; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57) seen += 1;
+  }
+  return seen >= count;
 }
 
 /** 13–19 digits whose Luhn checksum holds (ISO/IEC 7812 primary account numbers). */

@@ -79,7 +79,7 @@ describe("idem bench-writers at 5,000 rows", () => {
     expect(report.placements.map((p) => p.placement)).toEqual(["pinned", "isolated", "shared"]);
     for (const p of report.placements) {
       if (!p.ran) throw new Error(`${p.placement} did not run: ${p.reason}`);
-      for (const phase of [p.alone, p.loaded]) {
+      for (const phase of [p.alone, p.loaded, p.loadedWithoutRounds]) {
         expect(phase.writer.calls, p.placement).toBe(200);
         expect(phase.writer.failed, p.placement).toBe(0);
         const s = phase.writer.fromSchedule;
@@ -91,6 +91,13 @@ describe("idem bench-writers at 5,000 rows", () => {
         expect(phase.locks.samples, `${p.placement}: the pg_locks sampler took samples`).toBeGreaterThan(10);
       }
       expect(p.ratio.p99).toBeCloseTo(p.loaded.writer.fromSchedule.p99Ms / p.alone.writer.fromSchedule.p99Ms, 1);
+      expect(p.ratioWithoutRounds.p99).toBeCloseTo(
+        p.loadedWithoutRounds.writer.fromSchedule.p99Ms / p.alone.writer.fromSchedule.p99Ms,
+        1,
+      );
+      // The third phase is the same load with the background round stopped: none ran in it.
+      expect(p.loadedWithoutRounds.backgroundRounds).toBe(0);
+      expect(p.loadedWithoutRounds.load!.requests).toBeGreaterThan(0);
       const kinds = p.loaded.load!.kinds;
       expect(kinds.map((k) => k.name)).toEqual(
         expect.arrayContaining(["prometheus scrape", "CSV export", "ref lookup"]),
@@ -101,10 +108,12 @@ describe("idem bench-writers at 5,000 rows", () => {
       ).toBe(true);
     }
     expect(report.scrape.requests).toBeGreaterThan(0);
+    // The round runs in the bench (the server's is off), once at each start and every 15 s.
+    expect(report.backgroundRounds).toBeGreaterThanOrEqual(report.placements.length);
     expect(report.lockFailures).toEqual([]);
     expect(report.targets.map((t) => t.placement)).toEqual(["pinned", "isolated"]);
     // Every phase starts just after a checkpoint, so none lands in one phase only.
-    expect(report.phaseCheckpoints).toBe(2 * report.placements.length);
+    expect(report.phaseCheckpoints).toBe(3 * report.placements.length);
     expect(report.targetMet).toBe(report.targets.every((t) => t.ratio <= report.targetP99Ratio));
   });
 
@@ -154,6 +163,25 @@ describe("idem bench-writers at 5,000 rows", () => {
       expect(e.peakRssMb).toBeGreaterThanOrEqual(e.rssBeforeMb);
     // Beyond the API's bound, the export code itself: the whole 5,000-row table (its sizes are capped at the table's).
     expect(report.exportCodeMemory.map((e) => e.rows)).toEqual([5_000, 5_000]);
+  });
+
+  it("times the whole export alone and under the users, and the users' p99 without and with it", () => {
+    const e = report.exportUnderLoad;
+    expect(e.alone.runs).toHaveLength(3);
+    expect(e.loaded.runs.length).toBeGreaterThan(0);
+    for (const run of [...e.alone.runs, ...e.loaded.runs]) {
+      expect(run.finished).toBe(true);
+      expect(run.bytes).toBe(e.alone.runs[0]!.bytes);
+    }
+    expect(e.alone.runs[0]!.bytes).toBeGreaterThan(5_000 * 100); // every row, ~370 B each
+    // The users' mix is every GET case but the export: the export is what is measured.
+    expect(e.usersAlone.load.kinds.map((k) => k.name)).not.toContain("CSV export");
+    expect(e.usersAlone.load.requests).toBeGreaterThan(0);
+    expect(e.loaded.load.requests).toBeGreaterThan(0);
+    expect(e.usersAlone.latency.n).toBe(e.usersAlone.load.requests);
+    expect(e.exportRatio).toBeCloseTo(e.loaded.medianSeconds / e.alone.medianSeconds, 1);
+    expect(e.met.export).toBe(e.exportRatio <= e.targets.exportRatio);
+    expect(e.met.users).toBe(e.usersP99Ratio <= e.targets.usersP99Ratio);
   });
 
   it("fails, naming the statement, when a console connection holds a lock a writer waits on", async () => {

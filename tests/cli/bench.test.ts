@@ -1,11 +1,13 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { checkPlan, type ExplainOutput } from "@/tools/bench/plan-check";
+import type { LoadReport } from "@/tools/bench/load-bench-data";
 import { runCli } from "../helpers/run-cli";
 
 type BenchJson = {
   rows: number;
   database: string;
+  load: LoadReport;
   results: {
     name: string;
     sqlP50Ms: number;
@@ -45,6 +47,8 @@ const CASES = [
   "prometheus scrape",
   "record detail",
   "resolve (compare-and-set + audit)",
+  "duplicates, 24 h",
+  "repeat delays, 48 h",
   "tools audit, 24 h",
 ];
 
@@ -75,6 +79,12 @@ describe("idem bench at 20,000 rows", () => {
       /Index Scan using idempotency_pkey on idempotency/,
     );
     expect(report.planProblems).toEqual([]);
+  });
+
+  it("loads duplicates that got through (~0.2 % of claims) and scans them as the console would", () => {
+    expect(report.load.duplicates).toBeGreaterThan(20);
+    expect(report.load.duplicates).toBeLessThan(80);
+    expect(report.load.seconds.scan).toBeGreaterThan(0);
   });
 
   it("prints both floors beside every API case: the trivial route and the bare handler, and the ratios between", () => {

@@ -27,6 +27,15 @@ describe("redactJson", () => {
     expect(redactJson({ a: 1 }, ["$..card"])).toEqual({ value: { a: 1 }, redactedPaths: [] });
   });
 
+  it("masks a field called length or 0, never an array's length or a string's characters", () => {
+    const document = { items: ["a", "b"], sku: "xyz", size: { length: 3, 0: "first" } };
+    expect(redactJson(document, ["$..length", "$.sku[0]", "$.size[0]"]).value).toEqual({
+      items: ["a", "b"],
+      sku: "xyz",
+      size: { length: REDACTED, 0: REDACTED },
+    });
+  });
+
   it("never evaluates script expressions from a path", () => {
     expect(() => redactJson({ a: [{ b: 1 }] }, ["$.a[?(@.b == 1)]"])).toThrow();
   });

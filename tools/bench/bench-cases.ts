@@ -18,7 +18,11 @@ import { resolveRecord } from "@/lib/resolve/resolve-record";
 import { rollUpSettled } from "@/lib/metrics/roll-up-settled";
 import { toExposition } from "@/lib/metrics/prometheus-exposition";
 import { readScrapeFigures } from "@/lib/metrics/scrape-figures";
-import { appendLiveTraffic, benchKey } from "./load-bench-data";
+import { readDuplicates } from "@/lib/duplicates/duplicates-report";
+import { DEFAULT_DUPLICATES_LIMIT } from "@/lib/duplicates/duplicates-params";
+import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
+import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { appendLiveTraffic, benchKey, HISTORY_HOURS } from "./load-bench-data";
 import { redactionOf } from "@/lib/privacy/redact";
 
 /** An HTTP request to the console's API, relative to its base URL. */
@@ -223,6 +227,36 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
         path: apiUrl(API_ROUTES.resolveRecord, { key }),
         body: { action: "complete", reason: "bench: processor says taken", expectedUpdatedAt: null },
       }),
+    },
+    {
+      // The engineers' duplicates page: the figures per tool, the newest pairs, the arguments mismatches.
+      name: "duplicates, 24 h",
+      targets: { sqlP95Ms: null, apiP95Ms: null },
+      inputs: [""],
+      console: (db) =>
+        readDuplicates(
+          db,
+          config,
+          actor,
+          { window: "24h", tool: null, tenant: null, limit: DEFAULT_DUPLICATES_LIMIT, cursor: null },
+          now(),
+        ),
+      api: () => ({ method: "GET", path: apiUrl(API_ROUTES.duplicates, {}, { window: "24h" }) }),
+    },
+    {
+      // Where repeats come from, by tool, host and tenant. No route serves them alone: over HTTP
+      // they are part of the metrics (the "metrics, 48 h" case is that request).
+      name: "repeat delays, 48 h",
+      targets: { sqlP95Ms: null, apiP95Ms: null },
+      inputs: [""],
+      console: (db) => {
+        const until = now();
+        return repeatDelayFigures(db, actorTenantScope(actor), {
+          since: new Date(until.getTime() - HISTORY_HOURS * 3_600_000),
+          until,
+        });
+      },
+      api: () => ({ method: "GET", path: apiUrl(API_ROUTES.metrics, {}, { window: "48h" }) }),
     },
     {
       name: "tools audit, 24 h",

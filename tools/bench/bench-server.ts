@@ -27,6 +27,7 @@ export type BenchServer = {
   /** How the console reaches the bench processor (it answers "succeeded" for every reference). */
   config: {
     tools: Record<string, { processor: { type: "http"; baseUrl: string }; search?: Record<string, string> }>;
+    metrics?: { rollupEvery: "off" };
   };
   stop(): Promise<void>;
 };
@@ -36,6 +37,8 @@ export type BenchServerOptions = {
   processorUrl?: string;
   /** More environment for `next start` (the soak's shorter job heartbeat). */
   environment?: Record<string, string>;
+  /** False: no background round in the server (`rollupEvery: "off"`): the caller runs it (bench-background.ts). */
+  backgroundRounds?: boolean;
 };
 
 const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email"];
@@ -79,6 +82,7 @@ export async function startBenchServer(
         },
       ]),
     ),
+    ...(options.backgroundRounds === false ? { metrics: { rollupEvery: "off" as const } } : {}),
   };
   const dir = mkdtempSync(path.join(tmpdir(), "idem-bench-"));
   const configFile = path.join(dir, "idem.config.json");

@@ -1,5 +1,5 @@
 import { performance } from "node:perf_hooks";
-import { summarise, type LatencySummary } from "./percentiles";
+import { summarise, summariseTail, type LatencySummary, type TailLatencySummary } from "./percentiles";
 import { readBody } from "./read-body";
 
 /** One kind of console request in the load mix, with the paths it is drawn from. */
@@ -16,7 +16,14 @@ export type LoadKindReport = {
   firstError: string | null;
 };
 
-export type ConsoleLoadReport = { users: number; seconds: number; requests: number; kinds: LoadKindReport[] };
+export type ConsoleLoadReport = {
+  users: number;
+  seconds: number;
+  requests: number;
+  kinds: LoadKindReport[];
+  /** Every finished request of every kind, pooled: what the users saw as a whole. */
+  all: TailLatencySummary;
+};
 
 export type ConsoleLoad = { stop(): Promise<ConsoleLoadReport> };
 
@@ -90,6 +97,7 @@ export function startConsoleLoad(
         seconds: Math.round(seconds * 10) / 10,
         requests: reports.reduce((sum, r) => sum + r.requests, 0),
         kinds: reports,
+        all: summariseTail(stats.flatMap((stat) => stat.samples)),
       };
     },
   };

@@ -1,4 +1,5 @@
 import type { ExportMemorySample } from "./export-memory";
+import type { ExportRun, ExportUnderLoad } from "./export-under-load";
 import type { LockWait } from "./lock-sampler";
 import type { GroupCheck } from "./writer-placement";
 import type { WriterImpactReport } from "./writer-impact";
@@ -13,7 +14,8 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     `idem bench-writers: ${report.rows.toLocaleString("en-US")} rows; the guard's claim → complete at ${report.rate} calls/s, open loop, ${report.seconds} s per phase (${report.writerConnections} writer connections)`,
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}, load average ${machine.loadAverage.join(" ")}`,
     "",
-    "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule):",
+    "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule);",
+    `"no round": loaded, with the console's background round (metrics roll-up + duplicate scan, every 15 s) stopped; "ratio/nr": that phase over alone:`,
   );
   const header = `${"placement".padEnd(10)} ${"phase".padEnd(8)} ${"calls".padStart(6)} ${"failed".padStart(6)} ${"p50".padStart(8)} ${"p95".padStart(8)} ${"p99".padStart(8)} ${"max".padStart(8)}  service p99  send lag p99`;
   lines.push(header, "-".repeat(header.length));
@@ -22,18 +24,23 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
       lines.push(`${p.placement.padEnd(10)} not measured: ${p.reason}`);
       continue;
     }
-    for (const [phase, figures] of [
-      ["alone", p.alone.writer],
-      ["loaded", p.loaded.writer],
+    for (const [phase, { writer: figures, backgroundRounds }] of [
+      ["alone", p.alone],
+      ["loaded", p.loaded],
+      ["no round", p.loadedWithoutRounds],
     ] as const) {
       const s = figures.fromSchedule;
       lines.push(
-        `${p.placement.padEnd(10)} ${phase.padEnd(8)} ${String(figures.calls).padStart(6)} ${String(figures.failed).padStart(6)} ${ms(s.p50Ms)} ${ms(s.p95Ms)} ${ms(s.p99Ms)} ${ms(s.maxMs)}  ${ms(figures.service.p99Ms)}     ${ms(figures.sendLag.p99Ms)}`,
+        `${p.placement.padEnd(10)} ${phase.padEnd(8)} ${String(figures.calls).padStart(6)} ${String(figures.failed).padStart(6)} ${ms(s.p50Ms)} ${ms(s.p95Ms)} ${ms(s.p99Ms)} ${ms(s.maxMs)}  ${ms(figures.service.p99Ms)}     ${ms(figures.sendLag.p99Ms)}  ${backgroundRounds} background rounds`,
       );
     }
-    lines.push(
-      `${p.placement.padEnd(10)} ${"ratio".padEnd(8)} ${"".padStart(13)} ${p.ratio.p50.toFixed(2).padStart(8)} ${p.ratio.p95.toFixed(2).padStart(8)} ${p.ratio.p99.toFixed(2).padStart(8)}`,
-    );
+    for (const [label, r] of [
+      ["ratio", p.ratio],
+      ["ratio/nr", p.ratioWithoutRounds],
+    ] as const)
+      lines.push(
+        `${p.placement.padEnd(10)} ${label.padEnd(8)} ${"".padStart(13)} ${r.p50.toFixed(2).padStart(8)} ${r.p95.toFixed(2).padStart(8)} ${r.p99.toFixed(2).padStart(8)}`,
+      );
   }
   lines.push("");
   if (report.targets.length === 0)
@@ -73,11 +80,12 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     for (const [phase, locks] of [
       ["alone", p.alone.locks],
       ["loaded", p.loaded.locks],
+      ["loaded, no round", p.loadedWithoutRounds.locks],
     ] as const)
       lines.push(
         `  ${p.placement} ${phase}: ${locks.samples} samples (mean gap ${locks.meanGapMs} ms), ${locks.samplesWithWriterWaits} with a writer waiting on a lock; on a console backend: ${locks.onConsole.length}, on another: ${locks.onOthers.length}`,
       );
-    for (const wait of [...p.alone.locks.onOthers, ...p.loaded.locks.onOthers])
+    for (const wait of [...p.alone.locks.onOthers, ...p.loaded.locks.onOthers, ...p.loadedWithoutRounds.locks.onOthers])
       lines.push(`    other: ${describeLockWait(wait)}`);
   }
   lines.push(
@@ -118,6 +126,8 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     }
   }
 
+  lines.push("", ...exportUnderLoadLines(report.exportUnderLoad));
+
   lines.push(
     "",
     "export memory: the console server's peak RSS (VmHWM, reset before each) while it streams a CSV export:",
@@ -134,6 +144,22 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     for (const wait of report.lockFailures) lines.push(`  - ${describeLockWait(wait)}`);
   } else lines.push("", "lock check: no writer waited on a lock held by a console backend");
   return lines.join("\n");
+}
+
+function exportUnderLoadLines(e: ExportUnderLoad): string[] {
+  const runs = (list: ExportRun[]) =>
+    list
+      .map((r) => (r.finished ? `${r.seconds.toFixed(2)} s` : `unfinished after ${r.seconds.toFixed(2)} s`))
+      .join(", ");
+  const verdict = (met: boolean) => (met ? "met" : "MISSED");
+  const mb = (e.alone.runs[0]?.bytes ?? 0) / 1024 / 1024;
+  return [
+    `export under load (issue #31): GET ${e.path} (${mb.toFixed(1)} MB), ${e.users} API users on every other GET case:`,
+    `  export alone             median ${e.alone.medianSeconds.toFixed(2)} s (${runs(e.alone.runs)})`,
+    `  export under the users   median ${e.loaded.medianSeconds.toFixed(2)} s (${runs(e.loaded.runs)}): ${e.exportRatio.toFixed(2)}× alone, target ≤ ${e.targets.exportRatio}: ${verdict(e.met.export)}`,
+    `  users without the export p99 ${e.usersAlone.latency.p99Ms.toFixed(1)} ms, p50 ${e.usersAlone.latency.p50Ms.toFixed(1)} ms (${e.usersAlone.load.requests} requests in ${e.usersAlone.load.seconds} s)`,
+    `  users with it            p99 ${e.loaded.latency.p99Ms.toFixed(1)} ms, p50 ${e.loaded.latency.p50Ms.toFixed(1)} ms (${e.loaded.load.requests} requests in ${e.loaded.load.seconds} s): ${e.usersP99Ratio.toFixed(2)}× at p99, target ≤ ${e.targets.usersP99Ratio}: ${verdict(e.met.users)}`,
+  ];
 }
 
 function exportLine(e: ExportMemorySample): string {

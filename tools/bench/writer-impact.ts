@@ -15,6 +15,7 @@ import { readBody } from "./read-body";
 import { startBenchServer } from "./bench-server";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
 import { measureExportCodeMemory, measureExportMemory, type ExportMemorySample } from "./export-memory";
+import { measureExportUnderLoad, type ExportUnderLoad } from "./export-under-load";
 import { HISTORY_HOURS, loadBenchData, type LoadReport } from "./load-bench-data";
 import { startLockSampler, type LockSamplerReport, type LockWait } from "./lock-sampler";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
@@ -29,6 +30,7 @@ import {
 } from "./writer-placement";
 import { WRITER_APPLICATION_NAME, WRITER_CONNECTIONS } from "./writer-protocol";
 import { checkpointBeforePhase } from "./phase-checkpoint";
+import { benchBackground, type BenchBackground } from "./bench-background";
 import { measureSearchIndexCost, type SearchIndexCost } from "./search-index-cost";
 import { isConsoleApplicationName } from "@/lib/db/application-name";
 
@@ -54,7 +56,13 @@ export type WriterFigures = {
   sendLag: TailLatencySummary;
 };
 
-export type WriterPhase = { writer: WriterFigures; locks: LockSamplerReport; load: ConsoleLoadReport | null };
+export type WriterPhase = {
+  writer: WriterFigures;
+  locks: LockSamplerReport;
+  load: ConsoleLoadReport | null;
+  /** Background rounds (roll-up + duplicate scan, every 15 s) that finished during the phase. */
+  backgroundRounds: number;
+};
 
 export type PlacementResult =
   | {
@@ -62,8 +70,12 @@ export type PlacementResult =
       ran: true;
       alone: WriterPhase;
       loaded: WriterPhase;
+      /** The same load with the console's background round stopped (issue #31, item 3). */
+      loadedWithoutRounds: WriterPhase;
       /** loaded / alone, of the latency from the scheduled start. */
       ratio: { p50: number; p95: number; p99: number };
+      /** loadedWithoutRounds / alone. */
+      ratioWithoutRounds: { p50: number; p95: number; p99: number };
       /** What taskset and ps said mid-way through the loaded phase. */
       check: PlacementCheck | null;
     }
@@ -85,6 +97,8 @@ export type WriterImpactReport = {
   targetP99Ratio: number;
   /** The writer alone without the searchable fields' expression indexes, then with each (issue #28). */
   searchIndexes: SearchIndexCost;
+  /** Background rounds (roll-up + duplicate scan) the bench ran in the server's stead, over the whole run. */
+  backgroundRounds: number;
   /** CHECKPOINTs run before measured phases (one per phase unless the server refused them). */
   phaseCheckpoints: number;
   /** The target, per pinned placement that ran (pinned, isolated). */
@@ -95,6 +109,8 @@ export type WriterImpactReport = {
   lockFailures: (LockWait & { seenInSamples: number })[];
   /** The Prometheus scrape ran in the loaded phases' mix (issue #17): its requests, with the sampler going. */
   scrape: { requests: number; errors: number };
+  /** Issue #31, item 1: the whole-bound CSV export alone and under the API users, and what it costs them. */
+  exportUnderLoad: ExportUnderLoad;
   exportMemory: ExportMemorySample[];
   /** The export code with its bound raised, in the bench's own process (the API stops a file at EXPORT_MAX_ROWS). */
   exportCodeMemory: ExportMemorySample[];
@@ -131,7 +147,9 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
     const load = await loadBenchData(database.url, rows, options.progress);
     log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events`);
     log("starting the production server (building first if the build is stale)…");
-    const server = await startBenchServer(database.url, log);
+    // The server's background round (roll-up + duplicate scan) runs in the bench instead, so one phase can go without it.
+    const server = await startBenchServer(database.url, log, { backgroundRounds: false });
+    const background = benchBackground(database.url, configSchema.parse(server.config), log);
     const client = new pg.Client({ connectionString: database.url, application_name: "idem-bench" });
     await client.connect();
     let writer: WriterChild | null = null;
@@ -139,6 +157,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       const kinds = await loadKinds(database.url, server.config, rows, load, log);
       writer = await startWriterChild(database.url);
       await warmUp(server, kinds, log);
+      background.start();
       const postmaster = await findPostmaster(client);
       const consoleBackends = async () => {
         const { rows } = await client.query<{ pid: number; application_name: string }>(
@@ -179,6 +198,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
             database.url,
             options,
             checkpoint,
+            background,
           ),
         );
       }
@@ -190,6 +210,18 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
         // Not counted in phaseCheckpoints: those are the placements' phases.
         async () => void (await checkpointBeforePhase(client)),
         log,
+      );
+      const exportUnderLoad = await measureExportUnderLoad(
+        server,
+        kinds.filter((kind) => kind.name !== EXPORT_KIND),
+        wholeExportPath(),
+        // Not counted in phaseCheckpoints either.
+        {
+          users: options.users,
+          seconds: options.seconds,
+          beforePhase: async () => void (await checkpointBeforePhase(client)),
+          log,
+        },
       );
       log("export memory: the console's peak RSS while streaming CSV exports of growing size…");
       const exportMemory = await measureExportMemory(server, exportSizes(rows, load.end));
@@ -212,7 +244,9 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           : [],
       );
       const lockFailures = placements.flatMap((p) =>
-        p.ran ? [...p.alone.locks.onConsole, ...p.loaded.locks.onConsole] : [],
+        p.ran
+          ? [...p.alone.locks.onConsole, ...p.loaded.locks.onConsole, ...p.loadedWithoutRounds.locks.onConsole]
+          : [],
       );
       const scrapes = placements.flatMap((p) =>
         p.ran ? (p.loaded.load?.kinds ?? []).filter((k) => k.name === SCRAPE_KIND) : [],
@@ -243,6 +277,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
         placements,
         targetP99Ratio: TARGET_P99_RATIO,
         searchIndexes,
+        backgroundRounds: background.total(),
         phaseCheckpoints,
         targets,
         targetMet: targets.length > 0 ? targets.every((t) => t.met) : null,
@@ -251,11 +286,13 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           requests: scrapes.reduce((sum, k) => sum + k.requests, 0),
           errors: scrapes.reduce((sum, k) => sum + k.errors, 0),
         },
+        exportUnderLoad,
         exportMemory,
         exportCodeMemory,
       };
     } finally {
       await writer?.stop();
+      await background.close();
       await client.end();
       await server.stop();
     }
@@ -274,6 +311,7 @@ async function measurePlacement(
   url: string,
   options: WriterImpactOptions,
   checkpoint: () => Promise<void>,
+  background: BenchBackground,
 ): Promise<PlacementResult> {
   const { log, rate, seconds } = options;
   const schedule = { rate, seconds, warmupSeconds: WARMUP_SECONDS };
@@ -305,7 +343,9 @@ async function measurePlacement(
     // Both phases start LOAD_RAMP_MS after a checkpoint: the loaded one's ramp-up is the alone one's pause.
     await checkpoint();
     await new Promise((resolve) => setTimeout(resolve, LOAD_RAMP_MS));
+    const aloneStart = background.rounds();
     const alone = await sampled(() => writer.run(schedule));
+    const aloneRounds = background.rounds() - aloneStart;
     log(`${name}: writer with the console under load (${options.users} API users), ${seconds} s at ${rate} calls/s…`);
     await checkpoint();
     const consoleLoad = startConsoleLoad(server, kinds, options.users);
@@ -323,21 +363,50 @@ async function measurePlacement(
           ),
         )
       : Promise.resolve();
+    const roundsBefore = background.rounds();
     const loaded = await sampled(() => writer.run(schedule));
+    const loadedRounds = background.rounds() - roundsBefore;
     const loadReport = await withDeadline(consoleLoad.stop(), STEP_DEADLINE_MS, "stopping the console load");
     await withDeadline(midway, STEP_DEADLINE_MS, "checking the placement");
+
+    // The same load without the background round (issue #31, item 3): what the roll-up and the scan add to the tail.
+    log(`${name}: the same load without the console's background round (roll-up and duplicate scan off)…`);
+    await withDeadline(background.stop(), STEP_DEADLINE_MS, "stopping the background round");
+    let withoutRounds: { value: Awaited<ReturnType<WriterChild["run"]>>; locks: LockSamplerReport };
+    let withoutRoundsLoad: ConsoleLoadReport;
+    try {
+      await checkpoint();
+      const quietLoad = startConsoleLoad(server, kinds, options.users);
+      await new Promise((resolve) => setTimeout(resolve, LOAD_RAMP_MS));
+      withoutRounds = await sampled(() => writer.run(schedule));
+      withoutRoundsLoad = await withDeadline(quietLoad.stop(), STEP_DEADLINE_MS, "stopping the console load");
+    } finally {
+      background.start();
+    }
     const aloneFigures = figures(alone.value);
     const loadedFigures = figures(loaded.value);
-    const ratio = (key: "p50Ms" | "p95Ms" | "p99Ms") =>
+    const withoutRoundsFigures = figures(withoutRounds.value);
+    const ratio = (key: "p50Ms" | "p95Ms" | "p99Ms", of: WriterFigures = loadedFigures) =>
       aloneFigures.fromSchedule[key] > 0
-        ? Math.round((loadedFigures.fromSchedule[key] / aloneFigures.fromSchedule[key]) * 100) / 100
+        ? Math.round((of.fromSchedule[key] / aloneFigures.fromSchedule[key]) * 100) / 100
         : 0;
     return {
       placement: name,
       ran: true,
-      alone: { writer: aloneFigures, locks: alone.locks, load: null },
-      loaded: { writer: loadedFigures, locks: loaded.locks, load: loadReport },
+      alone: { writer: aloneFigures, locks: alone.locks, load: null, backgroundRounds: aloneRounds },
+      loaded: { writer: loadedFigures, locks: loaded.locks, load: loadReport, backgroundRounds: loadedRounds },
+      loadedWithoutRounds: {
+        writer: withoutRoundsFigures,
+        locks: withoutRounds.locks,
+        load: withoutRoundsLoad,
+        backgroundRounds: 0,
+      },
       ratio: { p50: ratio("p50Ms"), p95: ratio("p95Ms"), p99: ratio("p99Ms") },
+      ratioWithoutRounds: {
+        p50: ratio("p50Ms", withoutRoundsFigures),
+        p95: ratio("p95Ms", withoutRoundsFigures),
+        p99: ratio("p99Ms", withoutRoundsFigures),
+      },
       check,
     };
   } finally {
@@ -360,7 +429,7 @@ function figures(samples: Awaited<ReturnType<WriterChild["run"]>>): WriterFigure
 }
 
 /** The console's read mix: every GET case of `idem bench` (lists, lookup, detail, metrics, the scrape, tools audit) and the CSV export. */
-async function loadKinds(
+export async function loadKinds(
   url: string,
   rawConfig: unknown,
   rows: number,
@@ -382,8 +451,13 @@ async function loadKinds(
     .filter((c) => c.requests.length > 0 && c.requests.every((r) => r.method === "GET"));
   return [
     ...reads.map((c) => ({ name: c.name, paths: c.requests.map((r) => r.path) })),
-    { name: EXPORT_KIND, paths: [apiUrl(API_ROUTES.exportRecords, {}, { format: "csv" })] },
+    { name: EXPORT_KIND, paths: [wholeExportPath()] },
   ];
+}
+
+/** The unfiltered CSV export: the API's whole bound (EXPORT_MAX_ROWS) where the table holds that many. */
+function wholeExportPath(): string {
+  return apiUrl(API_ROUTES.exportRecords, {}, { format: "csv" });
 }
 
 /**
@@ -391,7 +465,7 @@ async function loadKinds(
  * (JIT, caches). A request the console refuses (4xx) is a broken mix and stops the run; a 5xx on a
  * busy machine (a statement limit) is only said: the load phases count their errors per kind.
  */
-async function warmUp(
+export async function warmUp(
   server: { baseUrl: string; authorization: string },
   kinds: LoadKind[],
   log: (line: string) => void,

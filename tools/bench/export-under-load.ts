@@ -1,0 +1,116 @@
+import { performance } from "node:perf_hooks";
+import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
+import type { TailLatencySummary } from "./percentiles";
+import { readBody } from "./read-body";
+
+/** Issue #31, item 1: an export under load within this many times its time alone… */
+export const TARGET_EXPORT_RATIO = 2;
+/** …and the other users' p99 within this many times their p99 without the export. */
+export const TARGET_USERS_P99_RATIO = 1.5;
+/** An export still running this long after the phase's end is reported unfinished. */
+const EXPORT_GRACE_MS = 120_000;
+const ALONE_RUNS = 3;
+
+export type ExportRun = { seconds: number; bytes: number; finished: boolean };
+
+export type ExportUnderLoad = {
+  users: number;
+  /** The export measured: the API's whole bound (100,000 rows) unless the table holds fewer. */
+  path: string;
+  alone: { runs: ExportRun[]; medianSeconds: number };
+  /** The users' requests, all kinds pooled, with no export running. */
+  usersAlone: { load: ConsoleLoadReport; latency: TailLatencySummary };
+  /** The same users while exports run back to back, one at a time. */
+  loaded: { runs: ExportRun[]; medianSeconds: number; load: ConsoleLoadReport; latency: TailLatencySummary };
+  exportRatio: number;
+  usersP99Ratio: number;
+  targets: { exportRatio: number; usersP99Ratio: number };
+  met: { export: boolean; users: boolean };
+};
+
+/**
+ * An export's time alone and under `users` API users, and what it costs them: the export ALONE_RUNS
+ * times with nothing else running; the users for `seconds` without it; then the users again for
+ * `seconds` with exports running back to back (the last one finishes before the load stops, so the
+ * users' figures cover every moment an export ran). Each phase starts after `beforePhase` (a checkpoint).
+ */
+export async function measureExportUnderLoad(
+  server: { baseUrl: string; authorization: string },
+  kinds: LoadKind[],
+  exportPath: string,
+  options: { users: number; seconds: number; beforePhase: () => Promise<void>; log: (line: string) => void },
+): Promise<ExportUnderLoad> {
+  const { users, seconds, log } = options;
+  const exportOnce = async (): Promise<ExportRun> => {
+    const t = performance.now();
+    const response = await fetch(`${server.baseUrl}${exportPath}`, {
+      headers: { authorization: server.authorization },
+      signal: AbortSignal.timeout(EXPORT_GRACE_MS),
+    });
+    if (!response.ok) throw new Error(`export ${exportPath}: HTTP ${response.status}: ${await response.text()}`);
+    try {
+      const bytes = await readBody(response);
+      return { seconds: round((performance.now() - t) / 1000), bytes, finished: true };
+    } catch {
+      return { seconds: round((performance.now() - t) / 1000), bytes: 0, finished: false };
+    }
+  };
+
+  log(`export under load: the export alone, ${ALONE_RUNS} times…`);
+  await options.beforePhase();
+  const aloneRuns: ExportRun[] = [];
+  for (let i = 0; i < ALONE_RUNS; i += 1) aloneRuns.push(await exportOnce());
+
+  log(`export under load: ${users} API users for ${seconds} s without an export…`);
+  await options.beforePhase();
+  const usersAlone = await withLoad(server, kinds, users, () => sleep(seconds * 1000));
+
+  log(`export under load: the same users for ${seconds} s with exports back to back…`);
+  await options.beforePhase();
+  const loadedRuns: ExportRun[] = [];
+  const loaded = await withLoad(server, kinds, users, async () => {
+    const end = performance.now() + seconds * 1000;
+    do loadedRuns.push(await exportOnce());
+    while (performance.now() < end);
+  });
+
+  const aloneMedian = median(aloneRuns.map((r) => r.seconds));
+  const loadedMedian = median(loadedRuns.map((r) => (r.finished ? r.seconds : Infinity)));
+  const exportRatio = aloneMedian > 0 ? round(loadedMedian / aloneMedian) : 0;
+  const usersP99Ratio = usersAlone.latency.p99Ms > 0 ? round(loaded.latency.p99Ms / usersAlone.latency.p99Ms) : 0;
+  return {
+    users,
+    path: exportPath,
+    alone: { runs: aloneRuns, medianSeconds: aloneMedian },
+    usersAlone,
+    loaded: { runs: loadedRuns, medianSeconds: loadedMedian, ...loaded },
+    exportRatio,
+    usersP99Ratio,
+    targets: { exportRatio: TARGET_EXPORT_RATIO, usersP99Ratio: TARGET_USERS_P99_RATIO },
+    met: { export: exportRatio <= TARGET_EXPORT_RATIO, users: usersP99Ratio <= TARGET_USERS_P99_RATIO },
+  };
+}
+
+async function withLoad(
+  server: { baseUrl: string; authorization: string },
+  kinds: LoadKind[],
+  users: number,
+  during: () => Promise<void>,
+): Promise<{ load: ConsoleLoadReport; latency: TailLatencySummary }> {
+  const load = startConsoleLoad(server, kinds, users);
+  let report: ConsoleLoadReport;
+  try {
+    await during();
+  } finally {
+    report = await load.stop();
+  }
+  return { load: report, latency: report.all };
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor((sorted.length - 1) / 2)] ?? 0;
+}
+
+const round = (value: number) => Math.round(value * 100) / 100;
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
