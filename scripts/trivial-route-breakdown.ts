@@ -40,7 +40,13 @@ if (!databaseUrl) throw new Error("set DATABASE_URL to a migrated database");
 const requests = Number(process.argv[2] ?? 2000);
 const warmup = Math.min(300, Math.ceil(requests / 5));
 const extra = process.argv.slice(3).map((arg) => {
-  const [name, path, header] = arg.split("=") as [string, string, string?];
+  // name=path[=header:value]; a path's own query may hold "=": the header part is the last, with a ":".
+  const name = arg.slice(0, arg.indexOf("="));
+  const rest = arg.slice(arg.indexOf("=") + 1);
+  const last = rest.lastIndexOf("=");
+  const hasHeader = last > 0 && /^[\w-]+:/.test(rest.slice(last + 1));
+  const path = hasHeader ? rest.slice(0, last) : rest;
+  const header = hasHeader ? rest.slice(last + 1) : undefined;
   const colon = header?.indexOf(":") ?? -1;
   return {
     name,

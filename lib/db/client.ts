@@ -91,6 +91,6 @@ function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
         (value as (...a: unknown[]) => Promise<unknown>).apply(target, args).catch(rethrowForPage);
     },
   });
-  sharePool(db, client);
+  sharePool(db, client, rethrowForPage);
   return db;
 }

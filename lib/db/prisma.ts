@@ -16,10 +16,20 @@ export function rawPoolOf(db: Db): pg.Pool | undefined {
   return rawPools.get(db);
 }
 
-/** `wrapper` (an extended or proxied `db`) runs on `db`'s pool. */
-export function sharePool(wrapper: object, db: Db): void {
+// What a client's own queries do with a failure (lib/db/client.ts: a page's database fault becomes the 503
+// page), for the statements that skip the client on its pool: they must fail the same way.
+const rawFaultHandlers = new WeakMap<object, (error: unknown) => Promise<never>>();
+
+/** The failure handling of `db`'s own queries, for a statement sent on its pool; undefined: rethrow. */
+export function rawFaultHandlerOf(db: Db): ((error: unknown) => Promise<never>) | undefined {
+  return rawFaultHandlers.get(db);
+}
+
+/** `wrapper` (an extended or proxied `db`) runs on `db`'s pool, its failures handled by `onFault`. */
+export function sharePool(wrapper: object, db: Db, onFault?: (error: unknown) => Promise<never>): void {
   const pool = rawPools.get(db);
   if (pool) rawPools.set(wrapper, pool);
+  if (onFault) rawFaultHandlers.set(wrapper, onFault);
 }
 
 /**

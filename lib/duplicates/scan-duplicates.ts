@@ -49,6 +49,9 @@ export async function scanDuplicates(
     const step = await db.$transaction(
       async (tx) => {
         await tx.$executeRawUnsafe(`SET LOCAL statement_timeout = ${CHUNK_TIMEOUT_MS - 5_000}`);
+        // A chunk's probes cost more than jit_above_cost in the plan, and JIT compiled each chunk's
+        // statements for ~0.5 s where they run in ~0.4 s (docs/bench.md, "The duplicate scan at 10 M rows").
+        await tx.$executeRawUnsafe("SET LOCAL jit = off");
         if (options.skipWhenBusy) {
           const [row] = await tx.$queryRaw<{ taken: boolean }[]>`
           SELECT pg_try_advisory_xact_lock(${DUPLICATE_SCAN_LOCK_ID}::int8) AS taken`;

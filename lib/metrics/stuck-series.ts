@@ -12,8 +12,7 @@ import { auditScope, rowScope, type SourceScope } from "./source-counts";
  * among them: finding those means reading every completion of the window (the table's whole
  * volume), so the figure is a lower bound, labelled so; it is exact when writers complete within
  * their threshold. Nor does the hourly roll-up carry it: a claim's stuck time spans hours.
- * Cost: steps × open claims comparisons, 18 ms for the demo's 567 over 48 steps; a backlog of
- * tens of thousands of open claims takes a few hundred ms (a cumulative count per step would not).
+ * Cost: one pass over the open claims, whatever the number of steps.
  */
 export async function stuckSeries(db: Db, config: IdemConfig, scope: SourceScope, stepEnds: Date[]): Promise<number[]> {
   if (stepEnds.length === 0) return [];
@@ -21,10 +20,12 @@ export async function stuckSeries(db: Db, config: IdemConfig, scope: SourceScope
   const last = stepEnds[stepEnds.length - 1]!;
   const tools = Object.keys(config.tools);
   const thresholds = tools.map((tool) => stuckAfterMs(config, tool));
-  const rows = await db.$queryRaw<{ i: number; stuck: bigint }[]>`
-    WITH ends AS (
-      SELECT t, i::int4 AS i FROM unnest(${stepEnds}::timestamptz[]) WITH ORDINALITY AS e(t, i)
-    ), threshold AS (
+  // Each claim counts at the steps that end after it became stuck and before it was resolved: +1 from
+  // the step after its stuck time, −1 from the step at or after its resolution. The deltas are summed per
+  // step (width_bucket: how many step ends lie before the instant) and added up in order below, so the
+  // cost is one pass over the open claims, not one per step (48 × 30,000 comparisons took 392 ms at 10 M rows).
+  const rows = await db.$queryRaw<{ k: number; delta: bigint }[]>`
+    WITH threshold AS (
       SELECT * FROM unnest(${tools}::text[], ${thresholds}::int8[]) AS th(tool, ms)
     ), open_claims AS (
       SELECT COALESCE(tool, '') AS tool, created_at, NULL::timestamptz AS resolved_at FROM idempotency
@@ -34,17 +35,26 @@ export async function stuckSeries(db: Db, config: IdemConfig, scope: SourceScope
        WHERE action IN ('record.complete', 'record.release', 'record.force_release') AND at > ${first}::timestamptz
          AND before->>'status' = 'in_progress' ${auditScope(scope)}
     ), spans AS (
-      -- When each claim became stuck (its tool's threshold after the claim) and when it stopped; counted per span.
+      -- When each claim became stuck (its tool's threshold after the claim) and when it stopped; a claim
+      -- resolved before it became stuck is never counted.
       SELECT o.created_at + COALESCE(th.ms, ${config.defaultStuckAfter}) * interval '1 millisecond' AS stuck_from,
-             o.resolved_at, count(*) AS n
+             o.resolved_at
         FROM open_claims o LEFT JOIN threshold th ON th.tool = o.tool
-       GROUP BY 1, 2
+    ), counted AS (
+      SELECT * FROM spans WHERE resolved_at IS NULL OR resolved_at > stuck_from
     )
-    SELECT e.i, COALESCE(sum(s.n), 0)::int8 AS stuck
-      FROM ends e
-      LEFT JOIN spans s ON s.stuck_from < e.t AND (s.resolved_at IS NULL OR s.resolved_at > e.t)
-     GROUP BY e.i`;
+    SELECT width_bucket(stuck_from, ${stepEnds}::timestamptz[]) AS k, count(*)::int8 AS delta FROM counted GROUP BY 1
+    UNION ALL
+    SELECT width_bucket(resolved_at - interval '1 microsecond', ${stepEnds}::timestamptz[]), -count(*)::int8
+      FROM counted WHERE resolved_at IS NOT NULL GROUP BY 1`;
+  // k = the number of step ends at or before the instant: the delta applies from step k + 1 on.
+  const deltas = new Array<number>(stepEnds.length + 1).fill(0);
+  for (const r of rows) deltas[Number(r.k)]! += Number(r.delta);
   const counts = new Array<number>(stepEnds.length).fill(0);
-  for (const r of rows) counts[Number(r.i) - 1] = Number(r.stuck);
+  let running = 0;
+  for (let i = 0; i < stepEnds.length; i += 1) {
+    running += deltas[i]!;
+    counts[i] = running;
+  }
   return counts;
 }

@@ -3,6 +3,7 @@ import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { rawQuery } from "@/lib/db/raw-query";
 import { exactTimeSql } from "@/lib/format/exact-time";
 import { encodeCursor, type RecordsCursor } from "@/lib/records/list-cursor";
 import {
@@ -134,10 +135,14 @@ export async function fetchRecordRows(
     ? Prisma.sql`ORDER BY created_at DESC, key DESC`
     : Prisma.sql`ORDER BY created_at ASC, key ASC`;
   const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
-  return db.$queryRaw<RecordRow[]>`
+  // On the client's pool (lib/db/raw-query.ts): every list page and every export batch is this statement.
+  return rawQuery<RecordRow>(
+    db,
+    Prisma.sql`
     SELECT key, tenant, subject, tool, status, created_at, updated_at,
            ${Prisma.raw(exactTimeSql("created_at"))} AS created_at_exact ${response}
-    FROM idempotency ${where} ${order} LIMIT ${take}`;
+    FROM idempotency ${where} ${order} LIMIT ${take}`,
+  );
 }
 
 export function cursorOf(row: RecordRow): string {

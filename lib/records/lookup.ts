@@ -6,6 +6,8 @@ import { refOf } from "idem-guard";
 import { extractLookupTokens, MAX_TOKENS_PER_LOOKUP } from "@/lib/records/lookup-tokens";
 import { traceFates, TRIM_RECORD_DAYS, type RefFates } from "@/lib/records/ref-fate";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { Prisma } from "@/generated/prisma/client";
+import { rawQuery } from "@/lib/db/raw-query";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
 
 /** One record as lists and look-ups show it: no response (it may hold personal data). */
@@ -53,6 +55,30 @@ export function toRecordSummary(row: {
 
 /** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
 const MAX_MATCHES_PER_REF = 20;
+
+type MatchRow = Parameters<typeof toRecordSummary>[0] & { token: string };
+const MATCH_COLUMNS = Prisma.raw(
+  `key, tenant, subject, tool, status, created_at AS "createdAt", updated_at AS "updatedAt"`,
+);
+
+/**
+ * Every key and ref of a lookup in one statement, each row labelled with the token it answers:
+ * the keys by equality, each ref as a primary-key range (`key >= ref AND key < ref || 'g'`: key is
+ * COLLATE "C"), at most MAX_MATCHES_PER_REF + 1 rows a ref, ordered by key.
+ */
+function keysAndRefsStatement(keys: string[], refs: string[], tenantScope: Prisma.Sql): Prisma.Sql {
+  const parts: Prisma.Sql[] = [];
+  if (keys.length > 0)
+    parts.push(
+      Prisma.sql`SELECT key AS token, ${MATCH_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${tenantScope}`,
+    );
+  for (const ref of refs)
+    parts.push(
+      Prisma.sql`(SELECT ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
+        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${MAX_MATCHES_PER_REF + 1})`,
+    );
+  return Prisma.join(parts, " UNION ALL ");
+}
 
 /**
  * What the visible tables still remember about a ref (or key) that matched no row, within the
@@ -161,30 +187,21 @@ export async function lookUpRefs(
         : "No ref found in that text. A ref is 12 hexadecimal characters, as in “(ref 3f9a1c2b7d4e)”; a full key is 64.",
     };
   }
-  const scope = actorTenantScope(actor).where;
   // A 12-digit order number is hex too: every token is also looked for among the searchable fields.
   const fieldValues = searchFields ? tokens.map((t) => t.value) : [];
 
-  const [byKey, byRef, byField] = await Promise.all([
-    keys.length > 0
-      ? db.idempotency.findMany({ where: { key: { in: keys }, ...scope }, select: RECORD_SUMMARY_SELECT })
+  const [found, byField] = await Promise.all([
+    keys.length + bareRefs.length > 0
+      ? rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()))
       : [],
-    Promise.all(
-      bareRefs.map((ref) =>
-        db.idempotency.findMany({
-          where: { key: { gte: ref, lt: `${ref}g` }, ...scope },
-          select: RECORD_SUMMARY_SELECT,
-          orderBy: { key: "asc" },
-          take: MAX_MATCHES_PER_REF + 1,
-        }),
-      ),
-    ),
     searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : new Map<string, SearchableFieldMatch[]>(),
   ]);
 
   const rowsOf = new Map<string, RecordSummary[]>();
-  for (const row of byKey) rowsOf.set(row.key, [toRecordSummary(row)]);
-  bareRefs.forEach((ref, i) => rowsOf.set(ref, (byRef[i] ?? []).map(toRecordSummary)));
+  for (const token of [...keys, ...bareRefs]) rowsOf.set(token, []);
+  // Key order within a ref, whatever order the branches of the UNION come back in.
+  for (const row of found.toSorted((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)))
+    rowsOf.get(row.token)?.push(toRecordSummary(row));
 
   const missed = tokens.filter((t) => t.kind !== "word" && (rowsOf.get(t.value) ?? []).length === 0);
   const misses = await traceRefs(

@@ -2,6 +2,7 @@ import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
+import { rawQuery } from "@/lib/db/raw-query";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 
 export type DetailRecordRow = {
@@ -40,7 +41,8 @@ type Read = {
  * What the record page reads, in one statement: the row if the actor may see its tenant, its
  * first `maxEvents` events and `maxAudit` audit entries, oldest first. Three model queries were
  * three trips through Prisma's query compiler per request (docs/bench.md, "Speed left on the
- * table"). The events and entries are read by key alone; the caller drops them when the row is null.
+ * table"); it goes on the client's pool (lib/db/raw-query.ts). The events and entries are read by
+ * key alone; the caller drops them when the row is null.
  */
 export async function readRecordDetail(
   db: Db,
@@ -48,7 +50,9 @@ export async function readRecordDetail(
   key: string,
   limits: { maxEvents: number; maxAudit: number },
 ): Promise<{ record: DetailRecordRow | null; events: DetailEventRow[]; audit: DetailAuditRow[] }> {
-  const [read] = await db.$queryRaw<Read[]>`
+  const [read] = await rawQuery<Read>(
+    db,
+    Prisma.sql`
     SELECT
       (SELECT row_to_json(r) FROM (
          SELECT key, tenant, subject, tool, status, response, created_at AS "createdAt", updated_at AS "updatedAt",
@@ -58,7 +62,8 @@ export async function readRecordDetail(
          SELECT kind, at, detail, client FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
-         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit`;
+         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit`,
+  );
   const record = read?.record ?? null;
   return {
     record: record

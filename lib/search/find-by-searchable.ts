@@ -2,6 +2,7 @@ import "server-only";
 import { Prisma } from "@/generated/prisma/client";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
+import { rawQuery } from "@/lib/db/raw-query";
 import type { Actor } from "@/lib/identity/actor";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { maskedValueClass, type MaskedReason } from "@/lib/privacy/masked-value";
@@ -76,7 +77,7 @@ export function refusalMessage(reason: MaskedReason): string {
 }
 
 function matchingRows(db: Db, spec: SearchSpec, values: string[], tenantScope: Prisma.Sql): Promise<Row[]> {
-  return db.$queryRaw<Row[]>(searchableStatement(spec, values, tenantScope));
+  return rawQuery<Row>(db, searchableStatement(spec, values, tenantScope));
 }
 
 /**

@@ -22,8 +22,15 @@ const RATE_PER_SECOND = 20;
 // At most this many requests open at once: on a box too busy to serve 20/s the rate falls (and is printed) instead of a queue growing without end.
 const MAX_IN_FLIGHT = 12;
 
-const API_PATHS = ["/api/v1/records", "/api/v1/records?status=in_progress", "/api/v1/metrics", "/api/v1/audit"];
-const PAGE_PATHS = ["/", "/records", "/stuck", "/audit"];
+// The lookup reads on the client's pg pool, not through Prisma (lib/db/raw-query.ts): its faults must answer the same.
+const API_PATHS = [
+  "/api/v1/records",
+  "/api/v1/records?status=in_progress",
+  "/api/v1/metrics",
+  "/api/v1/audit",
+  "/api/v1/lookup?q=3f9a1c2b7d4e",
+];
+const PAGE_PATHS = ["/", "/records", "/stuck", "/audit", "/lookup?q=3f9a1c2b7d4e"];
 
 type Answer = {
   phase: string;

@@ -121,7 +121,12 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       name: "ref lookup",
       targets: { sqlP95Ms: 2, apiP95Ms: 50 },
       inputs: sampleKeys.map((key) => `Charge failed: already in progress (ref ${key.slice(0, 12)})`),
-      console: (db, text) => lookUpRefs(db, actor, text, { redact: redactionOf(config) }),
+      // As the route calls it: with the configured searchable fields, every id-like word is looked for there too.
+      console: (db, text) =>
+        lookUpRefs(db, actor, text, {
+          redact: redactionOf(config),
+          searchFields: (values) => findBySearchableValues(db, actor, config, values),
+        }),
       api: (text) => ({ method: "GET", path: apiUrl(API_ROUTES.lookup, {}, { q: text }) }),
     },
     {

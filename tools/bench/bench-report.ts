@@ -13,7 +13,7 @@ export function formatBenchReport(report: BenchReport): string {
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}`,
   );
   lines.push(
-    `load: ${load.rows.toLocaleString("en-US")} rows + ${load.events.toLocaleString("en-US")} events; rows ${load.seconds.rows.toFixed(1)} s, indexes ${load.seconds.indexes.toFixed(1)} s, rollup ${load.seconds.rollup.toFixed(1)} s, duplicate scan ${load.seconds.scan.toFixed(1)} s (${load.duplicates.toLocaleString("en-US")} duplicates found), vacuum analyze ${load.seconds.vacuum.toFixed(1)} s`,
+    `load: ${load.rows.toLocaleString("en-US")} rows + ${load.events.toLocaleString("en-US")} events; rows ${load.seconds.rows.toFixed(1)} s, indexes ${load.seconds.indexes.toFixed(1)} s, rollup ${load.seconds.rollup.toFixed(1)} s, vacuum analyze ${load.seconds.vacuum.toFixed(1)} s, duplicate scan ${load.seconds.scan.toFixed(1)} s (${load.duplicates.toLocaleString("en-US")} duplicates found)`,
   );
   lines.push("");
   const header = `${"case".padEnd(50)} ${"SQL p50".padStart(8)} ${"SQL p95".padStart(8)} ${"API p50".padStart(8)} ${"API p95".padStart(8)} ${"API/SQL".padStart(8)} ${"stmts".padStart(5)}  targets`;

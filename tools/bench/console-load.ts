@@ -25,7 +25,11 @@ export type ConsoleLoadReport = {
   all: TailLatencySummary;
 };
 
-export type ConsoleLoad = { stop(): Promise<ConsoleLoadReport> };
+export type ConsoleLoad = {
+  stop(): Promise<ConsoleLoadReport>;
+  /** Every finished request's latency (ms), all kinds: for pooling phases before summarising. */
+  samples(): number[];
+};
 
 /**
  * `users` concurrent API users, each sending one request after another (closed loop: this is the
@@ -100,5 +104,6 @@ export function startConsoleLoad(
         all: summariseTail(stats.flatMap((stat) => stat.samples)),
       };
     },
+    samples: () => stats.flatMap((stat) => stat.samples),
   };
 }

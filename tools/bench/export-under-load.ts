@@ -1,6 +1,6 @@
 import { performance } from "node:perf_hooks";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
-import type { TailLatencySummary } from "./percentiles";
+import { summariseTail, type TailLatencySummary } from "./percentiles";
 import { readBody } from "./read-body";
 
 /** Issue #31, item 1: an export under load within this many times its time alone… */
@@ -10,6 +10,7 @@ export const TARGET_USERS_P99_RATIO = 1.5;
 /** An export still running this long after the phase's end is reported unfinished. */
 const EXPORT_GRACE_MS = 120_000;
 const ALONE_RUNS = 3;
+const ROUNDS = 2;
 
 export type ExportRun = { seconds: number; bytes: number; finished: boolean };
 
@@ -18,10 +19,10 @@ export type ExportUnderLoad = {
   /** The export measured: the API's whole bound (100,000 rows) unless the table holds fewer. */
   path: string;
   alone: { runs: ExportRun[]; medianSeconds: number };
-  /** The users' requests, all kinds pooled, with no export running. */
-  usersAlone: { load: ConsoleLoadReport; latency: TailLatencySummary };
+  /** The users' requests, all kinds and rounds pooled, with no export running. */
+  usersAlone: { loads: ConsoleLoadReport[]; latency: TailLatencySummary };
   /** The same users while exports run back to back, one at a time. */
-  loaded: { runs: ExportRun[]; medianSeconds: number; load: ConsoleLoadReport; latency: TailLatencySummary };
+  loaded: { runs: ExportRun[]; medianSeconds: number; loads: ConsoleLoadReport[]; latency: TailLatencySummary };
   exportRatio: number;
   usersP99Ratio: number;
   targets: { exportRatio: number; usersP99Ratio: number };
@@ -30,9 +31,10 @@ export type ExportUnderLoad = {
 
 /**
  * An export's time alone and under `users` API users, and what it costs them: the export ALONE_RUNS
- * times with nothing else running; the users for `seconds` without it; then the users again for
- * `seconds` with exports running back to back (the last one finishes before the load stops, so the
- * users' figures cover every moment an export ran). Each phase starts after `beforePhase` (a checkpoint).
+ * times with nothing else running; then, ROUNDS times, the users for `seconds` without it and the
+ * users again for `seconds` with exports running back to back (the last one finishes before the
+ * load stops, so the users' figures cover every moment an export ran). Each phase starts after
+ * `beforePhase` (a checkpoint).
  */
 export async function measureExportUnderLoad(
   server: { baseUrl: string; authorization: string },
@@ -61,18 +63,31 @@ export async function measureExportUnderLoad(
   const aloneRuns: ExportRun[] = [];
   for (let i = 0; i < ALONE_RUNS; i += 1) aloneRuns.push(await exportOnce());
 
-  log(`export under load: ${users} API users for ${seconds} s without an export…`);
-  await options.beforePhase();
-  const usersAlone = await withLoad(server, kinds, users, () => sleep(seconds * 1000));
-
-  log(`export under load: the same users for ${seconds} s with exports back to back…`);
-  await options.beforePhase();
+  // Without and with the export in turns, ROUNDS times, each condition's samples pooled: one phase of
+  // each drifted by ±30 % at p99 between runs (the machine's state, not the export).
+  const usersAloneSamples: number[] = [];
+  const loadedSamples: number[] = [];
+  const usersAloneLoads: ConsoleLoadReport[] = [];
+  const loadedLoads: ConsoleLoadReport[] = [];
   const loadedRuns: ExportRun[] = [];
-  const loaded = await withLoad(server, kinds, users, async () => {
-    const end = performance.now() + seconds * 1000;
-    do loadedRuns.push(await exportOnce());
-    while (performance.now() < end);
-  });
+  for (let round = 1; round <= ROUNDS; round += 1) {
+    log(`export under load, round ${round}/${ROUNDS}: ${users} API users for ${seconds} s without an export…`);
+    await options.beforePhase();
+    const quiet = await withLoad(server, kinds, users, () => sleep(seconds * 1000));
+    usersAloneSamples.push(...quiet.samples);
+    usersAloneLoads.push(quiet.load);
+    log(`export under load, round ${round}/${ROUNDS}: the same users for ${seconds} s with exports back to back…`);
+    await options.beforePhase();
+    const busy = await withLoad(server, kinds, users, async () => {
+      const end = performance.now() + seconds * 1000;
+      do loadedRuns.push(await exportOnce());
+      while (performance.now() < end);
+    });
+    loadedSamples.push(...busy.samples);
+    loadedLoads.push(busy.load);
+  }
+  const usersAlone = { loads: usersAloneLoads, latency: summariseTail(usersAloneSamples) };
+  const loaded = { loads: loadedLoads, latency: summariseTail(loadedSamples) };
 
   const aloneMedian = median(aloneRuns.map((r) => r.seconds));
   const loadedMedian = median(loadedRuns.map((r) => (r.finished ? r.seconds : Infinity)));
@@ -96,7 +111,7 @@ async function withLoad(
   kinds: LoadKind[],
   users: number,
   during: () => Promise<void>,
-): Promise<{ load: ConsoleLoadReport; latency: TailLatencySummary }> {
+): Promise<{ load: ConsoleLoadReport; samples: number[] }> {
   const load = startConsoleLoad(server, kinds, users);
   let report: ConsoleLoadReport;
   try {
@@ -104,7 +119,7 @@ async function withLoad(
   } finally {
     report = await load.stop();
   }
-  return { load: report, latency: report.all };
+  return { load: report, samples: load.samples() };
 }
 
 function median(values: number[]): number {

@@ -1,4 +1,6 @@
 import type { ExportMemorySample } from "./export-memory";
+import type { ConsoleLoadReport } from "./console-load";
+import type { LoadReport } from "./load-bench-data";
 import type { ExportRun, ExportUnderLoad } from "./export-under-load";
 import type { LockWait } from "./lock-sampler";
 import type { GroupCheck } from "./writer-placement";
@@ -13,6 +15,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
   lines.push(
     `idem bench-writers: ${report.rows.toLocaleString("en-US")} rows; the guard's claim → complete at ${report.rate} calls/s, open loop, ${report.seconds} s per phase (${report.writerConnections} writer connections)`,
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}, load average ${machine.loadAverage.join(" ")}`,
+    loadLine(report.load),
     "",
     "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule);",
     `"no round": loaded, with the console's background round (metrics roll-up + duplicate scan, every 15 s) stopped; "ratio/nr": that phase over alone:`,
@@ -146,7 +149,14 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
   return lines.join("\n");
 }
 
+function loadLine(load: LoadReport): string {
+  const s = load.seconds;
+  return `load: ${load.rows.toLocaleString("en-US")} rows + ${load.events.toLocaleString("en-US")} events; rows ${s.rows.toFixed(1)} s, indexes ${s.indexes.toFixed(1)} s, rollup ${s.rollup.toFixed(1)} s, vacuum analyze ${s.vacuum.toFixed(1)} s, duplicate scan ${s.scan.toFixed(1)} s (${load.duplicates.toLocaleString("en-US")} duplicates found)`;
+}
+
 function exportUnderLoadLines(e: ExportUnderLoad): string[] {
+  const requests = (loads: ConsoleLoadReport[]) => loads.reduce((sum, l) => sum + l.requests, 0);
+  const phases = (loads: ConsoleLoadReport[]) => `${loads.map((l) => `${l.seconds} s`).join(" + ")}, pooled`;
   const runs = (list: ExportRun[]) =>
     list
       .map((r) => (r.finished ? `${r.seconds.toFixed(2)} s` : `unfinished after ${r.seconds.toFixed(2)} s`))
@@ -157,8 +167,8 @@ function exportUnderLoadLines(e: ExportUnderLoad): string[] {
     `export under load (issue #31): GET ${e.path} (${mb.toFixed(1)} MB), ${e.users} API users on every other GET case:`,
     `  export alone             median ${e.alone.medianSeconds.toFixed(2)} s (${runs(e.alone.runs)})`,
     `  export under the users   median ${e.loaded.medianSeconds.toFixed(2)} s (${runs(e.loaded.runs)}): ${e.exportRatio.toFixed(2)}× alone, target ≤ ${e.targets.exportRatio}: ${verdict(e.met.export)}`,
-    `  users without the export p99 ${e.usersAlone.latency.p99Ms.toFixed(1)} ms, p50 ${e.usersAlone.latency.p50Ms.toFixed(1)} ms (${e.usersAlone.load.requests} requests in ${e.usersAlone.load.seconds} s)`,
-    `  users with it            p99 ${e.loaded.latency.p99Ms.toFixed(1)} ms, p50 ${e.loaded.latency.p50Ms.toFixed(1)} ms (${e.loaded.load.requests} requests in ${e.loaded.load.seconds} s): ${e.usersP99Ratio.toFixed(2)}× at p99, target ≤ ${e.targets.usersP99Ratio}: ${verdict(e.met.users)}`,
+    `  users without the export p99 ${e.usersAlone.latency.p99Ms.toFixed(1)} ms, p50 ${e.usersAlone.latency.p50Ms.toFixed(1)} ms (${requests(e.usersAlone.loads)} requests in ${phases(e.usersAlone.loads)})`,
+    `  users with it            p99 ${e.loaded.latency.p99Ms.toFixed(1)} ms, p50 ${e.loaded.latency.p50Ms.toFixed(1)} ms (${requests(e.loaded.loads)} requests in ${phases(e.loaded.loads)}): ${e.usersP99Ratio.toFixed(2)}× at p99, target ≤ ${e.targets.usersP99Ratio}: ${verdict(e.met.users)}`,
   ];
 }
 
