@@ -74,8 +74,9 @@ function keysAndRefsStatement(keys: string[], refs: string[], tenantScope: Prism
     );
   for (const ref of refs)
     parts.push(
-      Prisma.sql`(SELECT ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
-        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${MAX_MATCHES_PER_REF + 1})`,
+      // A subquery, not a parenthesised branch: the statement starts with SELECT whatever its first part.
+      Prisma.sql`SELECT * FROM (SELECT ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
+        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${MAX_MATCHES_PER_REF + 1}) AS ref_range`,
     );
   return Prisma.join(parts, " UNION ALL ");
 }
