@@ -53,9 +53,26 @@ case "${1:-start}" in
     ;;
 esac
 
+# Caught up with the primary within 30 s? A receiver can say "streaming" for a moment and then fail
+# for good: without a replication slot the primary may already have removed the WAL it needs (a
+# stopped replica, or checkpoints while it lagged). Replaying up to the primary's position is the proof.
+caught_up() {
+  local target
+  target=$(psql "$PRIMARY" -X -At -c "SELECT pg_current_wal_lsn()") || return 1
+  for _ in $(seq 1 60); do
+    [ "$(psql -h 127.0.0.1 -p "$1" -U postgres -d postgres -X -At -c "SELECT pg_last_wal_replay_lsn() >= '$target'::pg_lsn" 2>/dev/null)" = t ] && return 0
+    sleep 0.5
+  done
+  return 1
+}
+
 if running; then
-  cat "$DIR/port"
-  exit 0
+  if caught_up "$(cat "$DIR/port")"; then
+    cat "$DIR/port"
+    exit 0
+  fi
+  # Running but lost: made afresh below.
+  as_postgres pg_ctl -D "$DATA" -m immediate -w stop >/dev/null || true
 fi
 
 port_in_use() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -73,7 +90,7 @@ streaming() {
 if [ -f "$DATA/standby.signal" ] && [ -f "$DIR/port" ] && ! port_in_use "$(cat "$DIR/port")"; then
   # Made before and stopped (a reboot): start it again; if it cannot catch up, make it afresh below.
   if as_postgres pg_ctl -D "$DATA" -l "$DIR/replica.log" -w -t 60 start >/dev/null 9>&-; then
-    if streaming "$(cat "$DIR/port")"; then
+    if streaming "$(cat "$DIR/port")" && caught_up "$(cat "$DIR/port")"; then
       cat "$DIR/port"
       exit 0
     fi
