@@ -89,6 +89,17 @@ describe("idem bench-writers at 5,000 rows", () => {
         // From the schedule includes the wait to be sent: never shorter than the call itself.
         expect(s.p50Ms).toBeGreaterThanOrEqual(phase.writer.service.p50Ms);
         expect(phase.locks.samples, `${p.placement}: the pg_locks sampler took samples`).toBeGreaterThan(10);
+        // Each sample counts the writer's 8 backends once, by state and wait event.
+        const states = Object.values(phase.locks.writerStates).reduce((sum, n) => sum + n, 0);
+        expect(states).toBe(phase.locks.samples * 8);
+        // 200 calls, each a claim and a completion: WAL written, commits counted, a CPU's busy share.
+        const c = phase.counters;
+        expect(c.wal.bytes).toBeGreaterThan(200 * 100);
+        expect(c.database.commits).toBeGreaterThanOrEqual(400);
+        expect(c.cpus.length).toBe(os.cpus().length);
+        for (const cpu of c.cpus) expect(cpu.busy).toBeGreaterThan(0);
+        // The writer's sessions alone time their WAL, and they wait for each commit's flush.
+        if (report.writerIoTimed) expect(c.wal.syncMs).toBeGreaterThan(0);
       }
       expect(p.ratio.p99).toBeCloseTo(p.loaded.writer.fromSchedule.p99Ms / p.alone.writer.fromSchedule.p99Ms, 1);
       expect(p.ratioWithoutRounds.p99).toBeCloseTo(

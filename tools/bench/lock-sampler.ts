@@ -27,6 +27,13 @@ export type LockSamplerReport = {
   /** Distinct (blocking backend, statement) pairs a writer waited on, with how many samples saw each. */
   onConsole: (LockWait & { seenInSamples: number })[];
   onOthers: (LockWait & { seenInSamples: number })[];
+  /**
+   * What the writer's backends were doing, summed over samples (one count per backend per sample):
+   * `active` with its wait event (LWLock:WALWrite, IO:DataFileRead…) or `active, on CPU` with none;
+   * `idle` is a backend waiting for the writer's next call. The lightweight locks and I/O waits
+   * pg_locks does not show (issue #31, item 3).
+   */
+  writerStates: Record<string, number>;
 };
 
 /**
@@ -46,6 +53,14 @@ LEFT JOIN LATERAL unnest(pg_blocking_pids(l.pid)) AS bp(pid) ON true
 LEFT JOIN pg_stat_activity b ON b.pid = bp.pid
 WHERE NOT l.granted AND w.application_name = $1 AND w.datname = current_database()`;
 
+const WRITER_STATES = `
+SELECT CASE WHEN state = 'active' THEN 'active, ' || coalesce(wait_event_type || ':' || wait_event, 'on CPU')
+            ELSE coalesce(state, 'unknown') END AS what,
+       count(*)::int AS backends
+FROM pg_stat_activity
+WHERE application_name = $1 AND datname = current_database()
+GROUP BY 1`;
+
 export type LockSampler = { stop(): Promise<LockSamplerReport> };
 
 /** Samples pg_locks every `intervalMs` on a connection of its own until stopped. */
@@ -57,6 +72,7 @@ export async function startLockSampler(
   const client = new pg.Client({ connectionString: url, application_name: SAMPLER_APPLICATION_NAME });
   await client.connect();
   const seen = new Map<string, LockWait & { seenInSamples: number }>();
+  const writerStates: Record<string, number> = {};
   let samples = 0;
   let samplesWithWriterWaits = 0;
   let stopped = false;
@@ -69,6 +85,8 @@ export async function startLockSampler(
       const at = performance.now();
       try {
         const { rows } = await client.query<LockWait>(WRITER_LOCK_WAITS, [writerApplicationName]);
+        const states = await client.query<{ what: string; backends: number }>(WRITER_STATES, [writerApplicationName]);
+        for (const { what, backends } of states.rows) writerStates[what] = (writerStates[what] ?? 0) + backends;
         samples += 1;
         lastAt = at;
         if (rows.length > 0) samplesWithWriterWaits += 1;
@@ -99,6 +117,7 @@ export async function startLockSampler(
         intervalMs,
         meanGapMs: samples > 1 ? Math.round(((lastAt - began) / (samples - 1)) * 10) / 10 : 0,
         samplesWithWriterWaits,
+        writerStates,
         onConsole: waits.filter(
           (w) => w.blockingApplication !== null && isConsoleApplicationName(w.blockingApplication),
         ),

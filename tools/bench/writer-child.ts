@@ -8,6 +8,8 @@ import type { WriterAnswer, WriterRequest } from "./writer-protocol";
 export type WriterChild = {
   pid: number;
   backendPids: number[];
+  /** Whether the writer's sessions time their reads and WAL (track_io_timing: superuser). */
+  ioTimed: boolean;
   run(options: ScheduleOptions): Promise<ScheduleSamples>;
   stop(): Promise<void>;
 };
@@ -37,6 +39,7 @@ export async function startWriterChild(databaseUrl: string): Promise<WriterChild
   return {
     pid: child.pid!,
     backendPids: ready.backendPids,
+    ioTimed: ready.ioTimed,
     async run(options) {
       const answer = next();
       child.send({ type: "run", options } satisfies WriterRequest);

@@ -91,6 +91,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     for (const wait of [...p.alone.locks.onOthers, ...p.loaded.locks.onOthers, ...p.loadedWithoutRounds.locks.onOthers])
       lines.push(`    other: ${describeLockWait(wait)}`);
   }
+  lines.push(...sharedResourceLines(report));
   lines.push(
     `  prometheus scrape: ${report.scrape.requests} scrapes (${report.scrape.errors} errors) ran in the loaded phases with the sampler going; ${report.lockFailures.length === 0 ? "no lock a writer waited on was held by a console backend" : `${report.lockFailures.length} console lock(s) a writer waited on (below)`}`,
   );
@@ -112,7 +113,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     lines.push(
       `  taskset -a -p -c ${report.pinning.databaseCpus} on the postmaster (pid ${report.pinning.postmasterPid}) and every process forked from it (backends fork from it and inherit its CPU), and on the writer process;`,
       `  taskset -a -p -c ${report.pinning.consoleCpus} on the console server's process tree and on this process (the load generator and the sampler's client); restored afterwards`,
-      `  isolated, also: taskset -a -p -c ${report.pinning.consoleCpus} on every backend of the bench database whose application_name is the console's, looked for every 50 ms`,
+      `  isolated, also: taskset -a -p -c ${report.pinning.consoleCpus} on every backend of the bench database whose application_name is the console's, and every parallel worker of theirs, looked for every 20 ms`,
     );
     for (const p of report.placements) {
       if (!p.ran || !p.check) continue;
@@ -184,4 +185,43 @@ export function describeLockWait(wait: LockWait & { seenInSamples: number }): st
 
 function oneLine(sql: string | null): string {
   return sql === null ? "(unknown)" : sql.replace(/\s+/g, " ").trim();
+}
+
+/**
+ * Issue #31, item 3: what the writers shared with the console in each phase, beyond locks — their
+ * backends' wait events, the WAL, checkpoints, buffer evictions, reads from outside shared buffers,
+ * the page cache and each CPU's busy share.
+ */
+function sharedResourceLines(report: WriterImpactReport): string[] {
+  const lines = [
+    "",
+    `what the writers share (per phase; ${report.writerIoTimed ? "read and WAL times are the writer's sessions' own (track_io_timing on them only)" : "I/O times not recorded: the writer's sessions could not turn on track_io_timing"}):`,
+  ];
+  const share = (n: number, of: number) => (of > 0 ? `${((100 * n) / of).toFixed(1)} %` : "—");
+  for (const p of report.placements) {
+    if (!p.ran) continue;
+    for (const [phase, data] of [
+      ["alone", p.alone],
+      ["loaded", p.loaded],
+      ["loaded, no round", p.loadedWithoutRounds],
+    ] as const) {
+      const c = data.counters;
+      const calls = Math.max(1, data.writer.calls);
+      const active = Object.entries(data.locks.writerStates).filter(([what]) => what.startsWith("active"));
+      const activeTotal = active.reduce((sum, [, n]) => sum + n, 0);
+      const top = active
+        .sort((a, b) => b[1] - a[1])
+        .slice(0, 5)
+        .map(([what, n]) => `${what.slice("active, ".length)} ${share(n, activeTotal)}`)
+        .join(", ");
+      const perSecond = (n: number) => (c.seconds > 0 ? n / c.seconds : 0);
+      lines.push(
+        `  ${p.placement} ${phase}: writer backends active in ${activeTotal} backend-samples: ${top || "none"}`,
+        `    WAL ${(perSecond(c.wal.bytes) / 1e6).toFixed(2)} MB/s (${c.wal.fullPageImages} full-page images), ${c.wal.syncs} syncs; writer WAL write ${(c.wal.writeMs / calls).toFixed(3)} + sync ${(c.wal.syncMs / calls).toFixed(3)} ms per call; ${c.bgwriter.checkpoints} checkpoints`,
+        `    buffers: ${perSecond(c.bgwriter.buffersAlloc).toFixed(0)}/s allocated (read in), ${c.bgwriter.buffersBackend} written by backends, ${c.bgwriter.buffersClean} by the bgwriter; database blocks read ${perSecond(c.database.blocksRead).toFixed(0)}/s, hit ${share(c.database.blocksHit, c.database.blocksHit + c.database.blocksRead)}; writer read time ${(c.database.readMs / calls).toFixed(3)} ms per call`,
+        `    host: ${c.host.pagesIn} kB read from disk, ${c.host.majorFaults} major faults; CPU busy ${c.cpus.map((u) => `cpu${u.cpu} ${(u.busy * 100).toFixed(0)} %${u.iowait > 0.005 ? ` (+${(u.iowait * 100).toFixed(0)} % iowait)` : ""}${u.steal > 0.005 ? ` (${(u.steal * 100).toFixed(0)} % stolen)` : ""}`).join(", ")}`,
+      );
+    }
+  }
+  return lines;
 }

@@ -18,6 +18,7 @@ import { measureExportCodeMemory, measureExportMemory, type ExportMemorySample }
 import { measureExportUnderLoad, type ExportUnderLoad } from "./export-under-load";
 import { HISTORY_HOURS, loadBenchData, type LoadReport } from "./load-bench-data";
 import { startLockSampler, type LockSamplerReport, type LockWait } from "./lock-sampler";
+import { startPhaseCounters, type PhaseCounters } from "./phase-counters";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
 import { BENCH_ACTOR } from "./run-bench";
 import { startWriterChild, type WriterChild } from "./writer-child";
@@ -59,10 +60,14 @@ export type WriterFigures = {
 export type WriterPhase = {
   writer: WriterFigures;
   locks: LockSamplerReport;
+  /** Shared counters over the phase (WAL, checkpoints, buffers, page cache, each CPU's busy time). */
+  counters: PhaseCounters;
   load: ConsoleLoadReport | null;
   /** Background rounds (roll-up + duplicate scan, every 15 s) that finished during the phase. */
   backgroundRounds: number;
 };
+
+type SampledPhase<T> = { value: T; counters: PhaseCounters; locks: LockSamplerReport };
 
 export type PlacementResult =
   | {
@@ -95,6 +100,8 @@ export type WriterImpactReport = {
   placements: PlacementResult[];
   /** Target: writer p99 ratio ≤ this with pinning. */
   targetP99Ratio: number;
+  /** Whether the writer's sessions timed their reads and WAL (the shared counters' times are theirs). */
+  writerIoTimed: boolean;
   /** The writer alone without the searchable fields' expression indexes, then with each (issue #28). */
   searchIndexes: SearchIndexCost;
   /** Background rounds (roll-up + duplicate scan) the bench ran in the server's stead, over the whole run. */
@@ -160,8 +167,11 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       background.start();
       const postmaster = await findPostmaster(client);
       const consoleBackends = async () => {
+        // A console statement's parallel workers are forked from the postmaster, on the writers' CPU: they follow their leader.
         const { rows } = await client.query<{ pid: number; application_name: string }>(
-          "SELECT pid, application_name FROM pg_stat_activity WHERE datname = current_database() AND backend_type = 'client backend'",
+          `SELECT a.pid, coalesce(leader.application_name, a.application_name) AS application_name
+           FROM pg_stat_activity a LEFT JOIN pg_stat_activity leader ON leader.pid = a.leader_pid AND a.backend_type = 'parallel worker'
+           WHERE a.datname = current_database() AND a.backend_type IN ('client backend', 'parallel worker')`,
         );
         return rows.filter((r) => isConsoleApplicationName(r.application_name)).map((r) => r.pid);
       };
@@ -199,6 +209,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
             options,
             checkpoint,
             background,
+            client,
           ),
         );
       }
@@ -277,6 +288,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
         placements,
         targetP99Ratio: TARGET_P99_RATIO,
         searchIndexes,
+        writerIoTimed: writer.ioTimed,
         backgroundRounds: background.total(),
         phaseCheckpoints,
         targets,
@@ -312,18 +324,25 @@ async function measurePlacement(
   options: WriterImpactOptions,
   checkpoint: () => Promise<void>,
   background: BenchBackground,
+  countersClient: pg.Client,
 ): Promise<PlacementResult> {
   const { log, rate, seconds } = options;
   const schedule = { rate, seconds, warmupSeconds: WARMUP_SECONDS };
-  const sampled = async <T>(body: () => Promise<T>) => {
+  const sampled = async <T>(body: () => Promise<T>): Promise<SampledPhase<T>> => {
     const sampler = await withDeadline(
       startLockSampler(url, WRITER_APPLICATION_NAME, options.sampleMs),
       STEP_DEADLINE_MS,
       "connecting the lock sampler",
     );
     try {
+      const counting = await startPhaseCounters(countersClient);
       const value = await body();
-      return { value, locks: await withDeadline(sampler.stop(), STEP_DEADLINE_MS, "stopping the lock sampler") };
+      const counters = await counting.stop();
+      return {
+        value,
+        counters,
+        locks: await withDeadline(sampler.stop(), STEP_DEADLINE_MS, "stopping the lock sampler"),
+      };
     } catch (error) {
       await sampler.stop().catch(() => undefined);
       throw error;
@@ -372,7 +391,7 @@ async function measurePlacement(
     // The same load without the background round (issue #31, item 3): what the roll-up and the scan add to the tail.
     log(`${name}: the same load without the console's background round (roll-up and duplicate scan off)…`);
     await withDeadline(background.stop(), STEP_DEADLINE_MS, "stopping the background round");
-    let withoutRounds: { value: Awaited<ReturnType<WriterChild["run"]>>; locks: LockSamplerReport };
+    let withoutRounds: SampledPhase<Awaited<ReturnType<WriterChild["run"]>>>;
     let withoutRoundsLoad: ConsoleLoadReport;
     try {
       await checkpoint();
@@ -393,11 +412,24 @@ async function measurePlacement(
     return {
       placement: name,
       ran: true,
-      alone: { writer: aloneFigures, locks: alone.locks, load: null, backgroundRounds: aloneRounds },
-      loaded: { writer: loadedFigures, locks: loaded.locks, load: loadReport, backgroundRounds: loadedRounds },
+      alone: {
+        writer: aloneFigures,
+        locks: alone.locks,
+        counters: alone.counters,
+        load: null,
+        backgroundRounds: aloneRounds,
+      },
+      loaded: {
+        writer: loadedFigures,
+        locks: loaded.locks,
+        counters: loaded.counters,
+        load: loadReport,
+        backgroundRounds: loadedRounds,
+      },
       loadedWithoutRounds: {
         writer: withoutRoundsFigures,
         locks: withoutRounds.locks,
+        counters: withoutRounds.counters,
         load: withoutRoundsLoad,
         backgroundRounds: 0,
       },

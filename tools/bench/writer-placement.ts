@@ -28,8 +28,8 @@ export type Placement = "pinned" | "isolated" | "shared";
 /** Pinning modes of createCpuPlacement().pin(). */
 export type PinMode = Exclude<Placement, "shared">;
 
-/** How often the isolated placement looks for console backends to move (a pool opens one now and then). */
-const FOLLOW_CONSOLE_BACKENDS_MS = 50;
+/** How often the isolated placement looks for console backends to move (a pool opens one now and then; a parallel query forks workers). */
+const FOLLOW_CONSOLE_BACKENDS_MS = 20;
 
 export type ProcessGroups = { postmaster: number; writer: number; console: number; self: number };
 

@@ -31,6 +31,16 @@ async function main(): Promise<void> {
   const backendPids = await Promise.all(
     clients.map(async (c) => (await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid),
   );
+  // Only the writer's sessions time their I/O, so the database's read and WAL times are theirs
+  // (tools/bench/phase-counters.ts). Superuser settings: refused, the figures say "not timed".
+  const timed = await Promise.all(
+    clients.map((c) =>
+      c.query("SET track_io_timing = on; SET track_wal_io_timing = on").then(
+        () => true,
+        () => false,
+      ),
+    ),
+  );
   clients.forEach((c) => c.release());
   const subject = `writer-${randomBytes(4).toString("hex")}`;
   const guard = withIdempotency(
@@ -38,7 +48,7 @@ async function main(): Promise<void> {
     async () => receipt(),
   );
   let calls = 0;
-  send({ type: "ready", backendPids });
+  send({ type: "ready", backendPids, ioTimed: timed.every(Boolean) });
   process.on("message", (message: WriterRequest) => {
     if (message.type === "stop") {
       void pool.end().finally(() => process.exit(0));

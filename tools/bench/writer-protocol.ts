@@ -7,6 +7,6 @@ export const WRITER_CONNECTIONS = 8;
 
 export type WriterRequest = { type: "run"; options: ScheduleOptions } | { type: "stop" };
 export type WriterAnswer =
-  | { type: "ready"; backendPids: number[] }
+  | { type: "ready"; backendPids: number[]; ioTimed: boolean }
   | { type: "done"; samples: ScheduleSamples }
   | { type: "failed"; message: string };

@@ -2,13 +2,17 @@ import { contractRoute } from "@/lib/api/contract-route";
 import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { exportRecordsContract } from "@/lib/api/contracts/records";
 import { getConfig } from "@/lib/config/load";
+import { requestPoolsBusy } from "@/lib/db/client";
 import { exportRecords } from "@/lib/records/export-records";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
 export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, query }) => {
   const tenant = await checkTenantFilter(readDb, actor, query.filter.tenant);
   if (!tenant.ok) return tenant;
-  const file = exportRecords(readDb, actor, query.filter, getConfig(), new Date(), { format: query.format });
+  const file = exportRecords(readDb, actor, query.filter, getConfig(), new Date(), {
+    format: query.format,
+    othersBusy: requestPoolsBusy,
+  });
   return new Response(file.stream, {
     headers: {
       "content-type": file.contentType,
