@@ -54,35 +54,39 @@ export function contractRoute<const C extends RouteContract>(
   contract: C,
   handler: (input: ContractInput<C>) => Promise<ContractAnswer<C>>,
 ) {
-  return apiRoute<Record<string, string>>(contract.action, async ({ request, actor, params: rawParams }) => {
-    let params: unknown = {};
-    if (contract.path_params) {
-      const parsed = contract.path_params.parse(rawParams);
-      if (!parsed.ok) return errorResponse(parsed);
-      params = parsed.value;
-    }
-    const parsedQuery = (contract.query ?? noQuery).parse(new URL(request.url).searchParams);
-    if (!parsedQuery.ok)
-      return "problems" in parsedQuery ? paramProblemsError(parsedQuery.problems) : errorResponse(parsedQuery);
-    let body: unknown;
-    if (contract.body) {
-      const read = await readJsonBody(request, contract.body);
-      if (!read.ok) return read.response;
-      body = read.value;
-    }
-    const answer = await handler({
-      request,
-      actor,
-      db: contract.pool === "export" ? getExportDb() : getDb(),
-      readDb: getReadDb(contract.pool ?? "interactive"),
-      params,
-      query: parsedQuery.value,
-      body,
-      reply,
-    } as unknown as ContractInput<C>);
-    if (answer instanceof Response) return answer;
-    if (isDomainFailure(answer)) return errorResponse(answer);
-    const json = answer as { status: number; body: unknown };
-    return Response.json(json.body, { status: json.status });
-  });
+  return apiRoute<Record<string, string>>(
+    contract.action,
+    async ({ request, actor, params: rawParams }) => {
+      let params: unknown = {};
+      if (contract.path_params) {
+        const parsed = contract.path_params.parse(rawParams);
+        if (!parsed.ok) return errorResponse(parsed);
+        params = parsed.value;
+      }
+      const parsedQuery = (contract.query ?? noQuery).parse(new URL(request.url).searchParams);
+      if (!parsedQuery.ok)
+        return "problems" in parsedQuery ? paramProblemsError(parsedQuery.problems) : errorResponse(parsedQuery);
+      let body: unknown;
+      if (contract.body) {
+        const read = await readJsonBody(request, contract.body);
+        if (!read.ok) return read.response;
+        body = read.value;
+      }
+      const answer = await handler({
+        request,
+        actor,
+        db: contract.pool === "export" ? getExportDb() : getDb(),
+        readDb: getReadDb(contract.pool ?? "interactive"),
+        params,
+        query: parsedQuery.value,
+        body,
+        reply,
+      } as unknown as ContractInput<C>);
+      if (answer instanceof Response) return answer;
+      if (isDomainFailure(answer)) return errorResponse(answer);
+      const json = answer as { status: number; body: unknown };
+      return Response.json(json.body, { status: json.status });
+    },
+    { readOnly: contract.readOnly === true && contract.method === "GET" },
+  );
 }

@@ -69,6 +69,11 @@ export type RouteContract = {
   responses: Partial<Record<SuccessStatus, ResponseSpec>>;
   /** The pool that serves it: "export" for long streamed reads (their own statement limit, lib/db/timeouts.ts). */
   pool?: "export";
+  /**
+   * A GET whose handler only reads: with a bearer token it starts beside the token check, its answer
+   * released only when the check passes as the same actor (lib/auth/overlapped-token-check.ts).
+   */
+  readOnly?: true;
   /** The codes this route itself may answer, beyond those every route may (COMMON_ERRORS). */
   errors: readonly ErrorCode[];
   /** At least one request it answers with success, and the refusals worth showing. */

@@ -173,6 +173,7 @@ export const recordDetailContract = defineContract({
   tag: "records",
   summary: "The record, its timeline and audit entries.",
   action: "records:read",
+  readOnly: true,
   path_params: recordKeyPath,
   responses: {
     200: {
@@ -444,6 +445,7 @@ export const lookupContract = defineContract({
   tag: "records",
   summary: "The records that the refs and keys in a pasted text name, within your tenants.",
   action: "records:lookup",
+  readOnly: true,
   query: strictQuery(
     {
       q: z

@@ -1,0 +1,118 @@
+import { randomBytes } from "node:crypto";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { createToken } from "@/lib/auth/tokens";
+import { connectTestDb } from "../helpers/db";
+import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
+
+// Issue #31, item 2: a read-only route's read starts beside its token check. These hold the check
+// back with a lock on api_token and show what may and may not come out while it waits.
+process.env.DATABASE_URL = inject("databaseUrl");
+
+const { GET: lookup } = await import("@/app/api/v1/lookup/route");
+const { GET: record } = await import("@/app/api/v1/records/[key]/route");
+
+const run = randomBytes(3).toString("hex");
+const TENANT = `overlap-${run}`;
+const OTHER = `overlap-other-${run}`;
+const system = {
+  kind: "system" as const,
+  id: "t",
+  name: "overlap-test",
+  displayName: "t",
+  role: "admin" as const,
+  tenants: [],
+};
+
+describe("a read started beside the token check", () => {
+  const db = connectTestDb();
+  const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 3 });
+  afterAll(() => pool.end());
+  const mine = run.padEnd(12, "0") + "3".repeat(52);
+  const theirs = run.padEnd(12, "0") + "4".repeat(52);
+  const q = encodeURIComponent(`already in progress (ref ${mine.slice(0, 12)}).`);
+  const none = { params: Promise.resolve({} as Record<string, never>) };
+  const get = (url: string, token: string) =>
+    new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } });
+  const matchesOf = async (response: Response) =>
+    ((await response.json()) as { matches: { key: string }[] }).matches.map((m) => m.key).sort();
+
+  beforeAll(async () => {
+    await db.idempotency.createMany({
+      data: [
+        { key: mine, tenant: TENANT, tool: "charge_card", status: "in_progress" },
+        { key: theirs, tenant: OTHER, tool: "charge_card", status: "completed", response: { ok: true } },
+      ],
+    });
+  });
+
+  /** Runs `body` while a transaction holds api_token (and `alsoLock`) against every read; commits after. */
+  async function whileTokensLocked(alsoLock: string[], body: (holder: number, tx: pg.PoolClient) => Promise<void>) {
+    const tx = await pool.connect();
+    try {
+      await tx.query("BEGIN");
+      await tx.query(`LOCK TABLE ${["api_token", ...alsoLock].join(", ")} IN ACCESS EXCLUSIVE MODE`);
+      await body(await backendPid(tx), tx);
+      await tx.query("COMMIT");
+    } catch (error) {
+      await tx.query("ROLLBACK");
+      throw error;
+    } finally {
+      tx.release();
+    }
+  }
+
+  it("starts the read while the check waits, and answers only when the check has passed", async () => {
+    const { token } = await createToken(db, system, { name: `overlap-a-${run}`, role: "viewer", tenants: [TENANT] });
+    expect(
+      (await record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) })).status,
+    ).toBe(200);
+    let answered = false;
+    let pending: Promise<Response> | null = null;
+    // The record's read touches audit_log: with it locked too, the check and the read wait at the same time.
+    await whileTokensLocked(["audit_log"], async (holder) => {
+      pending = record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
+      void pending.then(() => (answered = true));
+      await waitForLockWaiters(pool, holder, 2);
+      expect(answered).toBe(false);
+    });
+    const response = await pending!;
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { record: { key: string } }).record.key).toBe(mine);
+  });
+
+  it("a token revoked while its check waits is refused, though the read it started had its answer", async () => {
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-b-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
+    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
+    let pending: Promise<Response> | null = null;
+    await whileTokensLocked([], async (holder, tx) => {
+      await tx.query("UPDATE api_token SET revoked_at = now() WHERE id = $1", [summary.id]);
+      pending = lookup(get(`/api/v1/lookup?q=${q}`, token), none);
+      await waitForLockWaiters(pool, holder, 1);
+      // The started read needs no api_token row: it has finished by the time the check may go on.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    });
+    const refused = await pending!;
+    expect(refused.status).toBe(401);
+    const body = await refused.text();
+    expect(body).toMatch(/revoked/);
+    expect(body).not.toContain(mine);
+  });
+
+  it("a token whose tenants changed gets the read as the actor its check found", async () => {
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-c-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
+    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
+    await pool.query("UPDATE api_token SET tenants = $2 WHERE id = $1", [summary.id, [OTHER]]);
+    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([theirs]);
+    await pool.query("UPDATE api_token SET tenants = '{}', role = 'operator' WHERE id = $1", [summary.id]);
+    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine, theirs].sort());
+  });
+});
