@@ -1,5 +1,11 @@
 import type { NextConfig } from "next";
-import { API_SECURITY_HEADERS, API_HEADERS_SOURCE, STATIC_SECURITY_HEADERS } from "./lib/security/security-headers";
+import {
+  API_AUTH_HEADERS_SOURCE,
+  API_HEADERS_SOURCE,
+  API_ROUTE_HEADERS,
+  API_SECURITY_HEADERS,
+  STATIC_SECURITY_HEADERS,
+} from "./lib/security/security-headers";
 
 const nextConfig: NextConfig = {
   // PGlite ships WASM and data files that must be loaded from node_modules, not bundled.
@@ -21,7 +27,9 @@ const nextConfig: NextConfig = {
       { source: "/_next/static/:path*", headers },
       { source: "/_next/image", headers },
       { source: "/favicon.ico", headers },
-      { source: API_HEADERS_SOURCE, headers: asList(API_SECURITY_HEADERS) },
+      // The console's own answers set Cache-Control themselves (a small JSON answer adds no-transform: lib/api/json-answer.ts).
+      { source: API_HEADERS_SOURCE, headers: asList(API_ROUTE_HEADERS) },
+      { source: API_AUTH_HEADERS_SOURCE, headers: asList(API_SECURITY_HEADERS) },
     ];
   },
 };

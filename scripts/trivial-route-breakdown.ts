@@ -1,6 +1,6 @@
 // What the console's trivial route costs above the bare handler (issue #19, "floors"):
 //   DATABASE_URL=postgresql://…/<a migrated database> npx tsx --conditions=react-server scripts/trivial-route-breakdown.ts [requests] [extra-name=path …]
-// Starts the production build (`next build` first) as the bench does, and the bare lookup handler
+// Starts the production build (built first when a source is newer, as the bench does), and the bare lookup handler
 // (tools/bench/bare-lookup-server.ts), then times one request at a time on kept-alive connections,
 // interleaved request by request (rotating the order), and prints p50/p95 per variant and its ratio
 // to the bare handler. Extra `name=path` arguments add console paths (a variant route added for a
@@ -17,7 +17,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { startBareLookupServer } from "@/tools/bench/bare-lookup-server";
 import { stopChild } from "@/tools/bench/bench-server";
 import { summarise } from "@/tools/bench/percentiles";
-import { nextBin } from "@/lib/build/next-build";
+import { ensureProductionBuild, nextBin } from "@/lib/build/next-build";
 import { childEnvironment } from "@/lib/config/environment";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { cliActor } from "@/lib/identity/cli-actor";
@@ -78,6 +78,7 @@ async function get(variant: Variant): Promise<{ status: number; elapsed: number 
   return { status: response.status, elapsed: performance.now() - started };
 }
 
+await ensureProductionBuild();
 const port = await freePort();
 const baseUrl = `http://127.0.0.1:${port}`;
 const child = spawn(process.execPath, [nextBin(), "start", "-p", String(port), "-H", "127.0.0.1"], {

@@ -5,9 +5,10 @@ import { apiRoute } from "@/lib/api/api-route";
 import type { ContractReplyBody, ContractStatus, PathSpec, QuerySpec, RouteContract } from "@/lib/api/contract";
 import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
+import { jsonAnswer } from "@/lib/api/json-answer";
 import { noQuery } from "@/lib/api/strict-query";
 import { paramProblemsError } from "@/lib/api/param-problems-error";
-import { getDb, getExportDb, getReadDb } from "@/lib/db/client";
+import { getDb, getExportDb, getReadDb, requestPoolsBusy } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";
 
@@ -20,6 +21,8 @@ export type ContractInput<C extends RouteContract> = {
   db: Db;
   /** The read replica when DATABASE_READ_URL is set, else the primary: lists, counts, metrics, exports (lib/db/client.ts getReadDb). */
   readDb: Db;
+  /** True while page or API requests hold the request pools: a long download gives way (lib/records/export-pacing.ts). */
+  othersBusy: () => boolean;
   params: Parsed<C["path_params"], Record<string, never>>;
   query: Parsed<C["query"], Record<string, never>>;
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
@@ -77,6 +80,7 @@ export function contractRoute<const C extends RouteContract>(
         actor,
         db: contract.pool === "export" ? getExportDb() : getDb(),
         readDb: getReadDb(contract.pool ?? "interactive"),
+        othersBusy: requestPoolsBusy,
         params,
         query: parsedQuery.value,
         body,
@@ -85,7 +89,7 @@ export function contractRoute<const C extends RouteContract>(
       if (answer instanceof Response) return answer;
       if (isDomainFailure(answer)) return errorResponse(answer);
       const json = answer as { status: number; body: unknown };
-      return Response.json(json.body, { status: json.status });
+      return jsonAnswer(json.body, json.status);
     },
     { readOnly: contract.readOnly === true && contract.method === "GET" },
   );

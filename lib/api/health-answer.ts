@@ -1,5 +1,6 @@
 import type { DatabaseHealth } from "@/lib/health/database-health";
 import { jsonError } from "@/lib/api/json-error";
+import { jsonAnswer } from "@/lib/api/json-answer";
 import { ERROR_STATUS } from "@/lib/api/error-status";
 import { RETRY_AFTER_SECONDS } from "@/lib/pages/database-unavailable-page";
 
@@ -8,7 +9,7 @@ import { RETRY_AFTER_SECONDS } from "@/lib/pages/database-unavailable-page";
  * ({error: {code, message, ...}}) as a 503 with Retry-After, the reason kept beside the message.
  */
 export function healthAnswer(health: DatabaseHealth): Response {
-  if (health.ok) return Response.json(health);
+  if (health.ok) return jsonAnswer(health, 200);
   const what =
     health.database !== "reachable"
       ? `its database: ${health.database}`

@@ -2,6 +2,7 @@ import "server-only";
 import { apiRoute } from "@/lib/api/api-route";
 import { ERROR_STATUS } from "@/lib/api/error-status";
 import { jsonError } from "@/lib/api/json-error";
+import { API_CACHE_CONTROL } from "@/lib/security/security-headers";
 
 /** The methods every /api/v1 route file answers or refuses; Next derives HEAD from GET. */
 export const ROUTE_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -36,7 +37,11 @@ export function methodsNotAllowed<const Allowed extends RouteMethod>(
   // Behind the same check: an anonymous OPTIONS must not tell a route from a path that has none.
   const options: Refusal = apiRoute<unknown>(
     "records:read",
-    async () => new Response(null, { status: 204, headers: { Allow: `${allow}, OPTIONS` } }),
+    async () =>
+      new Response(null, {
+        status: 204,
+        headers: { Allow: `${allow}, OPTIONS`, "cache-control": API_CACHE_CONTROL },
+      }),
   );
   return { ...Object.fromEntries(refused.map((method) => [method, refusal])), OPTIONS: options } as Omit<
     Record<RouteMethod, Refusal>,

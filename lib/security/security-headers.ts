@@ -51,15 +51,35 @@ export function pageContentSecurityPolicy(nonce: string, options: { development?
 export const API_CONTENT_SECURITY_POLICY =
   "default-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'";
 
-/** Every API answer's headers. API answers hold records and payment responses: no shared or browser cache keeps them. */
+/** API answers hold records and payment responses: no shared or browser cache keeps them. */
+export const API_CACHE_CONTROL = "no-store";
+
+/**
+ * A small JSON answer's (lib/api/json-answer.ts): `no-transform` is what Next's compression honours,
+ * and gzip costs more than it saves below a few KiB.
+ */
+export const SMALL_API_CACHE_CONTROL = "no-store, no-transform";
+
+/** Every API answer's headers. */
 export const API_SECURITY_HEADERS: Readonly<Record<string, string>> = {
   ...STATIC_SECURITY_HEADERS,
   "Content-Security-Policy": API_CONTENT_SECURITY_POLICY,
-  "Cache-Control": "no-store",
+  "Cache-Control": API_CACHE_CONTROL,
 };
 
 /**
- * next.config.ts gives every API answer API_SECURITY_HEADERS: most API requests skip the proxy
+ * What next.config.ts gives the console's own API answers: all of API_SECURITY_HEADERS but
+ * Cache-Control, which each answer sets itself (a config header would override the answer's).
+ */
+export const API_ROUTE_HEADERS: Readonly<Record<string, string>> = Object.fromEntries(
+  Object.entries(API_SECURITY_HEADERS).filter(([name]) => name !== "Cache-Control"),
+);
+
+/** next-auth's answers (sign-in, session, CSRF) get API_SECURITY_HEADERS whole from next.config.ts. */
+export const API_AUTH_HEADERS_SOURCE = "/api/auth/:path*";
+
+/**
+ * next.config.ts gives every API answer API_ROUTE_HEADERS (and sets Cache-Control on next-auth's): most API requests skip the proxy
  * (its matcher: no `%` in the path, no page-path header), and the ones it answers itself (400
  * bad_path, 401) it gives the same values. Skipping the proxy saves ~1 ms a request
  * (scripts/trivial-route-breakdown.ts).

@@ -2,9 +2,12 @@ import { describe, expect, inject, it } from "vitest";
 import { createToken, revokeToken } from "@/lib/auth/tokens";
 import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { API_CONTENT_SECURITY_POLICY } from "@/lib/security/security-headers";
+import { UNCOMPRESSED_BELOW_BYTES } from "@/lib/api/json-answer";
 import { connectTestDb } from "../helpers/db";
 
 const baseUrl = inject("baseUrl");
+// Once, whole: a small JSON answer adds no-transform (lib/api/json-answer.ts).
+const NO_STORE = /^no-store(, no-transform)?$/;
 const admin = {
   kind: "system" as const,
   id: "test",
@@ -54,7 +57,7 @@ describe("the JSON API over HTTP", () => {
       expect(await anonymous.json(), path).toEqual({
         error: { code: "unauthenticated", message: "Sign in, or send `Authorization: Bearer <token>`." },
       });
-      expect(anonymous.headers.get("cache-control"), path).toBe("no-store");
+      expect(anonymous.headers.get("cache-control"), path).toMatch(NO_STORE);
     }
     // Signed in, a forged page-path header is what brings the proxy back (Next does not route `m%65` to `me`).
     for (const forged of [{}, { [PAGE_PATH_HEADER]: "/records" }] as Record<string, string>[]) {
@@ -62,7 +65,7 @@ describe("the JSON API over HTTP", () => {
         headers: { authorization: `Bearer ${token}`, ...forged },
       });
       expect(signedIn.status).toBe(200);
-      expect(signedIn.headers.get("cache-control")).toBe("no-store");
+      expect(signedIn.headers.get("cache-control")).toMatch(NO_STORE);
       expect(signedIn.headers.get("content-security-policy")).toBe(API_CONTENT_SECURITY_POLICY);
     }
   });
@@ -71,6 +74,23 @@ describe("the JSON API over HTTP", () => {
     const response = await fetch(`${baseUrl}/stuck?tool=charge_card`, { redirect: "manual" });
     expect(response.status).toBe(307);
     expect(response.headers.get("location")).toBe("/sign-in?callbackUrl=%2Fstuck%3Ftool%3Dcharge_card");
+  });
+
+  it("leaves small JSON answers uncompressed and gzips large ones, once", async () => {
+    const { token } = await createToken(db, admin, { name: "api-http-gzip", role: "viewer" });
+    const get = (path: string) =>
+      fetch(`${baseUrl}${path}`, { headers: { authorization: `Bearer ${token}`, "accept-encoding": "gzip" } });
+    for (const path of ["/api/v1/me", "/api/health", "/api/v1/no-such-route"]) {
+      const small = await get(path);
+      expect(small.headers.get("content-encoding"), path).toBeNull();
+      expect(small.headers.get("cache-control"), path).toBe("no-store, no-transform");
+      expect((await small.text()).length, path).toBeLessThan(UNCOMPRESSED_BELOW_BYTES);
+    }
+    // fetch undoes one gzip: a body compressed twice would not parse.
+    const large = await get("/api/v1/openapi.json");
+    expect(large.headers.get("content-encoding")).toBe("gzip");
+    expect(large.headers.get("cache-control")).toBe("no-store");
+    expect(((await large.json()) as { openapi: string }).openapi).toMatch(/^3\./);
   });
 
   it("health answers without credentials and reveals no data", async () => {

@@ -1,4 +1,5 @@
 import { contractRoute } from "@/lib/api/contract-route";
+import { API_CACHE_CONTROL } from "@/lib/security/security-headers";
 import { methodsNotAllowed } from "@/lib/api/method-not-allowed";
 import { toolsAuditExportContract } from "@/lib/api/contracts/tools";
 import { buildToolsAudit, parseAuditWindow } from "@/lib/annotations/build-audit";
@@ -17,6 +18,7 @@ export const GET = contractRoute(toolsAuditExportContract, async ({ db, readDb, 
     headers: {
       "content-type": format === "md" ? "text/markdown; charset=utf-8" : "application/json; charset=utf-8",
       "content-disposition": `attachment; filename="tool-annotation-audit-${stamp}.${format}"`,
+      "cache-control": API_CACHE_CONTROL,
     },
   });
 });
