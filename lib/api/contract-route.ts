@@ -8,7 +8,7 @@ import { errorResponse } from "@/lib/api/json-error";
 import { jsonAnswer } from "@/lib/api/json-answer";
 import { noQuery } from "@/lib/api/strict-query";
 import { paramProblemsError } from "@/lib/api/param-problems-error";
-import { getDb, getExportDb, getReadDb, requestPoolsBusy } from "@/lib/db/client";
+import { getDb, getExportDb, getReadDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";
 
@@ -21,8 +21,6 @@ export type ContractInput<C extends RouteContract> = {
   db: Db;
   /** The read replica when DATABASE_READ_URL is set, else the primary: lists, counts, metrics, exports (lib/db/client.ts getReadDb). */
   readDb: Db;
-  /** True while page or API requests hold the request pools: a long download gives way (lib/records/export-pacing.ts). */
-  othersBusy: () => boolean;
   params: Parsed<C["path_params"], Record<string, never>>;
   query: Parsed<C["query"], Record<string, never>>;
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
@@ -80,7 +78,6 @@ export function contractRoute<const C extends RouteContract>(
         actor,
         db: contract.pool === "export" ? getExportDb() : getDb(),
         readDb: getReadDb(contract.pool ?? "interactive"),
-        othersBusy: requestPoolsBusy,
         params,
         query: parsedQuery.value,
         body,

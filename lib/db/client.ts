@@ -5,7 +5,7 @@ import { consoleApplicationName } from "@/lib/db/application-name";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
-import { createPrismaClient, rawPoolOf, sharePool, type Db } from "@/lib/db/prisma";
+import { createPrismaClient, sharePool, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -39,18 +39,6 @@ export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
   if (!isReadReplicaConfigured()) return kind === "export" ? getExportDb() : getDb();
   if (kind === "export") return (globalForDb.idemExportReadDb ??= createConsoleClient("export", readReplicaUrl()));
   return (globalForDb.idemReadDb ??= createConsoleClient("interactive", readReplicaUrl()));
-}
-
-/**
- * True while a page or API request holds (or waits for) a connection of the console's request
- * pools: a running export then gives way to it (lib/records/export-pacing.ts). False on the
- * embedded database, whose client has no pg pool to look at.
- */
-export function requestPoolsBusy(): boolean {
-  return [globalForDb.idemDb, globalForDb.idemReadDb].some((db) => {
-    const pool = db && rawPoolOf(db);
-    return pool !== undefined && (pool.waitingCount > 0 || pool.idleCount < pool.totalCount);
-  });
 }
 
 /** True when DATABASE_READ_URL names a replica: getReadDb() is then another server than getDb(). */

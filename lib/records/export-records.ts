@@ -8,7 +8,6 @@ import { describeFilter, type ExportFormat, type RecordsFilter } from "@/lib/rec
 import { fetchRecordRows, recordsConditions, toListItem, type RecordRow } from "@/lib/records/list-records";
 import { redactionOf } from "@/lib/privacy/redact";
 import { compileRedaction } from "@/lib/privacy/compiled-redaction";
-import { createExportPacer, EXPORT_SLICE_ROWS } from "@/lib/records/export-pacing";
 
 /** An export stops here; the trailing line (CSV) or `truncated` field (JSON) says so. */
 export const EXPORT_MAX_ROWS = 100_000;
@@ -31,8 +30,6 @@ export type ExportOptions = {
   format: ExportFormat;
   maxRows?: number;
   batchSize?: number;
-  /** True while other requests hold the console's connections: the export then gives way (export-pacing.ts). */
-  othersBusy?: () => boolean;
 };
 
 export type RecordsExport = {
@@ -62,7 +59,6 @@ export function exportRecords(
   const redact = compileRedaction(redactPaths);
   const encoder = new TextEncoder();
   const format = options.format;
-  const pacer = createExportPacer(options.othersBusy ?? (() => false));
 
   let cursor: RecordsCursor | null = null;
   let written = 0;
@@ -112,17 +108,8 @@ export function exportRecords(
           prefetched = fetchBatch(Math.min(batchSize, maxRows - written - batch.length));
           prefetched.catch(() => undefined); // awaited by the next pull, or dropped on cancel
         }
-        // The batch's own work, not the other requests that ran between its slices.
-        let work = 0;
-        let sliceStart = performance.now();
         let chunk = "";
-        for (const [i, r] of batch.entries()) {
-          if (i > 0 && i % EXPORT_SLICE_ROWS === 0) {
-            work += performance.now() - sliceStart;
-            await pacer.betweenSlices();
-            if (cancelled) return;
-            sliceStart = performance.now();
-          }
+        for (const r of batch) {
           const item = row(r);
           chunk +=
             format === "csv"
@@ -142,11 +129,7 @@ export function exportRecords(
           written += 1;
         }
         if (chunk) controller.enqueue(encoder.encode(chunk));
-        work += performance.now() - sliceStart;
-        if (prefetched) {
-          await pacer.afterBatch(work);
-          return;
-        }
+        if (prefetched) return;
         const truncated = more && written >= maxRows;
         const tail = format === "csv" ? csvTrailer(written, truncated, maxRows) : jsonTail(written, truncated);
         if (tail) controller.enqueue(encoder.encode(tail));

@@ -515,25 +515,6 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     );
     expect([exactly.count, exactly.truncated]).toEqual([130, false]); // reaching the bound exactly is not a truncation
   });
-
-  it("gives way after each batch while other requests are busy, and writes the same file", async () => {
-    const options = { format: "csv" as const, batchSize: 25 };
-    const plain = await readAll(
-      exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, options).stream,
-    );
-    let asked = 0;
-    const began = performance.now();
-    const paced = await readAll(
-      exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, {
-        ...options,
-        othersBusy: () => (asked += 1) > 0,
-      }).stream,
-    );
-    expect(paced).toBe(plain);
-    // 130 rows in batches of 25: it asks after each of the five batches that have a next one, and pauses ≥ 1 ms each.
-    expect(asked).toBe(5);
-    expect(performance.now() - began).toBeGreaterThanOrEqual(5);
-  });
 });
 
 async function readAll(stream: ReadableStream<Uint8Array>): Promise<string> {

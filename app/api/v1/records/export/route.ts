@@ -6,13 +6,10 @@ import { getConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
-export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, query, othersBusy }) => {
+export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, query }) => {
   const tenant = await checkTenantFilter(readDb, actor, query.filter.tenant);
   if (!tenant.ok) return tenant;
-  const file = exportRecords(readDb, actor, query.filter, getConfig(), new Date(), {
-    format: query.format,
-    othersBusy,
-  });
+  const file = exportRecords(readDb, actor, query.filter, getConfig(), new Date(), { format: query.format });
   return new Response(file.stream, {
     headers: {
       "content-type": file.contentType,
