@@ -5,7 +5,7 @@ import { consoleApplicationName } from "@/lib/db/application-name";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
-import { createPrismaClient, sharePool, type Db } from "@/lib/db/prisma";
+import { createPrismaClient, rawPoolOf, sharePool, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -39,6 +39,18 @@ export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
   if (!isReadReplicaConfigured()) return kind === "export" ? getExportDb() : getDb();
   if (kind === "export") return (globalForDb.idemExportReadDb ??= createConsoleClient("export", readReplicaUrl()));
   return (globalForDb.idemReadDb ??= createConsoleClient("interactive", readReplicaUrl()));
+}
+
+/**
+ * True while a request waits for a connection of the console's request pools. A read started beside
+ * its token check takes a second connection (lib/auth/overlapped-token-check.ts): it must never be
+ * what makes another request wait (300 requests at once on the embedded database's pool of 4).
+ */
+export function requestPoolsHaveWaiters(): boolean {
+  return [globalForDb.idemDb, globalForDb.idemReadDb].some((db) => {
+    const pool = db && rawPoolOf(db);
+    return pool !== undefined && pool.waitingCount > 0;
+  });
 }
 
 /** True when DATABASE_READ_URL names a replica: getReadDb() is then another server than getDb(). */
