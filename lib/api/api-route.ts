@@ -3,7 +3,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { canWithScope, type Action } from "@/lib/auth/permissions";
 import { getSessionActor } from "@/lib/auth/session-actor";
 import { authenticateToken } from "@/lib/auth/tokens";
-import { getDb, requestPoolsHaveWaiters } from "@/lib/db/client";
+import { getDb, readsMayStartBesideChecks } from "@/lib/db/client";
 import { databaseFaultAnswer } from "@/lib/api/database-fault-answer";
 import { databaseFaultOf, describeDatabaseError } from "@/lib/db/describe-error";
 import { UserError } from "@/lib/errors/user-error";
@@ -49,7 +49,7 @@ export function apiRoute<P = Record<string, never>>(
         if (!match) return jsonError(401, "unauthenticated", "Authorization must be `Bearer <token>`.");
         const token = match[1]!;
         const besideCheck =
-          options.readOnly && request.method === "GET" && !requestPoolsHaveWaiters()
+          options.readOnly && request.method === "GET" && readsMayStartBesideChecks()
             ? startBesideCheck(token, action, async (guess) =>
                 handler({ request, actor: guess, params: await context.params }),
               )

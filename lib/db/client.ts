@@ -42,15 +42,22 @@ export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
 }
 
 /**
- * True while a request waits for a connection of the console's request pools. A read started beside
- * its token check takes a second connection (lib/auth/overlapped-token-check.ts): it must never be
- * what makes another request wait (300 requests at once on the embedded database's pool of 4).
+ * Whether a read may start beside its token check (lib/auth/overlapped-token-check.ts), taking a
+ * second connection: not on the embedded database, whose one backend runs one statement at a time
+ * (nothing to overlap, and half the pool for the others), and not while any request waits for a
+ * connection of the request pools: the overlap must never be what makes another request wait.
  */
-export function requestPoolsHaveWaiters(): boolean {
-  return [globalForDb.idemDb, globalForDb.idemReadDb].some((db) => {
+export function readsMayStartBesideChecks(): boolean {
+  if (!isExternalDatabase()) return false;
+  return ![globalForDb.idemDb, globalForDb.idemReadDb].some((db) => {
     const pool = db && rawPoolOf(db);
     return pool !== undefined && pool.waitingCount > 0;
   });
+}
+
+/** DATABASE_URL names the database; without it the console serves the embedded one. */
+function isExternalDatabase(): boolean {
+  return env().DATABASE_URL !== undefined;
 }
 
 /** True when DATABASE_READ_URL names a replica: getReadDb() is then another server than getDb(). */
