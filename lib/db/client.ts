@@ -3,6 +3,7 @@ import { getConfig } from "@/lib/config/load";
 import { env } from "@/lib/config/environment";
 import { consoleApplicationName } from "@/lib/db/application-name";
 import { parseDatabaseUrl } from "@/lib/db/database-url";
+import { embeddedDataDir, findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
 import { createPrismaClient, rawPoolOf, sharePool, type Db } from "@/lib/db/prisma";
@@ -48,16 +49,29 @@ export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
  * connection of the request pools: the overlap must never be what makes another request wait.
  */
 export function readsMayStartBesideChecks(): boolean {
-  if (!isExternalDatabase()) return false;
+  if (servesEmbeddedDatabase()) return false;
   return ![globalForDb.idemDb, globalForDb.idemReadDb].some((db) => {
     const pool = db && rawPoolOf(db);
     return pool !== undefined && pool.waitingCount > 0;
   });
 }
 
-/** DATABASE_URL names the database; without it the console serves the embedded one. */
-function isExternalDatabase(): boolean {
-  return env().DATABASE_URL !== undefined;
+let embeddedAnswer: { asked: string; embedded: boolean } | undefined;
+
+/**
+ * Whether the console's database is the embedded one: no DATABASE_URL, or the URL the launcher hands
+ * the server (`npm run demo`, `npm start`), which is the one the data directory's record names.
+ */
+export function servesEmbeddedDatabase(): boolean {
+  const url = env().DATABASE_URL;
+  if (url === undefined) return true;
+  const asked = `${url}\n${embeddedDataDir()}`;
+  if (embeddedAnswer?.asked !== asked) {
+    const running = findRunningEmbeddedDatabase();
+    const embedded = running !== null && parseDatabaseUrl(running).toString() === parseDatabaseUrl(url).toString();
+    embeddedAnswer = { asked, embedded };
+  }
+  return embeddedAnswer.embedded;
 }
 
 /** True when DATABASE_READ_URL names a replica: getReadDb() is then another server than getDb(). */
