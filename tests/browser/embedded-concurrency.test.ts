@@ -110,7 +110,9 @@ describe("the console on the embedded database under 300 concurrent API requests
     const statuses: Record<number, number> = {};
     for (const a of answers) statuses[a.status] = (statuses[a.status] ?? 0) + 1;
     const failures = answers.filter((a) => a.status >= 500).map((a) => `${a.status} ${a.url}: ${a.text.slice(0, 160)}`);
-    console.log(`embedded database, ${REQUESTS} concurrent API requests: statuses ${JSON.stringify(statuses)}; slowest (ms) ${JSON.stringify(Object.fromEntries(slowest))}`);
+    console.log(
+      `embedded database, ${REQUESTS} concurrent API requests: statuses ${JSON.stringify(statuses)}; slowest (ms) ${JSON.stringify(Object.fromEntries(slowest))}`,
+    );
     if (failures.length > 0)
       console.log(
         consoleProcess

@@ -102,6 +102,12 @@ export function cpuTicks(pid: number): number | null {
   return fields ? Number(fields[11]) + Number(fields[12]) : null;
 }
 
+/** When the process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid, who it is. Null once gone. */
+export function processStartTime(pid: number): number | null {
+  const fields = statFields(pid);
+  return fields ? Number(fields[19]) : null;
+}
+
 function parentOf(pid: number): number | null {
   const fields = statFields(pid);
   return fields ? Number(fields[1]) : null;

@@ -9,6 +9,7 @@ import {
   getAffinity,
   parseCpuList,
   processExists,
+  processStartTime,
   processTree,
   setAffinity,
 } from "./cpu-affinity";
@@ -99,7 +100,8 @@ export async function createCpuPlacement(
   const original = new Map<number, string>();
   const ticksAtPin = new Map<number, number>();
   const postmasterMask = await getAffinity(groups.postmaster);
-  const moved = new Set<number>();
+  // pid → its start time (/proc/<pid>/stat): a pid a moved backend left and a new process took is not the console's.
+  const moved = new Map<number, number | null>();
   let following: { stop: () => Promise<void> } | null = null;
   const members = () => ({
     database: processTree(groups.postmaster).filter((pid) => !moved.has(pid)),
@@ -159,7 +161,7 @@ export async function createCpuPlacement(
       await following?.stop();
       following = null;
       const m = members();
-      for (const pid of [...m.database, ...moved])
+      for (const pid of [...m.database, ...moved.keys()])
         if (processExists(pid)) await setAffinity(pid, original.get(pid) ?? postmasterMask);
       moved.clear();
       for (const pid of [...m.writer, ...m.console, ...m.load]) {
@@ -187,7 +189,9 @@ export async function createCpuPlacement(
         writer: await group(m.writer),
         console: await group(m.console),
         load: await group(m.load),
-        consoleBackends: following ? await group([...moved]) : null,
+        consoleBackends: following
+          ? await group([...moved].filter(([pid, started]) => processStartTime(pid) === started).map(([pid]) => pid))
+          : null,
       };
     },
   };
@@ -200,15 +204,19 @@ export async function createCpuPlacement(
 async function followConsoleBackends(
   consoleBackends: () => Promise<number[]>,
   cpus: string,
-  moved: Set<number>,
+  moved: Map<number, number | null>,
   ticksAtPin: Map<number, number>,
 ): Promise<{ stop: () => Promise<void> }> {
   let failure: unknown = null;
   const sweep = async () => {
     for (const pid of await consoleBackends()) {
       if (moved.has(pid)) continue;
-      if (!ticksAtPin.has(pid)) ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
-      if (await setAffinity(pid, cpus)) moved.add(pid);
+      const started = processStartTime(pid);
+      if (!(await setAffinity(pid, cpus))) continue;
+      // What it ran before the move was on the writers' CPUs (a backend pinned with PostgreSQL a moment
+      // ago, a parallel worker just forked): the check counts only what it ran since.
+      ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+      moved.set(pid, started);
     }
   };
   await sweep();
