@@ -7,6 +7,7 @@ import { callAs, mapLimited, type Credentials } from "../access/call-as";
 import { EXPECTED_ACCESS, HOME, IDENTITIES, SIGN_IN, type Cell, type Identity } from "../access/expected-access";
 import { signInOverHttp } from "../access/http-session";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The access matrix over real HTTP against the running console: every page and every route
 // handler method found in app/ × every kind of caller, each cell as tests/access/expected-access.ts says.
@@ -20,14 +21,7 @@ const fixtures = {
   run,
 };
 const requests = accessRequests(fixtures);
-const system = {
-  kind: "system" as const,
-  id: "access-matrix",
-  name: "access-matrix-test",
-  displayName: "access-matrix-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("access-matrix-test", { id: "access-matrix" });
 
 /** What a cell requires of an answer; null when it holds. */
 function judge(cell: Cell, answer: Answer, path: string, ran: () => string | null): string | null {

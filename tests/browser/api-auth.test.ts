@@ -4,18 +4,12 @@ import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { API_CONTENT_SECURITY_POLICY } from "@/lib/security/security-headers";
 import { UNCOMPRESSED_BELOW_BYTES } from "@/lib/api/json-answer";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 const baseUrl = inject("baseUrl");
 // Once, whole: a small JSON answer adds no-transform (lib/api/json-answer.ts).
 const NO_STORE = /^no-store(, no-transform)?$/;
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "api-test",
-  displayName: "api-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("api-test", { id: "test" });
 
 describe("the JSON API over HTTP", () => {
   const db = connectTestDb();

@@ -8,6 +8,7 @@ import { callAs, type Credentials } from "../access/call-as";
 import { EXPECTED_ACCESS, IDENTITIES } from "../access/expected-access";
 import { signInOverHttp, type HttpSession } from "../access/http-session";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Cross-site request forgery against the running console. A session rides along with any request
 // the browser makes, so every session mutation must prove it comes from this site (Origin); a
@@ -19,14 +20,7 @@ const requests = accessRequests({
   noSuchTenant: `no-such-tenant-${run}`,
   run,
 });
-const system = {
-  kind: "system" as const,
-  id: "csrf",
-  name: "csrf-test",
-  displayName: "csrf-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("csrf-test", { id: "csrf" });
 
 /** Every mutating method each /api/v1 route handler serves, read from app/ (refused ones answer 405 after the same check). */
 const mutations = listAppRoutes()

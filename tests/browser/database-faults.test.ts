@@ -11,6 +11,7 @@ import { freePort } from "../helpers/free-port";
 import { signInAs } from "../helpers/sign-in";
 import { startTcpFaultProxy, type TcpFaultProxy } from "../helpers/tcp-fault-proxy";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The console's limits for this run (IDEM_DB_*): short, so a black-holed database is noticed quickly.
 const CONNECT_MS = 5_000; // the default: it also bounds the wait for a pooled connection, long on a busy box
@@ -45,14 +46,7 @@ type Answer = {
   startedAt: number;
 };
 
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "db-faults",
-  displayName: "db-faults",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("db-faults", { id: "test" });
 
 describe.skipIf(browserMissing)(
   "the console when its database refuses, hangs, restarts or drops its connections",

@@ -8,17 +8,11 @@ import { createToken } from "@/lib/auth/tokens";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { freePort } from "../helpers/free-port";
 import { embeddedDatabaseUrl, startConsoleProcess, type ConsoleProcess } from "../helpers/console-process";
+import { systemAdmin } from "../helpers/system-admin";
 
 const ROWS = 120;
 const REQUESTS = 300;
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "embedded-load",
-  displayName: "embedded-load",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("embedded-load", { id: "test" });
 const keyOf = (i: number) => createHash("sha256").update(`embedded-load|${i}`).digest("hex");
 
 // The console on its embedded database (no DATABASE_URL), as `npm run demo` serves it: 300 mixed API

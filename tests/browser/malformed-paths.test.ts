@@ -2,16 +2,10 @@ import { describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
 import { MALFORMED_ESCAPES } from "../helpers/bad-inputs";
+import { systemAdmin } from "../helpers/system-admin";
 
 const baseUrl = inject("baseUrl");
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "malformed-paths",
-  displayName: "malformed-paths",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("malformed-paths", { id: "test" });
 
 // Paths Next.js cannot decode: the API answers 400 JSON, pages the not-found page — each with every
 // security header (a bare 500 in plain text had none).

@@ -14,6 +14,7 @@ import { startConsoleProcess, type ConsoleProcess } from "../helpers/console-pro
 import { freePort } from "../helpers/free-port";
 import { applyPoolerLimits, startPgBouncer, type PgBouncer } from "../helpers/pgbouncer";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Two console servers (the real launcher, `serve`, one build) on two ports over one database, both
 // through PgBouncer in transaction mode: the console keeps nothing between requests that another
@@ -21,14 +22,7 @@ import { createTestDatabase, type TestDatabase } from "../helpers/test-database"
 const run = randomBytes(3).toString("hex");
 const TENANT = `many-${run}`;
 const ROLLUP_TENANT = `many-rollup-${run}`;
-const admin = {
-  kind: "system" as const,
-  id: "t",
-  name: "many",
-  displayName: "many",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("many");
 
 describe("two console instances over one database, through PgBouncer", () => {
   let database: TestDatabase;

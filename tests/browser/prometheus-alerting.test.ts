@@ -10,6 +10,7 @@ import {
   waitFor,
   type Engine,
 } from "../helpers/prometheus-engines";
+import { systemAdmin } from "../helpers/system-admin";
 
 // End to end through the real engines: a claim goes stuck → Prometheus, evaluating the shipped
 // deploy/prometheus/idem-alerts.yml every second, fires IdemClaimStuck → Alertmanager delivers it to a
@@ -20,14 +21,7 @@ const run = randomBytes(3).toString("hex");
 const tenant = `alert-${run}`;
 const tool = `prom_alert_${run}`;
 const key = createHash("sha256").update(`prometheus-alerting|${run}`).digest("hex");
-const system = {
-  kind: "system" as const,
-  id: "prometheus-alerting",
-  name: "prometheus-alerting-test",
-  displayName: "prometheus-alerting-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("prometheus-alerting-test", { id: "prometheus-alerting" });
 
 type Notification = {
   status: "firing" | "resolved";

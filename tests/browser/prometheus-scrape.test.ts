@@ -6,6 +6,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { OTHER_TENANT } from "@/lib/metrics/scrape-figures";
 import { connectTestDb } from "../helpers/db";
 import { queryPrometheus, startPrometheus, waitFor, type Engine } from "../helpers/prometheus-engines";
+import { systemAdmin } from "../helpers/system-admin";
 
 // A real Prometheus (Debian's package, on loopback) scraping the running console with a metrics-scope
 // token; every figure read back through Prometheus's HTTP API and held against the database. The
@@ -15,14 +16,7 @@ const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
 const tenant = `prom-${run}`;
 const tool = `prom_probe_${run}`;
-const system = {
-  kind: "system" as const,
-  id: "prometheus-scrape",
-  name: "prometheus-scrape-test",
-  displayName: "prometheus-scrape-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("prometheus-scrape-test", { id: "prometheus-scrape" });
 const keyOf = (i: number) => createHash("sha256").update(`prometheus-scrape|${run}|${i}`).digest("hex");
 
 describe("a real Prometheus scrapes GET /api/v1/metrics/prometheus", () => {

@@ -4,17 +4,11 @@ import { SIGN_IN_THROTTLE } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
 import { attemptSignIn } from "../access/http-session";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
-const admin = {
-  kind: "system" as const,
-  id: "t",
-  name: "throttle-http",
-  displayName: "throttle-http",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("throttle-http");
 
 const signIn = (email: string, password: string) => attemptSignIn(baseUrl, email, password);
 

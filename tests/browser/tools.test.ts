@@ -7,19 +7,13 @@ import { saveUser } from "@/lib/auth/users";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
+import { systemAdmin } from "../helpers/system-admin";
 
 const baseUrl = inject("baseUrl");
 const TENANT = `tools-${randomBytes(3).toString("hex")}`;
 const SERVER_RENDER = { timeout: 20_000, interval: 200 };
 const ADMIN_EMAIL = `${TENANT}-admin@demo.test`;
-const TEST_SETUP = {
-  kind: "system" as const,
-  id: "test",
-  name: "tools-test",
-  displayName: "tools test",
-  role: "admin" as const,
-  tenants: [],
-};
+const TEST_SETUP = systemAdmin("tools-test", { id: "test", displayName: "tools test" });
 
 describe.skipIf(browserMissing)("tools page (annotation audit), in Chromium", () => {
   let browser: Browser;

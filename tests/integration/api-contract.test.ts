@@ -19,6 +19,7 @@ import { listAppRoutes } from "../access/app-routes";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
 import { readRowVersion } from "@/lib/records/visible-records";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Every /api/v1 route against its contract (lib/api/contracts): the OpenAPI document generated
 // from the contracts passes a real validator (Redocly's recommended rules), and every example of
@@ -48,14 +49,7 @@ writeFileSync(
 const run = randomBytes(3).toString("hex");
 const TENANT = `contract-${run}`;
 const KEY = createHash("sha256").update(`contract|${run}`).digest("hex");
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "api-contract-test",
-  displayName: "api-contract-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("api-contract-test");
 const document = buildOpenApiDocument(API_CONTRACTS, "test");
 
 type Header = { required: boolean; schema: { type?: string } };

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { writeAudit } from "@/lib/audit/write-audit";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
-const actor = {
-  kind: "system" as const,
-  id: "test",
-  name: "audit-test",
-  displayName: "audit-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const actor = systemAdmin("audit-test", { id: "test" });
 
 describe("audit_log", () => {
   const db = connectTestDb();

@@ -8,17 +8,11 @@ import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { startPgBouncer, type PgBouncer } from "../helpers/pgbouncer";
 import { createTestDatabase, type TestDatabase } from "../helpers/test-database";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The audit hash chain (docs/audit-chain.md) on a database of its own: these tests break the chain
 // on purpose, which must not reach the files that share the run's database.
-const actor = {
-  kind: "system" as const,
-  id: "t",
-  name: "chain-test",
-  displayName: "chain",
-  role: "admin" as const,
-  tenants: [],
-};
+const actor = systemAdmin("chain-test", { displayName: "chain" });
 const CHAIN_LOCK = 7270736932;
 
 let database: TestDatabase;

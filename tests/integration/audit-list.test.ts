@@ -7,6 +7,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { createToken } from "@/lib/auth/tokens";
 import { listAudit, parseAuditQuery, type AuditQuery } from "@/lib/audit/list-audit";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The route handler itself, with bearer tokens, on this run's database (as lookup-detail-api does).
 process.env.DATABASE_URL = inject("databaseUrl");
@@ -159,14 +160,7 @@ describe("the audit log: listing, filters, paging, scoping, redaction", () => {
   describe("GET /api/v1/audit", () => {
     let viewerToken: string;
     let acmeToken: string;
-    const system = {
-      kind: "system" as const,
-      id: "t",
-      name: `audit-api-${run}`,
-      displayName: "t",
-      role: "admin" as const,
-      tenants: [],
-    };
+    const system = systemAdmin(`audit-api-${run}`, { displayName: "t" });
     const get = (url: string, token: string) =>
       GET(new Request(`http://console.test${url}`, { headers: { authorization: `Bearer ${token}` } }), {
         params: Promise.resolve({}),

@@ -14,6 +14,7 @@ import {
   isWellFormed,
 } from "../helpers/bad-inputs";
 import { routeHandler, type ApiRoutePath, type RouteHandler } from "../helpers/api-routes";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Every /api/v1 route handler, called directly with a bearer token, fed the bad-input catalogue
 // in each query parameter, path parameter and JSON body field. Each answer is a clean 4xx JSON
@@ -40,14 +41,7 @@ const run = randomBytes(3).toString("hex");
 const TENANT = `bad-${run}`;
 const ABSENT_KEY = createHash("sha256").update(`absent|${run}`).digest("hex");
 const STUCK_KEY = createHash("sha256").update(`stuck|${run}`).digest("hex");
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "bad-input-test",
-  displayName: "bad-input-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("bad-input-test");
 
 /** Names that are valid for name fields (server, tool): accepted by design, so not bad input there. */
 const isServerName = (value: string) => /^[A-Za-z0-9_.:-]{1,100}$/.test(value);

@@ -4,15 +4,9 @@ import { checkSession, endSession, startSession } from "@/lib/auth/console-sessi
 import { LAST_SEEN_RESOLUTION_MS } from "@/lib/auth/session-policy";
 import { disableUser, saveUser } from "@/lib/auth/users";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "session-test",
-  displayName: "session-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("session-test", { id: "test" });
 const policy = { idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000 };
 const MINUTE = 60_000;
 

@@ -10,6 +10,7 @@ import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { scanDuplicates } from "@/lib/duplicates/scan-duplicates";
 import { createTestDatabase } from "../helpers/test-database";
+import { systemAdmin } from "../helpers/system-admin";
 
 // GET /api/v1/duplicates in-process, on a database of its own (the duplicate scan's state is one
 // row per database). Claims are written by the real guard with an injected clock, two hours back
@@ -32,14 +33,7 @@ const config = parseConfig(JSON.stringify(CONFIG));
 
 const { GET } = await import("@/app/api/v1/duplicates/route");
 
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "duplicates-api-test",
-  displayName: "duplicates-api-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("duplicates-api-test");
 
 type Entry = {
   tenant: string;

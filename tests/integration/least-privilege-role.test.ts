@@ -11,6 +11,7 @@ import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { createTestDatabase } from "../helpers/test-database";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The console serving as the least-privilege role `idem db grant` makes: its main API paths work,
 // and the ways to rewrite the audit log that an owner or a superuser has are refused to it.
@@ -35,14 +36,7 @@ writeFileSync(
   JSON.stringify({ tools: { charge_card: { stuckAfter: "5m", processor: { type: "http", baseUrl: processor.url } } } }),
 );
 
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "lpr-test",
-  displayName: "lpr-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("lpr-test");
 const keyOf = (label: string) => createHash("sha256").update(`lpr|${run}|${label}`).digest("hex");
 
 describe.skipIf(database.kind !== "postgres")("the console's least-privilege role", () => {

@@ -5,6 +5,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The route handlers themselves, with a bearer token, on this run's database: status codes and
 // the {error: {code, message}} shape for every kind of bad input, never a 500.
@@ -21,14 +22,7 @@ const { GET: explain } = await import("@/app/api/v1/keys/explain/route");
 const run = randomBytes(3).toString("hex");
 const TENANT = `api-${run}`;
 const OTHER = `api-other-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "api-test",
-  displayName: "api-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("api-test");
 
 describe("/api/v1 lookup, record, check and explain", () => {
   const db = connectTestDb();

@@ -5,6 +5,7 @@ import path from "node:path";
 import { beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // A customer's whole thread pasted at once: each ref answered in the order it appears, unknown
 // ones said to be unknown, at most 50 looked up — through the route handler, on this run's database.
@@ -20,14 +21,7 @@ const { GET: lookup } = await import("@/app/api/v1/lookup/route");
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `ticket-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "ticket",
-  displayName: "ticket",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("ticket");
 
 type Answer = {
   token: string;

@@ -6,6 +6,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { listAppRoutes } from "../access/app-routes";
 import { API_ROUTE_PATHS, routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // A method a /api/v1 route file does not serve is answered by the file itself (methodsNotAllowed,
 // lib/api/method-not-allowed.ts), not by Next's empty 405: the same 401 as every route without
@@ -15,14 +16,7 @@ process.env.DATABASE_URL = inject("databaseUrl");
 
 const run = randomBytes(3).toString("hex");
 const KEY = createHash("sha256").update(`method-not-allowed|${run}`).digest("hex");
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "method-not-allowed-test",
-  displayName: "method-not-allowed-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("method-not-allowed-test");
 
 // The catch-all answers every method of paths no route file has (api-contract.test.ts).
 const routes = listAppRoutes().filter(

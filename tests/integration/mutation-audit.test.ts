@@ -12,6 +12,7 @@ import { connectTestDb } from "../helpers/db";
 import { insertTakenClaim } from "../helpers/taken-claim";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { CLAIM_COLUMNS } from "@/lib/records/visible-records";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Every route that can change something, called once the way its users call it: the audit log
 // gains exactly the rows the mutation promises (one), and read-only POSTs gain none. The list
@@ -33,14 +34,7 @@ writeFileSync(
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `maud-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "mutation-audit-test",
-  displayName: "mutation-audit-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("mutation-audit-test");
 const MUTATING = ["POST", "PUT", "PATCH", "DELETE"] as const;
 
 /** "app/api/v1/records/[key]/resolve/route.ts" exporting POST → "POST /api/v1/records/[key]/resolve". */

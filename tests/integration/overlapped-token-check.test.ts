@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
 import { backendPid, waitForLockWaiters } from "../helpers/lock-waiters";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Issue #31, item 2: a read-only route's read starts beside its token check. These hold the check
 // back with a lock on api_token and show what may and may not come out while it waits.
@@ -15,14 +16,7 @@ const { GET: record } = await import("@/app/api/v1/records/[key]/route");
 const run = randomBytes(3).toString("hex");
 const TENANT = `overlap-${run}`;
 const OTHER = `overlap-other-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "overlap-test",
-  displayName: "t",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("overlap-test", { displayName: "t" });
 
 describe("a read started beside the token check", () => {
   const db = connectTestDb();

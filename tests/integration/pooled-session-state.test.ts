@@ -13,6 +13,7 @@ import { consoleTimeouts } from "@/lib/db/timeouts";
 import { DEFAULT_DATABASE_TIMEOUTS } from "@/lib/config/schema";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { startPgBouncer } from "../helpers/pgbouncer";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Runs in the pgbouncer project (vitest.config.ts): the run's role carries the console's limits there.
 // Here PgBouncer pools ONE server connection, so every transaction the console runs shares it: state
@@ -30,14 +31,7 @@ const { getDb } = await import("@/lib/db/client");
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `pooled-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "pooled",
-  displayName: "pooled",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("pooled");
 
 describe("the console through PgBouncer with one server connection", () => {
   const direct = createPrismaClient(primary, 2);

@@ -9,6 +9,7 @@ import { parseRecordsQuery } from "@/lib/records/list-filters";
 import { connectTestDb } from "../helpers/db";
 import { insertTakenClaim } from "../helpers/taken-claim";
 import { consoleSessionsOn, startTestReplica, waitForReplay, whileReplayPaused } from "../helpers/replica";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The console against a real streaming replica (tests/setup/start-replica.sh) of this run's
 // database: DATABASE_READ_URL names the replica's copy. The route handlers and page loaders run
@@ -51,14 +52,7 @@ const { forgetReplicaLag } = await import("@/lib/db/replica-lag");
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `replica-${run}`;
-const admin = {
-  kind: "system" as const,
-  id: "t",
-  name: "read-replica-test",
-  displayName: "read-replica-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("read-replica-test");
 
 describe.skipIf(embedded)("the read replica (DATABASE_READ_URL)", () => {
   const db = connectTestDb();

@@ -14,6 +14,7 @@ import { DECLINED_CARD, startDemoProcessor } from "@/tools/demo/upstream/process
 import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
 import type { RecordAnswer } from "@/lib/records/answer-sentence";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The record API's answer sentence, through the route handler, for calls made by the demo shop's
 // real guarded tools against the demo processor, in simulated time 30 hours back (as the demo's
@@ -31,14 +32,7 @@ writeFileSync(
 
 const { GET: record } = await import("@/app/api/v1/records/[key]/route");
 
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "answer-test",
-  displayName: "answer-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("answer-test");
 const run = randomBytes(4).toString("hex");
 const tenant = `answer-${run}`;
 const SIMULATED = new Date(Date.now() - 30 * 3600_000);

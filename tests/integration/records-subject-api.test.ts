@@ -7,6 +7,7 @@ import { createToken } from "@/lib/auth/tokens";
 import { deriveKey } from "idem-guard";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Support's tools through the route handlers, on this run's database: the subject filter of the
 // list and the export (the same rows as SQL, within the caller's tenants; bad input a 400 that
@@ -20,14 +21,7 @@ const run = randomBytes(3).toString("hex");
 const TENANT = `subj-${run}`;
 const OTHER = `subj-other-${run}`;
 const SUBJECT = `user_${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "subject-test",
-  displayName: "subject-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("subject-test");
 const ARGS = '{"card": "c_71", "amount_cents": 24000}';
 const CHANGED = '{"card": "c_71", "amount_cents": 24001}';
 const CREATED = new Date("2026-03-01T12:03:20Z");

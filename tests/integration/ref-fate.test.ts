@@ -14,6 +14,7 @@ import { lookUpRefs, type LookupResult } from "@/lib/records/lookup";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
 import { allowRepeat } from "@/lib/resolve/allow-repeat";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The API route reads its configuration from IDEM_CONFIG: the same masking as the direct calls.
 process.env.DATABASE_URL = inject("databaseUrl");
@@ -36,14 +37,7 @@ const actor = (role: Actor["role"], tenants: string[] = []): Actor => ({
 const operator = actor("operator");
 const viewer = actor("viewer");
 const acmeOnly = actor("viewer", [ACME]);
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: `fate-${run}`,
-  displayName: "fate",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin(`fate-${run}`, { displayName: "fate" });
 
 type Searched = Extract<LookupResult, { kind: "searched" }>;
 

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { createToken } from "@/lib/auth/tokens";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // The resolve, bulk and reconcile route handlers themselves, with bearer tokens, on this run's
 // database and a live demo processor. (Sessions, their Origin rule and the same race over a real
@@ -31,14 +32,7 @@ const { POST: reconcile } = await import("@/app/api/v1/reconcile/route");
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `rapi-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "resolve-api-test",
-  displayName: "resolve-api-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("resolve-api-test");
 
 type ErrorBody = {
   error: {

@@ -13,6 +13,7 @@ import { tenantScopeOf } from "@/lib/tenancy/tenant-scope";
 import { createToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Searchable response fields (issue #28 §1–2) on this run's PostgreSQL: `idem db index` builds,
 // keeps, rebuilds and drops its expression indexes; a search uses them, stays in the caller's
@@ -33,14 +34,7 @@ const CONFIG_TEXT = JSON.stringify({
 });
 writeFileSync(process.env.IDEM_CONFIG, CONFIG_TEXT);
 const CONFIG = parseConfig(CONFIG_TEXT);
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "search-test",
-  displayName: "search-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("search-test");
 const list = await routeHandler("records", "GET");
 const exportFile = await routeHandler("records/export", "GET");
 const detail = await routeHandler("records/[key]", "GET");

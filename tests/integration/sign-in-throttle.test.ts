@@ -5,16 +5,10 @@ import { verifyPassword } from "@/lib/auth/passwords";
 import { SIGN_IN_THROTTLE, throttleState } from "@/lib/auth/sign-in-throttle";
 import { saveUser } from "@/lib/auth/users";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 const run = randomBytes(3).toString("hex");
-const admin = {
-  kind: "system" as const,
-  id: "t",
-  name: "throttle-test",
-  displayName: "throttle-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("throttle-test");
 const MINUTE = 60_000;
 
 // The real verifyPassword, watched: which hash each sign-in ran scrypt against.

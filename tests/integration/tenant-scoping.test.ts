@@ -9,6 +9,7 @@ import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { deriveKey } from "idem-guard";
 import { connectTestDb } from "../helpers/db";
 import { routeHandler } from "../helpers/api-routes";
+import { systemAdmin } from "../helpers/system-admin";
 
 // A user or token limited to tenant A meets tenant B's records nowhere: every API route answers
 // as if B's rows, events and audit entries did not exist — 404, never 403, and a filter naming B
@@ -47,14 +48,7 @@ const B = `scope-b-${run}`;
 const GHOST = `scope-none-${run}`;
 const AT = new Date("2026-06-01T12:00:00Z");
 const ARGS = '{"amount_cents":4200,"card":"c_4242"}';
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "tenant-scoping-test",
-  displayName: "tenant-scoping-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("tenant-scoping-test");
 
 const keyOf = (tenant: string, n: number) =>
   deriveKey({ tenant, subject: "user_1", tool: "charge_card", argumentsJson: n === 0 ? ARGS : `{"n":${n}}`, at: AT })

@@ -1,15 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { authenticateToken, createToken, hashToken, listTokens, revokeToken } from "@/lib/auth/tokens";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "token-test",
-  displayName: "token-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("token-test", { id: "test" });
 
 describe("API tokens", () => {
   const db = connectTestDb();

@@ -13,6 +13,7 @@ import { checkTenantFilter, tenantTraceQuery } from "@/lib/records/tenant-filter
 import { connectTestDb } from "../helpers/db";
 import { freePort } from "../helpers/free-port";
 import { routeHandler, type RouteHandler } from "../helpers/api-routes";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Every API route that takes a tenant answers a tenant outside the caller's scope exactly as one
 // that does not exist: 404 unknown_tenant, "no tenant 'x' among yours" — never zeros or an empty
@@ -39,14 +40,7 @@ const AUDIT_ONLY = `ut-audit-only-${run}`;
 const METRICS_ONLY = `ut-metrics-only-${run}`;
 /** Nobody's. */
 const GHOST = `ut-ghost-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "unknown-tenant-test",
-  displayName: "unknown-tenant-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("unknown-tenant-test");
 
 type Call = {
   route: string;

@@ -4,15 +4,9 @@ import { checkSession, startSession } from "@/lib/auth/console-sessions";
 import { disableUser, saveUser } from "@/lib/auth/users";
 import { seedDemoUsers, DEMO_USERS } from "@/tools/demo/demo-users";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
-const admin = {
-  kind: "system" as const,
-  id: "test",
-  name: "user-test",
-  displayName: "user-test",
-  role: "admin" as const,
-  tenants: [],
-};
+const admin = systemAdmin("user-test", { id: "test" });
 
 describe("console users", () => {
   const db = connectTestDb();

@@ -8,6 +8,7 @@ import { createDemoOutbox } from "@/tools/demo/mcp/demo-outbox";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import { routeHandler, type ApiRoutePath } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
+import { systemAdmin } from "../helpers/system-admin";
 
 // Personal data masked by value, wherever a writer put it: the demo's send_receipt_email responses
 // ({"to": "user_24@globex.example"}, a field no redaction path names) and a writer that stores card
@@ -24,14 +25,7 @@ writeFileSync(
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `vmask-${run}`;
-const system = {
-  kind: "system" as const,
-  id: "t",
-  name: "vmask",
-  displayName: "vmask",
-  role: "admin" as const,
-  tenants: [],
-};
+const system = systemAdmin("vmask");
 const keyOf = (label: string) => createHash("sha256").update(`vmask|${run}|${label}`).digest("hex");
 const EMAILS = Array.from({ length: 5 }, (_, i) => `user_${i}.${run}@globex.example`);
 const PANS = ["4242424242424242", "5555 5555 5555 4444", "3782-822463-10005"];
