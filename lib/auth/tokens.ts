@@ -5,7 +5,9 @@ import type { Role } from "@/lib/identity/roles";
 import { isRole } from "@/lib/identity/roles";
 import { isTokenScope, type TokenScope } from "@/lib/auth/permissions";
 import { writeAudit } from "@/lib/audit/write-audit";
-import { rawPoolOf, type Db } from "@/lib/db/prisma";
+import { Prisma } from "@/generated/prisma/client";
+import type { Db } from "@/lib/db/prisma";
+import { rawQuery } from "@/lib/db/raw-query";
 import { UserError } from "@/lib/errors/user-error";
 
 const TOKEN_PREFIX = "idem_";
@@ -104,19 +106,18 @@ type TokenRow = {
   revokedAt: Date | null;
 };
 
-const TOKEN_BY_HASH_SQL = `SELECT id, name, role, scope, tenants, expires_at AS "expiresAt",
-  last_used_at AS "lastUsedAt", revoked_at AS "revokedAt" FROM api_token WHERE token_hash = $1`;
-
 /**
- * Every bearer request starts here, so it skips Prisma's query compiler when the client's pg pool
- * is at hand (the unique index on token_hash, one statement either way): the check's median went
- * from 1.1–1.4 ms to 0.7 ms inside the server (docs/bench.md, "Floors").
+ * Every bearer request starts here, so it skips Prisma's query compiler (rawQuery: the client's own
+ * pg pool, the unique index on token_hash, one statement either way): the check's median went from
+ * 1.1–1.4 ms to 0.7 ms inside the server (docs/bench.md, "Floors").
  */
 async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenRow | null> {
-  const pool = rawPoolOf(db);
-  if (!pool) return db.apiToken.findUnique({ where: { tokenHash } });
-  const { rows } = await pool.query<TokenRow>(TOKEN_BY_HASH_SQL, [tokenHash]);
-  return rows[0] ?? null;
+  const [row] = await rawQuery<TokenRow>(
+    db,
+    Prisma.sql`SELECT id, name, role, scope, tenants, expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
+      revoked_at AS "revokedAt" FROM api_token WHERE token_hash = ${tokenHash}`,
+  );
+  return row ?? null;
 }
 
 export type TokenCheck = { ok: true; actor: Actor } | { ok: false; reason: string };
