@@ -18,6 +18,14 @@ export function exactTimeSql(column: string): string {
   return `to_char(${column} AT TIME ZONE 'UTC', '${EXACT_TIME_FORMAT}')`;
 }
 
+/**
+ * The SQL expression writing a timestamptz column as `Date.toISOString()` does (milliseconds, cut
+ * as pg's Date parsing cuts them): for output that reads no Date back, such as an export's cells.
+ */
+export function isoMillisSql(column: string): string {
+  return `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+}
+
 const EXACT_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 /** The text itself when it is an exact time (a real calendar date and clock time), else null. */

@@ -5,7 +5,9 @@ import type { Db } from "@/lib/db/prisma";
 import type { RecordsCursor } from "@/lib/records/list-cursor";
 import { formatInstant } from "@/lib/url-state/time-range";
 import { describeFilter, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
-import { fetchRecordRows, recordsConditions, toListItem, type RecordRow } from "@/lib/records/list-records";
+import { fetchExportRows, type ExportRow } from "@/lib/records/export-rows";
+import { recordsConditions } from "@/lib/records/list-records";
+import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { redactionOf } from "@/lib/privacy/redact";
 import { compileRedaction } from "@/lib/privacy/compiled-redaction";
 
@@ -64,16 +66,26 @@ export function exportRecords(
   let written = 0;
   let started = false;
   let cancelled = false;
-  let prefetched: Promise<RecordRow[]> | null = null;
+  let prefetched: Promise<ExportRow[]> | null = null;
 
   // One extra row tells a stop at the bound apart from the natural end.
-  const fetchBatch = (take: number) =>
-    fetchRecordRows(db, conditions, { cursor, dir: "next" }, take + 1, { withResponse: true });
+  const fetchBatch = (take: number) => fetchExportRows(db, conditions, cursor, take + 1, config, now);
 
-  function row(r: RecordRow) {
-    const item = toListItem(r, config, now);
-    const response = r.response === null || r.response === undefined ? null : redact(r.response);
-    return { ...item, createdAt: r.created_at_exact, response };
+  /** A records list item with its exact creation time and its redacted response, in that key order. */
+  function row(r: ExportRow) {
+    return {
+      key: r.key,
+      ref: r.key.slice(0, 12),
+      tenant: r.tenant,
+      subject: r.subject,
+      tool: r.tool,
+      status: r.status,
+      createdAt: r.created_at_exact,
+      updatedAt: r.updated_at_iso,
+      stuck: r.stuck,
+      stuckAfterMs: stuckAfterMs(config, r.tool),
+      response: r.response === null ? null : redact(r.response),
+    };
   }
 
   const stream = new ReadableStream<Uint8Array>({

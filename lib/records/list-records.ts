@@ -42,7 +42,6 @@ export type RecordRow = {
   created_at: Date;
   created_at_exact: string;
   updated_at: Date | null;
-  response?: unknown;
 };
 
 /**
@@ -109,19 +108,35 @@ export function stuckCondition(config: IdemConfig, now: Date): Prisma.Sql {
   return Prisma.sql`(status = 'in_progress' AND created_at < ${cutoff(shortest)}::timestamptz AND (${Prisma.join(branches, " OR ")}))`;
 }
 
+/** The list's columns: created_at twice, once with all six microsecond digits (the cursor's). */
+const LIST_COLUMNS = Prisma.sql`key, tenant, subject, tool, status, created_at, updated_at,
+  ${Prisma.raw(exactTimeSql("created_at"))} AS created_at_exact`;
+
+/** One keyset step of the records list (keysetStatement), as the list's rows. */
+export async function fetchRecordRows(
+  db: Db,
+  conditions: Prisma.Sql[],
+  position: KeysetPosition,
+  take: number,
+): Promise<RecordRow[]> {
+  // On the client's pool (lib/db/raw-query.ts): every list page is this statement.
+  return rawQuery<RecordRow>(db, keysetStatement(LIST_COLUMNS, conditions, position, take));
+}
+
+export type KeysetPosition = { cursor: RecordsCursor | null; dir: PageDirection; order?: ListOrder };
+
 /**
  * One keyset step: up to `take` rows after (`next`) or before (`prev`) the cursor in the list's
  * order — newest first (the records list), or oldest first (the stuck list's default). Never
  * OFFSET: the (created_at, key) row comparison is an index condition on
  * idempotency_created_at_key_idx, as fast 100,000 rows deep as on the first page.
  */
-export async function fetchRecordRows(
-  db: Db,
+export function keysetStatement(
+  columns: Prisma.Sql,
   conditions: Prisma.Sql[],
-  position: { cursor: RecordsCursor | null; dir: PageDirection; order?: ListOrder },
+  position: KeysetPosition,
   take: number,
-  options: { withResponse?: boolean } = {},
-): Promise<RecordRow[]> {
+): Prisma.Sql {
   const { cursor, dir } = position;
   // Reading towards older rows: `next` in newest-first order, `prev` in oldest-first order.
   const descending = (dir === "next") === ((position.order ?? "newest") === "newest");
@@ -134,15 +149,7 @@ export async function fetchRecordRows(
   const order = descending
     ? Prisma.sql`ORDER BY created_at DESC, key DESC`
     : Prisma.sql`ORDER BY created_at ASC, key ASC`;
-  const response = options.withResponse ? Prisma.sql`, response` : Prisma.empty;
-  // On the client's pool (lib/db/raw-query.ts): every list page and every export batch is this statement.
-  return rawQuery<RecordRow>(
-    db,
-    Prisma.sql`
-    SELECT key, tenant, subject, tool, status, created_at, updated_at,
-           ${Prisma.raw(exactTimeSql("created_at"))} AS created_at_exact ${response}
-    FROM idempotency ${where} ${order} LIMIT ${take}`,
-  );
+  return Prisma.sql`SELECT ${columns} FROM idempotency ${where} ${order} LIMIT ${take}`;
 }
 
 export function cursorOf(row: RecordRow): string {

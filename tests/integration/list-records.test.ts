@@ -475,6 +475,41 @@ describe("records list, facets and export (real PostgreSQL)", () => {
     expect(operatorCsv).not.toContain("4242424242424242");
   });
 
+  // The export writes its cells from the database's text (times, the stuck verdict), the list from Dates
+  // and isStuck: one row of each stuck case, and updated_at fractions that round differently from how they cut.
+  it("exports each row's stuck verdict and times as the list shows them", async () => {
+    const tenant = `lr-${run}-f`;
+    const rows: [string, string | null, number, string | null][] = [
+      ["f-null-6m", null, 6, null], // past charge_card's 5m, not the default 10m: the SQL condition reads NULL here
+      ["f-null-11m", null, 11, "2026-11-29T11:59:59.999999Z"],
+      ["f-card-7m", "charge_card", 7, "2026-11-29T11:58:00.000500Z"],
+      ["f-ship-30m", "create_shipment", 30, "2026-11-29T11:31:00.291000Z"],
+    ];
+    for (const [label, tool, minutes, updatedAt] of rows)
+      await db.$executeRaw`
+        INSERT INTO idempotency (key, tenant, subject, tool, status, created_at, updated_at)
+        VALUES (${key(label)}, ${tenant}, ${label}, ${tool}, 'in_progress',
+                ${new Date(NOW.getTime() - minutes * 60_000)}::timestamptz, ${updatedAt}::timestamptz)`;
+    for (const t of [tenant, T.b]) {
+      const listed = await listRecords(db, admin(), query({ tenant: t }, { limit: 100 }), config, NOW);
+      const exported = JSON.parse(
+        await readAll(
+          exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: t }, config, NOW, { format: "json" }).stream,
+        ),
+      ) as { records: (RecordListItem & { response: unknown })[] };
+      // The export's createdAt has all six microsecond digits, the list's the milliseconds.
+      const cut = (item: RecordListItem) => ({ ...item, createdAt: item.createdAt.slice(0, 23) });
+      expect(exported.records.map(({ response: _, ...item }) => cut(item))).toEqual(listed.records.map(cut));
+      if (t === tenant)
+        expect(exported.records.map((r) => [r.subject, r.stuck, r.updatedAt])).toEqual([
+          ["f-null-6m", false, null],
+          ["f-card-7m", true, "2026-11-29T11:58:00.000Z"],
+          ["f-null-11m", true, "2026-11-29T11:59:59.999Z"],
+          ["f-ship-30m", false, "2026-11-29T11:31:00.291Z"],
+        ]);
+    }
+  });
+
   it("stops at the bound across batches and says so; JSON is one valid document", async () => {
     const csv = await readAll(
       exportRecords(db, admin(), { ...EMPTY_FILTER, tenant: T.a }, config, NOW, {
