@@ -108,9 +108,10 @@ describe("verify-tool against the demo world", () => {
   beforeEach(() => {
     world.processor.reset();
     world.carrier.reset();
-    // The first call must still be running when the repeats arrive: the upstreams take 1.5 s.
-    world.processor.setFaults({ latencyMs: 1500 });
-    world.carrier.setFaults({ latencyMs: 1500 });
+    // The first call must still be running when the repeats arrive: the upstreams take 3 s (1.5 s was not
+    // always enough on a CI machine loaded 6–8 deep, where a repeat's claim came after the first had finished).
+    world.processor.setFaults({ latencyMs: 3000 });
+    world.carrier.setFaults({ latencyMs: 3000 });
   });
 
   const verify = async (input: VerificationInput, as: Actor = admin) => {
