@@ -20,6 +20,13 @@ const globalForDb = globalThis as unknown as {
 
 const POOL_SIZE: Record<ConsoleRequestKind, number> = { interactive: 4, export: 2 };
 
+/**
+ * How long a request waits for a pooled connection on the embedded database. Its one backend runs one
+ * statement at a time, so under a burst the pool's queue is the database's own queue: 300 requests at
+ * once on a loaded machine waited up to 23 s, and the 5 s connect limit answered half of them 503.
+ */
+export const EMBEDDED_POOL_WAIT_MS = 60_000;
+
 /** The console's Prisma client for pages and API calls (short statement limit). Lazy, so `next build` never needs a database. */
 export function getDb(): Db {
   return (globalForDb.idemDb ??= createConsoleClient("interactive"));
@@ -97,12 +104,9 @@ function primaryUrl(): string {
 function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
   // Named in pg_stat_activity (lib/db/application-name.ts) on whichever server the URL reaches; a URL
   // that names its own application_name keeps it (pg reads the URL's parameters over the options).
-  const client = createPrismaClient(
-    url,
-    POOL_SIZE[kind],
-    consoleTimeouts(kind, getConfig().database),
-    consoleApplicationName(kind),
-  );
+  const timeouts = consoleTimeouts(kind, getConfig().database);
+  if (servesEmbeddedDatabase()) timeouts.connectMs = Math.max(timeouts.connectMs, EMBEDDED_POOL_WAIT_MS);
+  const client = createPrismaClient(url, POOL_SIZE[kind], timeouts, consoleApplicationName(kind));
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({
     query: {
