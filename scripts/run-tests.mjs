@@ -72,15 +72,15 @@ function run(args, live, env = {}) {
   });
 }
 
-/** vitest's lines for failed files and tests (FAIL …, × …), without colour codes. */
+/** The summary reporter's prefix for a failure's first lines (tests/setup/plain-summary-reporter.ts). */
+const REASON_PREFIX = "why> ";
+
+/** vitest's lines for failed files and tests (FAIL …, × …), then each failure's first lines, without colour codes. */
 function failedLines(output) {
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, "");
-  return [
-    ...new Set(
-      plain
-        .split("\n")
-        .filter((line) => /^\s*(FAIL|×)\s/.test(line))
-        .map((line) => line.trim()),
-    ),
-  ];
+  const lines = output.replace(/\x1b\[[0-9;]*m/g, "").split("\n");
+  const names = lines.filter((line) => /^\s*(FAIL|×)\s/.test(line)).map((line) => line.trim());
+  const reasons = lines
+    .filter((line) => line.startsWith(REASON_PREFIX))
+    .map((line) => line.slice(REASON_PREFIX.length));
+  return [...new Set(names), ...reasons];
 }

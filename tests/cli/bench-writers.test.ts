@@ -156,12 +156,17 @@ describe("idem bench-writers at 5,000 rows", () => {
     if ("unavailable" in report.pinning) throw new Error(report.pinning.unavailable);
     const { databaseCpus, consoleCpus } = report.pinning;
     const backends = isolated.check.consoleBackends;
+    // A CI log keeps the assertion's message, not the report: the whole check goes with each.
+    const seen = `check: ${JSON.stringify(isolated.check)}`;
     // The console's pool holds connections under load: some were found and moved.
-    expect(backends?.pids ?? 0).toBeGreaterThan(0);
-    expect(backends!.affinity).toEqual([consoleCpus]);
-    expect(backends!.cpusSeen.every((cpu) => String(cpu) === consoleCpus)).toBe(true);
-    expect(isolated.check.database.affinity).toEqual([databaseCpus]);
-    expect(isolated.check.writer.affinity).toEqual([databaseCpus]);
+    expect(backends?.pids ?? 0, seen).toBeGreaterThan(0);
+    expect(backends!.affinity, seen).toEqual([consoleCpus]);
+    expect(
+      backends!.cpusSeen.every((cpu) => String(cpu) === consoleCpus),
+      seen,
+    ).toBe(true);
+    expect(isolated.check.database.affinity, seen).toEqual([databaseCpus]);
+    expect(isolated.check.writer.affinity, seen).toEqual([databaseCpus]);
   });
 
   it("reports the console's peak memory while exporting, for growing exports", () => {

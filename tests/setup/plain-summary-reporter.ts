@@ -1,20 +1,50 @@
+import path from "node:path";
 import type { Reporter, TestModule } from "vitest/node";
 
-/** Ends the run with the plain "N passed, N failed, N skipped" line CI reads. */
+/** How much of each failure's message the summary keeps: enough for a CI log that keeps only its tail. */
+const REASON_LINES = 6;
+const REASON_LINE_CHARS = 400;
+/** scripts/run-tests.mjs gathers the lines with this prefix from every side into its "Failed:" list. */
+export const REASON_PREFIX = "why> ";
+
+/**
+ * Ends the run with the plain "N passed, N failed, N skipped" line CI reads, after the first lines of
+ * each failure's message (a CI log that keeps only its tail otherwise names the test but not why).
+ */
 export class PlainSummaryReporter implements Reporter {
   onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
+    const reasons: string[] = [];
     for (const testModule of testModules) {
+      const file = path.relative(process.cwd(), testModule.moduleId);
       for (const test of testModule.children.allTests()) {
-        const state = test.result().state;
-        if (state === "passed") passed += 1;
-        else if (state === "failed") failed += 1;
-        else skipped += 1;
+        const result = test.result();
+        if (result.state === "passed") passed += 1;
+        else if (result.state === "failed") {
+          failed += 1;
+          reasons.push(...reasonLines(`${file} > ${test.fullName}`, result.errors ?? []));
+        } else skipped += 1;
       }
-      if (testModule.state() === "failed" && [...testModule.children.allTests()].length === 0) failed += 1;
+      // A hook that threw (beforeAll) fails its suite and leaves its tests skipped: it counts as one failure.
+      for (const suite of [testModule, ...testModule.children.allSuites()]) {
+        const errors = suite.errors();
+        if (errors.length === 0) continue;
+        failed += 1;
+        reasons.push(...reasonLines(suite.type === "module" ? file : `${file} > ${suite.fullName}`, errors));
+      }
     }
+    if (reasons.length > 0) process.stdout.write(`\n${reasons.join("\n")}\n`);
     process.stdout.write(`\nSummary: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }
+}
+
+function reasonLines(name: string, errors: ReadonlyArray<{ message?: string; name?: string }>): string[] {
+  const lines = errors.flatMap((error) =>
+    `${error.name ?? "Error"}: ${error.message ?? "(no message)"}`.split("\n").slice(0, REASON_LINES),
+  );
+  return [name, ...lines.map((line) => `  ${line}`)].map(
+    (line) => `${REASON_PREFIX}${line.slice(0, REASON_LINE_CHARS)}`,
+  );
 }

@@ -32,6 +32,12 @@ export type PinMode = Exclude<Placement, "shared">;
 /** How often the isolated placement looks for console backends to move (a pool opens one now and then; a parallel query forks workers). */
 const FOLLOW_CONSOLE_BACKENDS_MS = 20;
 
+/**
+ * After pinning the postmaster, when to look again for children that kept the old affinity: a fork
+ * copies its parent's mask when it begins, and on a loaded machine may show in /proc only later.
+ */
+const LATE_FORK_LOOKS_MS = [0, 100, 400];
+
 export type ProcessGroups = { postmaster: number; writer: number; console: number; self: number };
 
 /**
@@ -144,13 +150,18 @@ export async function createCpuPlacement(
       process.once("SIGTERM", onSignal);
       for (const pid of [...m.database, ...m.writer]) await setAffinity(pid, databaseCpus);
       // A backend forked after the listing above but before the postmaster was pinned kept every CPU
-      // (seen once in CI, on a busy server): a second look, now that new forks inherit CPU 0.
+      // (seen once in CI, on a busy server); so may one whose fork began before the pin and shows in
+      // /proc only after a first look. More looks, now that new forks inherit the writers' CPUs.
       const pinned = new Set(m.database);
-      const late = processTree(groups.postmaster).filter((pid) => !pinned.has(pid));
-      await remember(late);
-      for (const pid of late) {
-        ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
-        await setAffinity(pid, databaseCpus);
+      for (const wait of LATE_FORK_LOOKS_MS) {
+        await new Promise((resolve) => setTimeout(resolve, wait));
+        const late = processTree(groups.postmaster).filter((pid) => !pinned.has(pid));
+        await remember(late);
+        for (const pid of late) {
+          pinned.add(pid);
+          ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+          await setAffinity(pid, databaseCpus);
+        }
       }
       for (const pid of [...m.console, ...m.load]) await setAffinity(pid, consoleCpus);
       if (mode === "isolated") following = await followConsoleBackends(consoleBackends, consoleCpus, moved, ticksAtPin);
@@ -210,8 +221,9 @@ async function followConsoleBackends(
   let failure: unknown = null;
   const sweep = async () => {
     for (const pid of await consoleBackends()) {
-      if (moved.has(pid)) continue;
       const started = processStartTime(pid);
+      // A pid seen before is the same backend only with the same start time: a new one that took it is moved too.
+      if (moved.has(pid) && moved.get(pid) === started) continue;
       if (!(await setAffinity(pid, cpus))) continue;
       // What it ran before the move was on the writers' CPUs (a backend pinned with PostgreSQL a moment
       // ago, a parallel worker just forked): the check counts only what it ran since.
