@@ -116,6 +116,7 @@ async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenRow | nu
     db,
     Prisma.sql`SELECT id, name, role, scope, tenants, expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
       revoked_at AS "revokedAt" FROM api_token WHERE token_hash = ${tokenHash}`,
+    { prepareAs: "token_check" },
   );
   return row ?? null;
 }

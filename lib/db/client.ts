@@ -6,7 +6,8 @@ import { parseDatabaseUrl } from "@/lib/db/database-url";
 import { embeddedDataDir, findRunningEmbeddedDatabase } from "@/lib/db/embedded-record";
 import { resolveExistingDatabaseUrl } from "@/lib/db/existing-database-url";
 import { rethrowForPage } from "@/lib/db/page-fault";
-import { createPrismaClient, rawPoolOf, sharePool, type Db } from "@/lib/db/prisma";
+import { mayPrepareStatements } from "@/lib/db/prepared-statements";
+import { createPrismaClient, prepareStatementsOn, rawPoolOf, sharePool, type Db } from "@/lib/db/prisma";
 import { consoleTimeouts, type ConsoleRequestKind } from "@/lib/db/timeouts";
 import { UserError } from "@/lib/errors/user-error";
 
@@ -107,6 +108,7 @@ function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
   const timeouts = consoleTimeouts(kind, getConfig().database);
   if (servesEmbeddedDatabase()) timeouts.connectMs = Math.max(timeouts.connectMs, EMBEDDED_POOL_WAIT_MS);
   const client = createPrismaClient(url, POOL_SIZE[kind], timeouts, consoleApplicationName(kind));
+  if (mayPrepareStatements(url, servesEmbeddedDatabase())) prepareStatementsOn(client);
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({
     query: {

@@ -25,10 +25,24 @@ export function rawFaultHandlerOf(db: Db): ((error: unknown) => Promise<never>) 
   return rawFaultHandlers.get(db);
 }
 
+// The clients whose hot-path statements may be prepared by name on their connections (lib/db/prepared-statements.ts).
+const preparing = new WeakSet<object>();
+
+/** Lets rawQuery prepare `db`'s named statements on its connections (only where mayPrepareStatements says so). */
+export function prepareStatementsOn(db: Db): void {
+  preparing.add(db);
+}
+
+/** Whether rawQuery may send `db`'s named statements prepared. */
+export function preparesStatements(db: Db): boolean {
+  return preparing.has(db);
+}
+
 /** `wrapper` (an extended or proxied `db`) runs on `db`'s pool, its failures handled by `onFault`. */
 export function sharePool(wrapper: object, db: Db, onFault?: (error: unknown) => Promise<never>): void {
   const pool = rawPools.get(db);
   if (pool) rawPools.set(wrapper, pool);
+  if (preparing.has(db)) preparing.add(wrapper);
   if (onFault) rawFaultHandlers.set(wrapper, onFault);
 }
 

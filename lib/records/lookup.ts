@@ -193,7 +193,9 @@ export async function lookUpRefs(
 
   const [found, byField] = await Promise.all([
     keys.length + bareRefs.length > 0
-      ? rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()))
+      ? rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()), {
+          prepareAs: "lookup",
+        })
       : [],
     searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : new Map<string, SearchableFieldMatch[]>(),
   ]);

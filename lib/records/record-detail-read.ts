@@ -63,6 +63,7 @@ export async function readRecordDetail(
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
          FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit`,
+    { prepareAs: "record_detail" },
   );
   const record = read?.record ?? null;
   return {

@@ -1,0 +1,60 @@
+import { randomBytes } from "node:crypto";
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { authenticateToken, createToken } from "@/lib/auth/tokens";
+import { createPrismaClient, prepareStatementsOn, preparesStatements, rawPoolOf } from "@/lib/db/prisma";
+import type { Actor } from "@/lib/identity/actor";
+import { readRecordDetail } from "@/lib/records/record-detail-read";
+import { systemAdmin } from "../helpers/system-admin";
+
+const run = randomBytes(3).toString("hex");
+const TENANT = `prep-${run}`;
+const KEY = `prep-key-${run}`;
+const LIMITS = { maxEvents: 51, maxAudit: 50 };
+const admin = systemAdmin("prepared");
+const scoped: Actor = {
+  kind: "user",
+  id: `v-${run}`,
+  name: "v@test",
+  displayName: "v",
+  role: "viewer",
+  tenants: [TENANT],
+};
+
+// One connection each, so pg_prepared_statements on it shows what the hot-path reads left there.
+const prepared = createPrismaClient(inject("databaseUrl"), 1);
+prepareStatementsOn(prepared);
+const plain = createPrismaClient(inject("databaseUrl"), 1);
+afterAll(() => Promise.all([prepared.$disconnect(), plain.$disconnect()]));
+
+const preparedNames = async (db: typeof plain) =>
+  (await rawPoolOf(db)!.query<{ name: string }>("SELECT name FROM pg_prepared_statements ORDER BY name")).rows.map(
+    (r) => r.name,
+  );
+
+describe("the hot path's statements prepared by name on a direct connection", () => {
+  it("the record detail and the token check are prepared once per text and answer as unprepared", async () => {
+    await plain.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, response)
+      VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', '{"id":"ch_1"}'::jsonb)`;
+    const { token } = await createToken(plain, admin, { name: `prep-${run}`, role: "viewer" });
+    for (let i = 0; i < 3; i += 1) {
+      // Both actors' texts (the scoped one adds its tenants' condition) on one connection: two names, no clash.
+      for (const actor of [admin, scoped])
+        expect(await readRecordDetail(prepared, actor, KEY, LIMITS)).toEqual(
+          await readRecordDetail(plain, actor, KEY, LIMITS),
+        );
+      expect(await authenticateToken(prepared, token)).toEqual(await authenticateToken(plain, token));
+    }
+    const names = await preparedNames(prepared);
+    expect(names.filter((n) => n.startsWith("idem_record_detail_"))).toHaveLength(2);
+    expect(names.filter((n) => n.startsWith("idem_token_check_"))).toHaveLength(1);
+    expect((await readRecordDetail(prepared, scoped, KEY, LIMITS)).record?.tenant).toBe(TENANT);
+    expect(await preparedNames(plain), "a client not allowed to prepare leaves no name").toEqual([]);
+  });
+
+  it("the console's own client prepares on a direct URL", async () => {
+    process.env.DATABASE_URL = inject("databaseUrl");
+    const { getDb } = await import("@/lib/db/client");
+    expect(preparesStatements(getDb())).toBe(true);
+    await getDb().$disconnect();
+  });
+});
