@@ -13,6 +13,9 @@ const vitest = path.resolve("node_modules/vitest/vitest.mjs");
 /** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
 const REPLICA_FILE = "tests/integration/read-replica.test.ts";
 const extra = process.argv.slice(2);
+/** The summary reporter's prefix for a failure's first lines (tests/setup/plain-summary-reporter.ts); above the
+ * top-level await that reads it. */
+const REASON_PREFIX = "why> ";
 
 if (extra.length > 0) {
   const child = spawn(process.execPath, [vitest, "run", ...extra], { stdio: "inherit" });
@@ -71,9 +74,6 @@ function run(args, live, env = {}) {
     child.on("close", (code, signal) => resolve({ code: code ?? (signal ? 1 : 0), output }));
   });
 }
-
-/** The summary reporter's prefix for a failure's first lines (tests/setup/plain-summary-reporter.ts). */
-const REASON_PREFIX = "why> ";
 
 /** vitest's lines for failed files and tests (FAIL …, × …), then each failure's first lines, without colour codes. */
 function failedLines(output) {
