@@ -1,7 +1,8 @@
 // `npm test`: every test, as three vitest runs side by side — the unit, node and pgbouncer projects; the
 // browser project (one shared console, one file at a time); the own-console project (browser files that start
-// consoles of their own, much of it waiting on faults and deadlines). One vitest run would give these 2 cores
-// one worker and run the groups one after the other; the runs share nothing but the PostgreSQL server.
+// consoles of their own, much of it waiting on faults and deadlines), then the node files that take longest
+// (LONG_NODE_FILES), which the node side would otherwise run last of all. One vitest run would give these 2
+// cores one worker and run the groups one after the other; the runs share nothing but the PostgreSQL server.
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
 // The one shared thing is the streaming replica: the node file that pauses its replay runs after both
 // sides, so it and the replica-lag browser file (own-console) never wait on each other's paused sections.
@@ -12,6 +13,15 @@ import path from "node:path";
 const vitest = path.resolve("node_modules/vitest/vitest.mjs");
 /** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
 const REPLICA_FILE = "tests/integration/read-replica.test.ts";
+/**
+ * The node side's longest files (docs/test-time.md, "Stop 43"): each brings its own servers and database,
+ * so they run after the own-console files, whose run ends minutes before the node side's.
+ */
+const LONG_NODE_FILES = [
+  "tests/cli/bench-writers.test.ts",
+  "tests/integration/verify-tool.test.ts",
+  "tests/cli/verify-tool-cli.test.ts",
+];
 const extra = process.argv.slice(2);
 /** The summary reporter's prefix for a failure's first lines (tests/setup/plain-summary-reporter.ts); above the
  * top-level await that reads it. */
@@ -24,19 +34,23 @@ if (extra.length > 0) {
   const browserLog = path.resolve("test-results/browser-tests.log");
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
-  const [node, browser, ownConsole] = await Promise.all([
+  const [node, browser, [ownConsole, longNode]] = await Promise.all([
     run(["--project", "unit", "--project", "node", "--project", "pgbouncer"], true, {
-      IDEM_TEST_EXCLUDE: REPLICA_FILE,
+      IDEM_TEST_EXCLUDE: [REPLICA_FILE, ...LONG_NODE_FILES].join(","),
     }),
     run(["--project", "browser"], false),
-    run(["--project", "own-console"], false),
+    run(["--project", "own-console"], false).then(async (own) => [
+      own,
+      await run(["--project", "node", ...LONG_NODE_FILES], false),
+    ]),
   ]);
   writeFileSync(browserLog, browser.output);
   process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
   process.stdout.write(`\n===== browser tests with consoles of their own =====\n${ownConsole.output}`);
-  process.stdout.write(`\n===== ${REPLICA_FILE}, after both =====\n`);
+  process.stdout.write(`\n===== the longest node files, after those =====\n${longNode.output}`);
+  process.stdout.write(`\n===== ${REPLICA_FILE}, after all =====\n`);
   const replica = await run(["--project", "node", REPLICA_FILE], true);
-  const sides = [node, browser, ownConsole, replica];
+  const sides = [node, browser, ownConsole, longNode, replica];
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const side of sides) {
     const summary = /^Summary: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(side.output);
