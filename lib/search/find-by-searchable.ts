@@ -77,7 +77,8 @@ export function refusalMessage(reason: MaskedReason): string {
 }
 
 function matchingRows(db: Db, spec: SearchSpec, values: string[], tenantScope: Prisma.Sql): Promise<Row[]> {
-  return rawQuery<Row>(db, searchableStatement(spec, values, tenantScope));
+  // One text per (tool, label) and tenant scope, the values one parameter: prepared where the client allows it.
+  return rawQuery<Row>(db, searchableStatement(spec, values, tenantScope), { prepareAs: "searchable" });
 }
 
 /**

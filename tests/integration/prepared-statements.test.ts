@@ -1,15 +1,19 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { authenticateToken, createToken } from "@/lib/auth/tokens";
+import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient, prepareStatementsOn, preparesStatements, rawPoolOf } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
 import { readRecordDetail } from "@/lib/records/record-detail-read";
+import { findBySearchableValues } from "@/lib/search/find-by-searchable";
 import { systemAdmin } from "../helpers/system-admin";
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `prep-${run}`;
 const KEY = `prep-key-${run}`;
 const LIMITS = { maxEvents: 51, maxAudit: 50 };
+const RECEIPT = `ch_prep_${run}`;
+const searchConfig = parseConfig(JSON.stringify({ tools: { charge_card: { search: { receipt: "$.id" } } } }));
 const admin = systemAdmin("prepared");
 const scoped: Actor = {
   kind: "user",
@@ -32,9 +36,9 @@ const preparedNames = async (db: typeof plain) =>
   );
 
 describe("the hot path's statements prepared by name on a direct connection", () => {
-  it("the record detail and the token check are prepared once per text and answer as unprepared", async () => {
+  it("the record detail, the token check and the searchable fields are prepared once per text and answer as unprepared", async () => {
     await plain.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, response)
-      VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', '{"id":"ch_1"}'::jsonb)`;
+      VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', ${JSON.stringify({ id: RECEIPT })}::jsonb)`;
     const { token } = await createToken(plain, admin, { name: `prep-${run}`, role: "viewer" });
     for (let i = 0; i < 3; i += 1) {
       // Both actors' texts (the scoped one adds its tenants' condition) on one connection: two names, no clash.
@@ -43,10 +47,14 @@ describe("the hot path's statements prepared by name on a direct connection", ()
           await readRecordDetail(plain, actor, KEY, LIMITS),
         );
       expect(await authenticateToken(prepared, token)).toEqual(await authenticateToken(plain, token));
+      const byReceipt = await findBySearchableValues(prepared, scoped, searchConfig, [RECEIPT]);
+      expect(byReceipt.get(RECEIPT)?.map((m) => m.key)).toEqual([KEY]);
+      expect(byReceipt).toEqual(await findBySearchableValues(plain, scoped, searchConfig, [RECEIPT]));
     }
     const names = await preparedNames(prepared);
     expect(names.filter((n) => n.startsWith("idem_record_detail_"))).toHaveLength(2);
     expect(names.filter((n) => n.startsWith("idem_token_check_"))).toHaveLength(1);
+    expect(names.filter((n) => n.startsWith("idem_searchable_"))).toHaveLength(1);
     expect((await readRecordDetail(prepared, scoped, KEY, LIMITS)).record?.tenant).toBe(TENANT);
     expect(await preparedNames(plain), "a client not allowed to prepare leaves no name").toEqual([]);
   });
