@@ -4,8 +4,9 @@ import type { Actor } from "@/lib/identity/actor";
 import { isRole } from "@/lib/identity/roles";
 import { LAST_SEEN_RESOLUTION_MS, type SessionPolicy } from "@/lib/auth/session-policy";
 import { writeAudit } from "@/lib/audit/write-audit";
-import type { Prisma } from "@/generated/prisma/client";
+import { Prisma } from "@/generated/prisma/client";
 import type { Db } from "@/lib/db/prisma";
+import { rawQuery } from "@/lib/db/raw-query";
 
 export type SessionEndReason = "signed_out" | "idle" | "expired" | "user_disabled";
 
@@ -47,6 +48,32 @@ export async function startSession(db: Db, userId: string, userAgent: string | n
   return id;
 }
 
+type SessionRow = {
+  createdAt: Date;
+  lastSeenAt: Date;
+  endedAt: Date | null;
+  endedReason: string | null;
+  user: UserRow;
+};
+
+/**
+ * Every signed-in page and its prefetches start here: one prepared statement on the client's pool
+ * (rawQuery), not Prisma's query compiler with a second query for the include (docs/bench.md,
+ * "Issue #31, fifth pass").
+ */
+async function findSession(db: Db, sessionId: string): Promise<SessionRow | null> {
+  const [row] = await rawQuery<Omit<SessionRow, "user"> & UserRow>(
+    db,
+    Prisma.sql`SELECT s.created_at AS "createdAt", s.last_seen_at AS "lastSeenAt", s.ended_at AS "endedAt",
+      s.ended_reason AS "endedReason", u.id, u.email, u.name, u.role, u.tenants, u.disabled_at AS "disabledAt"
+      FROM console_session s JOIN console_user u ON u.id = s.user_id WHERE s.id = ${sessionId}`,
+    { prepareAs: "session_check" },
+  );
+  if (!row) return null;
+  const { createdAt, lastSeenAt, endedAt, endedReason, ...user } = row;
+  return { createdAt, lastSeenAt, endedAt, endedReason, user };
+}
+
 /**
  * The actor behind a session id, re-read on every request so that sign-out, a timeout, a role
  * change or a disabled user applies at once. Ending a session for a timeout is written (and
@@ -58,7 +85,7 @@ export async function checkSession(
   policy: SessionPolicy,
   now = new Date(),
 ): Promise<SessionCheck> {
-  const session = await db.consoleSession.findUnique({ where: { id: sessionId }, include: { user: true } });
+  const session = await findSession(db, sessionId);
   if (!session) return { ok: false, reason: "unknown" };
   if (session.endedAt) return { ok: false, reason: (session.endedReason as SessionEndReason | null) ?? "signed_out" };
   const reason: SessionEndReason | null = session.user.disabledAt

@@ -1,6 +1,8 @@
 import { randomBytes } from "node:crypto";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { checkSession, startSession } from "@/lib/auth/console-sessions";
 import { authenticateToken, createToken } from "@/lib/auth/tokens";
+import { saveUser } from "@/lib/auth/users";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient, prepareStatementsOn, preparesStatements, rawPoolOf } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
@@ -36,10 +38,13 @@ const preparedNames = async (db: typeof plain) =>
   );
 
 describe("the hot path's statements prepared by name on a direct connection", () => {
-  it("the record detail, the token check and the searchable fields are prepared once per text and answer as unprepared", async () => {
+  it("the session and token checks, the record detail and the searchable fields are prepared once per text and answer as unprepared", async () => {
     await plain.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, response)
       VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', ${JSON.stringify({ id: RECEIPT })}::jsonb)`;
     const { token } = await createToken(plain, admin, { name: `prep-${run}`, role: "viewer" });
+    const user = await saveUser(plain, admin, { email: `prep-${run}@example.com`, role: "operator" });
+    const session = await startSession(plain, user.id, "vitest");
+    const policy = { idleMs: 30 * 60_000, maxAgeMs: 12 * 3_600_000 };
     for (let i = 0; i < 3; i += 1) {
       // Both actors' texts (the scoped one adds its tenants' condition) on one connection: two names, no clash.
       for (const actor of [admin, scoped])
@@ -47,6 +52,9 @@ describe("the hot path's statements prepared by name on a direct connection", ()
           await readRecordDetail(plain, actor, KEY, LIMITS),
         );
       expect(await authenticateToken(prepared, token)).toEqual(await authenticateToken(plain, token));
+      const signedIn = await checkSession(prepared, session, policy);
+      expect(signedIn).toEqual({ ok: true, actor: expect.objectContaining({ id: user.id, role: "operator" }) });
+      expect(signedIn).toEqual(await checkSession(plain, session, policy));
       const byReceipt = await findBySearchableValues(prepared, scoped, searchConfig, [RECEIPT]);
       expect(byReceipt.get(RECEIPT)?.map((m) => m.key)).toEqual([KEY]);
       expect(byReceipt).toEqual(await findBySearchableValues(plain, scoped, searchConfig, [RECEIPT]));
@@ -55,6 +63,7 @@ describe("the hot path's statements prepared by name on a direct connection", ()
     expect(names.filter((n) => n.startsWith("idem_record_detail_"))).toHaveLength(2);
     expect(names.filter((n) => n.startsWith("idem_token_check_"))).toHaveLength(1);
     expect(names.filter((n) => n.startsWith("idem_searchable_"))).toHaveLength(1);
+    expect(names.filter((n) => n.startsWith("idem_session_check_"))).toHaveLength(1);
     expect((await readRecordDetail(prepared, scoped, KEY, LIMITS)).record?.tenant).toBe(TENANT);
     expect(await preparedNames(plain), "a client not allowed to prepare leaves no name").toEqual([]);
   });
