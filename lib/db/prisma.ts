@@ -33,6 +33,11 @@ export function prepareStatementsOn(db: Db): void {
   preparing.add(db);
 }
 
+/** After a named statement met a connection that was not the one it was prepared on: unnamed from now on. */
+export function stopPreparingStatements(db: Db): void {
+  preparing.delete(db);
+}
+
 /** Whether rawQuery may send `db`'s named statements prepared. */
 export function preparesStatements(db: Db): boolean {
   return preparing.has(db);

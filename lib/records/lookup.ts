@@ -193,9 +193,8 @@ export async function lookUpRefs(
 
   const [found, byField] = await Promise.all([
     keys.length + bareRefs.length > 0
-      ? rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()), {
-          prepareAs: "lookup",
-        })
+      ? // Not prepared: a branch per ref makes a text per count, each kept on every connection.
+        rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()))
       : [],
     searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : new Map<string, SearchableFieldMatch[]>(),
   ]);

@@ -3,7 +3,8 @@ import type { Reporter, TestModule } from "vitest/node";
 
 /** How much of each failure's message the summary keeps: enough for a CI log that keeps only its tail. */
 const REASON_LINES = 6;
-const REASON_LINE_CHARS = 400;
+// Long enough for an assertion that carries its report as the message (bench-writers' placement check).
+const REASON_LINE_CHARS = 2_000;
 /** scripts/run-tests.mjs gathers the lines with this prefix from every side into its "Failed:" list. */
 export const REASON_PREFIX = "why> ";
 
@@ -12,7 +13,10 @@ export const REASON_PREFIX = "why> ";
  * each failure's message (a CI log that keeps only its tail otherwise names the test but not why).
  */
 export class PlainSummaryReporter implements Reporter {
-  onTestRunEnd(testModules: ReadonlyArray<TestModule>): void {
+  onTestRunEnd(
+    testModules: ReadonlyArray<TestModule>,
+    unhandledErrors: ReadonlyArray<{ message?: string; name?: string }> = [],
+  ): void {
     let passed = 0;
     let failed = 0;
     let skipped = 0;
@@ -35,6 +39,8 @@ export class PlainSummaryReporter implements Reporter {
         reasons.push(...reasonLines(suite.type === "module" ? file : `${file} > ${suite.fullName}`, errors));
       }
     }
+    // Errors outside any test (a rejection nobody awaited) fail the run without failing a test.
+    if (unhandledErrors.length > 0) reasons.push(...reasonLines("unhandled errors", unhandledErrors));
     if (reasons.length > 0) process.stdout.write(`\n${reasons.join("\n")}\n`);
     process.stdout.write(`\nSummary: ${passed} passed, ${failed} failed, ${skipped} skipped\n`);
   }

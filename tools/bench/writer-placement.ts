@@ -156,7 +156,8 @@ export async function createCpuPlacement(
       for (const wait of LATE_FORK_LOOKS_MS) {
         await new Promise((resolve) => setTimeout(resolve, wait));
         const late = processTree(groups.postmaster).filter((pid) => !pinned.has(pid));
-        await remember(late);
+        // Forked from the pinned postmaster, its mask now is the pin's: what it goes back to is the postmaster's before.
+        for (const pid of late) if (!original.has(pid)) original.set(pid, postmasterMask);
         for (const pid of late) {
           pinned.add(pid);
           ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
@@ -174,6 +175,10 @@ export async function createCpuPlacement(
       const m = members();
       for (const pid of [...m.database, ...moved.keys()])
         if (processExists(pid)) await setAffinity(pid, original.get(pid) ?? postmasterMask);
+      // A backend forked after that listing but before the postmaster was put back inherited the pin.
+      const putBack = new Set([...m.database, ...moved.keys()]);
+      for (const pid of processTree(groups.postmaster))
+        if (!putBack.has(pid) && processExists(pid)) await setAffinity(pid, original.get(pid) ?? postmasterMask);
       moved.clear();
       for (const pid of [...m.writer, ...m.console, ...m.load]) {
         const mask = original.get(pid);
