@@ -1,4 +1,5 @@
 import "server-only";
+import { refOf } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -75,7 +76,7 @@ export function exportRecords(
   function row(r: ExportRow) {
     return {
       key: r.key,
-      ref: r.key.slice(0, 12),
+      ref: refOf(r.key),
       tenant: r.tenant,
       subject: r.subject,
       tool: r.tool,

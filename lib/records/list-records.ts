@@ -1,4 +1,5 @@
 import "server-only";
+import { refOf } from "idem-guard";
 import { Prisma } from "@/generated/prisma/client";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
@@ -159,7 +160,7 @@ export function cursorOf(row: RecordRow): string {
 export function toListItem(row: RecordRow, config: IdemConfig, now: Date): RecordListItem {
   return {
     key: row.key,
-    ref: row.key.slice(0, 12),
+    ref: refOf(row.key),
     tenant: row.tenant,
     subject: row.subject,
     tool: row.tool,
