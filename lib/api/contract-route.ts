@@ -2,6 +2,7 @@ import "server-only";
 import type { z } from "zod";
 import type { Actor } from "@/lib/identity/actor";
 import { apiRoute } from "@/lib/api/api-route";
+import type { TokenCheckCarrier } from "@/lib/auth/carried-token-check";
 import type { ContractReplyBody, ContractStatus, PathSpec, QuerySpec, RouteContract } from "@/lib/api/contract";
 import { readJsonBody } from "@/lib/api/json-body";
 import { errorResponse } from "@/lib/api/json-error";
@@ -26,6 +27,8 @@ export type ContractInput<C extends RouteContract> = {
   body: C["body"] extends z.ZodType ? z.output<C["body"]> : undefined;
   /** The JSON answer, typed from the contract's response schema for that status (200 unless given). */
   reply: ContractReply<C>;
+  /** On a route that carries its token check, the carrier its read on `db` takes (lib/auth/carried-token-check.ts). */
+  tokenCheck?: TokenCheckCarrier;
 };
 
 /** A JSON answer with a status the contract declares and the body its schema describes. */
@@ -54,10 +57,11 @@ function reply(body: unknown, status: number = 200) {
 export function contractRoute<const C extends RouteContract>(
   contract: C,
   handler: (input: ContractInput<C>) => Promise<ContractAnswer<C>>,
+  options: { carriesTokenCheck?: boolean } = {},
 ) {
   return apiRoute<Record<string, string>>(
     contract.action,
-    async ({ request, actor, params: rawParams }) => {
+    async ({ request, actor, params: rawParams, tokenCheck }) => {
       let params: unknown = {};
       if (contract.path_params) {
         const parsed = contract.path_params.parse(rawParams);
@@ -82,12 +86,16 @@ export function contractRoute<const C extends RouteContract>(
         query: parsedQuery.value,
         body,
         reply,
+        tokenCheck,
       } as unknown as ContractInput<C>);
       if (answer instanceof Response) return answer;
       if (isDomainFailure(answer)) return errorResponse(answer);
       const json = answer as { status: number; body: unknown };
       return jsonAnswer(json.body, json.status);
     },
-    { readOnly: contract.readOnly === true && contract.method === "GET" },
+    {
+      readOnly: contract.readOnly === true && contract.method === "GET",
+      carriesTokenCheck: options.carriesTokenCheck === true && contract.readOnly === true,
+    },
   );
 }

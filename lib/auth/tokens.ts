@@ -95,7 +95,7 @@ export async function revokeToken(db: Db, actor: Actor, idOrPrefix: string): Pro
   });
 }
 
-type TokenRow = {
+export type TokenRow = {
   id: string;
   name: string;
   role: string;
@@ -106,27 +106,32 @@ type TokenRow = {
   revokedAt: Date | null;
 };
 
+/** The token's row by its hash: one statement text for the check alone and for a read that carries it. */
+export function tokenRowQuery(tokenHash: string): Prisma.Sql {
+  return Prisma.sql`SELECT id, name, role, scope, tenants, expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
+      revoked_at AS "revokedAt" FROM api_token WHERE token_hash = ${tokenHash}`;
+}
+
 /**
  * Every bearer request starts here, so it skips Prisma's query compiler (rawQuery: the client's own
  * pg pool, the unique index on token_hash, one statement either way): the check's median went from
  * 1.1–1.4 ms to 0.7 ms inside the server (docs/bench.md, "Floors").
  */
 async function findTokenByHash(db: Db, tokenHash: string): Promise<TokenRow | null> {
-  const [row] = await rawQuery<TokenRow>(
-    db,
-    Prisma.sql`SELECT id, name, role, scope, tenants, expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
-      revoked_at AS "revokedAt" FROM api_token WHERE token_hash = ${tokenHash}`,
-    { prepareAs: "token_check" },
-  );
+  const [row] = await rawQuery<TokenRow>(db, tokenRowQuery(tokenHash), { prepareAs: "token_check" });
   return row ?? null;
 }
 
 export type TokenCheck = { ok: true; actor: Actor } | { ok: false; reason: string };
 
-/** Resolves a presented bearer token to an actor, or says why it is refused. */
-export async function authenticateToken(db: Db, token: string): Promise<TokenCheck> {
+/**
+ * Resolves a presented bearer token to an actor, or says why it is refused. `carried`: the token's
+ * row as a read on the primary found it in its own statement (lib/auth/carried-token-check.ts);
+ * undefined: read it here.
+ */
+export async function authenticateToken(db: Db, token: string, carried?: TokenRow | null): Promise<TokenCheck> {
   if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return { ok: false, reason: "malformed token" };
-  const row = await findTokenByHash(db, hashToken(token));
+  const row = carried !== undefined ? carried : await findTokenByHash(db, hashToken(token));
   if (!row) return { ok: false, reason: "unknown token" };
   if (row.revokedAt) return { ok: false, reason: "token revoked" };
   if (row.expiresAt && row.expiresAt <= new Date()) return { ok: false, reason: "token expired" };

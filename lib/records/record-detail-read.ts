@@ -4,6 +4,7 @@ import type { Actor } from "@/lib/identity/actor";
 import type { Db } from "@/lib/db/prisma";
 import { rawQuery } from "@/lib/db/raw-query";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { carriedTokenColumn, type TokenCheckCarrier } from "@/lib/auth/carried-token-check";
 
 export type DetailRecordRow = {
   key: string;
@@ -35,6 +36,7 @@ type Read = {
   record: (Omit<DetailRecordRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null }) | null;
   events: (Omit<DetailEventRow, "at"> & { at: string })[];
   audit: (Omit<DetailAuditRow, "at"> & { at: string })[];
+  token: unknown;
 };
 
 /**
@@ -42,13 +44,15 @@ type Read = {
  * first `maxEvents` events and `maxAudit` audit entries, oldest first. Three model queries were
  * three trips through Prisma's query compiler per request (docs/bench.md, "Speed left on the
  * table"); it goes on the client's pool (lib/db/raw-query.ts). The events and entries are read by
- * key alone; the caller drops them when the row is null.
+ * key alone; the caller drops them when the row is null. A bearer request's token check rides along
+ * as a fourth column (`tokenCheck`, lib/auth/carried-token-check.ts).
  */
 export async function readRecordDetail(
   db: Db,
   actor: Actor,
   key: string,
   limits: { maxEvents: number; maxAudit: number },
+  tokenCheck?: TokenCheckCarrier,
 ): Promise<{ record: DetailRecordRow | null; events: DetailEventRow[]; audit: DetailAuditRow[] }> {
   const [read] = await rawQuery<Read>(
     db,
@@ -62,9 +66,11 @@ export async function readRecordDetail(
          SELECT kind, at, detail, client FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
-         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit`,
+         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
+      ${carriedTokenColumn(db, tokenCheck)} AS token`,
     { prepareAs: "record_detail" },
   );
+  tokenCheck?.settle(db, read?.token ?? null);
   const record = read?.record ?? null;
   return {
     record: record

@@ -12,6 +12,7 @@ import { redactJson, redactionOf } from "@/lib/privacy/redact";
 import { searchableValuesOf, type SearchableValue } from "@/lib/records/searchable-values";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { readRecordDetail } from "@/lib/records/record-detail-read";
+import type { TokenCheckCarrier } from "@/lib/auth/carried-token-check";
 import { describeProcessor } from "@/lib/config/describe-processor";
 import { answerInputOf } from "@/lib/records/record-answer-input";
 import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
@@ -142,16 +143,20 @@ export async function getRecordDetail(
   actor: Actor,
   key: string,
   now: Date,
+  tokenCheck?: TokenCheckCarrier,
 ): Promise<RecordDetail | null> {
   const {
     record: row,
     events: eventsRead,
     audit: auditRows,
-  } = await readRecordDetail(db, actor, key, {
+  } = await readRecordDetail(
+    db,
+    actor,
+    key,
     // One more than shown: whether the list is whole, without counting on every request.
-    maxEvents: MAX_EVENTS + 1,
-    maxAudit: MAX_AUDIT,
-  });
+    { maxEvents: MAX_EVENTS + 1, maxAudit: MAX_AUDIT },
+    tokenCheck,
+  );
   if (!row) return null;
   const events = eventsRead.slice(0, MAX_EVENTS);
   // The counts per kind: from the events themselves when they are all here (nearly always), else counted.

@@ -58,21 +58,90 @@ describe("a read started beside the token check", () => {
 
   it("starts the read while the check waits, and answers only when the check has passed", async () => {
     const { token } = await createToken(db, system, { name: `overlap-a-${run}`, role: "viewer", tenants: [TENANT] });
-    expect(
-      (await record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) })).status,
-    ).toBe(200);
+    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
     let answered = false;
     let pending: Promise<Response> | null = null;
-    // The record's read touches audit_log: with it locked too, the check and the read wait at the same time.
-    await whileTokensLocked(["audit_log"], async (holder) => {
-      pending = record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
+    // The lookup reads idempotency: with it locked too, the check and the read wait at the same time.
+    await whileTokensLocked(["idempotency"], async (holder) => {
+      pending = lookup(get(`/api/v1/lookup?q=${q}`, token), none);
       void pending.then(() => (answered = true));
       await waitForLockWaiters(pool, holder, 2);
       expect(answered).toBe(false);
     });
     const response = await pending!;
     expect(response.status).toBe(200);
+    expect(await matchesOf(response)).toEqual([mine]);
+  });
+
+  /** The statements of the backends `holder` blocks, as pg_stat_activity has them. */
+  async function blockedStatements(holder: number): Promise<string[]> {
+    const { rows } = await pool.query<{ query: string }>(
+      `SELECT query FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND $1::int = ANY (pg_blocking_pids(pid))`,
+      [holder],
+    );
+    return rows.map((row) => row.query);
+  }
+
+  it("the record detail's read carries its token check: one statement reads the row and the token", async () => {
+    const { token } = await createToken(db, system, { name: `overlap-d-${run}`, role: "viewer", tenants: [TENANT] });
+    const detail = () => record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
+    expect((await detail()).status).toBe(200);
+    let pending: Promise<Response> | null = null;
+    let blocked: string[] = [];
+    await whileTokensLocked([], async (holder) => {
+      pending = detail();
+      await waitForLockWaiters(pool, holder, 1);
+      // A check of its own would be a second statement, and the read would not need api_token at all.
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      blocked = await blockedStatements(holder);
+    });
+    expect(blocked).toHaveLength(1);
+    expect(blocked[0]).toContain("idempotency_event");
+    expect(blocked[0]).toContain("api_token");
+    const response = await pending!;
+    expect(response.status).toBe(200);
     expect(((await response.json()) as { record: { key: string } }).record.key).toBe(mine);
+  });
+
+  it("a token revoked while its carried read waits is refused, and the record is not in the answer", async () => {
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-e-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
+    const detail = () => record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
+    expect((await detail()).status).toBe(200);
+    let pending: Promise<Response> | null = null;
+    await whileTokensLocked([], async (holder, tx) => {
+      await tx.query("UPDATE api_token SET revoked_at = now() WHERE id = $1", [summary.id]);
+      pending = detail();
+      await waitForLockWaiters(pool, holder, 1);
+    });
+    const refused = await pending!;
+    expect(refused.status).toBe(401);
+    const body = await refused.text();
+    expect(body).toMatch(/revoked/);
+    expect(body).not.toContain(mine);
+    // The refusal is audited as a separate check's would be.
+    const denied = await pool.query(
+      `SELECT 1 FROM audit_log WHERE action = 'access.denied' AND actor = $1 AND reason LIKE '%revoked%'`,
+      [`token:${summary.prefix}`],
+    );
+    expect(denied.rowCount).toBeGreaterThan(0);
+  });
+
+  it("a token whose tenants changed gets the record detail as the actor its carried check found", async () => {
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-f-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
+    const detail = (key: string) => record(get(`/api/v1/records/${key}`, token), { params: Promise.resolve({ key }) });
+    expect((await detail(mine)).status).toBe(200);
+    await pool.query("UPDATE api_token SET tenants = $2 WHERE id = $1", [summary.id, [OTHER]]);
+    // Started as the remembered actor (TENANT), whose read finds the record: the check says OTHER only.
+    expect((await detail(mine)).status).toBe(404);
+    expect((await detail(theirs)).status).toBe(200);
   });
 
   it("a token revoked while its check waits is refused, though the read it started had its answer", async () => {
@@ -108,5 +177,16 @@ describe("a read started beside the token check", () => {
     expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([theirs]);
     await pool.query("UPDATE api_token SET tenants = '{}', role = 'operator' WHERE id = $1", [summary.id]);
     expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine, theirs].sort());
+  });
+
+  it("a carrier asked by a read on another database than the primary carries nothing", async () => {
+    const { TokenCheckCarrier } = await import("@/lib/auth/carried-token-check");
+    const { getDb } = await import("@/lib/db/client");
+    const carrier = new TokenCheckCarrier("0".repeat(64), getDb());
+    // A replica could lag a revocation: the read there gets a null column and the request its own check.
+    expect(carrier.column(db).text).toBe("NULL::json");
+    carrier.settle(db, null);
+    expect(carrier.row).toBeUndefined();
+    expect(carrier.column(getDb()).text).toContain("api_token");
   });
 });

@@ -2,12 +2,13 @@
 //   npx tsx --conditions=react-server tools/bench/statement-cost.ts <database-url> [checks=5000]
 // On a loaded bench database (`idem bench … --keep`): opens one API token and one console session there,
 // then, on one connection at a time, runs `checks` times each case — the record detail's read with its
-// token check, and the session check every signed-in page makes — unnamed and prepared in turn, twice,
+// token check, the same read carrying the check in its statement, and the session check every signed-in page makes — unnamed and prepared in turn, twice,
 // and prints the backend's CPU (from /proc: PostgreSQL on this host), this process's CPU and the wall
 // time per check.
 import { performance } from "node:perf_hooks";
 import { checkSession, startSession } from "@/lib/auth/console-sessions";
-import { authenticateToken, createToken } from "@/lib/auth/tokens";
+import { TokenCheckCarrier } from "@/lib/auth/carried-token-check";
+import { authenticateToken, createToken, hashToken } from "@/lib/auth/tokens";
 import { saveUser } from "@/lib/auth/users";
 import { createPrismaClient, prepareStatementsOn, rawPoolOf, type Db } from "@/lib/db/prisma";
 import { parseWholeNumber } from "@/lib/field-rules/whole-number";
@@ -45,6 +46,14 @@ try {
       async (db) => {
         await readRecordDetail(db, BENCH_ACTOR, newest.key, DETAIL_LIMITS);
         await authenticateToken(db, token);
+      },
+    ],
+    [
+      "detail read carrying check",
+      async (db) => {
+        const carrier = new TokenCheckCarrier(hashToken(token), db);
+        await readRecordDetail(db, BENCH_ACTOR, newest.key, DETAIL_LIMITS, carrier);
+        await authenticateToken(db, token, carrier.row);
       },
     ],
     ["session check", (db) => checkSession(db, session, SESSION_POLICY)],
