@@ -4,7 +4,6 @@ import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
-import { stuckCondition } from "@/lib/records/list-records";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { addToHistogram, histogramPercentileMs } from "./latency-histogram";
 import { UNRECORDED_TOOL, type MetricsQuery } from "./metrics-params";
@@ -23,15 +22,8 @@ import { HOUR_MS, floorTo, windowBounds, windowSteps } from "./metrics-window";
 import { firstSliceMinute } from "./minute-rollup";
 import { rollUpBeforeRead } from "./roll-up-settled";
 import { lastClosedHour } from "./rollup";
-import {
-  LATENCY_KINDS,
-  addFigures,
-  rollupScope,
-  rowScope,
-  type SourceFigures,
-  type SourceScope,
-} from "./source-counts";
-import { stuckSeries } from "./stuck-series";
+import { LATENCY_KINDS, addFigures, rollupScope, type SourceFigures, type SourceScope } from "./source-counts";
+import { stuckFigures } from "./stuck-series";
 import { verifiedUpstreams } from "./verified-upstream";
 import { contiguousSlicesEnd, windowFigures } from "./window-figures";
 
@@ -82,27 +74,18 @@ export async function getMetrics(
   const tenantScope = actorTenantScope(actor);
   // Each step ends where the next begins; the last at the request's instant.
   const stepEnds = steps.map((_, i) => steps[i + 1] ?? bounds.to);
-  const [
-    { counts, rolled, latency, source },
-    stuck,
-    sideEffects,
-    recording,
-    known,
-    duplicates,
-    repeats,
-    upstreams,
-    stuckAtEnds,
-  ] = await Promise.all([
-    windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
-    stuckNow(db, config, scope, now),
-    reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
-    toolsRecordingEvents(db, scope.tenants, now),
-    loadKnownTools(db, config),
-    duplicateFigures(db, tenantScope, scanRange),
-    repeatDelayFigures(db, tenantScope, scanRange),
-    verifiedUpstreams(db, scope.tool || null),
-    stuckSeries(db, config, scope, stepEnds),
-  ]);
+  const [{ counts, rolled, latency, source }, stuck, sideEffects, recording, known, duplicates, repeats, upstreams] =
+    await Promise.all([
+      windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
+      // The last step ends at `now`: its stuck claims are the "stuck now" figures.
+      stuckFigures(db, config, scope, stepEnds),
+      reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
+      toolsRecordingEvents(db, scope.tenants, now),
+      loadKnownTools(db, config),
+      duplicateFigures(db, tenantScope, scanRange),
+      repeatDelayFigures(db, tenantScope, scanRange),
+      verifiedUpstreams(db, scope.tool || null),
+    ]);
   const duplicatesOf = new Map(duplicates.byTool.map((d) => [d.tool, d]));
 
   const byTool = new Map<string, Totals>();
@@ -135,7 +118,7 @@ export async function getMetrics(
         for (const [bucket, n] of row.histograms[kind]) addToHistogram(t.latency[kind], bucket, n);
     }
   }
-  for (const row of stuck) for (const t of groupsOf(row.tenant, row.tool)) t.stuckNow += row.stuck;
+  for (const row of stuck.now) for (const t of groupsOf(row.tenant, row.tool)) t.stuckNow += row.stuck;
   for (const row of sideEffects) {
     for (const t of groupsOf(row.tenant, row.tool)) {
       t.operations += row.operations;
@@ -168,7 +151,7 @@ export async function getMetrics(
     .sort((a, b) => risk(b) - risk(a) || b.executions - a.executions || a.tenant.localeCompare(b.tenant));
   const series: SeriesPoint[] = steps.map((s, i) => ({
     ...seriesPoint(s, byStep.get(s.getTime()) ?? emptyTotals(), anyRecording),
-    stuckAtEnd: stuckAtEnds[i] ?? 0,
+    stuckAtEnd: stuck.atStepEnds[i] ?? 0,
   }));
 
   return {
@@ -256,20 +239,6 @@ function risk(f: MetricsFigures): number {
 
 // ---------------------------------------------------------------------------------------------
 // Reads
-
-/** Stuck claims right now, per tenant and tool, by each tool's threshold (the partial status index). */
-async function stuckNow(
-  db: Db,
-  config: IdemConfig,
-  scope: SourceScope,
-  now: Date,
-): Promise<{ tenant: string; tool: string; stuck: number }[]> {
-  const rows = await db.$queryRaw<{ tenant: string; tool: string; stuck: bigint }[]>`
-    SELECT tenant, COALESCE(tool, '') AS tool, count(*)::int8 AS stuck FROM idempotency
-    WHERE ${stuckCondition(config, now)} ${rowScope(scope)}
-    GROUP BY 1, 2`;
-  return rows.map((r) => ({ tenant: r.tenant, tool: r.tool, stuck: Number(r.stuck) }));
-}
 
 /** Processor reports by claim hour: the hours overlapping the window (the 1 h window reads its two or so hours whole). */
 async function reportedSideEffects(

@@ -14,7 +14,7 @@ import {
   type RecordsQuery,
   type ListOrder,
 } from "@/lib/records/list-filters";
-import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
+import { isStuck, stuckAfterMs, toolsByOwnThreshold } from "@/lib/records/stuck-threshold";
 import type { RecordSummary } from "@/lib/records/lookup";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { specsOfLabel, toolLiteral } from "@/lib/config/search-specs";
@@ -91,11 +91,7 @@ export function searchFieldCondition(config: IdemConfig, field: { label: string;
  */
 export function stuckCondition(config: IdemConfig, now: Date): Prisma.Sql {
   const cutoff = (ms: number) => new Date(now.getTime() - ms);
-  const byThreshold = new Map<number, string[]>();
-  for (const tool of Object.keys(config.tools)) {
-    const ms = stuckAfterMs(config, tool);
-    if (ms !== config.defaultStuckAfter) byThreshold.set(ms, [...(byThreshold.get(ms) ?? []), tool]);
-  }
+  const byThreshold = toolsByOwnThreshold(config);
   const special = [...byThreshold.values()].flat();
   const shortest = Math.min(config.defaultStuckAfter, ...byThreshold.keys());
   const branches = [...byThreshold].map(

@@ -16,3 +16,13 @@ export function isStuck(
 ): boolean {
   return row.status === "in_progress" && now.getTime() - row.createdAt.getTime() > stuckAfterMs(config, row.tool);
 }
+
+/** The configured tools whose threshold is not the default, grouped by threshold: the SQL's branches. */
+export function toolsByOwnThreshold(config: IdemConfig): Map<number, string[]> {
+  const byThreshold = new Map<number, string[]>();
+  for (const tool of Object.keys(config.tools)) {
+    const ms = stuckAfterMs(config, tool);
+    if (ms !== config.defaultStuckAfter) byThreshold.set(ms, [...(byThreshold.get(ms) ?? []), tool]);
+  }
+  return byThreshold;
+}
