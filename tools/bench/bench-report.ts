@@ -1,4 +1,5 @@
 import type { BenchReport } from "./run-bench";
+import { streamingReplicasLine } from "./streaming-replicas";
 
 const REFERENCE_TEXT_CLAIM_MS = 1.8; // the reference writer's claim against same-region Postgres, median (docs/architecture.md#the-reference-writer)
 
@@ -11,6 +12,7 @@ export function formatBenchReport(report: BenchReport): string {
   );
   lines.push(
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}`,
+    streamingReplicasLine(machine.replicas),
   );
   lines.push(
     `load: ${load.rows.toLocaleString("en-US")} rows + ${load.events.toLocaleString("en-US")} events; rows ${load.seconds.rows.toFixed(1)} s, indexes ${load.seconds.indexes.toFixed(1)} s, rollup ${load.seconds.rollup.toFixed(1)} s, vacuum analyze ${load.seconds.vacuum.toFixed(1)} s, duplicate scan ${load.seconds.scan.toFixed(1)} s (${load.duplicates.toLocaleString("en-US")} duplicates found)`,

@@ -18,6 +18,7 @@ import { loadBenchData, type LoadReport } from "./load-bench-data";
 import { measurePageWeight, type PageWeight } from "./page-weight";
 import { summarise } from "./percentiles";
 import { measureSqlSide, type StatementPlan } from "./sql-side";
+import { streamingReplicas } from "./streaming-replicas";
 
 export type BenchResult = {
   name: string;
@@ -43,7 +44,7 @@ export type BenchReport = {
   rows: number;
   results: BenchResult[];
   iterations: number;
-  machine: { cpus: number; cpuModel: string; postgres: string; date: string };
+  machine: { cpus: number; cpuModel: string; postgres: string; date: string; replicas: string[] };
   load: LoadReport;
   guard: GuardLatencyReport;
   page: PageWeight;
@@ -132,6 +133,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
         Math.max(10, Math.min(50, iterations)),
       );
       const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
+      const replicas = await streamingReplicas(client);
       return {
         rows,
         results,
@@ -141,6 +143,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
           cpuModel: os.cpus()[0]?.model ?? "unknown",
           postgres: version[0]?.server_version ?? "unknown",
           date: new Date().toISOString(),
+          replicas,
         },
         load,
         guard,

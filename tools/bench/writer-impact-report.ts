@@ -5,6 +5,7 @@ import type { ExportRun, ExportUnderLoad } from "./export-under-load";
 import type { LockWait } from "./lock-sampler";
 import type { GroupCheck } from "./writer-placement";
 import type { WriterImpactReport } from "./writer-impact";
+import { streamingReplicasLine } from "./streaming-replicas";
 
 const ms = (value: number) => value.toFixed(2).padStart(8);
 
@@ -15,6 +16,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
   lines.push(
     `idem bench-writers: ${report.rows.toLocaleString("en-US")} rows; the guard's claim → complete at ${report.rate} calls/s, open loop, ${report.seconds} s per phase (${report.writerConnections} writer connections)`,
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}, load average ${machine.loadAverage.join(" ")}`,
+    streamingReplicasLine(machine.replicas),
     loadLine(report.load),
     "",
     "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule);",

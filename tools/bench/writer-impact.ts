@@ -34,6 +34,7 @@ import { checkpointBeforePhase } from "./phase-checkpoint";
 import { benchBackground, type BenchBackground } from "./bench-background";
 import { measureSearchIndexCost, type SearchIndexCost } from "./search-index-cost";
 import { isConsoleApplicationName } from "@/lib/db/application-name";
+import { streamingReplicas } from "./streaming-replicas";
 
 export type WriterImpactOptions = {
   rows: number;
@@ -93,7 +94,14 @@ export type WriterImpactReport = {
   users: number;
   sampleMs: number;
   writerConnections: number;
-  machine: { cpus: number; cpuModel: string; postgres: string; date: string; loadAverage: number[] };
+  machine: {
+    cpus: number;
+    cpuModel: string;
+    postgres: string;
+    date: string;
+    loadAverage: number[];
+    replicas: string[];
+  };
   load: LoadReport;
   database: string;
   pinning: { postmasterPid: number; databaseCpus: string; consoleCpus: string } | { unavailable: string };
@@ -241,6 +249,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
       );
       const exportCodeMemory = await measureExportCode(database.url, server.config, rows);
       const { rows: version } = await client.query<{ server_version: string }>("SHOW server_version");
+      const replicas = await streamingReplicas(client);
       const targets: PlacementTarget[] = placements.flatMap((p) =>
         p.ran && p.placement !== "shared"
           ? [
@@ -274,6 +283,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           cpuModel: os.cpus()[0]?.model ?? "unknown",
           postgres: version[0]?.server_version ?? "unknown",
           date: new Date().toISOString(),
+          replicas,
           loadAverage: os.loadavg().map((l) => Math.round(l * 100) / 100),
         },
         load,
