@@ -92,6 +92,12 @@ describe("idem bench-writers at 5,000 rows", () => {
         // Each sample counts the writer's 8 backends once, by state and wait event.
         const states = Object.values(phase.locks.writerStates).reduce((sum, n) => sum + n, 0);
         expect(states).toBe(phase.locks.samples * 8);
+        // The console's backends and the WAL flushers seen while a writer queued on LWLock:WALWrite.
+        expect(phase.locks.samplesWithWalWriteWaits).toBeLessThanOrEqual(phase.locks.samples);
+        for (const who of Object.keys(phase.locks.walFlushersDuringWaits))
+          expect(["writer", "console", "walwriter", "checkpointer", "background writer", "other client"]).toContain(
+            who,
+          );
         // 200 calls, each a claim and a completion: WAL written, commits counted, a CPU's busy share.
         const c = phase.counters;
         expect(c.wal.bytes).toBeGreaterThan(200 * 100);
@@ -109,6 +115,8 @@ describe("idem bench-writers at 5,000 rows", () => {
       // The third phase is the same load with the background round stopped: none ran in it.
       expect(p.loadedWithoutRounds.backgroundRounds).toBe(0);
       expect(p.loadedWithoutRounds.load!.requests).toBeGreaterThan(0);
+      // Under load the console's backends are sampled (its pool connected for the users' requests).
+      expect(Object.values(p.loaded.locks.consoleStates).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);
       const kinds = p.loaded.load!.kinds;
       expect(kinds.map((k) => k.name)).toEqual(
         expect.arrayContaining(["prometheus scrape", "CSV export", "ref lookup"]),

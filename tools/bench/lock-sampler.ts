@@ -34,6 +34,15 @@ export type LockSamplerReport = {
    * pg_locks does not show (issue #31, item 3).
    */
   writerStates: Record<string, number>;
+  /** The same for the console's backends (application_name idem-console…): whether they write or sync WAL, read, evict. */
+  consoleStates: Record<string, number>;
+  /** Samples in which a writer backend waited on LWLock:WALWrite (another backend was writing WAL out). */
+  samplesWithWalWriteWaits: number;
+  /**
+   * In those samples, the backends writing or syncing WAL (IO:WALWrite, IO:WALSync): the likely holders
+   * of the lock, by who they are — writer, console, walwriter, checkpointer, another client…
+   */
+  walFlushersDuringWaits: Record<string, number>;
 };
 
 /**
@@ -53,13 +62,29 @@ LEFT JOIN LATERAL unnest(pg_blocking_pids(l.pid)) AS bp(pid) ON true
 LEFT JOIN pg_stat_activity b ON b.pid = bp.pid
 WHERE NOT l.granted AND w.application_name = $1 AND w.datname = current_database()`;
 
-const WRITER_STATES = `
-SELECT CASE WHEN state = 'active' THEN 'active, ' || coalesce(wait_event_type || ':' || wait_event, 'on CPU')
-            ELSE coalesce(state, 'unknown') END AS what,
-       count(*)::int AS backends
+/** Every backend of the bench database, and the server's own processes (no database), with what it does now. */
+const BACKEND_STATES = `
+SELECT application_name AS "applicationName", backend_type AS "backendType", state,
+       wait_event_type || ':' || wait_event AS wait
 FROM pg_stat_activity
-WHERE application_name = $1 AND datname = current_database()
-GROUP BY 1`;
+WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()`;
+
+type BackendState = { applicationName: string; backendType: string; state: string | null; wait: string | null };
+
+/** "active, <wait>" or "active, on CPU"; an idle backend by its state. */
+function stateOf(row: BackendState): string {
+  return row.state === "active" ? `active, ${row.wait ?? "on CPU"}` : (row.state ?? "unknown");
+}
+
+/** A backend's kind, in the words of the report: writer, console, another client, or the server process's type. */
+function whoOf(row: BackendState, writerApplicationName: string): string {
+  if (row.applicationName === writerApplicationName) return "writer";
+  if (isConsoleApplicationName(row.applicationName)) return "console";
+  if (row.backendType !== "client backend") return row.backendType;
+  return "other client";
+}
+
+const WAL_FLUSH_WAITS = new Set(["IO:WALWrite", "IO:WALSync"]);
 
 export type LockSampler = { stop(): Promise<LockSamplerReport> };
 
@@ -73,6 +98,9 @@ export async function startLockSampler(
   await client.connect();
   const seen = new Map<string, LockWait & { seenInSamples: number }>();
   const writerStates: Record<string, number> = {};
+  const consoleStates: Record<string, number> = {};
+  const walFlushersDuringWaits: Record<string, number> = {};
+  let samplesWithWalWriteWaits = 0;
   let samples = 0;
   let samplesWithWriterWaits = 0;
   let stopped = false;
@@ -85,8 +113,23 @@ export async function startLockSampler(
       const at = performance.now();
       try {
         const { rows } = await client.query<LockWait>(WRITER_LOCK_WAITS, [writerApplicationName]);
-        const states = await client.query<{ what: string; backends: number }>(WRITER_STATES, [writerApplicationName]);
-        for (const { what, backends } of states.rows) writerStates[what] = (writerStates[what] ?? 0) + backends;
+        const { rows: backends } = await client.query<BackendState>(BACKEND_STATES);
+        let writerWaitsOnWalWrite = false;
+        for (const backend of backends) {
+          const who = whoOf(backend, writerApplicationName);
+          const tally = who === "writer" ? writerStates : who === "console" ? consoleStates : null;
+          if (tally) tally[stateOf(backend)] = (tally[stateOf(backend)] ?? 0) + 1;
+          if (who === "writer" && backend.state === "active" && backend.wait === "LWLock:WALWrite")
+            writerWaitsOnWalWrite = true;
+        }
+        if (writerWaitsOnWalWrite) {
+          samplesWithWalWriteWaits += 1;
+          for (const backend of backends) {
+            if (!WAL_FLUSH_WAITS.has(backend.wait ?? "")) continue;
+            const who = whoOf(backend, writerApplicationName);
+            walFlushersDuringWaits[who] = (walFlushersDuringWaits[who] ?? 0) + 1;
+          }
+        }
         samples += 1;
         lastAt = at;
         if (rows.length > 0) samplesWithWriterWaits += 1;
@@ -118,6 +161,9 @@ export async function startLockSampler(
         meanGapMs: samples > 1 ? Math.round(((lastAt - began) / (samples - 1)) * 10) / 10 : 0,
         samplesWithWriterWaits,
         writerStates,
+        consoleStates,
+        samplesWithWalWriteWaits,
+        walFlushersDuringWaits,
         onConsole: waits.filter(
           (w) => w.blockingApplication !== null && isConsoleApplicationName(w.blockingApplication),
         ),

@@ -209,16 +209,27 @@ function sharedResourceLines(report: WriterImpactReport): string[] {
     ] as const) {
       const c = data.counters;
       const calls = Math.max(1, data.writer.calls);
-      const active = Object.entries(data.locks.writerStates).filter(([what]) => what.startsWith("active"));
-      const activeTotal = active.reduce((sum, [, n]) => sum + n, 0);
-      const top = active
+      const activeShares = (states: Record<string, number>) => {
+        const active = Object.entries(states).filter(([what]) => what.startsWith("active"));
+        const total = active.reduce((sum, [, n]) => sum + n, 0);
+        const top = active
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 5)
+          .map(([what, n]) => `${what.slice("active, ".length)} ${share(n, total)}`)
+          .join(", ");
+        return { total, top };
+      };
+      const { total: activeTotal, top } = activeShares(data.locks.writerStates);
+      const consoleActive = activeShares(data.locks.consoleStates);
+      const flushers = Object.entries(data.locks.walFlushersDuringWaits)
         .sort((a, b) => b[1] - a[1])
-        .slice(0, 5)
-        .map(([what, n]) => `${what.slice("active, ".length)} ${share(n, activeTotal)}`)
+        .map(([who, n]) => `${who} ${n}`)
         .join(", ");
       const perSecond = (n: number) => (c.seconds > 0 ? n / c.seconds : 0);
       lines.push(
         `  ${p.placement} ${phase}: writer backends active in ${activeTotal} backend-samples: ${top || "none"}`,
+        `    console backends active in ${consoleActive.total} backend-samples: ${consoleActive.top || "none"}`,
+        `    a writer waited on LWLock:WALWrite in ${data.locks.samplesWithWalWriteWaits} samples; backends then writing or syncing WAL: ${flushers || "none seen"}`,
         `    WAL ${(perSecond(c.wal.bytes) / 1e6).toFixed(2)} MB/s (${c.wal.fullPageImages} full-page images), ${c.wal.syncs} syncs; writer WAL write ${(c.wal.writeMs / calls).toFixed(3)} + sync ${(c.wal.syncMs / calls).toFixed(3)} ms per call; ${c.bgwriter.checkpoints} checkpoints`,
         `    buffers: ${perSecond(c.bgwriter.buffersAlloc).toFixed(0)}/s allocated (read in), ${c.bgwriter.buffersBackend} written by backends, ${c.bgwriter.buffersClean} by the bgwriter; database blocks read ${perSecond(c.database.blocksRead).toFixed(0)}/s, hit ${share(c.database.blocksHit, c.database.blocksHit + c.database.blocksRead)}; writer read time ${(c.database.readMs / calls).toFixed(3)} ms per call`,
         `    host: ${c.host.pagesIn} kB read from disk, ${c.host.majorFaults} major faults; CPU busy ${c.cpus.map((u) => `cpu${u.cpu} ${(u.busy * 100).toFixed(0)} %${u.iowait > 0.005 ? ` (+${(u.iowait * 100).toFixed(0)} % iowait)` : ""}${u.steal > 0.005 ? ` (${(u.steal * 100).toFixed(0)} % stolen)` : ""}`).join(", ")}`,
