@@ -111,7 +111,12 @@ export default defineConfig({
         test: {
           name: "browser",
           include: ["tests/browser/**/*.test.ts"],
-          exclude: [...configDefaults.exclude, ...OWN_CONSOLE_FILES],
+          exclude: [
+            ...configDefaults.exclude,
+            ...OWN_CONSOLE_FILES,
+            // What `npm test` runs on its own, after the own-console and long node files.
+            ...(process.env.IDEM_TEST_EXCLUDE ?? "").split(",").filter(Boolean),
+          ],
           globalSetup: ["tests/setup/global-console-server.ts"],
           ...browserTest,
           // One shared console and database: one file at a time.
