@@ -22,7 +22,7 @@ export type StuckNowRow = { tenant: string; tool: string; stuck: number };
  * stuckCondition, the stuck list's rule). One pass instead of two, and no arithmetic per claim: a claim
  * is stuck at a step end when it was made before that end less its tool's threshold, so each distinct
  * threshold gets its own copy of the step ends moved back by it, and the claim's time is looked up in
- * its tool's copy. At 30,000 open claims that took the two passes' 20 ms to 8 (docs/bench.md, "Issue
+ * its tool's copy. At 30,000 open claims that took the two statements' 19 ms to 10 (docs/bench.md, "Issue
  * #31, sixth pass").
  */
 export async function stuckFigures(
