@@ -1,6 +1,7 @@
 import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { authenticateToken } from "@/lib/auth/tokens";
+import { SETTLE_MS } from "@/lib/metrics/rollup";
 import { connectTestDb } from "../helpers/db";
 import { runCli } from "../helpers/run-cli";
 import { createTestDatabase } from "../helpers/test-database";
@@ -38,7 +39,9 @@ describe("npm run idem", () => {
     async () => {
       const fresh = await createTestDatabase();
       try {
-        const startedHour = Math.floor(Date.now() / 3_600_000);
+        // An hour is closed SETTLE_MS after its end (lib/metrics/rollup.ts), not at the wall clock's hour.
+        const closedHour = () => Math.floor((Date.now() - SETTLE_MS) / 3_600_000);
+        const startedHour = closedHour();
         const first = await runCli(["rollup", "--json"], { DATABASE_URL: fresh.url });
         expect(first.code, first.stderr).toBe(0);
         const result = JSON.parse(first.stdout) as {
@@ -51,8 +54,9 @@ describe("npm run idem", () => {
         expect(result.minutes.rolledUp).toBeGreaterThanOrEqual(60);
         expect(result.minutes.rolledUp).toBeLessThanOrEqual(125);
         const second = await runCli(["rollup"], { DATABASE_URL: fresh.url });
-        // An hour that closed between the two runs is the second run's to roll up (CI once ran across 04:00).
-        const hoursClosedSince = Math.floor(Date.now() / 3_600_000) - startedHour;
+        // An hour that closed between the two runs is the second run's to roll up (CI once ran across 04:00,
+        // and once across 17:05, when 16:00 closed).
+        const hoursClosedSince = closedHour() - startedHour;
         expect(second.stdout).toMatch(
           new RegExp(
             `rolled up ${hoursClosedSince === 0 ? "0" : "[01]"} hours? .*\\n.*rolled up [0-${hoursClosedSince === 0 ? 2 : 3}] minute slices?`,
