@@ -23,7 +23,8 @@ export type StuckNowRow = { tenant: string; tool: string; stuck: number };
  * is stuck at a step end when it was made before that end less its tool's threshold, so each distinct
  * threshold gets its own copy of the step ends moved back by it, and the claim's time is looked up in
  * its tool's copy. At 30,000 open claims that took the two statements' 19 ms to 10 (docs/bench.md, "Issue
- * #31, sixth pass").
+ * #31, sixth pass"). The claims are counted per tenant, tool and step first, in one hash table, so the two
+ * groupings add up those groups instead of hashing every claim twice (13.6 → 11.2 ms, "seventh pass").
  */
 export async function stuckFigures(
   db: Db,
@@ -61,9 +62,10 @@ export async function stuckFigures(
     }[]
   >`
     WITH open_claims AS (
-      SELECT tenant, COALESCE(tool, '') AS tool, ${stepOfClaim(Prisma.sql`tool`, Prisma.sql`created_at`)} AS k_from
+      SELECT tenant, COALESCE(tool, '') AS tool, ${stepOfClaim(Prisma.sql`tool`, Prisma.sql`created_at`)} AS k_from, count(*) AS claims
         FROM idempotency
        WHERE status = 'in_progress' AND created_at < ${last}::timestamptz ${rowScope(scope)}
+       GROUP BY 1, 2, 3
     ), resolved_rows AS (
       SELECT COALESCE(before->>'tool', '') AS tool, (before->>'createdAt')::timestamptz AS created_at, at AS resolved_at
         FROM audit_log
@@ -75,7 +77,7 @@ export async function stuckFigures(
        WHERE resolved_at > created_at + ${thresholdMs(Prisma.sql`tool`)} * interval '1 millisecond'
     )
     SELECT CASE WHEN GROUPING(k_from) = 1 THEN 'now' ELSE 'open' END AS part, tenant, tool, k_from, NULL::int AS k_to,
-           CASE WHEN GROUPING(k_from) = 1 THEN count(*) FILTER (WHERE k_from < ${stepEnds.length}) ELSE count(*) END::int8 AS claims
+           CASE WHEN GROUPING(k_from) = 1 THEN sum(claims) FILTER (WHERE k_from < ${stepEnds.length}) ELSE sum(claims) END::int8 AS claims
       FROM open_claims GROUP BY GROUPING SETS ((tenant, tool), (k_from))
     UNION ALL
     SELECT 'resolved', NULL, NULL, k_from, width_bucket(resolved_at - interval '1 microsecond', ${stepEnds}::timestamptz[]), count(*)::int8
