@@ -12,6 +12,13 @@ export const DEFAULT_DATABASE_TIMEOUTS = {
   exportStatementTimeout: 60_000,
 };
 
+/**
+ * The most parallel workers one console statement may start on the primary (its sessions'
+ * max_parallel_workers_per_gather). None: the pools bound the console's statements, and a parallel plan
+ * would add processes beyond that bound on the writers' server (docs/scaling.md, "Parallel workers").
+ */
+export const DEFAULT_CONSOLE_PARALLEL_WORKERS = 0;
+
 /** Past this the pages that read from the replica (DATABASE_READ_URL) say how far behind it is, and /api/health too. */
 export const DEFAULT_REPLICA_LAG_WARNING_MS = 5_000;
 
@@ -143,8 +150,13 @@ export const configSchema = z
         lockTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.lockTimeout),
         exportStatementTimeout: durationSchema.default(DEFAULT_DATABASE_TIMEOUTS.exportStatementTimeout),
         replicaLagWarning: durationSchema.default(DEFAULT_REPLICA_LAG_WARNING_MS),
+        parallelWorkers: z.number().int().min(0).max(64).default(DEFAULT_CONSOLE_PARALLEL_WORKERS),
       })
-      .default({ ...DEFAULT_DATABASE_TIMEOUTS, replicaLagWarning: DEFAULT_REPLICA_LAG_WARNING_MS }),
+      .default({
+        ...DEFAULT_DATABASE_TIMEOUTS,
+        replicaLagWarning: DEFAULT_REPLICA_LAG_WARNING_MS,
+        parallelWorkers: DEFAULT_CONSOLE_PARALLEL_WORKERS,
+      }),
   })
   .superRefine((config, ctx) => {
     const names = new Set<string>();

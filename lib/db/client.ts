@@ -46,8 +46,8 @@ export function getExportDb(): Db {
  */
 export function getReadDb(kind: ConsoleRequestKind = "interactive"): Db {
   if (!isReadReplicaConfigured()) return kind === "export" ? getExportDb() : getDb();
-  if (kind === "export") return (globalForDb.idemExportReadDb ??= createConsoleClient("export", readReplicaUrl()));
-  return (globalForDb.idemReadDb ??= createConsoleClient("interactive", readReplicaUrl()));
+  if (kind === "export") return (globalForDb.idemExportReadDb ??= createConsoleClient("export", "replica"));
+  return (globalForDb.idemReadDb ??= createConsoleClient("interactive", "replica"));
 }
 
 /**
@@ -102,12 +102,17 @@ function primaryUrl(): string {
   return url;
 }
 
-function createConsoleClient(kind: ConsoleRequestKind, url = primaryUrl()): Db {
+function createConsoleClient(kind: ConsoleRequestKind, server: "primary" | "replica" = "primary"): Db {
+  const url = server === "primary" ? primaryUrl() : readReplicaUrl();
   // Named in pg_stat_activity (lib/db/application-name.ts) on whichever server the URL reaches; a URL
   // that names its own application_name keeps it (pg reads the URL's parameters over the options).
-  const timeouts = consoleTimeouts(kind, getConfig().database);
+  const config = getConfig().database;
+  const timeouts = consoleTimeouts(kind, config);
   if (servesEmbeddedDatabase()) timeouts.connectMs = Math.max(timeouts.connectMs, EMBEDDED_POOL_WAIT_MS);
-  const client = createPrismaClient(url, POOL_SIZE[kind], timeouts, consoleApplicationName(kind));
+  // Parallel workers are bounded where the writers write; a replica keeps its own server's setting, and the
+  // embedded database (one process) starts none.
+  const parallelWorkers = server === "primary" && !servesEmbeddedDatabase() ? config.parallelWorkers : undefined;
+  const client = createPrismaClient(url, POOL_SIZE[kind], timeouts, consoleApplicationName(kind), parallelWorkers);
   if (mayPrepareStatements(url, servesEmbeddedDatabase())) prepareStatementsOn(client);
   // Every query's failure passes rethrowForPage: a page answers the 503 page, everything else the error.
   const extended = client.$extends({

@@ -60,7 +60,7 @@ const TRANSACTION_MAX_WAIT_MS = 10_000;
 
 /**
  * Builds a Prisma client on the pg driver adapter. Only lib/db calls this. statement_timeout,
- * lock_timeout and application_name go in the startup packet, where PostgreSQL applies them (the
+ * lock_timeout, application_name and the parallel workers go in the startup packet, where PostgreSQL applies them (the
  * embedded database's socket server ignores them: lock_timeout reads 0 there), except behind a
  * transaction pooler, where the role carries the limits (lib/db/pooler.ts); query_timeout is pg's own
  * clock for a server that stopped answering altogether.
@@ -70,12 +70,17 @@ export function createPrismaClient(
   poolSize = 4,
   timeouts: DatabaseTimeouts = UNLIMITED_STATEMENTS,
   applicationName?: string,
+  /** The console's sessions on the primary: max_parallel_workers_per_gather (docs/scaling.md, "Parallel workers"). */
+  parallelWorkers?: number,
 ): PrismaClient {
   const startup = !behindTransactionPooler(url);
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,
     ...(applicationName ? { application_name: applicationName } : {}),
+    ...(parallelWorkers !== undefined && startup
+      ? { options: `-c max_parallel_workers_per_gather=${parallelWorkers}` }
+      : {}),
     connectionTimeoutMillis: timeouts.connectMs,
     ...(timeouts.statementMs
       ? {

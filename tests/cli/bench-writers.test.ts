@@ -76,6 +76,7 @@ describe("idem bench-writers at 5,000 rows", () => {
   it("measures the writer alone and under console load, pinned, isolated and shared, with their ratios", () => {
     expect(clean.code, clean.stderr).toBe(0);
     expect(report.rows).toBe(5_000);
+    expect(report.consoleParallelWorkers).toBe(0);
     expect(report.placements.map((p) => p.placement)).toEqual(["pinned", "isolated", "shared"]);
     for (const p of report.placements) {
       if (!p.ran) throw new Error(`${p.placement} did not run: ${p.reason}`);
@@ -92,6 +93,8 @@ describe("idem bench-writers at 5,000 rows", () => {
         // Each sample counts the writer's 8 backends once, by state and wait event.
         const states = Object.values(phase.locks.writerStates).reduce((sum, n) => sum + n, 0);
         expect(states).toBe(phase.locks.samples * 8);
+        // The console starts no parallel workers (database.parallelWorkers 0, the default): the sampler saw none.
+        expect(phase.locks.consoleParallelWorkers).toEqual({});
         // The console's backends and the WAL flushers seen while a writer queued on LWLock:WALWrite.
         expect(phase.locks.samplesWithWalWriteWaits).toBeLessThanOrEqual(phase.locks.samples);
         for (const who of Object.keys(phase.locks.walFlushersDuringWaits))

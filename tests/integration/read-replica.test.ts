@@ -81,6 +81,21 @@ describe.skipIf(embedded)("the read replica (DATABASE_READ_URL)", () => {
     return page.kind === "record" ? page.detail.record.status : page.kind;
   };
 
+  it("bounds the console's parallel workers on the primary only: the replica's sessions keep its own setting", async () => {
+    const { getDb, getReadDb } = await import("@/lib/db/client");
+    const setting = async (client: typeof db) =>
+      (await client.$queryRaw<{ n: string }[]>`SELECT current_setting('max_parallel_workers_per_gather') AS n`)[0]!.n;
+    const server = await db.$queryRaw<
+      { n: string }[]
+    >`SELECT boot_val AS n FROM pg_settings WHERE name = 'max_parallel_workers_per_gather'`;
+    expect([await setting(getDb()), await setting(getReadDb()), await setting(getReadDb("export"))]).toEqual([
+      "0",
+      server[0]!.n,
+      server[0]!.n,
+    ]);
+    expect(server[0]!.n).not.toBe("0");
+  });
+
   it("lists from the replica: a claim written while replay is paused is missing there until it resumes", async () => {
     const seen = await stuckClaim();
     await waitForReplay(primaryUrl, replicaUrl);

@@ -26,7 +26,8 @@ export type BenchBackground = {
  * and the lock check watches them.
  */
 export function benchBackground(url: string, config: IdemConfig, log: (line: string) => void): BenchBackground {
-  const db = createPrismaClient(url, 2, undefined, CONSOLE_APPLICATION_NAME);
+  // With the console's own bound on parallel workers (lib/db/client.ts), as the server's round has.
+  const db = createPrismaClient(url, 2, undefined, CONSOLE_APPLICATION_NAME, config.database.parallelWorkers);
   let running: BackgroundRollup | null = null;
   let earlier = 0;
   return {

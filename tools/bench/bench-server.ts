@@ -28,6 +28,7 @@ export type BenchServer = {
   config: {
     tools: Record<string, { processor: { type: "http"; baseUrl: string }; search?: Record<string, string> }>;
     metrics?: { rollupEvery: "off" };
+    database?: { parallelWorkers: number };
   };
   stop(): Promise<void>;
 };
@@ -39,6 +40,8 @@ export type BenchServerOptions = {
   environment?: Record<string, string>;
   /** False: no background round in the server (`rollupEvery: "off"`): the caller runs it (bench-background.ts). */
   backgroundRounds?: boolean;
+  /** The console's `database.parallelWorkers` (unset: the config's default). */
+  parallelWorkers?: number;
 };
 
 const TOOLS = ["charge_card", "refund_charge", "create_shipment", "send_receipt_email"];
@@ -83,6 +86,7 @@ export async function startBenchServer(
       ]),
     ),
     ...(options.backgroundRounds === false ? { metrics: { rollupEvery: "off" as const } } : {}),
+    ...(options.parallelWorkers !== undefined ? { database: { parallelWorkers: options.parallelWorkers } } : {}),
   };
   const dir = mkdtempSync(path.join(tmpdir(), "idem-bench-"));
   const configFile = path.join(dir, "idem.config.json");

@@ -43,6 +43,11 @@ export type LockSamplerReport = {
    * of the lock, by who they are — writer, console, walwriter, checkpointer, another client…
    */
   walFlushersDuringWaits: Record<string, number>;
+  /**
+   * Parallel workers whose leader is a console backend, one count per worker per sample, by the leader's
+   * statement (its first 120 characters): processes the console's pools do not bound (database.parallelWorkers).
+   */
+  consoleParallelWorkers: Record<string, number>;
 };
 
 /**
@@ -64,12 +69,20 @@ WHERE NOT l.granted AND w.application_name = $1 AND w.datname = current_database
 
 /** Every backend of the bench database, and the server's own processes (no database), with what it does now. */
 const BACKEND_STATES = `
-SELECT application_name AS "applicationName", backend_type AS "backendType", state,
-       wait_event_type || ':' || wait_event AS wait
+SELECT pid, leader_pid AS "leaderPid", application_name AS "applicationName", backend_type AS "backendType", state,
+       wait_event_type || ':' || wait_event AS wait, left(query, 120) AS query
 FROM pg_stat_activity
 WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()`;
 
-type BackendState = { applicationName: string; backendType: string; state: string | null; wait: string | null };
+type BackendState = {
+  pid: number;
+  leaderPid: number | null;
+  applicationName: string;
+  backendType: string;
+  state: string | null;
+  wait: string | null;
+  query: string;
+};
 
 /** "active, <wait>" or "active, on CPU"; an idle backend by its state. */
 function stateOf(row: BackendState): string {
@@ -100,6 +113,7 @@ export async function startLockSampler(
   const writerStates: Record<string, number> = {};
   const consoleStates: Record<string, number> = {};
   const walFlushersDuringWaits: Record<string, number> = {};
+  const consoleParallelWorkers: Record<string, number> = {};
   let samplesWithWalWriteWaits = 0;
   let samples = 0;
   let samplesWithWriterWaits = 0;
@@ -115,7 +129,12 @@ export async function startLockSampler(
         const { rows } = await client.query<LockWait>(WRITER_LOCK_WAITS, [writerApplicationName]);
         const { rows: backends } = await client.query<BackendState>(BACKEND_STATES);
         let writerWaitsOnWalWrite = false;
+        const byPid = new Map(backends.map((backend) => [backend.pid, backend]));
         for (const backend of backends) {
+          const leader =
+            backend.leaderPid !== null && backend.leaderPid !== backend.pid ? byPid.get(backend.leaderPid) : null;
+          if (leader && whoOf(leader, writerApplicationName) === "console")
+            consoleParallelWorkers[leader.query] = (consoleParallelWorkers[leader.query] ?? 0) + 1;
           const who = whoOf(backend, writerApplicationName);
           const tally = who === "writer" ? writerStates : who === "console" ? consoleStates : null;
           if (tally) tally[stateOf(backend)] = (tally[stateOf(backend)] ?? 0) + 1;
@@ -164,6 +183,7 @@ export async function startLockSampler(
         consoleStates,
         samplesWithWalWriteWaits,
         walFlushersDuringWaits,
+        consoleParallelWorkers,
         onConsole: waits.filter(
           (w) => w.blockingApplication !== null && isConsoleApplicationName(w.blockingApplication),
         ),

@@ -93,7 +93,13 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     log("starting the production server (building first if the build is stale)…");
     const server = await startBenchServer(database.url, log);
     const bare = await startBareLookupServer(database.url);
-    const client = new pg.Client({ connectionString: database.url });
+    // The SQL side replays the console's statements as the console's sessions run them: no parallel workers
+    // unless its config allows them (database.parallelWorkers, lib/db/client.ts).
+    const parallelWorkers = configSchema.parse(server.config).database.parallelWorkers;
+    const client = new pg.Client({
+      connectionString: database.url,
+      options: `-c max_parallel_workers_per_gather=${parallelWorkers}`,
+    });
     await client.connect();
     const capture = createCapturingDb(database.url);
     try {

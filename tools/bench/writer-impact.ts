@@ -43,6 +43,8 @@ export type WriterImpactOptions = {
   users: number;
   placements: Placement[];
   sampleMs: number;
+  /** The console's (and its background round's) `database.parallelWorkers`. */
+  consoleParallelWorkers: number;
   keep: boolean;
   progress: ProgressBar;
   log: (line: string) => void;
@@ -93,6 +95,8 @@ export type WriterImpactReport = {
   seconds: number;
   users: number;
   sampleMs: number;
+  /** The most parallel workers one console statement could start (database.parallelWorkers). */
+  consoleParallelWorkers: number;
   writerConnections: number;
   machine: {
     cpus: number;
@@ -163,7 +167,10 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
     log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events`);
     log("starting the production server (building first if the build is stale)…");
     // The server's background round (roll-up + duplicate scan) runs in the bench instead, so one phase can go without it.
-    const server = await startBenchServer(database.url, log, { backgroundRounds: false });
+    const server = await startBenchServer(database.url, log, {
+      backgroundRounds: false,
+      parallelWorkers: options.consoleParallelWorkers,
+    });
     const background = benchBackground(database.url, configSchema.parse(server.config), log);
     const client = new pg.Client({ connectionString: database.url, application_name: "idem-bench" });
     await client.connect();
@@ -277,6 +284,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
         seconds: options.seconds,
         users: options.users,
         sampleMs: options.sampleMs,
+        consoleParallelWorkers: options.consoleParallelWorkers,
         writerConnections: WRITER_CONNECTIONS,
         machine: {
           cpus: os.cpus().length,

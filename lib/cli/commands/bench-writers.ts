@@ -4,6 +4,7 @@ import { describeLockWait, formatWriterImpactReport } from "@/tools/bench/writer
 import { runWriterImpact } from "@/tools/bench/writer-impact";
 import type { Placement } from "@/tools/bench/writer-placement";
 import { wholeNumberOption } from "@/lib/cli/options";
+import { DEFAULT_CONSOLE_PARALLEL_WORKERS } from "@/lib/config/schema";
 import { printJson, runCommand } from "@/lib/cli/run-command";
 import { createProgressBar } from "@/lib/terminal/progress";
 
@@ -13,6 +14,7 @@ type Options = {
   seconds: number;
   users: number;
   sampleMs: number;
+  consoleParallelWorkers: number;
   pin?: boolean;
   keep?: boolean;
   json?: boolean;
@@ -29,6 +31,12 @@ export function registerBenchWriters(program: Command): void {
     .option("--seconds <n>", "measured seconds per phase (after 1 s of warm-up)", wholeNumberOption(1, 3_600), 10)
     .option("--users <n>", "concurrent API users in the loaded phase", wholeNumberOption(1, 256), 16)
     .option("--sample-ms <n>", "pg_locks sampling interval", wholeNumberOption(5, 1_000), 20)
+    .option(
+      "--console-parallel-workers <n>",
+      "the console's database.parallelWorkers (PostgreSQL's own default is 2)",
+      wholeNumberOption(0, 64),
+      DEFAULT_CONSOLE_PARALLEL_WORKERS,
+    )
     .option("--pin", "only the pinned and isolated placements (taskset)")
     .option("--no-pin", "only the shared placement (no pinning)")
     .option("--keep", "keep the bench database afterwards")
@@ -50,6 +58,7 @@ export function registerBenchWriters(program: Command): void {
           seconds: options.seconds,
           users: options.users,
           sampleMs: options.sampleMs,
+          consoleParallelWorkers: options.consoleParallelWorkers,
           placements,
           keep: options.keep ?? false,
           progress: createProgressBar(),
