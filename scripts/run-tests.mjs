@@ -2,8 +2,9 @@
 // browser project (one shared console, one file at a time); the own-console project (browser files that start
 // consoles of their own, much of it waiting on faults and deadlines), then the node files that take longest
 // (LONG_NODE_FILES), which the node side would otherwise run last of all, then the browser side's longest file
-// (LATE_BROWSER_FILES). One vitest run would give these 2 cores one worker and run the groups one after the
-// other; the runs share nothing but the PostgreSQL server.
+// (LATE_BROWSER_FILES); after the browser project, one more node file (AFTER_BROWSER_NODE_FILES). One vitest
+// run would give these 2 cores one worker and run the groups one after the other; the runs share nothing but the
+// PostgreSQL server (each node run makes its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
 // The one shared thing is the streaming replica: the node file that pauses its replay runs after both
 // sides, so it and the replica-lag browser file (own-console) never wait on each other's paused sections.
@@ -22,7 +23,13 @@ const LONG_NODE_FILES = [
   "tests/cli/bench-writers.test.ts",
   "tests/integration/verify-tool.test.ts",
   "tests/cli/verify-tool-cli.test.ts",
+  "tests/cli/bad-input-cli.test.ts",
 ];
+/**
+ * The node side's longest file left (docs/test-time.md, "Stop 45"): it runs after the browser side, whose run
+ * ended two minutes before the node side's.
+ */
+const AFTER_BROWSER_NODE_FILES = ["tests/cli/cli.test.ts"];
 /**
  * The browser side's longest file, the accessibility sweep (~220 s, docs/test-time.md "Stop 44"): it runs
  * last on the third chain, on a shared console of its own, where that chain had minutes to spare.
@@ -40,11 +47,14 @@ if (extra.length > 0) {
   const browserLog = path.resolve("test-results/browser-tests.log");
   mkdirSync(path.dirname(browserLog), { recursive: true });
   console.log(`browser tests run beside the others; their output follows at the end (and in ${browserLog})`);
-  const [node, browser, [ownConsole, longNode, lateBrowser]] = await Promise.all([
+  const [node, [browser, afterBrowser], [ownConsole, longNode, lateBrowser]] = await Promise.all([
     run(["--project", "unit", "--project", "node", "--project", "pgbouncer"], true, {
-      IDEM_TEST_EXCLUDE: [REPLICA_FILE, ...LONG_NODE_FILES].join(","),
+      IDEM_TEST_EXCLUDE: [REPLICA_FILE, ...LONG_NODE_FILES, ...AFTER_BROWSER_NODE_FILES].join(","),
     }),
-    run(["--project", "browser"], false, { IDEM_TEST_EXCLUDE: LATE_BROWSER_FILES.join(",") }),
+    run(["--project", "browser"], false, { IDEM_TEST_EXCLUDE: LATE_BROWSER_FILES.join(",") }).then(async (browser) => [
+      browser,
+      await run(["--project", "node", ...AFTER_BROWSER_NODE_FILES], false),
+    ]),
     run(["--project", "own-console"], false).then(async (own) => [
       own,
       await run(["--project", "node", ...LONG_NODE_FILES], false),
@@ -53,12 +63,13 @@ if (extra.length > 0) {
   ]);
   writeFileSync(browserLog, browser.output);
   process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
+  process.stdout.write(`\n===== a node file after those =====\n${afterBrowser.output}`);
   process.stdout.write(`\n===== browser tests with consoles of their own =====\n${ownConsole.output}`);
   process.stdout.write(`\n===== the longest node files, after those =====\n${longNode.output}`);
   process.stdout.write(`\n===== the longest browser file, after those =====\n${lateBrowser.output}`);
   process.stdout.write(`\n===== ${REPLICA_FILE}, after all =====\n`);
   const replica = await run(["--project", "node", REPLICA_FILE], true);
-  const sides = [node, browser, ownConsole, longNode, lateBrowser, replica];
+  const sides = [node, browser, afterBrowser, ownConsole, longNode, lateBrowser, replica];
   const total = { passed: 0, failed: 0, skipped: 0 };
   for (const side of sides) {
     const summary = /^Summary: (\d+) passed, (\d+) failed, (\d+) skipped$/m.exec(side.output);
