@@ -31,6 +31,7 @@ const CASES: [string[], RegExp][] = [
   [["bench-guard", "--iterations", "NaN"], /--iterations/],
   [["bench", "--rows", "1e7"], /--rows/],
   [["bench", "--iterations", "4"], /--iterations/],
+  [["bench-writers", "--console-parallel-workers", "65"], /--console-parallel-workers/],
   [["seed-demo", "--seed", "-1"], /--seed/],
   [["seed-demo", "--hours", "𝌆"], /--hours/],
   [["rollup", "--catch-up", "9".repeat(400)], /--catch-up/],

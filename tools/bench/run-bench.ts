@@ -95,15 +95,14 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
     const bare = await startBareLookupServer(database.url);
     // The SQL side replays the console's statements as the console's sessions run them: no parallel workers
     // unless its config allows them (database.parallelWorkers, lib/db/client.ts).
-    const parallelWorkers = configSchema.parse(server.config).database.parallelWorkers;
+    const config = configSchema.parse(server.config);
     const client = new pg.Client({
       connectionString: database.url,
-      options: `-c max_parallel_workers_per_gather=${parallelWorkers}`,
+      options: `-c max_parallel_workers_per_gather=${config.database.parallelWorkers}`,
     });
     await client.connect();
     const capture = createCapturingDb(database.url);
     try {
-      const config = configSchema.parse(server.config);
       const freshNeeded = 2 * (warmup + iterations) + 4;
       const cases = await prepareCases(database.url, { actor: BENCH_ACTOR, config, rows, load, log }, freshNeeded);
       const { rows: bigRows } = await client.query<{ relname: string; rows: number }>(
