@@ -77,6 +77,8 @@ describe("idem bench-writers at 5,000 rows", () => {
     expect(clean.code, clean.stderr).toBe(0);
     expect(report.rows).toBe(5_000);
     expect(report.consoleParallelWorkers).toBe(0);
+    // The console's start builds the configured searchable fields' indexes: the load runs with them, as it would.
+    expect(report.searchIndexesDuringPlacements).toEqual(["idem_search_charge_card_receipt"]);
     expect(report.placements.map((p) => p.placement)).toEqual(["pinned", "isolated", "shared"]);
     for (const p of report.placements) {
       if (!p.ran) throw new Error(`${p.placement} did not run: ${p.reason}`);

@@ -48,6 +48,12 @@ export type LockSamplerReport = {
    * statement (its first 120 characters): processes the console's pools do not bound (database.parallelWorkers).
    */
   consoleParallelWorkers: Record<string, number>;
+  /**
+   * Console backends reading blocks into shared buffers (IO:DataFileRead, IPC:BufferIO,
+   * LWLock:BufferMapping), one count per backend per sample, by statement (its first 120 characters):
+   * which of the console's reads churn the buffers the writers' pages live in.
+   */
+  consoleBufferReads: Record<string, number>;
 };
 
 /**
@@ -74,7 +80,7 @@ SELECT pid, leader_pid AS "leaderPid", application_name AS "applicationName", ba
 FROM pg_stat_activity
 WHERE (datname = current_database() OR datname IS NULL) AND pid <> pg_backend_pid()`;
 
-type BackendState = {
+export type BackendState = {
   pid: number;
   leaderPid: number | null;
   applicationName: string;
@@ -98,6 +104,43 @@ function whoOf(row: BackendState, writerApplicationName: string): string {
 }
 
 const WAL_FLUSH_WAITS = new Set(["IO:WALWrite", "IO:WALSync"]);
+const BUFFER_READ_WAITS = new Set(["IO:DataFileRead", "IPC:BufferIO", "LWLock:BufferMapping"]);
+
+/** What one sample's backends add to a phase's counts (see LockSamplerReport). */
+export type BackendTallies = Pick<
+  LockSamplerReport,
+  "writerStates" | "consoleStates" | "consoleParallelWorkers" | "consoleBufferReads"
+>;
+
+export function emptyTallies(): BackendTallies {
+  return { writerStates: {}, consoleStates: {}, consoleParallelWorkers: {}, consoleBufferReads: {} };
+}
+
+/** Adds one sample's backends to the tallies; true when a writer backend waits on LWLock:WALWrite. */
+export function tallyBackends(
+  backends: BackendState[],
+  writerApplicationName: string,
+  tallies: BackendTallies,
+): boolean {
+  let writerWaitsOnWalWrite = false;
+  const byPid = new Map(backends.map((backend) => [backend.pid, backend]));
+  for (const backend of backends) {
+    const leader =
+      backend.leaderPid !== null && backend.leaderPid !== backend.pid ? byPid.get(backend.leaderPid) : null;
+    if (leader && whoOf(leader, writerApplicationName) === "console") add(tallies.consoleParallelWorkers, leader.query);
+    const who = whoOf(backend, writerApplicationName);
+    const states = who === "writer" ? tallies.writerStates : who === "console" ? tallies.consoleStates : null;
+    if (states) add(states, stateOf(backend));
+    if (backend.state !== "active") continue;
+    if (who === "writer" && backend.wait === "LWLock:WALWrite") writerWaitsOnWalWrite = true;
+    if (who === "console" && BUFFER_READ_WAITS.has(backend.wait ?? "")) add(tallies.consoleBufferReads, backend.query);
+  }
+  return writerWaitsOnWalWrite;
+}
+
+function add(tally: Record<string, number>, key: string): void {
+  tally[key] = (tally[key] ?? 0) + 1;
+}
 
 export type LockSampler = { stop(): Promise<LockSamplerReport> };
 
@@ -110,10 +153,8 @@ export async function startLockSampler(
   const client = new pg.Client({ connectionString: url, application_name: SAMPLER_APPLICATION_NAME });
   await client.connect();
   const seen = new Map<string, LockWait & { seenInSamples: number }>();
-  const writerStates: Record<string, number> = {};
-  const consoleStates: Record<string, number> = {};
+  const tallies = emptyTallies();
   const walFlushersDuringWaits: Record<string, number> = {};
-  const consoleParallelWorkers: Record<string, number> = {};
   let samplesWithWalWriteWaits = 0;
   let samples = 0;
   let samplesWithWriterWaits = 0;
@@ -128,19 +169,7 @@ export async function startLockSampler(
       try {
         const { rows } = await client.query<LockWait>(WRITER_LOCK_WAITS, [writerApplicationName]);
         const { rows: backends } = await client.query<BackendState>(BACKEND_STATES);
-        let writerWaitsOnWalWrite = false;
-        const byPid = new Map(backends.map((backend) => [backend.pid, backend]));
-        for (const backend of backends) {
-          const leader =
-            backend.leaderPid !== null && backend.leaderPid !== backend.pid ? byPid.get(backend.leaderPid) : null;
-          if (leader && whoOf(leader, writerApplicationName) === "console")
-            consoleParallelWorkers[leader.query] = (consoleParallelWorkers[leader.query] ?? 0) + 1;
-          const who = whoOf(backend, writerApplicationName);
-          const tally = who === "writer" ? writerStates : who === "console" ? consoleStates : null;
-          if (tally) tally[stateOf(backend)] = (tally[stateOf(backend)] ?? 0) + 1;
-          if (who === "writer" && backend.state === "active" && backend.wait === "LWLock:WALWrite")
-            writerWaitsOnWalWrite = true;
-        }
+        const writerWaitsOnWalWrite = tallyBackends(backends, writerApplicationName, tallies);
         if (writerWaitsOnWalWrite) {
           samplesWithWalWriteWaits += 1;
           for (const backend of backends) {
@@ -179,11 +208,9 @@ export async function startLockSampler(
         intervalMs,
         meanGapMs: samples > 1 ? Math.round(((lastAt - began) / (samples - 1)) * 10) / 10 : 0,
         samplesWithWriterWaits,
-        writerStates,
-        consoleStates,
+        ...tallies,
         samplesWithWalWriteWaits,
         walFlushersDuringWaits,
-        consoleParallelWorkers,
         onConsole: waits.filter(
           (w) => w.blockingApplication !== null && isConsoleApplicationName(w.blockingApplication),
         ),

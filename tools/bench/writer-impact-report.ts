@@ -18,6 +18,7 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
     `machine: ${machine.cpus} CPU cores (${machine.cpuModel}), PostgreSQL ${machine.postgres}, ${machine.date}, load average ${machine.loadAverage.join(" ")}`,
     streamingReplicasLine(machine.replicas),
     `the console's parallel workers per statement (database.parallelWorkers, --console-parallel-workers): ${report.consoleParallelWorkers}`,
+    `searchable-field indexes during the placements (built as the console's start builds them): ${report.searchIndexesDuringPlacements.join(", ") || "none"}`,
     loadLine(report.load),
     "",
     "writer latency, ms, from each call's scheduled start (a stall is counted in full, not hidden by the schedule);",
@@ -228,18 +229,23 @@ function sharedResourceLines(report: WriterImpactReport): string[] {
         .join(", ");
       const parallel = Object.entries(data.locks.consoleParallelWorkers).sort((a, b) => b[1] - a[1]);
       const workerSamples = parallel.reduce((sum, [, n]) => sum + n, 0);
+      const reads = Object.entries(data.locks.consoleBufferReads).sort((a, b) => b[1] - a[1]);
+      const readSamples = reads.reduce((sum, [, n]) => sum + n, 0);
+      const byStatement = (counted: [string, number][]) =>
+        counted
+          .slice(0, 3)
+          .map(([query, n]) => `${n} × "${query.replace(/\s+/g, " ")}…"`)
+          .join("; ");
       const perSecond = (n: number) => (c.seconds > 0 ? n / c.seconds : 0);
       lines.push(
         `  ${p.placement} ${phase}: writer backends active in ${activeTotal} backend-samples: ${top || "none"}`,
         `    console backends active in ${consoleActive.total} backend-samples: ${consoleActive.top || "none"}`,
         `    a writer waited on LWLock:WALWrite in ${data.locks.samplesWithWalWriteWaits} samples; backends then writing or syncing WAL: ${flushers || "none seen"}`,
         `    parallel workers of console statements: ${workerSamples} worker-samples${
-          parallel.length > 0
-            ? `, under ${parallel
-                .slice(0, 3)
-                .map(([query, n]) => `${n} × "${query.replace(/\s+/g, " ")}…"`)
-                .join("; ")}`
-            : ""
+          parallel.length > 0 ? `, under ${byStatement(parallel)}` : ""
+        }`,
+        `    console backends reading into shared buffers: ${readSamples} backend-samples${
+          reads.length > 0 ? `, in ${byStatement(reads)}` : ""
         }`,
         `    WAL ${(perSecond(c.wal.bytes) / 1e6).toFixed(2)} MB/s (${c.wal.fullPageImages} full-page images), ${c.wal.syncs} syncs; writer WAL write ${(c.wal.writeMs / calls).toFixed(3)} + sync ${(c.wal.syncMs / calls).toFixed(3)} ms per call; ${c.bgwriter.checkpoints} checkpoints`,
         `    buffers: ${perSecond(c.bgwriter.buffersAlloc).toFixed(0)}/s allocated (read in), ${c.bgwriter.buffersBackend} written by backends, ${c.bgwriter.buffersClean} by the bgwriter; database blocks read ${perSecond(c.database.blocksRead).toFixed(0)}/s, hit ${share(c.database.blocksHit, c.database.blocksHit + c.database.blocksRead)}; writer read time ${(c.database.readMs / calls).toFixed(3)} ms per call`,

@@ -8,11 +8,13 @@ import { configSchema } from "@/lib/config/schema";
 import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
+import { SEARCH_INDEX_PREFIX } from "@/lib/config/search-specs";
+import { ensureSearchIndexes } from "@/lib/search/search-indexes";
 import { createBenchDatabase } from "./bench-database";
 import { prepareCases } from "./bench-cases";
 import { withDeadline } from "./deadline";
 import { readBody } from "./read-body";
-import { startBenchServer } from "./bench-server";
+import { BENCH_SEARCH, startBenchServer } from "./bench-server";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
 import { measureExportCodeMemory, measureExportMemory, type ExportMemorySample } from "./export-memory";
 import { measureExportUnderLoad, type ExportUnderLoad } from "./export-under-load";
@@ -20,7 +22,7 @@ import { HISTORY_HOURS, loadBenchData, type LoadReport } from "./load-bench-data
 import { startLockSampler, type LockSamplerReport, type LockWait } from "./lock-sampler";
 import { startPhaseCounters, type PhaseCounters } from "./phase-counters";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
-import { BENCH_ACTOR } from "./run-bench";
+import { BENCH_ACTOR, searchToolsOf } from "./run-bench";
 import { startWriterChild, type WriterChild } from "./writer-child";
 import {
   createCpuPlacement,
@@ -97,6 +99,8 @@ export type WriterImpactReport = {
   sampleMs: number;
   /** The most parallel workers one console statement could start (database.parallelWorkers). */
   consoleParallelWorkers: number;
+  /** The searchable fields' indexes in place while the placements ran: the console's start builds them. */
+  searchIndexesDuringPlacements: string[];
   writerConnections: number;
   machine: {
     cpus: number;
@@ -164,6 +168,9 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
   try {
     await migrate(database.url);
     const load = await loadBenchData(database.url, rows, options.progress);
+    // As the console's start does after migrating (idem db index): without them, every searchable-field
+    // request of the load reads each charge_card row's response, a load no started console puts on its writers.
+    await ensureSearchIndexes(database.url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
     log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events`);
     log("starting the production server (building first if the build is stale)…");
     // The server's background round (roll-up + duplicate scan) runs in the bench instead, so one phase can go without it.
@@ -206,6 +213,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           log(`no checkpoint before the phases (${refused}): a checkpoint may land in one`);
         checkpointRefused ??= refused;
       };
+      const searchIndexesDuringPlacements = await searchIndexesPresent(client);
       const placements: PlacementResult[] = [];
       for (const name of options.placements) {
         if (name !== "shared" && !placement) {
@@ -285,6 +293,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
         users: options.users,
         sampleMs: options.sampleMs,
         consoleParallelWorkers: options.consoleParallelWorkers,
+        searchIndexesDuringPlacements,
         writerConnections: WRITER_CONNECTIONS,
         machine: {
           cpus: os.cpus().length,
@@ -556,4 +565,13 @@ function exportSizes(rows: number, loadEnd: string): { label: string; path: stri
       path: apiUrl(API_ROUTES.exportRecords, {}, { format: "csv", from: from.toISOString(), to: end.toISOString() }),
     };
   });
+}
+
+/** The searchable fields' indexes on the bench table now, by name. */
+async function searchIndexesPresent(client: pg.Client): Promise<string[]> {
+  const { rows } = await client.query<{ name: string }>(
+    "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'idempotency' AND starts_with(indexname, $1) ORDER BY 1",
+    [SEARCH_INDEX_PREFIX],
+  );
+  return rows.map((row) => row.name);
 }
