@@ -34,7 +34,7 @@ export type ConsoleLoad = {
 
 /**
  * `users` concurrent API users, each sending one request after another (closed loop: this is the
- * load, not the thing measured), cycling through the kinds from a different starting kind each,
+ * load, not the thing measured), cycling through the kinds from starting kinds spread evenly over them,
  * every body read to its end as a client would (an export streams through without being kept).
  * Requests still running at stop() are aborted and not counted.
  */
@@ -55,7 +55,8 @@ export function startConsoleLoad(
     firstError: null as string | null,
   }));
   const user = async (u: number) => {
-    for (let i = u; !abort.signal.aborted; i += 1) {
+    // Starting kinds spread over the whole list: fewer users than kinds still reach every kind in a short phase.
+    for (let i = Math.floor((u * kinds.length) / users); !abort.signal.aborted; i += 1) {
       const k = i % kinds.length;
       const kind = kinds[k]!;
       const stat = stats[k]!;
