@@ -38,6 +38,14 @@ export type ConsoleLoad = {
  * every body read to its end as a client would (an export streams through without being kept).
  * Requests still running at stop() are aborted and not counted.
  */
+/**
+ * The kind user `u` of `users` asks for first: spread evenly over the kinds, so that fewer users than kinds
+ * still reach every kind within a short phase, and more users than kinds start on every kind.
+ */
+export function firstKindOf(u: number, users: number, kinds: number): number {
+  return Math.floor((u * kinds) / users);
+}
+
 export function startConsoleLoad(
   server: { baseUrl: string; authorization: string },
   kinds: LoadKind[],
@@ -55,8 +63,7 @@ export function startConsoleLoad(
     firstError: null as string | null,
   }));
   const user = async (u: number) => {
-    // Starting kinds spread over the whole list: fewer users than kinds still reach every kind in a short phase.
-    for (let i = Math.floor((u * kinds.length) / users); !abort.signal.aborted; i += 1) {
+    for (let i = firstKindOf(u, users, kinds.length); !abort.signal.aborted; i += 1) {
       const k = i % kinds.length;
       const kind = kinds[k]!;
       const stat = stats[k]!;

@@ -80,8 +80,7 @@ export async function runBench(options: BenchOptions): Promise<BenchReport> {
   try {
     await migrate(database.url);
     const load = await loadBenchData(database.url, rows, progress);
-    // As `npm start` does after migrating: the searchable fields' expression indexes (idem db index).
-    await ensureSearchIndexes(database.url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
+    await buildBenchSearchIndexes(database.url);
     log(
       `loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events in ${Object.entries(
         load.seconds,
@@ -207,7 +206,12 @@ function toResult(
   };
 }
 
+/** As the console's start does after migrating: the bench's searchable fields' indexes (idem db index). */
+export async function buildBenchSearchIndexes(url: string): Promise<void> {
+  await ensureSearchIndexes(url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
+}
+
 /** The bench's searchable fields as the tools part of a configuration. */
-export function searchToolsOf(search: Record<string, Record<string, string>>) {
+function searchToolsOf(search: Record<string, Record<string, string>>) {
   return Object.fromEntries(Object.entries(search).map(([tool, fields]) => [tool, { search: fields }]));
 }

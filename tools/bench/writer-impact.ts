@@ -8,13 +8,12 @@ import { configSchema } from "@/lib/config/schema";
 import { migrate } from "@/lib/db/migrate";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
-import { SEARCH_INDEX_PREFIX } from "@/lib/config/search-specs";
-import { ensureSearchIndexes } from "@/lib/search/search-indexes";
+import { existingIndexes } from "@/lib/search/search-indexes";
 import { createBenchDatabase } from "./bench-database";
 import { prepareCases } from "./bench-cases";
 import { withDeadline } from "./deadline";
 import { readBody } from "./read-body";
-import { BENCH_SEARCH, startBenchServer } from "./bench-server";
+import { startBenchServer } from "./bench-server";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
 import { measureExportCodeMemory, measureExportMemory, type ExportMemorySample } from "./export-memory";
 import { measureExportUnderLoad, type ExportUnderLoad } from "./export-under-load";
@@ -22,7 +21,7 @@ import { HISTORY_HOURS, loadBenchData, type LoadReport } from "./load-bench-data
 import { startLockSampler, type LockSamplerReport, type LockWait } from "./lock-sampler";
 import { startPhaseCounters, type PhaseCounters } from "./phase-counters";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
-import { BENCH_ACTOR, searchToolsOf } from "./run-bench";
+import { BENCH_ACTOR, buildBenchSearchIndexes } from "./run-bench";
 import { startWriterChild, type WriterChild } from "./writer-child";
 import {
   createCpuPlacement,
@@ -168,9 +167,9 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
   try {
     await migrate(database.url);
     const load = await loadBenchData(database.url, rows, options.progress);
-    // As the console's start does after migrating (idem db index): without them, every searchable-field
-    // request of the load reads each charge_card row's response, a load no started console puts on its writers.
-    await ensureSearchIndexes(database.url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
+    // Without them every searchable-field request of the load reads each charge_card row's response:
+    // a load no started console puts on its writers.
+    await buildBenchSearchIndexes(database.url);
     log(`loaded ${rows.toLocaleString("en-US")} rows and ${load.events.toLocaleString("en-US")} events`);
     log("starting the production server (building first if the build is stale)…");
     // The server's background round (roll-up + duplicate scan) runs in the bench instead, so one phase can go without it.
@@ -213,7 +212,7 @@ export async function runWriterImpact(options: WriterImpactOptions): Promise<Wri
           log(`no checkpoint before the phases (${refused}): a checkpoint may land in one`);
         checkpointRefused ??= refused;
       };
-      const searchIndexesDuringPlacements = await searchIndexesPresent(client);
+      const searchIndexesDuringPlacements = (await existingIndexes(client)).map((index) => index.name);
       const placements: PlacementResult[] = [];
       for (const name of options.placements) {
         if (name !== "shared" && !placement) {
@@ -565,13 +564,4 @@ function exportSizes(rows: number, loadEnd: string): { label: string; path: stri
       path: apiUrl(API_ROUTES.exportRecords, {}, { format: "csv", from: from.toISOString(), to: end.toISOString() }),
     };
   });
-}
-
-/** The searchable fields' indexes on the bench table now, by name. */
-async function searchIndexesPresent(client: pg.Client): Promise<string[]> {
-  const { rows } = await client.query<{ name: string }>(
-    "SELECT indexname AS name FROM pg_indexes WHERE tablename = 'idempotency' AND starts_with(indexname, $1) ORDER BY 1",
-    [SEARCH_INDEX_PREFIX],
-  );
-  return rows.map((row) => row.name);
 }

@@ -2,12 +2,11 @@ import "server-only";
 import os from "node:os";
 import { performance } from "node:perf_hooks";
 import { migrate } from "@/lib/db/migrate";
-import { ensureSearchIndexes } from "@/lib/search/search-indexes";
 import { createProgressBar } from "@/lib/terminal/progress";
-import { BENCH_SEARCH, startBenchServer } from "@/tools/bench/bench-server";
+import { startBenchServer } from "@/tools/bench/bench-server";
 import { loadBenchData } from "@/tools/bench/load-bench-data";
 import { summariseTail } from "@/tools/bench/percentiles";
-import { searchToolsOf } from "@/tools/bench/run-bench";
+import { buildBenchSearchIndexes } from "@/tools/bench/run-bench";
 import { startHangingProcessor } from "./hanging-processor";
 import { judgeFlat, type FlatJudgement } from "./soak-flat";
 import { checkInvariants, settleJobRuns, type InvariantResult, type JobRunCounts } from "./soak-invariants";
@@ -73,7 +72,7 @@ export async function runSoak(options: SoakOptions): Promise<SoakReport> {
   try {
     await migrate(cluster.url);
     const load = await loadBenchData(cluster.url, options.rows, createProgressBar());
-    await ensureSearchIndexes(cluster.url, { tools: searchToolsOf(BENCH_SEARCH) }, { concurrently: false });
+    await buildBenchSearchIndexes(cluster.url);
     log(`seeded ${load.rows.toLocaleString("en-US")} claims and ${load.events.toLocaleString("en-US")} events`);
     const targets = await prepareSoakTargets(cluster.url, {
       stuck: STUCK_CLAIMS,
