@@ -52,6 +52,8 @@ const browserTest = {
   setupFiles: ["tests/setup/fresh-environment.ts", "tests/setup/page-error-guard.ts"],
   testTimeout: 60_000,
   hookTimeout: 60_000,
+  // A page's answer to a click is a server round trip: vitest's 1 s poll default failed on a slow CI host.
+  expect: { poll: { timeout: 10_000, interval: 100 } },
 };
 
 export default defineConfig({

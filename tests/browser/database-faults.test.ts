@@ -186,7 +186,9 @@ describe.skipIf(browserMissing)(
         await run("pass 1", 4_000);
         await run("refuse", 6_000, () => proxy.refuse());
         await run("pass 2", 8_000, () => proxy.pass());
-        await run("black-hole", 10_000, () => proxy.blackhole());
+        // Longer than one stalled statement (5 s) past the console's own lag: a slow box that starts a page's query
+        // seconds late must still see it stall inside the phase, not resume 200 when the hole closes.
+        await run("black-hole", 16_000, () => proxy.blackhole());
         await run("pass 3", 12_000, () => proxy.pass());
         await run("restart", 3_000, () => proxy.refuse()); // connections reset, refused for 3 s…
         await run("pass 4", 8_000, () => proxy.pass()); // …then the server is back
