@@ -27,11 +27,14 @@ export function startBackgroundRollup(
   clock: () => Date = () => new Date(),
   /** More work each round after the roll-up, in the same error handling (the duplicate scan). */
   alsoEachRound?: (db: Db, now: Date) => Promise<unknown>,
+  /** Each round's wall-clock span, epoch ms, when it ends (the writers bench lines its slowest calls up with them). */
+  onRound?: (span: { startedAt: number; endedAt: number }) => void,
 ): BackgroundRollup {
   let rounds = 0;
   let failing = false;
   let current: Promise<void> | null = null;
   const round = async () => {
+    const startedAt = Date.now();
     try {
       await rollUpSettled(db(), clock(), {
         statementTimeoutMs: BACKGROUND_ROLLUP_STATEMENT_TIMEOUT_MS,
@@ -45,6 +48,7 @@ export function startBackgroundRollup(
       failing = true;
     } finally {
       rounds += 1;
+      onRound?.({ startedAt, endedAt: Date.now() });
     }
   };
   const tick = () => {

@@ -85,6 +85,9 @@ describe("idem bench-writers at 5,000 rows", () => {
       for (const phase of [p.alone, p.loaded, p.loadedWithoutRounds]) {
         expect(phase.writer.calls, p.placement).toBe(200);
         expect(phase.writer.failed, p.placement).toBe(0);
+        // Every counted call is lined up with the rounds: its scheduled start came back with its latency.
+        expect(phase.tailByRounds.calls, p.placement).toBe(200);
+        expect(phase.tailByRounds.slowest, p.placement).toBe(2);
         const s = phase.writer.fromSchedule;
         expect(s.p50Ms).toBeGreaterThan(0);
         expect(s.p99Ms).toBeGreaterThanOrEqual(s.p95Ms);
@@ -119,6 +122,7 @@ describe("idem bench-writers at 5,000 rows", () => {
       );
       // The third phase is the same load with the background round stopped: none ran in it.
       expect(p.loadedWithoutRounds.backgroundRounds).toBe(0);
+      expect(p.loadedWithoutRounds.tailByRounds.rounds).toBe(0);
       expect(p.loadedWithoutRounds.load!.requests).toBeGreaterThan(0);
       // Under load the console's backends are sampled (its pool connected for the users' requests).
       expect(Object.values(p.loaded.locks.consoleStates).reduce((sum, n) => sum + n, 0)).toBeGreaterThan(0);

@@ -5,6 +5,7 @@ import { CONSOLE_APPLICATION_NAME } from "@/lib/db/application-name";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { startBackgroundRollup, type BackgroundRollup } from "@/lib/metrics/background-rollup";
 import { scanInRound } from "@/lib/duplicates/scan-in-round";
+import type { RoundSpan } from "./tail-by-rounds";
 
 export type BenchBackground = {
   /** Starts the rounds (the first at once, then every 15 s); a no-op while they run. */
@@ -15,6 +16,8 @@ export type BenchBackground = {
   rounds(): number;
   /** Rounds finished in all, over every start. */
   total(): number;
+  /** Every finished round's span, over every start (epoch ms; the roll-up then the scan). */
+  spans(): RoundSpan[];
   close(): Promise<void>;
 };
 
@@ -30,6 +33,8 @@ export function benchBackground(url: string, config: IdemConfig, log: (line: str
   const db = createPrismaClient(url, 2, undefined, CONSOLE_APPLICATION_NAME, config.database.parallelWorkers);
   let running: BackgroundRollup | null = null;
   let earlier = 0;
+  const spans: RoundSpan[] = [];
+  let scanStartedAt: number | null = null;
   return {
     start() {
       running ??= startBackgroundRollup(
@@ -37,7 +42,16 @@ export function benchBackground(url: string, config: IdemConfig, log: (line: str
         DEFAULT_ROLLUP_EVERY_MS,
         log,
         undefined,
-        (round, now) => scanInRound(round, config, now),
+        (round, now) => {
+          scanStartedAt = Date.now();
+          return scanInRound(round, config, now);
+        },
+        ({ startedAt, endedAt }) => {
+          // A round whose roll-up failed never reached the scan: all of it was the roll-up.
+          const scan = scanStartedAt !== null && scanStartedAt >= startedAt ? scanStartedAt : null;
+          spans.push({ startedAt, scanStartedAt: scan, endedAt });
+          scanStartedAt = null;
+        },
       );
     },
     async stop() {
@@ -47,6 +61,7 @@ export function benchBackground(url: string, config: IdemConfig, log: (line: str
     },
     rounds: () => running?.rounds() ?? 0,
     total: () => earlier + (running?.rounds() ?? 0),
+    spans: () => [...spans],
     async close() {
       await running?.stop();
       await db.$disconnect();

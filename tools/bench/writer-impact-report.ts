@@ -64,6 +64,8 @@ export function formatWriterImpactReport(report: WriterImpactReport): string {
       );
   }
 
+  lines.push(...tailByRoundsLines(report));
+
   lines.push(
     "",
     "console load (loaded phases; closed loop, each user one request after another; unfinished: running when the phase ended):",
@@ -250,6 +252,34 @@ function sharedResourceLines(report: WriterImpactReport): string[] {
         `    WAL ${(perSecond(c.wal.bytes) / 1e6).toFixed(2)} MB/s (${c.wal.fullPageImages} full-page images), ${c.wal.syncs} syncs; writer WAL write ${(c.wal.writeMs / calls).toFixed(3)} + sync ${(c.wal.syncMs / calls).toFixed(3)} ms per call; ${c.bgwriter.checkpoints} checkpoints`,
         `    buffers: ${perSecond(c.bgwriter.buffersAlloc).toFixed(0)}/s allocated (read in), ${c.bgwriter.buffersBackend} written by backends, ${c.bgwriter.buffersClean} by the bgwriter; database blocks read ${perSecond(c.database.blocksRead).toFixed(0)}/s, hit ${share(c.database.blocksHit, c.database.blocksHit + c.database.blocksRead)}; writer read time ${(c.database.readMs / calls).toFixed(3)} ms per call`,
         `    host: ${c.host.pagesIn} kB read from disk, ${c.host.majorFaults} major faults; CPU busy ${c.cpus.map((u) => `cpu${u.cpu} ${(u.busy * 100).toFixed(0)} %${u.iowait > 0.005 ? ` (+${(u.iowait * 100).toFixed(0)} % iowait)` : ""}${u.steal > 0.005 ? ` (${(u.steal * 100).toFixed(0)} % stolen)` : ""}`).join(", ")}`,
+      );
+    }
+  }
+  return lines;
+}
+
+/**
+ * Issue #31, item 3: whether the slowest writer calls line up with the console's background rounds. A round
+ * that made the tail shows as a share of the slowest far above the share of all calls that overlapped one.
+ */
+function tailByRoundsLines(report: WriterImpactReport): string[] {
+  const lines = [
+    "",
+    "the slowest 1 % of writer calls against the console's background rounds (a call overlaps a round when its span, scheduled start to completion, meets the round's):",
+  ];
+  const pct = (part: number, whole: number) => (whole > 0 ? `${((100 * part) / whole).toFixed(1)} %` : "n/a");
+  const orNone = (ms: number | null) => (ms === null ? "none" : `${ms.toFixed(2)} ms`);
+  for (const p of report.placements) {
+    if (!p.ran) continue;
+    for (const [phase, { tailByRounds: t }] of [
+      ["alone", p.alone],
+      ["loaded", p.loaded],
+      ["no round", p.loadedWithoutRounds],
+    ] as const) {
+      lines.push(
+        t.rounds === 0
+          ? `  ${p.placement} ${phase}: no round ran in the phase`
+          : `  ${p.placement} ${phase}: ${t.rounds} round(s) over ${pct(t.roundShare, 1)} of the phase (roll-up ${pct(t.rollUpShare, 1)}, scan ${pct(t.scanShare, 1)}); calls overlapping one ${t.callsInRounds} of ${t.calls} (${pct(t.callsInRounds, t.calls)}); of the ${t.slowest} slowest, ${t.slowestInRounds} (${pct(t.slowestInRounds, t.slowest)}: roll-up ${t.slowestInRollUp}, scan ${t.slowestInScan}); p99 in rounds ${orNone(t.p99InRoundsMs)}, outside ${orNone(t.p99OutsideMs)}`,
       );
     }
   }

@@ -36,6 +36,7 @@ import { benchBackground, type BenchBackground } from "./bench-background";
 import { measureSearchIndexCost, type SearchIndexCost } from "./search-index-cost";
 import { isConsoleApplicationName } from "@/lib/db/application-name";
 import { streamingReplicas } from "./streaming-replicas";
+import { tailByRounds, type TailByRounds } from "./tail-by-rounds";
 
 export type WriterImpactOptions = {
   rows: number;
@@ -69,6 +70,8 @@ export type WriterPhase = {
   load: ConsoleLoadReport | null;
   /** Background rounds (roll-up + duplicate scan, every 15 s) that finished during the phase. */
   backgroundRounds: number;
+  /** Whether the phase's slowest writer calls overlapped those rounds (issue #31, item 3). */
+  tailByRounds: TailByRounds;
 };
 
 type SampledPhase<T> = { value: T; counters: PhaseCounters; locks: LockSamplerReport };
@@ -428,6 +431,9 @@ async function measurePlacement(
     } finally {
       background.start();
     }
+    // Every round that overlapped the phases has ended: stop() above waited for the one in progress.
+    const tailOf = (samples: Awaited<ReturnType<WriterChild["run"]>>) =>
+      tailByRounds({ dueAt: samples.dueAt, ms: samples.fromSchedule }, background.spans());
     const aloneFigures = figures(alone.value);
     const loadedFigures = figures(loaded.value);
     const withoutRoundsFigures = figures(withoutRounds.value);
@@ -444,6 +450,7 @@ async function measurePlacement(
         counters: alone.counters,
         load: null,
         backgroundRounds: aloneRounds,
+        tailByRounds: tailOf(alone.value),
       },
       loaded: {
         writer: loadedFigures,
@@ -451,6 +458,7 @@ async function measurePlacement(
         counters: loaded.counters,
         load: loadReport,
         backgroundRounds: loadedRounds,
+        tailByRounds: tailOf(loaded.value),
       },
       loadedWithoutRounds: {
         writer: withoutRoundsFigures,
@@ -458,6 +466,7 @@ async function measurePlacement(
         counters: withoutRounds.counters,
         load: withoutRoundsLoad,
         backgroundRounds: 0,
+        tailByRounds: tailOf(withoutRounds.value),
       },
       ratio: { p50: ratio("p50Ms"), p95: ratio("p95Ms"), p99: ratio("p99Ms") },
       ratioWithoutRounds: {

@@ -9,6 +9,8 @@ export type ScheduleSamples = {
   service: number[];
   /** Send minus schedule, ms: the writer process's own lateness (timer slack, a descheduled event loop). */
   sendLag: number[];
+  /** Each counted call's scheduled start, epoch ms (same order as fromSchedule): to line the slowest up with the console's rounds. */
+  dueAt: number[];
   failed: number;
   firstError: string | null;
 };
@@ -27,7 +29,14 @@ export async function runOpenLoop(
   const interval = 1000 / options.rate;
   const warmupCalls = Math.round(options.rate * options.warmupSeconds);
   const total = warmupCalls + Math.round(options.rate * options.seconds);
-  const samples: ScheduleSamples = { fromSchedule: [], service: [], sendLag: [], failed: 0, firstError: null };
+  const samples: ScheduleSamples = {
+    fromSchedule: [],
+    service: [],
+    sendLag: [],
+    dueAt: [],
+    failed: 0,
+    firstError: null,
+  };
   const inFlight = new Set<Promise<void>>();
   const start = performance.now() + 20;
   for (let i = 0; i < total; i += 1) {
@@ -44,6 +53,7 @@ export async function runOpenLoop(
         samples.fromSchedule.push(done - due);
         samples.service.push(done - sent);
         samples.sendLag.push(sent - due);
+        samples.dueAt.push(performance.timeOrigin + due);
       },
       (error: unknown) => {
         if (!counted) return;
