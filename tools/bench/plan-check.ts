@@ -16,7 +16,13 @@ export type PlanNode = {
   Plans?: PlanNode[];
 };
 
-export type ExplainOutput = { Plan: PlanNode; "Execution Time"?: number; "Planning Time"?: number };
+export type ExplainOutput = {
+  Plan: PlanNode;
+  "Execution Time"?: number;
+  "Planning Time"?: number;
+  /** Present when PostgreSQL compiled the statement (its cost passed jit_above_cost); Total is ms, in Execution Time. */
+  JIT?: { Functions: number; Timing?: { Total?: number } };
+};
 
 /** A sort of fewer rows than this is a top-N of a page or a handful of groups: not "a sort over the table". */
 export const SORT_ROWS_LIMIT = 1_000;

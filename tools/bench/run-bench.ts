@@ -17,7 +17,7 @@ import { measureGuardLatency, type GuardLatencyReport } from "./guard-latency";
 import { loadBenchData, type LoadReport } from "./load-bench-data";
 import { measurePageWeight, type PageWeight } from "./page-weight";
 import { summarise } from "./percentiles";
-import { measureSqlSide, type StatementPlan } from "./sql-side";
+import { measureSqlSide, planText, type StatementPlan } from "./sql-side";
 import { streamingReplicas } from "./streaming-replicas";
 
 export type BenchResult = {
@@ -182,9 +182,7 @@ function toResult(
     missed.push(`SQL p95 ${s.p95Ms} ms > ${targets.sqlP95Ms} ms`);
   if (targets.apiP95Ms !== null && a.p95Ms > targets.apiP95Ms)
     missed.push(`API p95 ${a.p95Ms} ms > ${targets.apiP95Ms} ms`);
-  const plan = sql.plans
-    .map((p) => [`-- ${p.executionMs.toFixed(3)} ms: ${p.sql}`, ...p.shape.map((line) => `   ${line}`)].join("\n"))
-    .join("\n");
+  const plan = planText(sql.plans);
   return {
     name,
     sqlP50Ms: s.p50Ms,

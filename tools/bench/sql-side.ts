@@ -6,7 +6,14 @@ import type { BenchCase } from "./bench-cases";
 import type { CapturedStatement, CapturingPool } from "./capturing-pool";
 import { checkPlan, planShape, type ExplainOutput } from "./plan-check";
 
-export type StatementPlan = { sql: string; executionMs: number; shape: string[]; problems: string[] };
+export type StatementPlan = {
+  sql: string;
+  executionMs: number;
+  /** JIT compilation's share of executionMs; null when the statement was not compiled. */
+  jitMs: number | null;
+  shape: string[];
+  problems: string[];
+};
 
 export type SqlSideResult = {
   samples: number[];
@@ -115,6 +122,7 @@ async function explain(
     return {
       sql: oneLine(statement.text),
       executionMs: Math.round((output["Execution Time"] ?? 0) * 1000) / 1000,
+      jitMs: jitMsOf(output),
       shape: planShape(output.Plan),
       problems: checkPlan(output.Plan, big),
     };
@@ -126,4 +134,19 @@ async function explain(
 export function oneLine(sql: string, max = 160): string {
   const text = sql.replace(/\s+/g, " ").trim();
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
+}
+
+/** The report's plan block of one case: each statement's EXPLAIN ANALYZE time (and its JIT compilation's), then its shape. */
+export function planText(plans: StatementPlan[]): string {
+  return plans
+    .map((p) => {
+      const jit = p.jitMs === null ? "" : ` (JIT compilation ${p.jitMs.toFixed(3)} ms of it)`;
+      return [`-- ${p.executionMs.toFixed(3)} ms${jit}: ${p.sql}`, ...p.shape.map((line) => `   ${line}`)].join("\n");
+    })
+    .join("\n");
+}
+
+/** What EXPLAIN's JSON says of JIT: its compilation time in ms, or null when the statement was not compiled. */
+export function jitMsOf(output: ExplainOutput): number | null {
+  return output.JIT ? Math.round((output.JIT.Timing?.Total ?? 0) * 1000) / 1000 : null;
 }
