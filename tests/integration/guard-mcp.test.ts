@@ -16,6 +16,7 @@ import {
 } from "idem-guard";
 import { OutcomeUnknownError, registerIdempotentTool } from "idem-guard/mcp";
 import { startCountingUpstream, type CountingUpstream } from "../helpers/counting-upstream";
+import { midBucketClock } from "../helpers/mid-bucket-clock";
 
 type Result = { isError?: boolean; content: { type: string; text?: string }[]; _meta?: Record<string, unknown> };
 
@@ -26,7 +27,9 @@ describe("registerIdempotentTool", () => {
   const tenant = `t_gmcp_${randomBytes(4).toString("hex")}`;
   let upstream: CountingUpstream;
   let client: Client;
-  let clock = () => new Date();
+  // A repeat derives its first call's key (CI once saw the wall clock's bucket end between them): see the helper.
+  const wallPaced = midBucketClock();
+  let clock = wallPaced;
   let timeoutNext = false;
   /** The keys ship_order's handler ran for: its side effects. */
   const shipped: string[] = [];
@@ -162,7 +165,7 @@ describe("registerIdempotentTool", () => {
     const first = await call("ship_order", { order_id: "o_1", service: "ground" });
     clock = () => new Date("2026-03-02T12:00:00Z");
     const later = await call("ship_order", { order_id: "o_1", service: "ground" });
-    clock = () => new Date();
+    clock = wallPaced;
     expect(later._meta?.["idem-guard/outcome"]).toBe("replayed");
     expect(text(later)).toBe(text(first));
   });

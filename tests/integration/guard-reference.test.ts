@@ -2,7 +2,8 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, describe, expect, inject, it } from "vitest";
 import { startDemoProcessor } from "@/tools/demo/upstream/processor-server";
 import type { DemoUpstream } from "@/tools/demo/upstream/upstream-types";
-import { DEFAULT_WINDOW_SECONDS, withIdempotency, type GuardedCall, OutcomeUnknownError } from "idem-guard";
+import { withIdempotency, type GuardedCall, OutcomeUnknownError } from "idem-guard";
+import { midBucketClock } from "../helpers/mid-bucket-clock";
 
 // The protocol's own test: a processor stub that sleeps 2 s and counts invocations is
 // the whole harness, and the counter is the assertion. The stub is a real HTTP server.
@@ -21,13 +22,8 @@ describe("withIdempotency, against a slow processor that counts", () => {
 
   const invocations = () => processor.stats().requests.byRoute["POST /charges"] ?? 0;
 
-  // A repeat here must derive the same key as its first call: the default key holds a 15-minute bucket, and
-  // a pair that straddled a bucket's end on the wall clock would be two keys (CI saw two invocations). The
-  // guard's clock runs from the middle of the bucket this file started in, at the wall clock's pace.
-  const startedAt = Date.now();
-  const bucketMs = DEFAULT_WINDOW_SECONDS * 1000;
-  const bucketMiddle = Math.floor(startedAt / bucketMs) * bucketMs + bucketMs / 2;
-  const clock = () => new Date(bucketMiddle + (Date.now() - startedAt));
+  // A repeat here must derive the same key as its first call, whatever the wall clock's bucket does meanwhile.
+  const clock = midBucketClock();
 
   function chargeCard(options: { timeoutMs?: number; fault?: string } = {}) {
     return withIdempotency(
