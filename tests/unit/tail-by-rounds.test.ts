@@ -55,4 +55,15 @@ describe("bench-writers: the slowest calls against the background rounds", () =>
     expect(none.p99InRoundsMs).toBeNull();
     expect(none.callsInRounds).toBe(0);
   });
+
+  it("takes an hour-long phase's calls (bench-writers allows --seconds 3600 at 200 calls/s)", () => {
+    const n = 720_000;
+    const dueAt = Array.from({ length: n }, (_, i) => T0 + i * 5);
+    const t = tailByRounds({ dueAt, ms: dueAt.map(() => 2) }, [
+      { startedAt: T0 + 1_000, scanStartedAt: T0 + 1_500, endedAt: T0 + 2_000 },
+    ]);
+    expect(t.calls).toBe(n);
+    expect(t.phaseMs).toBe((n - 1) * 5 + 2);
+    expect(t.slowest).toBe(7_200);
+  });
 });

@@ -35,10 +35,12 @@ const overlapMs = (a: Interval, b: Interval) => Math.max(0, Math.min(a.to, b.to)
 /** `dueAt[i]` (epoch ms) and `ms[i]` are one call's scheduled start and its latency from it. */
 export function tailByRounds(calls: { dueAt: number[]; ms: number[] }, spans: RoundSpan[]): TailByRounds {
   const callSpans = calls.dueAt.map((from, i) => ({ from, to: from + calls.ms[i]!, ms: calls.ms[i]! }));
-  const phase: Interval = {
-    from: Math.min(...callSpans.map((c) => c.from)),
-    to: Math.max(...callSpans.map((c) => c.to)),
-  };
+  // A loop, not Math.min(...spans): an hour-long phase has ~720,000 calls, past what a spread call may pass.
+  const phase: Interval = { from: Infinity, to: -Infinity };
+  for (const call of callSpans) {
+    phase.from = Math.min(phase.from, call.from);
+    phase.to = Math.max(phase.to, call.to);
+  }
   const phaseMs = callSpans.length > 0 ? phase.to - phase.from : 0;
   const inPhase = spans.filter((s) => overlaps({ from: s.startedAt, to: s.endedAt }, phase));
   const rollUps = inPhase.map((s) => ({ from: s.startedAt, to: s.scanStartedAt ?? s.endedAt }));
