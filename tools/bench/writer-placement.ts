@@ -108,7 +108,7 @@ export async function createCpuPlacement(
   const postmasterMask = await getAffinity(groups.postmaster);
   // pid → its start time (/proc/<pid>/stat): a pid a moved backend left and a new process took is not the console's.
   const moved = new Map<number, number | null>();
-  let following: { stop: () => Promise<void> } | null = null;
+  let following: ConsoleBackendFollower | null = null;
   const members = () => ({
     database: processTree(groups.postmaster).filter((pid) => !moved.has(pid)),
     writer: [groups.writer],
@@ -186,32 +186,42 @@ export async function createCpuPlacement(
       }
     },
     async check() {
-      const m = members();
-      const group = async (pids: number[]): Promise<GroupCheck> => {
-        const affinity = new Set<string>();
-        for (const pid of pids) if (processExists(pid)) affinity.add(await getAffinity(pid).catch(() => "gone"));
-        affinity.delete("gone");
-        const ran = pids.filter((pid) => (cpuTicks(pid) ?? 0) > (ticksAtPin.get(pid) ?? -1));
-        const seen = await cpusLastRunOn(ran);
-        return {
-          pids: pids.length,
-          idle: pids.length - ran.length,
-          affinity: [...affinity].sort(),
-          cpusSeen: [...new Set(seen.values())].sort((a, b) => a - b),
-        };
-      };
-      return {
-        database: await group(m.database),
-        writer: await group(m.writer),
-        console: await group(m.console),
-        load: await group(m.load),
-        consoleBackends: following
-          ? await group([...moved].filter(([pid, started]) => processStartTime(pid) === started).map(([pid]) => pid))
-          : null,
-      };
+      // Not mid-sweep: a backend whose move is done but not yet recorded in `moved` would count as the database's.
+      return following ? following.between(checkNow) : checkNow();
     },
   };
+  async function checkNow(): Promise<PlacementCheck> {
+    const m = members();
+    const group = async (pids: number[]): Promise<GroupCheck> => {
+      const affinity = new Set<string>();
+      for (const pid of pids) if (processExists(pid)) affinity.add(await getAffinity(pid).catch(() => "gone"));
+      affinity.delete("gone");
+      const ran = pids.filter((pid) => (cpuTicks(pid) ?? 0) > (ticksAtPin.get(pid) ?? -1));
+      const seen = await cpusLastRunOn(ran);
+      return {
+        pids: pids.length,
+        idle: pids.length - ran.length,
+        affinity: [...affinity].sort(),
+        cpusSeen: [...new Set(seen.values())].sort((a, b) => a - b),
+      };
+    };
+    return {
+      database: await group(m.database),
+      writer: await group(m.writer),
+      console: await group(m.console),
+      load: await group(m.load),
+      consoleBackends: following
+        ? await group([...moved].filter(([pid, started]) => processStartTime(pid) === started).map(([pid]) => pid))
+        : null,
+    };
+  }
 }
+
+type ConsoleBackendFollower = {
+  stop: () => Promise<void>;
+  /** Runs `task` between two sweeps, none in flight. */
+  between: <T>(task: () => Promise<T>) => Promise<T>;
+};
 
 /**
  * Moves the console's backends to `cpus` now and, until stopped, every FOLLOW_CONSOLE_BACKENDS_MS
@@ -222,8 +232,15 @@ async function followConsoleBackends(
   cpus: string,
   moved: Map<number, number | null>,
   ticksAtPin: Map<number, number>,
-): Promise<{ stop: () => Promise<void> }> {
+): Promise<ConsoleBackendFollower> {
   let failure: unknown = null;
+  // Sweeps and between() tasks run one at a time, in order.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = <T>(task: () => Promise<T>): Promise<T> => {
+    const done = queue.then(task);
+    queue = done.catch(() => undefined);
+    return done;
+  };
   const sweep = async () => {
     for (const pid of await consoleBackends()) {
       const started = processStartTime(pid);
@@ -236,15 +253,16 @@ async function followConsoleBackends(
       moved.set(pid, started);
     }
   };
-  await sweep();
+  await serially(sweep);
   let stopped = false;
   const loop = (async () => {
     while (!stopped) {
       await new Promise((resolve) => setTimeout(resolve, FOLLOW_CONSOLE_BACKENDS_MS));
-      if (!stopped) await sweep().catch((error: unknown) => (failure ??= error));
+      if (!stopped) await serially(sweep).catch((error: unknown) => (failure ??= error));
     }
   })();
   return {
+    between: serially,
     async stop() {
       stopped = true;
       await loop;
