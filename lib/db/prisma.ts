@@ -7,9 +7,23 @@ import { CLIENT_MARGIN_MS, UNLIMITED_STATEMENTS, type DatabaseTimeouts } from "@
 
 export type Db = PrismaClient;
 
+// What this module knows of each client, kept on globalThis as the clients are (lib/db/client.ts): the
+// server's bundles each hold their own copy of this module, and a client made in one (the background
+// work, started from instrumentation.ts) is served to the routes of the others.
+const known = ((globalThis as { idemDbClients?: KnownClients }).idemDbClients ??= {
+  rawPools: new WeakMap(),
+  rawFaultHandlers: new WeakMap(),
+  preparing: new WeakSet(),
+});
+type KnownClients = {
+  rawPools: WeakMap<object, pg.Pool>;
+  rawFaultHandlers: WeakMap<object, (error: unknown) => Promise<never>>;
+  preparing: WeakSet<object>;
+};
+
 // The pg pool under each client, for the few hot-path statements that skip Prisma's query
 // compiler (rawPoolOf). Same connections, same statement and lock timeouts.
-const rawPools = new WeakMap<object, pg.Pool>();
+const rawPools = known.rawPools;
 
 /** The pg pool a client built here runs on; undefined for a transaction client or one built elsewhere. */
 export function rawPoolOf(db: Db): pg.Pool | undefined {
@@ -18,7 +32,7 @@ export function rawPoolOf(db: Db): pg.Pool | undefined {
 
 // What a client's own queries do with a failure (lib/db/client.ts: a page's database fault becomes the 503
 // page), for the statements that skip the client on its pool: they must fail the same way.
-const rawFaultHandlers = new WeakMap<object, (error: unknown) => Promise<never>>();
+const rawFaultHandlers = known.rawFaultHandlers;
 
 /** The failure handling of `db`'s own queries, for a statement sent on its pool; undefined: rethrow. */
 export function rawFaultHandlerOf(db: Db): ((error: unknown) => Promise<never>) | undefined {
@@ -26,7 +40,7 @@ export function rawFaultHandlerOf(db: Db): ((error: unknown) => Promise<never>) 
 }
 
 // The clients whose hot-path statements may be prepared by name on their connections (lib/db/prepared-statements.ts).
-const preparing = new WeakSet<object>();
+const preparing = known.preparing;
 
 /** Lets rawQuery prepare `db`'s named statements on its connections (only where mayPrepareStatements says so). */
 export function prepareStatementsOn(db: Db): void {
