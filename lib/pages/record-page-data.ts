@@ -81,6 +81,6 @@ export function lookUpForPage(actor: Actor, text: string): Promise<LookupResult>
   const db = getReadDb();
   return lookUpRefs(db, actor, text, {
     redact: redactionOf(getConfig()),
-    searchFields: lookupSearchFields(db, actor),
+    searchFields: lookupSearchFields(actor),
   });
 }

@@ -9,6 +9,7 @@ import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { Prisma } from "@/generated/prisma/client";
 import { rawQuery } from "@/lib/db/raw-query";
 import { RETENTION_MS } from "@/lib/retention/retention-window";
+import { carriedTokenColumn, type TokenCheckCarrier } from "@/lib/auth/carried-token-check";
 
 /** One record as lists and look-ups show it: no response (it may hold personal data). */
 export type RecordSummary = {
@@ -56,29 +57,29 @@ export function toRecordSummary(row: {
 /** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
 const MAX_MATCHES_PER_REF = 20;
 
-type MatchRow = Parameters<typeof toRecordSummary>[0] & { token: string };
+// The searchable statement's columns, in its order (spec null: a key's or a ref's row).
 const MATCH_COLUMNS = Prisma.raw(
   `key, tenant, subject, tool, status, created_at AS "createdAt", updated_at AS "updatedAt"`,
 );
 
 /**
- * Every key and ref of a lookup in one statement, each row labelled with the token it answers:
- * the keys by equality, each ref as a primary-key range (`key >= ref AND key < ref || 'g'`: key is
- * COLLATE "C"), at most MAX_MATCHES_PER_REF + 1 rows a ref, ordered by key.
+ * The branches that find every key and ref of a lookup, each row labelled with the token it
+ * answers: the keys by equality, each ref as a primary-key range (`key >= ref AND key < ref || 'g'`:
+ * key is COLLATE "C"), at most MAX_MATCHES_PER_REF + 1 rows a ref, ordered by key.
  */
-function keysAndRefsStatement(keys: string[], refs: string[], tenantScope: Prisma.Sql): Prisma.Sql {
+function keysAndRefsBranches(keys: string[], refs: string[], tenantScope: Prisma.Sql): Prisma.Sql[] {
   const parts: Prisma.Sql[] = [];
   if (keys.length > 0)
     parts.push(
-      Prisma.sql`SELECT key AS token, ${MATCH_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${tenantScope}`,
+      Prisma.sql`SELECT NULL::int AS spec, key AS token, ${MATCH_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${tenantScope}`,
     );
   for (const ref of refs)
     parts.push(
       // A subquery, not a parenthesised branch: the statement starts with SELECT whatever its first part.
-      Prisma.sql`SELECT * FROM (SELECT ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
-        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${MAX_MATCHES_PER_REF + 1}) AS ref_range`,
+      Prisma.sql`SELECT * FROM (SELECT NULL::int AS spec, ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
+        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${Prisma.raw(String(MAX_MATCHES_PER_REF + 1))}) AS ref_range`,
     );
-  return Prisma.join(parts, " UNION ALL ");
+  return parts;
 }
 
 /**
@@ -94,8 +95,23 @@ export type RefTrace = RefFates & {
 /** A searchable response field a value was found under (idem.config.json's tools.<tool>.search). */
 export type SearchableFieldMatch = RecordSummary & { field: { label: string; tool: string } };
 
-/** Looks values up among the configured searchable fields; absent when none are configured. */
-export type SearchFields = (values: string[]) => Promise<Map<string, SearchableFieldMatch[]>>;
+/**
+ * A row of the lookup's statement: `spec` null for a key's or a ref's row, else the index of the
+ * searchable field (lib/config/search-specs.ts) whose value `token` it holds.
+ */
+export type LookupRow = Parameters<typeof toRecordSummary>[0] & { spec: number | null; token: string };
+
+/** A search among the searchable fields: branches the lookup's statement takes in, and how their rows become matches. */
+export type SearchFieldsQuery<
+  Matches extends Map<string, SearchableFieldMatch[]> = Map<string, SearchableFieldMatch[]>,
+> = {
+  /** Null: nothing to search (no field configured, or every value refused). */
+  statement: Prisma.Sql | null;
+  collect(rows: readonly LookupRow[]): Matches;
+};
+
+/** The search of values among the configured searchable fields (lib/search); absent when none are configured. */
+export type SearchFields = (values: string[]) => SearchFieldsQuery;
 
 /**
  * One thing the paste named, answered in the order it appears: found (one record), several (a
@@ -167,7 +183,12 @@ export async function lookUpRefs(
   db: Db,
   actor: Actor,
   text: string,
-  options: { redact: Redaction | readonly string[]; searchFields?: SearchFields },
+  options: {
+    redact: Redaction | readonly string[];
+    searchFields?: SearchFields;
+    /** A bearer request's token check, carried by the lookup's statement (lib/auth/carried-token-check.ts). */
+    tokenCheck?: TokenCheckCarrier;
+  },
 ): Promise<LookupResult> {
   const extracted = extractLookupTokens(text);
   if (!extracted.ok) return { kind: "invalid", message: extracted.message };
@@ -191,12 +212,17 @@ export async function lookUpRefs(
   // A 12-digit order number is hex too: every token is also looked for among the searchable fields.
   const fieldValues = searchFields ? tokens.map((t) => t.value) : [];
 
+  // Two statements side by side: the keys and refs, carrying the token check, and the searchable
+  // fields. One statement of both planned slower than the two in parallel (docs/bench.md, "Issue #31, tenth pass").
+  const search = searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : null;
+  const branches = keysAndRefsBranches(keys, bareRefs, actorTenantScope(actor).and());
   const [found, byField] = await Promise.all([
-    keys.length + bareRefs.length > 0
-      ? // Not prepared: a branch per ref makes a text per count, each kept on every connection.
-        rawQuery<MatchRow>(db, keysAndRefsStatement(keys, bareRefs, actorTenantScope(actor).and()))
-      : [],
-    searchFields && fieldValues.length > 0 ? searchFields(fieldValues) : new Map<string, SearchableFieldMatch[]>(),
+    branches.length > 0 ? readLookupRows(db, branches, options.tokenCheck) : [],
+    search
+      ? (search.statement ? rawQuery<LookupRow>(db, search.statement) : Promise.resolve([])).then((rows) =>
+          search.collect(rows),
+        )
+      : new Map<string, SearchableFieldMatch[]>(),
   ]);
 
   const rowsOf = new Map<string, RecordSummary[]>();
@@ -269,6 +295,34 @@ export async function lookUpRefs(
     whyMissing: [...missing.facts, ...(missing.unseen ? unseenReasons(missing.unseen) : [])],
     unseen: missing.unseen,
   };
+}
+
+/** The most branches a prepared lookup statement has: a text per count, each kept on every connection. */
+const MAX_PREPARED_BRANCHES = 3;
+
+/**
+ * The branches' rows in one statement, as one json column beside the carried token check's (a
+ * second column): the request waits for one round trip, not two. Prepared for the usual paste (a
+ * ref or three): every branch is a primary-key equality or range, whose generic plan is the same.
+ */
+async function readLookupRows(
+  db: Db,
+  branches: Prisma.Sql[],
+  tokenCheck: TokenCheckCarrier | undefined,
+): Promise<LookupRow[]> {
+  type JsonRow = Omit<LookupRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null };
+  const [read] = await rawQuery<{ rows: JsonRow[]; token: unknown }>(
+    db,
+    Prisma.sql`SELECT (SELECT COALESCE(json_agg(m), '[]'::json) FROM (${Prisma.join(branches, " UNION ALL ")}) m) AS rows,
+      ${carriedTokenColumn(db, tokenCheck)} AS token`,
+    branches.length <= MAX_PREPARED_BRANCHES ? { prepareAs: "lookup" } : {},
+  );
+  tokenCheck?.settle(db, read?.token ?? null);
+  return (read?.rows ?? []).map((row) => ({
+    ...row,
+    createdAt: new Date(row.createdAt),
+    updatedAt: row.updatedAt === null ? null : new Date(row.updatedAt),
+  }));
 }
 
 function fieldAnswer(token: string, rows: SearchableFieldMatch[]): LookupAnswer {

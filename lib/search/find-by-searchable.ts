@@ -4,38 +4,35 @@ import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { rawQuery } from "@/lib/db/raw-query";
 import type { Actor } from "@/lib/identity/actor";
-import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
+import {
+  toRecordSummary,
+  type LookupRow,
+  type SearchableFieldMatch,
+  type SearchFieldsQuery,
+} from "@/lib/records/lookup";
 import { maskedValueClass, type MaskedReason } from "@/lib/privacy/masked-value";
 import { searchSpecs, toolLiteral, type SearchSpec } from "@/lib/config/search-specs";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 
-export type SearchableMatch = RecordSummary & { field: { label: string; tool: string } };
 export type RefusedValue = { value: string; reason: MaskedReason; message: string };
 /** Each searched value → the records holding it (newest first); `refused`: values never searched. */
-export type SearchableMatches = Map<string, SearchableMatch[]> & { refused: RefusedValue[] };
+export type SearchableMatches = Map<string, SearchableFieldMatch[]> & { refused: RefusedValue[] };
 
 /** Rows one value may match before the caller says "more": an id names one call, a shared order id a few. */
 export const MAX_MATCHES_PER_VALUE = 20;
 /** Longer than any id a processor or carrier hands out. */
 export const MAX_SEARCHABLE_VALUE = 200;
 
-type Row = {
-  key: string;
-  tenant: string;
-  subject: string | null;
-  tool: string | null;
-  status: string;
-  created_at: Date;
-  updated_at: Date | null;
-  matched: string;
-};
+/** A search of some values: its statement (null: nothing to send) and how its rows become matches. */
+export type SearchableQuery = SearchFieldsQuery<SearchableMatches>;
 
 /**
  * The records, in the actor's tenants, whose configured searchable field (tools.<tool>.search)
- * equals each value exactly. One statement per (tool, label) with `= ANY(values)`: a few scans
- * of its expression index, whatever the number of values. Never an oracle (issue #28 §2): a value
- * holding an e-mail address or a card number is never queried, for any role, and comes back in
- * `refused`; only string or number fields match, never a whole object's JSON text.
+ * equals each value exactly. One branch per (tool, label) with `= ANY(values)`, all in one
+ * statement: a few scans of their expression indexes, whatever the number of values. Never an
+ * oracle (issue #28 §2): a value holding an e-mail address or a card number is never queried, for
+ * any role, and comes back in `refused`; only string or number fields match, never a whole object's
+ * JSON text.
  */
 export async function findBySearchableValues(
   db: Db,
@@ -43,31 +40,53 @@ export async function findBySearchableValues(
   config: Pick<IdemConfig, "tools">,
   values: readonly string[],
 ): Promise<SearchableMatches> {
-  const found = Object.assign(new Map<string, SearchableMatch[]>(), { refused: [] as RefusedValue[] });
+  const query = searchableQuery(actor, config, values);
+  // Not prepared: with its LIMIT a parameter, a generic plan can read the tool's whole index in order (seen in review).
+  return query.collect(query.statement ? await rawQuery<LookupRow>(db, query.statement) : []);
+}
+
+/** The search findBySearchableValues sends, for a caller that sends it with statements of its own. */
+export function searchableQuery(
+  actor: Actor,
+  config: Pick<IdemConfig, "tools">,
+  values: readonly string[],
+): SearchableQuery {
+  const refused: RefusedValue[] = [];
   const queried: string[] = [];
   for (const value of new Set(values)) {
     const masked = maskedValueClass(value);
     if (masked !== null) {
-      found.refused.push({ value, reason: masked, message: refusalMessage(masked) });
+      refused.push({ value, reason: masked, message: refusalMessage(masked) });
       continue;
     }
     if (value.length === 0 || value.length > MAX_SEARCHABLE_VALUE) continue;
-    found.set(value, []);
     queried.push(value);
   }
-  if (queried.length === 0) return found;
-  const scope = actorTenantScope(actor);
-  const perSpec = await Promise.all(
-    searchSpecs(config).map(async (spec) => ({ spec, rows: await matchingRows(db, spec, queried, scope.and()) })),
-  );
-  for (const { spec, rows } of perSpec)
-    for (const row of rows) {
-      const list = found.get(row.matched);
-      if (!list || list.length >= MAX_MATCHES_PER_VALUE) continue;
-      list.push({ ...toRecordSummary(toSummaryRow(row)), field: { label: spec.label, tool: spec.tool } });
-    }
-  for (const list of found.values()) list.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
-  return found;
+  const specs = searchSpecs(config);
+  const tenantScope = actorTenantScope(actor).and();
+  return {
+    statement:
+      queried.length === 0 || specs.length === 0
+        ? null
+        : Prisma.join(
+            specs.map((spec, index) => searchableStatement(spec, queried, tenantScope, index)),
+            " UNION ALL ",
+          ),
+    collect(rows) {
+      const found = Object.assign(new Map<string, SearchableFieldMatch[]>(queried.map((value) => [value, []])), {
+        refused,
+      });
+      for (const row of rows) {
+        const spec = row.spec === null ? undefined : specs[row.spec];
+        const list = found.get(row.token);
+        if (!spec || !list || list.length >= MAX_MATCHES_PER_VALUE) continue;
+        const { spec: _spec, token: _token, ...summary } = row;
+        list.push({ ...toRecordSummary(summary), field: { label: spec.label, tool: spec.tool } });
+      }
+      for (const list of found.values()) list.sort((a, b) => b.createdAt.localeCompare(a.createdAt));
+      return found;
+    },
+  };
 }
 
 export function refusalMessage(reason: MaskedReason): string {
@@ -76,36 +95,26 @@ export function refusalMessage(reason: MaskedReason): string {
     : "a card number is masked on every page, so it is never searched";
 }
 
-function matchingRows(db: Db, spec: SearchSpec, values: string[], tenantScope: Prisma.Sql): Promise<Row[]> {
-  // Not prepared: with its LIMIT a parameter, a generic plan can read the tool's whole index in order (seen in review).
-  return rawQuery<Row>(db, searchableStatement(spec, values, tenantScope));
-}
-
 /**
- * The statement of one (tool, label). The expression and the tool are literals, written as in the
- * index (lib/search/searchable-specs.ts), so the planner matches its expression and proves its
- * predicate; the values are one parameter.
+ * The branch of one (tool, label), the `index`-th of searchSpecs(config). The expression and the
+ * tool are literals, written as in the index (lib/search/searchable-specs.ts), so the planner matches
+ * its expression and proves its predicate; the values are one parameter. A subquery, so that its
+ * ORDER BY and LIMIT stay its own inside a UNION ALL.
  */
-export function searchableStatement(spec: SearchSpec, values: string[], tenantScope: Prisma.Sql): Prisma.Sql {
+export function searchableStatement(
+  spec: SearchSpec,
+  values: string[],
+  tenantScope: Prisma.Sql,
+  index = 0,
+): Prisma.Sql {
   const expression = Prisma.raw(spec.expression);
-  return Prisma.sql`
-    SELECT key, tenant, subject, tool, status, created_at, updated_at, ${expression} AS matched
+  return Prisma.sql`SELECT * FROM (
+    SELECT ${Prisma.raw(String(index))}::int AS spec, ${expression} AS token, key, tenant, subject, tool, status,
+      created_at AS "createdAt", updated_at AS "updatedAt"
     FROM idempotency
     WHERE tool = ${Prisma.raw(toolLiteral(spec.tool))} AND ${expression} = ANY(${values}::text[])
       AND jsonb_typeof(response #> ${Prisma.raw(spec.pathLiteral)}) IN ('string', 'number')
       ${tenantScope}
     ORDER BY created_at DESC
-    LIMIT ${values.length * MAX_MATCHES_PER_VALUE}`;
-}
-
-function toSummaryRow(row: Row) {
-  return {
-    key: row.key,
-    tenant: row.tenant,
-    subject: row.subject,
-    tool: row.tool,
-    status: row.status,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
+    LIMIT ${values.length * MAX_MATCHES_PER_VALUE}) AS ${Prisma.raw(`searchable_${index}`)}`;
 }

@@ -12,6 +12,19 @@ process.env.DATABASE_URL = inject("databaseUrl");
 
 const { GET: lookup } = await import("@/app/api/v1/lookup/route");
 const { GET: record } = await import("@/app/api/v1/records/[key]/route");
+const { apiRoute } = await import("@/lib/api/api-route");
+const { lookupContract } = await import("@/lib/api/contracts/records");
+const { lookUpRefs } = await import("@/lib/records/lookup");
+const { getDb } = await import("@/lib/db/client");
+
+// A read-only route whose read does not carry its check (as the lookup does where it reads a
+// replica): the overlap alone, which both routes fall back to.
+const uncarried = apiRoute(
+  lookupContract.action,
+  async ({ request, actor }) =>
+    Response.json(await lookUpRefs(getDb(), actor, new URL(request.url).searchParams.get("q") ?? "", { redact: [] })),
+  { readOnly: true },
+);
 
 const run = randomBytes(3).toString("hex");
 const TENANT = `overlap-${run}`;
@@ -58,12 +71,12 @@ describe("a read started beside the token check", () => {
 
   it("starts the read while the check waits, and answers only when the check has passed", async () => {
     const { token } = await createToken(db, system, { name: `overlap-a-${run}`, role: "viewer", tenants: [TENANT] });
-    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
+    expect(await matchesOf(await uncarried(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
     let answered = false;
     let pending: Promise<Response> | null = null;
     // The lookup reads idempotency: with it locked too, the check and the read wait at the same time.
     await whileTokensLocked(["idempotency"], async (holder) => {
-      pending = lookup(get(`/api/v1/lookup?q=${q}`, token), none);
+      pending = uncarried(get(`/api/v1/lookup?q=${q}`, token), none);
       void pending.then(() => (answered = true));
       await waitForLockWaiters(pool, holder, 2);
       expect(answered).toBe(false);
@@ -82,25 +95,42 @@ describe("a read started beside the token check", () => {
     return rows.map((row) => row.query);
   }
 
-  it("the record detail's read carries its token check: one statement reads the row and the token", async () => {
-    const { token } = await createToken(db, system, { name: `overlap-d-${run}`, role: "viewer", tenants: [TENANT] });
-    const detail = () => record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
-    expect((await detail()).status).toBe(200);
+  /** Sends `call` while api_token is locked: the statements it blocks then, and its answer once unlocked. */
+  async function blockedWhileTokensLocked(call: () => Promise<Response>) {
     let pending: Promise<Response> | null = null;
     let blocked: string[] = [];
     await whileTokensLocked([], async (holder) => {
-      pending = detail();
+      pending = call();
       await waitForLockWaiters(pool, holder, 1);
       // A check of its own would be a second statement, and the read would not need api_token at all.
       await new Promise((resolve) => setTimeout(resolve, 200));
       blocked = await blockedStatements(holder);
     });
+    return { blocked, response: await pending! };
+  }
+
+  it("the record detail's read carries its token check: one statement reads the row and the token", async () => {
+    const { token } = await createToken(db, system, { name: `overlap-d-${run}`, role: "viewer", tenants: [TENANT] });
+    const detail = () => record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
+    expect((await detail()).status).toBe(200);
+    const { blocked, response } = await blockedWhileTokensLocked(detail);
     expect(blocked).toHaveLength(1);
     expect(blocked[0]).toContain("idempotency_event");
     expect(blocked[0]).toContain("api_token");
-    const response = await pending!;
     expect(response.status).toBe(200);
     expect(((await response.json()) as { record: { key: string } }).record.key).toBe(mine);
+  });
+
+  it("the lookup's read carries its token check: one statement reads the matches and the token", async () => {
+    const { token } = await createToken(db, system, { name: `overlap-g-${run}`, role: "viewer", tenants: [TENANT] });
+    const find = () => lookup(get(`/api/v1/lookup?q=${q}`, token), none);
+    expect(await matchesOf(await find())).toEqual([mine]);
+    const { blocked, response } = await blockedWhileTokensLocked(find);
+    expect(blocked).toHaveLength(1);
+    expect(blocked[0]).toContain("idempotency");
+    expect(blocked[0]).toContain("api_token");
+    expect(response.status).toBe(200);
+    expect(await matchesOf(response)).toEqual([mine]);
   });
 
   it("a token revoked while its carried read waits is refused, and the record is not in the answer", async () => {
@@ -150,11 +180,11 @@ describe("a read started beside the token check", () => {
       role: "viewer",
       tenants: [TENANT],
     });
-    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
+    expect(await matchesOf(await uncarried(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
     let pending: Promise<Response> | null = null;
     await whileTokensLocked([], async (holder, tx) => {
       await tx.query("UPDATE api_token SET revoked_at = now() WHERE id = $1", [summary.id]);
-      pending = lookup(get(`/api/v1/lookup?q=${q}`, token), none);
+      pending = uncarried(get(`/api/v1/lookup?q=${q}`, token), none);
       await waitForLockWaiters(pool, holder, 1);
       // The started read needs no api_token row: it has finished by the time the check may go on.
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -172,11 +202,11 @@ describe("a read started beside the token check", () => {
       role: "viewer",
       tenants: [TENANT],
     });
-    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
+    expect(await matchesOf(await uncarried(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine]);
     await pool.query("UPDATE api_token SET tenants = $2 WHERE id = $1", [summary.id, [OTHER]]);
-    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([theirs]);
+    expect(await matchesOf(await uncarried(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([theirs]);
     await pool.query("UPDATE api_token SET tenants = '{}', role = 'operator' WHERE id = $1", [summary.id]);
-    expect(await matchesOf(await lookup(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine, theirs].sort());
+    expect(await matchesOf(await uncarried(get(`/api/v1/lookup?q=${q}`, token), none))).toEqual([mine, theirs].sort());
   });
 
   it("a carrier asked by a read on another database than the primary carries nothing", async () => {

@@ -6,6 +6,7 @@ import { saveUser } from "@/lib/auth/users";
 import { parseConfig } from "@/lib/config/load";
 import { createPrismaClient, prepareStatementsOn, preparesStatements, rawPoolOf } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
+import { lookUpRefs } from "@/lib/records/lookup";
 import { readRecordDetail } from "@/lib/records/record-detail-read";
 import { findBySearchableValues } from "@/lib/search/find-by-searchable";
 import { systemAdmin } from "../helpers/system-admin";
@@ -15,6 +16,8 @@ const TENANT = `prep-${run}`;
 const KEY = `prep-key-${run}`;
 const LIMITS = { maxEvents: 51, maxAudit: 50 };
 const RECEIPT = `ch_prep_${run}`;
+// A key the lookup finds by its ref (12 hexadecimal characters).
+const HEX_KEY = `${run}${"5".repeat(58)}`;
 const searchConfig = parseConfig(JSON.stringify({ tools: { charge_card: { search: { receipt: "$.id" } } } }));
 const admin = systemAdmin("prepared");
 const scoped: Actor = {
@@ -40,7 +43,8 @@ const preparedNames = async (db: typeof plain) =>
 describe("the hot path's statements prepared by name on a direct connection", () => {
   it("the session and token checks and the record detail are prepared once per text and answer as unprepared", async () => {
     await plain.$executeRaw`INSERT INTO idempotency (key, tenant, tool, status, response)
-      VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', ${JSON.stringify({ id: RECEIPT })}::jsonb)`;
+      VALUES (${KEY}, ${TENANT}, 'charge_card', 'completed', ${JSON.stringify({ id: RECEIPT })}::jsonb),
+             (${HEX_KEY}, ${TENANT}, 'charge_card', 'in_progress', NULL)`;
     const { token } = await createToken(plain, admin, { name: `prep-${run}`, role: "viewer" });
     const user = await saveUser(plain, admin, { email: `prep-${run}@example.com`, role: "operator" });
     const session = await startSession(plain, user.id, "vitest");
@@ -52,6 +56,11 @@ describe("the hot path's statements prepared by name on a direct connection", ()
         expect(await readRecordDetail(prepared, actor, KEY, LIMITS)).toEqual(
           await readRecordDetail(plain, actor, KEY, LIMITS),
         );
+      for (const actor of [admin, scoped]) {
+        const found = await lookUpRefs(prepared, actor, `failed (ref ${HEX_KEY.slice(0, 12)})`, { redact: [] });
+        expect(found.kind === "searched" && found.matches.map((m) => m.key)).toEqual([HEX_KEY]);
+        expect(found).toEqual(await lookUpRefs(plain, actor, `failed (ref ${HEX_KEY.slice(0, 12)})`, { redact: [] }));
+      }
       expect(await authenticateToken(prepared, token)).toEqual(await authenticateToken(plain, token));
       const signedIn = await checkSession(prepared, session, policy);
       expect(signedIn).toEqual({ ok: true, actor: expect.objectContaining({ id: user.id, role: "operator" }) });
@@ -63,6 +72,10 @@ describe("the hot path's statements prepared by name on a direct connection", ()
     const names = await preparedNames(prepared);
     expect(names.filter((n) => n.startsWith("idem_record_detail_"))).toHaveLength(2);
     expect(names.filter((n) => n.startsWith("idem_token_check_"))).toHaveLength(1);
+    expect(
+      names.filter((n) => n.startsWith("idem_lookup_")),
+      "one lookup text per actor's tenant condition",
+    ).toHaveLength(2);
     expect(
       names.filter((n) => n.startsWith("idem_searchable_")),
       "support's search stays unnamed",

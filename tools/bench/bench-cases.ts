@@ -11,7 +11,7 @@ import { getMetrics } from "@/lib/metrics/query-metrics";
 import { decodeCursor, encodeCursor } from "@/lib/records/list-cursor";
 import { DEFAULT_PAGE_SIZE, EMPTY_FILTER, type RecordsQuery } from "@/lib/records/list-filters";
 import { lookUpRefs } from "@/lib/records/lookup";
-import { findBySearchableValues } from "@/lib/search/find-by-searchable";
+import { findBySearchableValues, searchableQuery } from "@/lib/search/find-by-searchable";
 import { getRecordDetail } from "@/lib/records/record-detail";
 import { loadRecordsListing } from "@/lib/records/records-listing";
 import { resolveRecord } from "@/lib/resolve/resolve-record";
@@ -125,7 +125,7 @@ export async function prepareCases(url: string, context: CaseContext, freshNeede
       console: (db, text) =>
         lookUpRefs(db, actor, text, {
           redact: redactionOf(config),
-          searchFields: (values) => findBySearchableValues(db, actor, config, values),
+          searchFields: (values) => searchableQuery(actor, config, values),
         }),
       api: (text) => ({ method: "GET", path: apiUrl(API_ROUTES.lookup, {}, { q: text }) }),
     },
