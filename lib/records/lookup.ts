@@ -57,7 +57,7 @@ export function toRecordSummary(row: {
 /** Rows a ref can match before the page says "more"; 12 hex is 48 bits, so two is already rare. */
 const MAX_MATCHES_PER_REF = 20;
 
-// The searchable statement's columns, in its order (spec null: a key's or a ref's row).
+// LookupRow's columns after spec and token, in the order the searchable branches send them (UNION ALL pairs them by position).
 const MATCH_COLUMNS = Prisma.raw(
   `key, tenant, subject, tool, status, created_at AS "createdAt", updated_at AS "updatedAt"`,
 );

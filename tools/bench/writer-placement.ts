@@ -1,5 +1,6 @@
 import { execFileSync } from "node:child_process";
 import os from "node:os";
+import pLimit from "p-limit";
 import type pg from "pg";
 import {
   commandName,
@@ -235,12 +236,7 @@ async function followConsoleBackends(
 ): Promise<ConsoleBackendFollower> {
   let failure: unknown = null;
   // Sweeps and between() tasks run one at a time, in order.
-  let queue: Promise<unknown> = Promise.resolve();
-  const serially = <T>(task: () => Promise<T>): Promise<T> => {
-    const done = queue.then(task);
-    queue = done.catch(() => undefined);
-    return done;
-  };
+  const serially = pLimit(1);
   const sweep = async () => {
     for (const pid of await consoleBackends()) {
       const started = processStartTime(pid);
@@ -262,7 +258,7 @@ async function followConsoleBackends(
     }
   })();
   return {
-    between: serially,
+    between: (task) => serially(task),
     async stop() {
       stopped = true;
       await loop;
