@@ -58,11 +58,12 @@ describe.skipIf(browserMissing)("Verify… on the Tools page, in Chromium", () =
     if (!processorUrl) {
       processorUrl = await findProcessor(page, stuckKey);
       faultsBefore = await (await fetch(`${processorUrl}/_faults`)).json();
-      // The first call must still be in flight when the repeat arrives: the processor takes 1.5 s.
+      // The first call must still be in flight when the repeats arrive, each after opening its own MCP
+      // session: at 1.5 s a slow CI host once let it finish first (inconclusive), as verify-tool-cli's did.
       const slowed = await fetch(`${processorUrl}/_faults`, {
         method: "PATCH",
         headers: { "content-type": "application/json" },
-        body: JSON.stringify({ latencyMs: 1500 }),
+        body: JSON.stringify({ latencyMs: 4000 }),
       });
       expect(slowed.status).toBe(200);
     }
