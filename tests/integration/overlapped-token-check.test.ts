@@ -95,8 +95,21 @@ describe("a read started beside the token check", () => {
     return rows.map((row) => row.query);
   }
 
+  /** Waits for the token's first use to be written: that update is not awaited, and would wait on the lock too. */
+  async function untilUseRecorded(tokenId: string) {
+    for (let tries = 0; tries < 200; tries++) {
+      const { rows } = await pool.query("SELECT 1 FROM api_token WHERE id = $1 AND last_used_at IS NOT NULL", [
+        tokenId,
+      ]);
+      if (rows.length > 0) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`token ${tokenId}: its use was never recorded`);
+  }
+
   /** Sends `call` while api_token is locked: the statements it blocks then, and its answer once unlocked. */
-  async function blockedWhileTokensLocked(call: () => Promise<Response>) {
+  async function blockedWhileTokensLocked(tokenId: string, call: () => Promise<Response>) {
+    await untilUseRecorded(tokenId);
     let pending: Promise<Response> | null = null;
     let blocked: string[] = [];
     await whileTokensLocked([], async (holder) => {
@@ -110,10 +123,14 @@ describe("a read started beside the token check", () => {
   }
 
   it("the record detail's read carries its token check: one statement reads the row and the token", async () => {
-    const { token } = await createToken(db, system, { name: `overlap-d-${run}`, role: "viewer", tenants: [TENANT] });
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-d-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
     const detail = () => record(get(`/api/v1/records/${mine}`, token), { params: Promise.resolve({ key: mine }) });
     expect((await detail()).status).toBe(200);
-    const { blocked, response } = await blockedWhileTokensLocked(detail);
+    const { blocked, response } = await blockedWhileTokensLocked(summary.id, detail);
     expect(blocked).toHaveLength(1);
     expect(blocked[0]).toContain("idempotency_event");
     expect(blocked[0]).toContain("api_token");
@@ -122,10 +139,14 @@ describe("a read started beside the token check", () => {
   });
 
   it("the lookup's read carries its token check: one statement reads the matches and the token", async () => {
-    const { token } = await createToken(db, system, { name: `overlap-g-${run}`, role: "viewer", tenants: [TENANT] });
+    const { token, summary } = await createToken(db, system, {
+      name: `overlap-g-${run}`,
+      role: "viewer",
+      tenants: [TENANT],
+    });
     const find = () => lookup(get(`/api/v1/lookup?q=${q}`, token), none);
     expect(await matchesOf(await find())).toEqual([mine]);
-    const { blocked, response } = await blockedWhileTokensLocked(find);
+    const { blocked, response } = await blockedWhileTokensLocked(summary.id, find);
     expect(blocked).toHaveLength(1);
     expect(blocked[0]).toContain("idempotency");
     expect(blocked[0]).toContain("api_token");
