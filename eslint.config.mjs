@@ -49,6 +49,8 @@ export default defineConfig([
   },
   globalIgnores([
     ".next/**",
+    // Side builds (IDEM_NEXT_DIST_DIR), as .gitignore has them.
+    ".next-*/**",
     "generated/**",
     "packages/*/dist/**",
     "node_modules/**",

@@ -1,33 +1,20 @@
 import "server-only";
-import { refOf } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import type { RecordsCursor } from "@/lib/records/list-cursor";
 import { formatInstant } from "@/lib/url-state/time-range";
 import { describeFilter, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
-import { fetchExportRows, type ExportRow } from "@/lib/records/export-rows";
+import { fetchExportRows } from "@/lib/records/export-rows";
+import { CSV_COLUMNS, csvLine, type BatchFormat, type ExportRow } from "@/lib/records/export-format";
+import { formatBatch } from "@/lib/records/export-formatter";
 import { recordsConditions } from "@/lib/records/list-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { redactionOf } from "@/lib/privacy/redact";
-import { compileRedaction } from "@/lib/privacy/compiled-redaction";
 
 /** An export stops here; the trailing line (CSV) or `truncated` field (JSON) says so. */
 export const EXPORT_MAX_ROWS = 100_000;
 const BATCH_SIZE = 1_000;
-
-export const CSV_COLUMNS = [
-  "key",
-  "ref",
-  "tenant",
-  "subject",
-  "tool",
-  "status",
-  "stuck",
-  "created_at",
-  "updated_at",
-  "response",
-] as const;
 
 export type ExportOptions = {
   format: ExportFormat;
@@ -59,7 +46,14 @@ export function exportRecords(
   const batchSize = Math.min(options.batchSize ?? BATCH_SIZE, maxRows);
   const conditions = recordsConditions(actor, filter, config, now);
   const redactPaths = redactionOf(config);
-  const redact = compileRedaction(redactPaths);
+  const batchFormat: BatchFormat = {
+    format: options.format,
+    redaction: redactPaths,
+    stuckAfterMs: {
+      byTool: Object.fromEntries(Object.keys(config.tools).map((tool) => [tool, stuckAfterMs(config, tool)])),
+      otherwise: config.defaultStuckAfter,
+    },
+  };
   const encoder = new TextEncoder();
   const format = options.format;
 
@@ -71,23 +65,6 @@ export function exportRecords(
 
   // One extra row tells a stop at the bound apart from the natural end.
   const fetchBatch = (take: number) => fetchExportRows(db, conditions, cursor, take + 1, config, now);
-
-  /** A records list item with its exact creation time and its redacted response, in that key order. */
-  function row(r: ExportRow) {
-    return {
-      key: r.key,
-      ref: refOf(r.key),
-      tenant: r.tenant,
-      subject: r.subject,
-      tool: r.tool,
-      status: r.status,
-      createdAt: r.created_at_exact,
-      updatedAt: r.updated_at_iso,
-      stuck: r.stuck,
-      stuckAfterMs: stuckAfterMs(config, r.tool),
-      response: r.response === null ? null : redact(r.response),
-    };
-  }
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -121,27 +98,11 @@ export function exportRecords(
           prefetched = fetchBatch(Math.min(batchSize, maxRows - written - batch.length));
           prefetched.catch(() => undefined); // awaited by the next pull, or dropped on cancel
         }
-        let chunk = "";
-        for (const r of batch) {
-          const item = row(r);
-          chunk +=
-            format === "csv"
-              ? csvLine([
-                  item.key,
-                  item.ref,
-                  item.tenant,
-                  item.subject,
-                  item.tool,
-                  item.status,
-                  String(item.stuck),
-                  item.createdAt,
-                  item.updatedAt,
-                  item.response === null ? null : JSON.stringify(item.response),
-                ])
-              : `${written === 0 ? "\n" : ",\n"}${JSON.stringify(item)}`;
-          written += 1;
-        }
-        if (chunk) controller.enqueue(encoder.encode(chunk));
+        // Written on the export's worker thread while the next batch is read.
+        const bytes = batch.length > 0 ? await formatBatch(batchFormat, batch, written === 0) : null;
+        if (cancelled) return;
+        written += batch.length;
+        if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
         if (prefetched) return;
         const truncated = more && written >= maxRows;
         const tail = format === "csv" ? csvTrailer(written, truncated, maxRows) : jsonTail(written, truncated);
@@ -170,25 +131,6 @@ export function exportRecords(
     filename: `idem-records${scope}-${stamp}.${format}`,
     maxRows,
   };
-}
-
-/**
- * RFC 4180: a cell with a comma, quote, CR or LF is quoted and its quotes doubled. A cell that
- * a spreadsheet would run as a formula (= + - @, tab, CR first) gets a leading apostrophe:
- * subjects come from callers, and a CSV opened in Excel must not execute them.
- */
-export function csvCell(value: string | null): string {
-  if (value === null) return "";
-  // Most cells need neither (one scan instead of two).
-  if (!NEEDS_CARE.test(value)) return value;
-  const safe = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
-  return /[",\r\n]/.test(safe) ? `"${safe.replace(/"/g, '""')}"` : safe;
-}
-
-const NEEDS_CARE = /^[=+\-@\t\r]|[",\r\n]/;
-
-function csvLine(cells: readonly (string | null)[]): string {
-  return `${cells.map(csvCell).join(",")}\r\n`;
 }
 
 function csvTrailer(written: number, truncated: boolean, maxRows: number): string {

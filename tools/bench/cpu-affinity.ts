@@ -102,6 +102,12 @@ export function cpuTicks(pid: number): number | null {
   return fields ? Number(fields[11]) + Number(fields[12]) : null;
 }
 
+/** CPU time a process's main thread has used so far (its event loop, without worker threads), or null when it is gone. */
+export function mainThreadCpuTicks(pid: number): number | null {
+  const fields = statFields(`${pid}/task/${pid}`);
+  return fields ? Number(fields[11]) + Number(fields[12]) : null;
+}
+
 /** When the process started, in clock ticks since boot (/proc/<pid>/stat field 22): with the pid, who it is. Null once gone. */
 export function processStartTime(pid: number): number | null {
   const fields = statFields(pid);
@@ -114,7 +120,7 @@ function parentOf(pid: number): number | null {
 }
 
 /** /proc/<pid>/stat after "pid (comm) ": comm may hold spaces and parentheses, so split after the last ')'. */
-function statFields(pid: number): string[] | null {
+function statFields(pid: number | string): string[] | null {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
     return stat.slice(stat.lastIndexOf(")") + 2).split(" ");

@@ -2,13 +2,16 @@
 //   npx tsx --conditions=react-server tools/bench/export-cpu.ts <database-url> [runs=4]
 // Streams the unfiltered CSV export (lib/records/export-records.ts, the API's bound of 100,000 rows)
 // from a loaded bench database (`idem bench … --keep`) `runs` times, reading it to the end, and prints
-// each run's bytes, wall time and this process's CPU time. Add `node --cpu-prof` to see where it goes.
+// each run's bytes, wall time, this process's CPU time and its main thread's (the event loop's; the rows
+// are written on the export's worker thread). Add `node --cpu-prof` to see where it goes.
 import { performance } from "node:perf_hooks";
 import { configSchema } from "@/lib/config/schema";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { parseWholeNumber } from "@/lib/field-rules/whole-number";
 import { exportRecords } from "@/lib/records/export-records";
+import { stopExportFormatter } from "@/lib/records/export-formatter";
 import { EMPTY_FILTER } from "@/lib/records/list-filters";
+import { mainThreadCpuTicks } from "./cpu-affinity";
 import { BENCH_ACTOR } from "./run-bench";
 
 const [url, runsText] = process.argv.slice(2);
@@ -27,15 +30,22 @@ try {
   for (let i = 0; i < runs; i += 1) {
     const started = performance.now();
     const cpu = process.cpuUsage();
+    const loop = mainThreadCpuMs();
     const file = exportRecords(db, BENCH_ACTOR, EMPTY_FILTER, configSchema.parse({}), new Date(), { format: "csv" });
     let bytes = 0;
     const reader = file.stream.getReader();
     for (let part = await reader.read(); !part.done; part = await reader.read()) bytes += part.value.byteLength;
     const used = process.cpuUsage(cpu);
     console.log(
-      `run ${i + 1}: ${bytes.toLocaleString("en-US")} bytes in ${Math.round(performance.now() - started)} ms, CPU ${Math.round((used.user + used.system) / 1000)} ms`,
+      `run ${i + 1}: ${bytes.toLocaleString("en-US")} bytes in ${Math.round(performance.now() - started)} ms, CPU ${Math.round((used.user + used.system) / 1000)} ms, of it the main thread ${mainThreadCpuMs() - loop} ms`,
     );
   }
 } finally {
+  await stopExportFormatter();
   await db.$disconnect();
+}
+
+/** The main thread's CPU time in ms (clock ticks of 10 ms). */
+function mainThreadCpuMs(): number {
+  return (mainThreadCpuTicks(process.pid) ?? 0) * 10;
 }
