@@ -10,6 +10,8 @@ const ROOT = path.resolve(import.meta.dirname, "..");
 export const DEFAULT_CACHE = path.join(ROOT, "node_modules", ".cache", "idem-cli");
 /** Older builds are kept this long: a process started from one may still load its lazy chunks. */
 const KEEP_OLD_BUILDS_MS = 24 * 60 * 60 * 1000;
+/** The export's worker thread's entry, beside main.mjs. */
+export const EXPORT_WORKER = "export-format-worker";
 /** Read by the bundle (besides the files it imports): tsconfig's paths decide what `@/…` means. */
 const CONFIG_INPUTS = ["tsconfig.json", "package.json", "scripts/cli-bundle.mjs"];
 
@@ -28,7 +30,9 @@ export async function buildCli(cache = DEFAULT_CACHE) {
   const { build } = await import("esbuild");
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: "lib/cli/main.ts" },
+    // The export's worker thread is a file of its own beside main.mjs; the define tells lib/records/export-formatter.ts its name.
+    entryPoints: { main: "lib/cli/main.ts", [EXPORT_WORKER]: "lib/records/export-format-worker.ts" },
+    define: { __IDEM_CLI_EXPORT_WORKER__: JSON.stringify(`${EXPORT_WORKER}.mjs`) },
     bundle: true,
     platform: "node",
     format: "esm",

@@ -1,7 +1,12 @@
 import "server-only";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { BatchFormat, ExportRow } from "@/lib/records/export-format";
 import type { FormatReply, FormatRequest } from "@/lib/records/export-format-worker";
+
+/** The worker's file name in the CLI's esbuild bundle (scripts/cli-bundle.mjs defines it); undefined elsewhere. */
+declare const __IDEM_CLI_EXPORT_WORKER__: string | undefined;
 
 type Waiting = { resolve: (bytes: Uint8Array) => void; reject: (error: Error) => void };
 type Formatter = { worker: Worker; waiting: Map<number, Waiting>; nextId: number };
@@ -23,9 +28,12 @@ export function formatBatch(format: BatchFormat, rows: ExportRow[], first: boole
 }
 
 function startFormatter(): Formatter {
-  const worker = import.meta.url.endsWith(".ts")
-    ? workerFromSource()
-    : new Worker(new URL("./export-format-worker.ts", import.meta.url));
+  const worker =
+    typeof __IDEM_CLI_EXPORT_WORKER__ === "string"
+      ? workerBesideCliBundle(__IDEM_CLI_EXPORT_WORKER__)
+      : import.meta.url.endsWith(".ts")
+        ? workerFromSource()
+        : new Worker(new URL("./export-format-worker.ts", import.meta.url));
   const started: Formatter = { worker, waiting: new Map(), nextId: 1 };
   const failAll = (error: Error) => {
     for (const { reject } of started.waiting.values()) reject(error);
@@ -43,6 +51,11 @@ function startFormatter(): Formatter {
   worker.on("exit", (code) => failAll(new Error(`the export's worker thread stopped (exit code ${code})`)));
   worker.unref();
   return started;
+}
+
+/** The CLI's bundle (bench-writers exports in its own process): the worker is an entry of its own, in this chunk's directory. */
+function workerBesideCliBundle(file: string): Worker {
+  return new Worker(path.join(path.dirname(fileURLToPath(import.meta.url)), file));
 }
 
 /**

@@ -2,7 +2,7 @@ import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliEntry, pointerFile } from "../../scripts/cli-bundle.mjs";
+import { cliEntry, EXPORT_WORKER, pointerFile } from "../../scripts/cli-bundle.mjs";
 
 // `npm run idem` runs the CLI from an esbuild bundle (scripts/idem.mjs): it must be rebuilt whenever a file it
 // was built from changed, and reused otherwise. A cache of this file's own keeps the run's bundle out of it; it is
@@ -29,6 +29,44 @@ describe("the CLI's bundle", () => {
     expect(run.stderr).toBe("");
     expect(run.status).toBe(0);
     expect(run.stdout).toMatch(/^Usage: idem key/);
+  });
+
+  it("has the export's worker thread beside its entry, and it writes a batch of rows", async () => {
+    const entry = await cliEntry(cache);
+    const worker = path.join(path.dirname(entry), `${EXPORT_WORKER}.mjs`);
+    const request = {
+      id: 1,
+      format: {
+        format: "csv",
+        redaction: { paths: [], values: { email: true, cardNumbers: true } },
+        stuckAfterMs: { byTool: {}, otherwise: 300_000 },
+      },
+      rows: [
+        {
+          key: "ab".repeat(32),
+          tenant: "acme",
+          subject: "=1+1",
+          tool: "charge_card",
+          status: "completed",
+          stuck: false,
+          created_at_exact: "2026-12-06T07:00:00.000000Z",
+          updated_at_iso: null,
+          response: '{"to": "ann@example.com"}',
+        },
+      ],
+      first: true,
+    };
+    const script = `import { Worker } from "node:worker_threads";
+      const worker = new Worker(${JSON.stringify(worker)}, { execArgv: ["--conditions=react-server"] });
+      worker.on("message", (reply) => { process.stdout.write(reply.bytes ? new TextDecoder().decode(reply.bytes) : reply.error); worker.terminate(); });
+      worker.postMessage(${JSON.stringify(request)});`;
+    const run = spawnSync(process.execPath, ["--conditions=react-server", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    expect(run.stderr).toBe("");
+    expect(run.stdout).toBe(
+      `${"ab".repeat(32)},${"ab".repeat(6)},acme,'=1+1,charge_card,completed,false,2026-12-06T07:00:00.000000Z,,"{""to"":""[redacted]""}"\r\n`,
+    );
   });
 
   it("is reused while none of its inputs changed", async () => {
