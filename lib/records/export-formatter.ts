@@ -12,12 +12,14 @@ type Waiting = { resolve: (bytes: Uint8Array) => void; reject: (error: Error) =>
 type Formatter = { worker: Worker; waiting: Map<number, Waiting>; nextId: number };
 
 // One worker per server: concurrent exports queue their batches on it, so together they never take
-// more than one core from the requests the event loop answers.
-let formatter: Formatter | null = null;
+// more than one core from the requests the event loop answers. On globalThis, as the database clients
+// are (lib/db/prisma.ts): the server's bundles each hold their own copy of this module.
+const shared = globalThis as { idemExportFormatter?: Formatter | null };
 
 /** A batch of an export's rows as the file's bytes, written on the export's worker thread. */
 export function formatBatch(format: BatchFormat, rows: ExportRow[], first: boolean): Promise<Uint8Array> {
-  const { worker, waiting, nextId: id } = (formatter ??= startFormatter());
+  const formatter = (shared.idemExportFormatter ??= startFormatter());
+  const { worker, waiting, nextId: id } = formatter;
   formatter.nextId += 1;
   return new Promise((resolve, reject) => {
     waiting.set(id, { resolve, reject });
@@ -38,7 +40,7 @@ function startFormatter(): Formatter {
   const failAll = (error: Error) => {
     for (const { reject } of started.waiting.values()) reject(error);
     started.waiting.clear();
-    if (formatter === started) formatter = null; // the next batch starts a new worker
+    if (shared.idemExportFormatter === started) shared.idemExportFormatter = null; // the next batch starts a new worker
   };
   worker.on("message", (reply: FormatReply) => {
     const waiting = started.waiting.get(reply.id);
@@ -70,7 +72,7 @@ function workerFromSource(): Worker {
 
 /** Ends the worker (a tool or test done with exports): batches still out are refused; the next starts another. */
 export async function stopExportFormatter(): Promise<void> {
-  const stopping = formatter;
-  formatter = null;
+  const stopping = shared.idemExportFormatter;
+  shared.idemExportFormatter = null;
   if (stopping) await stopping.worker.terminate();
 }

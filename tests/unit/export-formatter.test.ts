@@ -83,6 +83,18 @@ describe("the export's worker thread", () => {
     );
   });
 
+  it("is one worker for every copy of its module (the server's bundles each hold one)", async () => {
+    const shared = globalThis as { idemExportFormatter?: { worker: unknown } | null };
+    await formatBatch(format(), [row(8, "{}")], true);
+    const first = shared.idemExportFormatter?.worker;
+    expect(first).toBeDefined();
+    vi.resetModules();
+    const copy = await import("@/lib/records/export-formatter");
+    expect(copy.formatBatch).not.toBe(formatBatch);
+    expect(text(await copy.formatBatch(format(), [row(9, "{}")], true))).toContain(",{}\r\n");
+    expect(shared.idemExportFormatter?.worker).toBe(first);
+  });
+
   it("refuses the batches out when the worker stops, and starts another for the next", async () => {
     const many = Array.from({ length: 20_000 }, (_, i) => row(i, '{"to": "ann@example.com"}'));
     const out = formatBatch(format(), many, true);

@@ -98,13 +98,16 @@ export function commandName(pid: number): string | null {
 
 /** CPU time a process has used so far (utime + stime, clock ticks), or null when it is gone. */
 export function cpuTicks(pid: number): number | null {
-  const fields = statFields(pid);
-  return fields ? Number(fields[11]) + Number(fields[12]) : null;
+  return usedTicks(statFields(pid));
 }
 
 /** CPU time a process's main thread has used so far (its event loop, without worker threads), or null when it is gone. */
 export function mainThreadCpuTicks(pid: number): number | null {
-  const fields = statFields(`${pid}/task/${pid}`);
+  return usedTicks(statFields(`${pid}/task/${pid}`));
+}
+
+/** utime + stime of a stat line's fields. */
+function usedTicks(fields: string[] | null): number | null {
   return fields ? Number(fields[11]) + Number(fields[12]) : null;
 }
 
