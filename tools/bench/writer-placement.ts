@@ -4,7 +4,7 @@ import pLimit from "p-limit";
 import type pg from "pg";
 import {
   commandName,
-  cpuTicks,
+  mainThreadCpuTicks,
   cpusLastRunOn,
   affinityIfAlive,
   getAffinity,
@@ -43,7 +43,9 @@ export type ProcessGroups = { postmaster: number; writer: number; console: numbe
 
 /**
  * `cpusSeen`: where the group's processes that used CPU since pin() last ran (ps -o psr); a process
- * asleep since before the pinning still shows the CPU it slept on, so it is left out (`idle`).
+ * asleep since before the pinning still shows the CPU it slept on, so it is left out (`idle`). psr is
+ * the main thread's CPU, so "used CPU" is the main thread's too: a process whose other threads ran
+ * (GC, the export's worker) while its main thread slept would show a stale CPU.
  */
 export type GroupCheck = { pids: number; idle: number; affinity: string[]; cpusSeen: number[] };
 export type PlacementCheck = {
@@ -146,7 +148,8 @@ export async function createCpuPlacement(
       moved.clear();
       const m = members();
       await remember([...m.database, ...m.writer, ...m.console, ...m.load]);
-      for (const pid of [...m.database, ...m.writer, ...m.console, ...m.load]) ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+      for (const pid of [...m.database, ...m.writer, ...m.console, ...m.load])
+        ticksAtPin.set(pid, mainThreadCpuTicks(pid) ?? 0);
       process.once("SIGINT", onSignal);
       process.once("SIGTERM", onSignal);
       for (const pid of [...m.database, ...m.writer]) await setAffinity(pid, databaseCpus);
@@ -161,7 +164,7 @@ export async function createCpuPlacement(
         for (const pid of late) if (!original.has(pid)) original.set(pid, postmasterMask);
         for (const pid of late) {
           pinned.add(pid);
-          ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+          ticksAtPin.set(pid, mainThreadCpuTicks(pid) ?? 0);
           await setAffinity(pid, databaseCpus);
         }
       }
@@ -197,7 +200,7 @@ export async function createCpuPlacement(
       const affinity = new Set<string>();
       for (const pid of pids) if (processExists(pid)) affinity.add(await getAffinity(pid).catch(() => "gone"));
       affinity.delete("gone");
-      const ran = pids.filter((pid) => (cpuTicks(pid) ?? 0) > (ticksAtPin.get(pid) ?? -1));
+      const ran = pids.filter((pid) => (mainThreadCpuTicks(pid) ?? 0) > (ticksAtPin.get(pid) ?? -1));
       const seen = await cpusLastRunOn(ran);
       return {
         pids: pids.length,
@@ -245,7 +248,7 @@ async function followConsoleBackends(
       if (!(await setAffinity(pid, cpus))) continue;
       // What it ran before the move was on the writers' CPUs (a backend pinned with PostgreSQL a moment
       // ago, a parallel worker just forked): the check counts only what it ran since.
-      ticksAtPin.set(pid, cpuTicks(pid) ?? 0);
+      ticksAtPin.set(pid, mainThreadCpuTicks(pid) ?? 0);
       moved.set(pid, started);
     }
   };
