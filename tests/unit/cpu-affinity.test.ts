@@ -1,6 +1,12 @@
 import { spawn, spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
-import { affinityIfAlive, getAffinity, processStartTime } from "@/tools/bench/cpu-affinity";
+import {
+  affinityIfAlive,
+  cpuTicks,
+  getAffinity,
+  mainThreadCpuTicks,
+  processStartTime,
+} from "@/tools/bench/cpu-affinity";
 
 // bench-writers reads each PostgreSQL backend's affinity to put it back later; a backend that
 // disconnects between the listing and the read must be skipped, not fail the bench (seen in CI).
@@ -25,5 +31,31 @@ describe("a process's CPU affinity, read by bench-writers", () => {
       await new Promise((resolve) => child.once("exit", resolve));
     }
     expect(processStartTime(child.pid!)).toBeNull();
+  });
+
+  // ps -o psr reports the main thread's CPU, so the placement check counts a process as run only by its main
+  // thread's ticks: a worker thread that spins while the main thread sleeps must not count (seen in CI).
+  it("counts a process's main thread's CPU apart from its worker threads'", async () => {
+    const spinner = [
+      'const { Worker } = require("node:worker_threads");',
+      'new Worker("const end = Date.now() + 20000; while (Date.now() < end);", { eval: true }).on("online", () => {',
+      '  process.stdout.write("spinning\\n");',
+      "  Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 20000);",
+      "});",
+    ].join("\n");
+    const child = spawn(process.execPath, ["-e", spinner], { stdio: ["ignore", "pipe", "inherit"] });
+    try {
+      await new Promise((resolve) => child.stdout.once("data", resolve));
+      await new Promise((resolve) => setTimeout(resolve, 100)); // the main thread settles into its wait
+      const [process0, main0] = [cpuTicks(child.pid!)!, mainThreadCpuTicks(child.pid!)!];
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      const [process1, main1] = [cpuTicks(child.pid!)!, mainThreadCpuTicks(child.pid!)!];
+      expect(process1 - process0, "the worker's ticks count for the process").toBeGreaterThanOrEqual(10);
+      expect(main1 - main0, "but not for its main thread").toBeLessThanOrEqual(2);
+    } finally {
+      child.kill();
+      await new Promise((resolve) => child.once("exit", resolve));
+    }
+    expect(mainThreadCpuTicks(child.pid!)).toBeNull();
   });
 });
