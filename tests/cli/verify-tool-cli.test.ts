@@ -7,7 +7,7 @@ import pg from "pg";
 import { quote } from "shell-quote";
 import { afterAll, beforeEach, describe, expect, inject, it } from "vitest";
 import { startDemoWorld } from "@/tools/demo/demo-world";
-import { tsxNodeArgs } from "../helpers/idem-command";
+import { bundledScript } from "../helpers/bundled-script";
 import { runCli } from "../helpers/run-cli";
 
 // verify-tool as a server's CI runs it: `--stdio "<command>"` against the test server of
@@ -34,7 +34,7 @@ const args = () => JSON.stringify({ card: "c_4242", amount_cents: (amount += 1) 
 const stdio = (mode: string) =>
   quote([
     process.execPath,
-    ...tsxNodeArgs("tests/fixtures/verify-shop-server.ts"),
+    bundledScript("tests/fixtures/verify-shop-server.ts"),
     "--mode",
     mode,
     "--database-url",
@@ -47,7 +47,7 @@ const stdio = (mode: string) =>
 const REFERENCE_TENANT = `refcli-${run}`;
 const referenceWriter = quote([
   process.execPath,
-  ...tsxNodeArgs("tests/fixtures/reference-writer-server.ts"),
+  bundledScript("tests/fixtures/reference-writer-server.ts"),
   "--database-url",
   url,
   "--processor",

@@ -2,23 +2,28 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 import { expect } from "vitest";
 import type { Db } from "@/lib/db/prisma";
+import { bundledScript } from "../helpers/bundled-script";
 import { idemNodeArgs } from "../helpers/idem-command";
 import { expectInvariant, snapshot, type ClaimsOf, type Watched } from "./invariant";
 
 /**
  * Kills a real process at each step of one mutation path and holds the invariant after each kill
- * and after the next run (docs/crash-tests.md). The child is plain Node with tsx loaded in-process
- * (one process, nothing in between to reach) and tests/crash/crash-point.ts preloaded.
+ * and after the next run (docs/crash-tests.md). The child is plain Node (one process, nothing in
+ * between to reach) with tests/crash/crash-point.ts preloaded, and tsx loaded in-process when it runs TypeScript.
  */
 
-/** The child's Node arguments after the preloads (its script and the script's arguments), and its environment. */
-export type ChildCommand = { args: string[]; env: Record<string, string> };
+/**
+ * The child's Node arguments after the preloads (its script and the script's arguments), and its
+ * environment. `typescript`: its script is TypeScript, so tsx is loaded; the CLI's bundle is JavaScript.
+ */
+export type ChildCommand = { args: string[]; env: Record<string, string>; typescript: boolean };
 
 /** The CLI, as `npm run idem` runs it (under react-server, where "server-only" is empty). */
 export function cliChild(args: string[], env: Record<string, string>): ChildCommand {
-  return { args: [...idemNodeArgs(), ...args], env };
+  return { args: [...idemNodeArgs(), ...args], env, typescript: false };
 }
 
 /** One POST to a route handler, in a child of its own (tests/crash/call-route.ts). */
@@ -29,6 +34,7 @@ export function routeChild(
   return {
     args: ["tests/crash/call-route.ts"],
     env: { ...env, IDEM_CRASH_ROUTE: JSON.stringify({ params: {}, ...call }) },
+    typescript: true,
   };
 }
 export type ChildResult = {
@@ -41,10 +47,17 @@ export type ChildResult = {
 
 const PRELOAD = path.resolve("tests/crash/crash-point.ts");
 
+function preloadArgs(command: ChildCommand): string[] {
+  return command.typescript
+    ? ["--import", "tsx", "--import", PRELOAD]
+    : // tsx's loader hooks on every module the CLI's bundle imports doubled such a child's CPU (1.6 → 3.3 s).
+      ["--import", pathToFileURL(bundledScript(PRELOAD)).href];
+}
+
 export function runChild(command: ChildCommand, crashAt: string | null): Promise<ChildResult> {
   const dir = mkdtempSync(path.join(tmpdir(), "idem-crash-"));
   const logFile = path.join(dir, "steps.log");
-  const child = spawn(process.execPath, ["--import", "tsx", "--import", PRELOAD, ...command.args], {
+  const child = spawn(process.execPath, [...preloadArgs(command), ...command.args], {
     env: {
       ...process.env,
       IDEM_DEBUG: "",

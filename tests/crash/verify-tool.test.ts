@@ -1,6 +1,6 @@
 import { quote } from "shell-quote";
 import { beforeAll, describe, expect, it } from "vitest";
-import { tsxNodeArgs } from "../helpers/idem-command";
+import { bundledScript } from "../helpers/bundled-script";
 import { cliChild, crashAtEveryStep, runChild, type ChildCommand } from "./crash-run";
 import { useCrashDatabase, useCrashProcessor } from "./crash-setup";
 import type { ClaimsOf, Watched } from "./invariant";
@@ -26,7 +26,7 @@ describe("crash: idem verify-tool killed at its commit and its processor calls",
   const command = (): ChildCommand => {
     const server = quote([
       process.execPath,
-      ...tsxNodeArgs("tests/fixtures/verify-shop-server.ts"),
+      bundledScript("tests/fixtures/verify-shop-server.ts"),
       "--mode",
       "guarded",
       "--database-url",

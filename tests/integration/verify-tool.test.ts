@@ -12,7 +12,7 @@ import { parseConfig } from "@/lib/config/load";
 import { startDemoWorld } from "@/tools/demo/demo-world";
 import { deriveKey } from "idem-guard";
 import type { Actor } from "@/lib/identity/actor";
-import { tsxNodeArgs } from "../helpers/idem-command";
+import { bundledScript } from "../helpers/bundled-script";
 import { routeHandler } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
 
@@ -28,7 +28,7 @@ const fixture = (mode: string) => ({
   transport: "stdio",
   command: process.execPath,
   args: [
-    ...tsxNodeArgs("tests/fixtures/verify-shop-server.ts"),
+    bundledScript("tests/fixtures/verify-shop-server.ts"),
     "--mode",
     mode,
     "--database-url",
@@ -48,7 +48,7 @@ const referenceWriter = {
   transport: "stdio",
   command: process.execPath,
   args: [
-    ...tsxNodeArgs("tests/fixtures/reference-writer-server.ts"),
+    bundledScript("tests/fixtures/reference-writer-server.ts"),
     "--database-url",
     databaseUrl,
     "--processor",
