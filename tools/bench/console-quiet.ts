@@ -1,5 +1,5 @@
 import type pg from "pg";
-import { CONSOLE_APPLICATION_NAME } from "@/lib/db/application-name";
+import { isConsoleApplicationName } from "@/lib/db/application-name";
 
 /**
  * Waits until none of the console's backends has been busy (active, or inside a transaction) for
@@ -16,15 +16,13 @@ export async function waitForConsoleQuiet(
   const started = Date.now();
   let quietSince = started;
   for (;;) {
-    const { rows } = await client.query<{ busy: number }>(
-      `SELECT count(*)::int AS busy FROM pg_stat_activity
-        WHERE datname = current_database() AND pid <> pg_backend_pid()
-          AND (application_name = $1 OR application_name LIKE $1 || ':%')
-          AND state IS NOT NULL AND state <> 'idle'`,
-      [CONSOLE_APPLICATION_NAME],
+    // Which names are the console's is lib/db/application-name.ts's rule, as everywhere else in the bench.
+    const { rows } = await client.query<{ name: string }>(
+      `SELECT application_name AS name FROM pg_stat_activity
+        WHERE datname = current_database() AND pid <> pg_backend_pid() AND state IS NOT NULL AND state <> 'idle'`,
     );
     const now = Date.now();
-    if ((rows[0]?.busy ?? 0) > 0) quietSince = now;
+    if (rows.some((r) => isConsoleApplicationName(r.name))) quietSince = now;
     else if (now - quietSince >= quietMs) return { waitedMs: now - started, quiet: true };
     if (now - started >= maxMs) return { waitedMs: now - started, quiet: false };
     await new Promise((resolve) => setTimeout(resolve, pollMs));
