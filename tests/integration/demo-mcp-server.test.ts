@@ -116,6 +116,62 @@ describe("the demo MCP server", () => {
     }
   });
 
+  it("the shop's /_faults: GET says the hold; a bad field or body is refused by name and changes nothing", async () => {
+    const faultsUrl = new URL("/_faults", mcp.url);
+    const patch = (body: string) =>
+      fetch(faultsUrl, { method: "PATCH", headers: { "content-type": "application/json" }, body });
+    expect(await (await fetch(faultsUrl)).json()).toEqual({ holdForDuplicateMs: 0 });
+    for (const [body, message] of [
+      ['{"holdForDuplicateMs": -1}', "holdForDuplicateMs: expected whole milliseconds from 0 to 10000"],
+      ['{"holdForDuplicateMs": 10001}', "holdForDuplicateMs: expected whole milliseconds from 0 to 10000"],
+      ['{"holdForDuplicateMs": "5000"}', "holdForDuplicateMs: expected whole milliseconds from 0 to 10000"],
+      ['{"latencyMs": 5}', "latencyMs: expected holdForDuplicateMs (the shop's only setting)"],
+      ["not json", "request body is not valid JSON"],
+    ]) {
+      const refused = await patch(body!);
+      expect(refused.status, body).toBe(400);
+      expect(await refused.json()).toEqual({ error: { code: expect.any(String), message } });
+    }
+    const wrongMethod = await fetch(faultsUrl, { method: "DELETE" });
+    expect(wrongMethod.status).toBe(405);
+    expect(wrongMethod.headers.get("allow")).toBe("GET, PATCH");
+    expect(await (await fetch(faultsUrl)).json(), "nothing refused changed the setting").toEqual({
+      holdForDuplicateMs: 0,
+    });
+    expect(mcp.faults()).toEqual({ holdForDuplicateMs: 0 });
+  });
+
+  it("a shop-wide hold: against an instant processor, a repeat sent 1.5 s later still finds the first in flight, and releases it", async () => {
+    const faultsUrl = new URL("/_faults", mcp.url);
+    const set = await fetch(faultsUrl, {
+      method: "PATCH",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({ holdForDuplicateMs: 8000 }),
+    });
+    expect(await set.json()).toEqual({ holdForDuplicateMs: 8000 });
+    try {
+      // One simulated time for both: a bucket's edge between them would make the repeat another call.
+      const at = { "idem.demo/at": new Date().toISOString() };
+      const started = performance.now();
+      const first = call("charge_card", { card: "c_73", amount_cents: 1301 }, at).then((result) => ({
+        result,
+        ms: performance.now() - started,
+      }));
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const repeat = await call("charge_card", { amount_cents: 1301, card: "c_73" }, at);
+      const { result, ms } = await first;
+      expect(result.isError).toBeFalsy();
+      expect(result._meta?.["idem.demo/outcome"]).toBe("executed");
+      expect(repeat._meta?.["idem.demo/outcome"], text(repeat)).toBe("in_flight");
+      // Released by the repeat's rejection, not by the hold's 8 s running out.
+      expect(ms).toBeLessThan(6000);
+      const [row] = await rowFor(refOf(result));
+      expect(processor.stats().sideEffectsByReference[row!.key]).toBe(1);
+    } finally {
+      mcp.setFaults({ holdForDuplicateMs: 0 });
+    }
+  });
+
   it("create_shipment twice: two shipments at the carrier, nothing in the table", async () => {
     const order = `ord_${tenant}`;
     const before = carrier.stats().sideEffects;

@@ -6,7 +6,7 @@ import type {
 
 /** How to make the in-flight branch reachable: the first call must still run when the repeats arrive. */
 export const SLOW_UPSTREAM_HINT =
-  "Slow the upstream so the first call is still running when the repeats arrive: set the demo processor's (or carrier's) latency (PATCH {baseUrl}/_faults with {\"latencyMs\": 1500}, or start it with latencyMs), send x-demo-latency-ms: 1500 on its requests, or use its fault settings (timeoutRate, hangMs); against a real staging upstream, use its sandbox's delay setting. A server that handles one call at a time can never be caught in flight.";
+  "Slow the upstream so the first call is still running when the repeats arrive: set the demo processor's (or carrier's) latency (PATCH {baseUrl}/_faults with {\"latencyMs\": 1500}, or start it with latencyMs), send x-demo-latency-ms: 1500 on its requests, or use its fault settings (timeoutRate, hangMs); the demo shop can also hold charge_card's claim until a repeat was turned away (PATCH {shop origin}/_faults with {\"holdForDuplicateMs\": 8000}), which wins the race on any machine; against a real staging upstream, use its sandbox's delay setting. A server that handles one call at a time can never be caught in flight.";
 
 /** What to do when the tool refused every call: its arguments, not its idempotency, were the problem. */
 export const REJECTED_ARGUMENTS_HINT =

@@ -27,6 +27,8 @@ export const DEMO_FAULTS = ["timeout", "failure", "crash-before", "crash-after"]
 export type DemoFault = (typeof DEMO_FAULTS)[number];
 
 export const DEFAULT_DEMO_TENANT = "acme";
+/** The longest a call may hold its claim for a duplicate: a planned race, never a stuck claim. */
+export const MAX_HOLD_FOR_DUPLICATE_MS = 10_000;
 export const DEFAULT_DEMO_SUBJECT = "demo_host";
 
 export type DemoCaller = {
@@ -65,7 +67,8 @@ export function demoCallerFromMeta(
         ? (fault as DemoFault)
         : undefined,
     latencyMs: typeof latency === "number" && Number.isFinite(latency) && latency > 0 ? Math.min(latency, 10_000) : 0,
-    holdForDuplicateMs: typeof hold === "number" && Number.isFinite(hold) && hold > 0 ? Math.min(hold, 10_000) : 0,
+    holdForDuplicateMs:
+      typeof hold === "number" && Number.isFinite(hold) && hold > 0 ? Math.min(hold, MAX_HOLD_FOR_DUPLICATE_MS) : 0,
     client,
   };
 }

@@ -6,6 +6,8 @@ import { AjvJsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/ajv
 import { BodyTooLarge, readBody, toWebRequest, writeWebResponse } from "@/tools/demo/mcp/node-web-bridge";
 import { createDemoToolDeps, type DemoToolDepsOptions } from "@/tools/demo/mcp/demo-tool-deps";
 import { registerDemoTools } from "@/tools/demo/mcp/register-tools";
+import type { ShopFaults, ShopFaultState } from "@/tools/demo/mcp/shop-faults";
+import { errorReply, HttpError, readJsonObject, sendJson } from "@/tools/demo/upstream/json-http";
 
 export type DemoMcpServerOptions = DemoToolDepsOptions & {
   /** 0 (default) picks a free port. */
@@ -19,6 +21,9 @@ export type DemoMcpServer = {
   port: number;
   /** Receipt emails the demo mail service "sent" (its side effects). */
   emails(): { sent: number; duplicates: number };
+  /** The shop-wide faults (also GET / PATCH {origin}/_faults). */
+  faults(): ShopFaults;
+  setFaults(partial: Partial<ShopFaults>): ShopFaults;
   stop(): Promise<void>;
 };
 
@@ -36,6 +41,19 @@ function sendJsonRpcError(
   res.end(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }));
 }
 
+/** GET: the shop's faults; PATCH: changes the fields given (a bad one is refused by name and changes nothing). */
+async function handleFaults(req: IncomingMessage, res: ServerResponse, faults: ShopFaultState): Promise<void> {
+  try {
+    if (req.method === "GET") return sendJson(res, { status: 200, body: faults.current() });
+    if (req.method === "PATCH") return sendJson(res, { status: 200, body: faults.update(await readJsonObject(req)) });
+    req.resume();
+    sendJson(res, { ...errorReply(405, "method_not_allowed", "use GET or PATCH"), headers: { allow: "GET, PATCH" } });
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error;
+    sendJson(res, errorReply(error.status, error.code, error.message));
+  }
+}
+
 /**
  * The demo shop's MCP server over Streamable HTTP, stateless: every POST gets a fresh McpServer
  * and transport (the SDK forbids reusing a stateless transport), sharing one set of clients.
@@ -50,6 +68,7 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const path = new URL(req.url ?? "/", "http://mcp.invalid").pathname;
+    if (path === "/_faults") return handleFaults(req, res, deps.faults);
     if (path !== "/mcp") {
       req.resume();
       return sendJsonRpcError(res, 404, `no MCP endpoint at ${path}; use /mcp`);
@@ -107,6 +126,8 @@ export async function startDemoMcpServer(options: DemoMcpServerOptions): Promise
     url: `http://${host}:${address.port}/mcp`,
     port: address.port,
     emails: () => deps.outbox.stats(),
+    faults: () => deps.faults.current(),
+    setFaults: (partial) => deps.faults.update(partial),
     stop: () => {
       stopped ??= new Promise<void>((resolve) => {
         deps.close();

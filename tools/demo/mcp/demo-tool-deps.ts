@@ -2,6 +2,7 @@ import { createCarrierClient } from "@/tools/demo/mcp/carrier-client";
 import { createDemoOutbox } from "@/tools/demo/mcp/demo-outbox";
 import { createDuplicateHolds } from "@/tools/demo/mcp/duplicate-holds";
 import { createProcessorClient } from "@/tools/demo/mcp/processor-client";
+import { createShopFaults } from "@/tools/demo/mcp/shop-faults";
 import type { ToolDeps } from "@/tools/demo/mcp/tool-deps";
 import type { Queryable } from "idem-guard";
 
@@ -40,6 +41,7 @@ export function createDemoToolDeps(options: DemoToolDepsOptions): ToolDeps & { c
     carrier,
     outbox: createDemoOutbox(),
     holds: createDuplicateHolds(),
+    faults: createShopFaults(),
     close() {
       processor.close();
       carrier.close();

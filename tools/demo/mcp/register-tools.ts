@@ -38,7 +38,13 @@ export const DEMO_TOOL_ANNOTATIONS: Record<string, ToolAnnotations | undefined> 
 type Meta = Record<string, unknown> | undefined;
 
 export function registerDemoTools(server: McpServer, deps: ToolDeps): void {
-  const callerOf = (meta: Meta) => demoCallerFromMeta(meta, clientOf(server));
+  const callerOf = (meta: Meta) => {
+    const caller = demoCallerFromMeta(meta, clientOf(server));
+    // A call's own hold wins; else the shop-wide one (PATCH /_faults), e.g. for the console's Verify… run.
+    return caller.holdForDuplicateMs
+      ? caller
+      : { ...caller, holdForDuplicateMs: deps.faults.current().holdForDuplicateMs };
+  };
   server.registerTool(
     "charge_card",
     {
