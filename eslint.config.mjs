@@ -43,6 +43,17 @@ export default defineConfig([
     },
   },
   {
+    // In-app links prefetch when reached for, not on sight (components/ui/link.tsx): next/link only there.
+    files: ["app/**/*.{ts,tsx}", "components/**/*.{ts,tsx}"],
+    ignores: ["components/ui/link.tsx"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        { paths: [{ name: "next/link", message: "use Link from @/components/ui/link (it prefetches on intent)" }] },
+      ],
+    },
+  },
+  {
     // dependency-cruiser reads CommonJS configs; one extends the other with require().
     files: ["*.cjs"],
     rules: { "@typescript-eslint/no-require-imports": "off" },

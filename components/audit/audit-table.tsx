@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useMemo, useState } from "react";
 import { RecordTime } from "@/components/records/record-time";
 import { JsonView } from "@/components/ui/json-view";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { AuditFilterForm, type AuditFilterValues } from "@/components/audit/audit-filter-form";
 import { AuditTable } from "@/components/audit/audit-table";
 import { KeysetPager } from "@/components/ui/keyset-pager";

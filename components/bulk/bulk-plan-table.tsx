@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useMemo } from "react";
 import { forceReleaseHref } from "@/components/resolve/nobody-to-ask-note";
 import { Badge, type BadgeTone } from "@/components/ui/badge";

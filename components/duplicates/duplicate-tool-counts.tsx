@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { duplicatesHref, type DuplicatesWindow } from "@/lib/duplicates/duplicates-params";
 import type { DuplicatesReport } from "@/lib/duplicates/duplicates-report";
 

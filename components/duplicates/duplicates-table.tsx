@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useMemo } from "react";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { formatAge } from "@/lib/format/relative-time";

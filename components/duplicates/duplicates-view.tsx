@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { KeysetPager } from "@/components/ui/keyset-pager";
 import { formatUtcTime } from "@/lib/duplicates/duplicate-text";
 import { duplicatesHref, type DuplicatesQuery } from "@/lib/duplicates/duplicates-params";

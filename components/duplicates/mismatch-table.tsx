@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { StaticTable, type StaticColumn } from "@/components/ui/static-table";
 import { formatUtcTime } from "@/lib/duplicates/duplicate-text";
 import type { MismatchEntry } from "@/lib/duplicates/list-mismatches";

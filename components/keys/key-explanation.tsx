@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { BucketNeighbour, KeyExplanation } from "@/lib/records/explain-key";
 import { CanonicalDiffTable } from "@/components/records-detail/canonical-diff-table";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { JsonView } from "@/components/ui/json-view";
 import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 import { auditHref } from "@/lib/audit/audit-search-params";

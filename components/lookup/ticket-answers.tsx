@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp, utcText } from "@/components/ui/time-stamp";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { RepeatDelayBar, RepeatDelayLegend } from "@/components/repeats/repeat-delay-bars";
 import { StaticTable, type StaticColumn } from "@/components/ui/static-table";
 import { duplicatesHref } from "@/lib/duplicates/duplicates-params";

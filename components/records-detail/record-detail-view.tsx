@@ -1,5 +1,5 @@
 import type { ReactNode } from "react";
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { formatAge } from "@/lib/format/relative-time";
 import type { RecordDetail, TimelineEntry } from "@/lib/records/record-detail";
 import type { StoredAmount } from "@/lib/records/response-facts";

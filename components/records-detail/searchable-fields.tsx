@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { CopyButton } from "@/components/ui/copy-button";
 import type { SearchableValue } from "@/lib/records/searchable-values";
 

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import type { Facet, FacetEntry } from "@/lib/records/facet-counts";
 import { filterToParams, serializeRecordsParams, UNRECORDED_TOOL, type RecordsQuery } from "@/lib/records/list-filters";
 

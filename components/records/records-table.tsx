@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
 import { RecordTime } from "@/components/records/record-time";
 import { StatusBadge } from "@/components/records/status-badge";

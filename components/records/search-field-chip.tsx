@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { filterToParams, serializeRecordsParams, type RecordsQuery } from "@/lib/records/list-filters";
 
 /**

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { formatAge } from "@/lib/format/relative-time";
 import { UNRECORDED_TOOL } from "@/lib/records/records-search-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { nobodyToAskAdvice } from "@/lib/resolve/nobody-to-ask";
 
 /** The record page's place where an admin forces a release (its "Ask the processor, then resolve" panel). */

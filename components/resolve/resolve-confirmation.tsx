@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { NextStuckLink } from "@/components/resolve/next-stuck-link";
 import { ActionResult } from "@/components/ui/action-result";
 import { auditHref } from "@/lib/audit/audit-search-params";

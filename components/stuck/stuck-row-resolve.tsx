@@ -1,6 +1,6 @@
 "use client";
 
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { useState } from "react";
 import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import type { StuckFilter } from "@/lib/records/stuck-claims";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { formatAge } from "@/lib/format/relative-time";
 import { serializeRecordsParams, UNRECORDED_TOOL } from "@/lib/records/list-filters";
 import type { StuckToolCount } from "@/lib/records/stuck-claims";

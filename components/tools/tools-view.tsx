@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { serializeToolsParams, toolsSearchParams } from "@/lib/annotations/tools-search-params";
 import { createSerializer, parseAsStringLiteral } from "nuqs/server";
 import type { ToolsAudit } from "@/lib/annotations/build-audit";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import { auditHref } from "@/lib/audit/audit-search-params";
 import type { ToolVerificationResult, VerificationCheck } from "@/lib/annotations/tool-verification-types";
 import { VerificationBadge } from "./verification-badge";

@@ -1,4 +1,4 @@
-import Link from "next/link";
+import { Link } from "@/components/ui/link";
 import type { ParamProblem } from "@/lib/url-state/strict-params";
 
 type Props = {

@@ -300,8 +300,8 @@ describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => 
 
 /**
  * After a resize: two frames drawn (the charts' resize observers have run), then no new request for
- * 500 ms (a link the wider page shows is prefetched). Playwright's "networkidle" was reached at load
- * and is not waited for again.
+ * 500 ms (links no longer prefetch on sight, but a component may still ask for what the wider layout
+ * shows). Playwright's "networkidle" was reached at load and is not waited for again.
  */
 async function settleAfterResize(page: Page): Promise<void> {
   await page.evaluate(async () => {
