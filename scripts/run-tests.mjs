@@ -2,7 +2,7 @@
 // browser project (one shared console, one file at a time); the own-console project (browser files that start
 // consoles of their own, much of it waiting on faults and deadlines), then the node files that take longest
 // (LONG_NODE_FILES), which the node side would otherwise run last of all, then the browser side's longest file
-// (LATE_BROWSER_FILES); after the browser project, one more node file (AFTER_BROWSER_NODE_FILES). One vitest
+// (LATE_BROWSER_FILES); after the browser project, two more node files (AFTER_BROWSER_NODE_FILES). One vitest
 // run would give these 2 cores one worker and run the groups one after the other; the runs share nothing but the
 // PostgreSQL server (each node run makes its own database).
 // With arguments (`npm test -- tests/unit/x.test.ts`) it is one plain `vitest run` with them.
@@ -26,10 +26,10 @@ const LONG_NODE_FILES = [
   "tests/cli/bad-input-cli.test.ts",
 ];
 /**
- * The node side's longest file left (docs/test-time.md, "Stop 45"): it runs after the browser side, whose run
- * ended two minutes before the node side's.
+ * The node side's longest files left (docs/test-time.md, "Stops 45 and 51"): they run after the browser side,
+ * whose run ended two minutes before the node side's.
  */
-const AFTER_BROWSER_NODE_FILES = ["tests/cli/cli.test.ts"];
+const AFTER_BROWSER_NODE_FILES = ["tests/cli/cli.test.ts", "tests/crash/verify-tool.test.ts"];
 /**
  * The browser side's longest file, the accessibility sweep (~220 s, docs/test-time.md "Stop 44"): it runs
  * last on the third chain, on a shared console of its own, where that chain had minutes to spare.
@@ -63,7 +63,7 @@ if (extra.length > 0) {
   ]);
   writeFileSync(browserLog, browser.output);
   process.stdout.write(`\n===== browser tests =====\n${browser.output}`);
-  process.stdout.write(`\n===== a node file after those =====\n${afterBrowser.output}`);
+  process.stdout.write(`\n===== the node files after those =====\n${afterBrowser.output}`);
   process.stdout.write(`\n===== browser tests with consoles of their own =====\n${ownConsole.output}`);
   process.stdout.write(`\n===== the longest node files, after those =====\n${longNode.output}`);
   process.stdout.write(`\n===== the longest browser file, after those =====\n${lateBrowser.output}`);
