@@ -9,6 +9,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { startCountingUpstream, type CountingUpstream } from "../helpers/counting-upstream";
+import { awayFromBucketEdge } from "../helpers/mid-bucket-clock";
 
 const run = promisify(execFile);
 const root = path.resolve(import.meta.dirname, "../..");
@@ -116,6 +117,9 @@ describe("idem-guard from its tarball", () => {
     const { tools } = await client.listTools();
     expect(tools.find((t) => t.name === "charge_card")?.annotations?.idempotentHint).toBe(true);
 
+    // The quickstart server keys on the wall clock: the pair and the repeat must not straddle a bucket's end
+    // (CI's args were made 1.1 s before one, and the repeat charged again).
+    await awayFromBucketEdge();
     const args = { card: `c_${Date.now()}`, amount_cents: 24_000 };
     const call = async () => (await client.callTool({ name: "charge_card", arguments: args })) as Result;
     const text = (r: Result) => r.content.map((c) => c.text ?? "").join("");

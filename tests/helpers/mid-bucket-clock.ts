@@ -12,3 +12,19 @@ export function midBucketClock(): () => Date {
   const bucketMiddle = Math.floor(startedAt / bucketMs) * bucketMs + bucketMs / 2;
   return () => new Date(bucketMiddle + (Date.now() - startedAt));
 }
+
+/** How long to wait, at `nowMs`, so that the next `marginMs` fall inside one bucket: 0 when they already do. */
+export function waitToLeaveBucketEdge(nowMs: number, marginMs = 30_000): number {
+  const bucketMs = DEFAULT_WINDOW_SECONDS * 1000;
+  const left = (Math.floor(nowMs / bucketMs) + 1) * bucketMs - nowMs;
+  return left < marginMs ? left + 1_000 : 0;
+}
+
+/**
+ * For a writer whose clock a test cannot set (another process on the wall clock): a call and its repeats
+ * must fall in one bucket, so an edge closer than 30 s is waited out first.
+ */
+export async function awayFromBucketEdge(): Promise<void> {
+  const wait = waitToLeaveBucketEdge(Date.now());
+  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+}

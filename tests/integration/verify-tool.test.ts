@@ -15,6 +15,7 @@ import type { Actor } from "@/lib/identity/actor";
 import { bundledScript } from "../helpers/bundled-script";
 import { routeHandler } from "../helpers/api-routes";
 import { connectTestDb } from "../helpers/db";
+import { awayFromBucketEdge } from "../helpers/mid-bucket-clock";
 
 // The double-call test against the real demo world: the shop's MCP server writing through the
 // guard into this database, the demo processor and carrier counting what they performed (the
@@ -90,11 +91,6 @@ const charge = () => ({ card: "c_4242", amount_cents: (amount += 1) });
 
 /** (floor(created_at_unix / 900) + 1) * 900, as an ISO instant: when the same arguments derive a new key. */
 const bucketEndOf = (at: Date) => new Date((Math.floor(Math.trunc(at.getTime() / 1000) / 900) + 1) * 900_000);
-/** Two runs with the same arguments must fall in one 900 s bucket: wait out an edge closer than 30 s. */
-async function awayFromBucketEdge(): Promise<void> {
-  const left = bucketEndOf(new Date()).getTime() - Date.now();
-  if (left < 30_000) await new Promise((resolve) => setTimeout(resolve, left + 1_000));
-}
 const utc = (at: Date | string) =>
   `${(typeof at === "string" ? at : at.toISOString()).slice(0, 19).replace("T", " ")} UTC`;
 
