@@ -174,7 +174,7 @@ export async function startJobRun(
   } catch (error) {
     logFailure(run.job, "record the run's start", error);
   }
-  const write = (data: { finishedAt?: Date; error?: string }) => {
+  const write = (data: { finishedAt?: Date; error?: string }): Promise<unknown> => {
     const at = new Date();
     const fields = {
       heartbeatAt: at,
@@ -186,16 +186,22 @@ export async function startJobRun(
       kept: counts.kept ?? 0,
       ...data,
     };
+    // A beat never touches an ended run: one that reached the database after the end would undo its counts.
+    if (recorded && !data.finishedAt) return db.jobRun.updateMany({ where: { id, finishedAt: null }, data: fields });
     // Without a start row (the database refused it), an end is still worth a row of its own.
     if (recorded) return db.jobRun.update({ where: { id }, data: fields });
     return db.jobRun.create({
       data: { id, job: run.job, actor: run.actor, dryRun: run.dryRun, startedAt, heartbeatMs: beatMs, ...fields },
     });
   };
-  let beating: Promise<unknown> = Promise.resolve();
+  let beating: Promise<unknown> | null = null;
   const timer = recorded
     ? setInterval(() => {
-        beating = write({}).catch((error: unknown) => logFailure(run.job, "write its heartbeat", error));
+        // One beat at a time: on a slow database a beat is skipped, not queued behind the last.
+        if (beating) return;
+        beating = write({})
+          .catch((error: unknown) => logFailure(run.job, "write its heartbeat", error))
+          .finally(() => (beating = null));
       }, beatMs)
     : undefined;
   timer?.unref(); // never what keeps a process alive
