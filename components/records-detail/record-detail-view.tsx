@@ -171,7 +171,12 @@ export function RecordDetailView({
         </div>
 
         <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-          <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"} id="resolve">
+          {/* A claim still in progress: asking the processor is the next step, so below xl it comes first. */}
+          <Panel
+            title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}
+            id="resolve"
+            className={record.status === "in_progress" ? "order-first xl:order-none" : ""}
+          >
             {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
             {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
           </Panel>

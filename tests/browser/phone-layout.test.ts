@@ -367,6 +367,7 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
       const el = [...document.querySelectorAll(s)].find((e) => e.checkVisibility());
       return el ? el.getBoundingClientRect().top + window.scrollY : null;
     }, selector);
+  const topsOf = (page: Page, selectors: string[]) => Promise.all(selectors.map((selector) => topOf(page, selector)));
   const visible = (page: Page, selector: string) => page.locator(selector).first().isVisible();
   const focusedInside = (page: Page, id: string) =>
     page.evaluate((i) => document.getElementById(i)?.contains(document.activeElement) ?? false, id);
@@ -414,21 +415,31 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
 
     // The record: the answer, its state and the timeline come before the long JSON panels.
     await visit(page, `/records/${key("shared-a")}`);
-    const [answer, summary, timeline, stored, audit] = await Promise.all(
-      [
-        'section[aria-label="Answer for the customer"]',
-        'section[aria-label="Record"]',
-        'section[aria-label="Timeline"]',
-        'section[aria-label="Stored response"]',
-        'section[aria-label^="Audit entries"]',
-      ].map((selector) => topOf(page, selector)),
-    );
+    const [answer, summary, timeline, stored, audit] = await topsOf(page, [
+      'section[aria-label="Answer for the customer"]',
+      'section[aria-label="Record"]',
+      'section[aria-label="Timeline"]',
+      'section[aria-label="Stored response"]',
+      'section[aria-label^="Audit entries"]',
+    ]);
     expect(answer!).toBeLessThan(summary!);
     expect(summary!).toBeLessThan(timeline!);
     expect(timeline!).toBeLessThan(stored!);
     expect(timeline!).toBeLessThan(audit!);
     expect(await page.textContent('[data-testid="record-amount"]')).toBe("2,400 cents");
     await screenshot(page, "first-screen-record");
+    // A claim still in progress: asking the processor is the next step, so it comes before the timeline.
+    await visit(page, `/records/${STUCK}`);
+    const [stuckSummary, ask, stuckTimeline, stuckStored] = await topsOf(page, [
+      'section[aria-label="Record"]',
+      'section[aria-label="Ask the processor, then resolve"]',
+      'section[aria-label="Timeline"]',
+      'section[aria-label="Stored response"]',
+    ]);
+    expect(stuckSummary!).toBeLessThan(ask!);
+    expect(ask!).toBeLessThan(stuckTimeline!);
+    expect(stuckTimeline!).toBeLessThan(stuckStored!);
+    await screenshot(page, "first-screen-record-stuck");
 
     // Stuck: the counts by tool fold away; opened, one line a tool (a warning may take a second).
     await visit(page, "/stuck");
