@@ -88,7 +88,7 @@ export function SignInForm(props: {
                 type="email"
                 required
                 autoComplete="username"
-                className="w-full bg-transparent px-3 py-1.5"
+                className="h-auto w-full bg-transparent px-3 py-1.5"
               />
             </label>
             <label className="text-sm">
@@ -98,7 +98,7 @@ export function SignInForm(props: {
                 type="password"
                 required
                 autoComplete="current-password"
-                className="w-full bg-transparent px-3 py-1.5"
+                className="h-auto w-full bg-transparent px-3 py-1.5"
               />
             </label>
             <Button variant="primary" size="md" className="py-2" type="submit" disabled={disabled}>

@@ -10,6 +10,7 @@ import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
 import { Field } from "@/components/ui/field";
 import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { FieldGroup } from "@/components/ui/field-group";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 
@@ -121,8 +122,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
         <Checkbox name="stuck" checked={params.stuck} onChange={(e) => apply({ stuck: e.target.checked })} />
         Stuck only
       </label>
-      <fieldset className="flex flex-wrap items-end gap-1.5">
-        <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Created (UTC)</legend>
+      <FieldGroup legend="Created (UTC)">
         <Input
           key={`from-${params.from ? formatInstant(params.from) : ""}`}
           type="datetime-local"
@@ -141,7 +141,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
         <Button variant="primary" size="md" className="ml-1" type="submit">
           Apply
         </Button>
-      </fieldset>
+      </FieldGroup>
       {active ? (
         <Button
           variant="secondary"

@@ -1,4 +1,5 @@
 import { FIELD_LABEL_CLASS } from "@/components/ui/form-classes";
+import { FieldGroup } from "@/components/ui/field-group";
 import { Input } from "@/components/ui/input";
 import { Select } from "@/components/ui/select";
 import type { SearchField } from "@/lib/records/records-search-params";
@@ -19,8 +20,7 @@ export function SearchFieldFilter({ value, labels }: Props) {
   if (labels.length === 0) return null;
   const options = [...new Set([...labels, ...(value ? [value.label] : [])])];
   return (
-    <fieldset className="flex max-w-full flex-wrap items-end gap-1.5" data-testid="search-field-filter">
-      <legend className="float-left mb-0.5 w-full text-xs font-medium text-slate-600">Response field (exact)</legend>
+    <FieldGroup legend="Response field (exact)" className="max-w-full" data-testid="search-field-filter">
       <Select
         key={`label-${value?.label ?? ""}`}
         name="fieldLabel"
@@ -48,6 +48,6 @@ export function SearchFieldFilter({ value, labels }: Props) {
         aria-label="Value of the searchable field"
         className="w-44 max-w-full font-mono"
       />
-    </fieldset>
+    </FieldGroup>
   );
 }

@@ -47,7 +47,7 @@ export function HeaderLookup() {
         type="search"
         aria-keyshortcuts="/"
         placeholder="Paste a ref, key or error message"
-        className="peer w-full px-3 py-1.5 placeholder:text-slate-500 md:pointer-fine:pr-9"
+        className="peer h-auto w-full px-3 py-1.5 placeholder:text-slate-500 md:pointer-fine:pr-9"
       />
       {/* The "/" shortcut needs a keyboard: shown only to a fine pointer on a wide screen, and only while the box is empty. */}
       <kbd

@@ -1,6 +1,6 @@
 import type { ComponentProps } from "react";
 import { twMerge } from "tailwind-merge";
-import { FIELD_CLASS } from "@/components/ui/form-classes";
+import { FIELD_CLASS, LINE_FIELD_CLASS } from "@/components/ui/form-classes";
 
 export type InputProps = ComponentProps<"input">;
 
@@ -11,5 +11,5 @@ export type InputProps = ComponentProps<"input">;
  */
 export function Input({ className, ...props }: InputProps) {
   if (props.type === "hidden") return <input {...props} />;
-  return <input className={twMerge(FIELD_CLASS, className)} {...props} />;
+  return <input className={twMerge(FIELD_CLASS, LINE_FIELD_CLASS, className)} {...props} />;
 }

@@ -119,6 +119,28 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     // The picture for the README: a tenant's newest records with stuck claims and facets.
     await page.goto(`${baseUrl}/records?tenant=${TENANT}&limit=25`);
     await page.waitForSelector('[data-testid="records-table"]');
+    // The filters' first line: every name at one height, and a group of controls (the response field) no
+    // wider than its controls, so the next field follows it.
+    const bar = await page.evaluate(() => {
+      const form = [...document.querySelectorAll('[data-testid="records-filter-bar"]')].find((e) =>
+        e.checkVisibility(),
+      )!;
+      const box = (e: Element) => e.getBoundingClientRect();
+      const names = [
+        ...form.querySelectorAll(":scope > label:not(:has(input[type=checkbox])), :scope > fieldset > legend"),
+      ];
+      const firstLine = names.filter((e) => Math.abs(box(e).top - box(names[0]!).top) < 20);
+      const groups = [...form.querySelectorAll(":scope > fieldset")].map((group) => {
+        const controls = [...group.querySelectorAll("input, select, button")].filter((c) => c.checkVisibility());
+        const right = Math.max(...controls.map((c) => box(c).right), box(group.querySelector("legend")!).left);
+        return { group: group.querySelector("legend")!.textContent, spare: Math.round(box(group).right - right) };
+      });
+      return { names: firstLine.map((e) => `${e.firstChild?.textContent}@${Math.round(box(e).top)}`), groups };
+    });
+    expect(bar.names.length, bar.names.join(" ")).toBeGreaterThanOrEqual(4);
+    expect(new Set(bar.names.map((n) => n.split("@")[1])).size, bar.names.join(" ")).toBe(1);
+    for (const { group, spare } of bar.groups)
+      expect(spare, `${group}: width past its controls`).toBeLessThanOrEqual(1);
     await screenshot(page, "records");
     await context.close();
   });
