@@ -36,6 +36,100 @@ export function RecordDetailView({
   allowRepeatVersion?: string | null;
 }) {
   const { record, stuck } = detail;
+  const inProgress = record.status === "in_progress";
+  const callerColumn = (
+    <div className="contents xl:block xl:min-w-0 xl:space-y-6">
+      <Panel title="What a repeat caller receives now">
+        {detail.repeatCaller.kind === "replay" ? (
+          <p className="text-sm text-slate-700" data-testid="replay-note">
+            The stored response (below), replayed as if it were the first answer: no second side effect.
+            {detail.repeatCaller.redactedPaths.length > 0 ? " The caller receives it unmasked." : ""}
+          </p>
+        ) : (
+          <>
+            <p className="mb-2 text-sm text-slate-600">
+              The claim has no outcome yet, so a repeat is refused with this message:
+            </p>
+            <blockquote
+              className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950"
+              data-testid="in-flight-message"
+            >
+              {detail.repeatCaller.message}
+            </blockquote>
+            <div className="mt-2 flex items-center gap-2 text-xs text-slate-500">
+              <CopyButton text={detail.repeatCaller.message} label="Copy message" />
+              {detail.repeatCaller.statusTool?.source === "convention" ? (
+                <span>Status tool named by convention; the writer’s own message may name another.</span>
+              ) : null}
+            </div>
+          </>
+        )}
+        <p className="mt-3 text-xs text-slate-500">
+          {detail.protection.kind === "bucket"
+            ? `Only a repeat before ${utcText(detail.protection.until)} (the end of its time bucket) carries this key; a later one derives a new key and is performed again.`
+            : "A repeat carries this key for as long as the row is kept: the tool keys its calls by a business key."}
+          {record.tool ? (
+            <>
+              {" "}
+              <Link
+                className="underline"
+                href={`/keys?tenant=${encodeURIComponent(record.tenant)}&tool=${encodeURIComponent(record.tool)}${record.subject ? `&subject=${encodeURIComponent(record.subject)}` : ""}&at=${encodeURIComponent(record.createdAt)}`}
+              >
+                Explain a key for this call
+              </Link>
+            </>
+          ) : null}
+        </p>
+      </Panel>
+
+      <Panel title="Stored response">
+        {detail.response.present ? (
+          <RevealResponse
+            recordKey={record.key}
+            masked={detail.response.value}
+            redactedPaths={detail.response.redactedPaths}
+            canReveal={canReveal}
+          />
+        ) : (
+          <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
+        )}
+      </Panel>
+
+      <Panel title="Check arguments">
+        <CheckArguments recordKey={record.key} />
+      </Panel>
+    </div>
+  );
+  const processorColumn = (
+    <div className="contents xl:block xl:min-w-0 xl:space-y-6">
+      <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"} id="resolve">
+        {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
+        {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
+      </Panel>
+      {allowRepeatVersion !== undefined ? (
+        <Panel title="Allow a repeat">
+          <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
+        </Panel>
+      ) : null}
+      <Panel title="Timeline" className={inProgress ? "" : "order-first xl:order-none"}>
+        <Timeline entries={detail.timeline} now={now} />
+        {detail.eventCounts === null ? (
+          <p className="mt-3 text-xs text-slate-500">
+            This writer recorded no events for this key (replays and rejections are not known, which is not the same as
+            none).
+          </p>
+        ) : detail.eventsTruncated ? (
+          <p className="mt-3 text-xs text-slate-500">
+            Showing the first events only; totals:{" "}
+            {Object.entries(detail.eventCounts)
+              .map(([k, n]) => `${k} ${n}`)
+              .join(", ")}
+            .
+          </p>
+        ) : null}
+      </Panel>
+    </div>
+  );
   return (
     <div className="space-y-6">
       <AnswerSentence answer={detail.answer} now={now} />
@@ -105,104 +199,21 @@ export function RecordDetailView({
         </dl>
       </section>
 
-      {/* One column below xl, where the timeline moves up before the long JSON panels (CSS order; the two
-          columns are display: contents there); two columns from xl, the timeline under the processor. */}
+      {/* One column below xl (the two columns are display: contents there), two from xl. A claim still in progress
+          puts the processor's column first, so asking it is the next thing on a phone, in focus order as on screen;
+          otherwise the timeline alone moves up before the long JSON panels (CSS order: it holds nothing to focus). */}
       <div className="flex flex-col gap-6 xl:grid xl:grid-cols-2">
-        <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-          <Panel title="What a repeat caller receives now">
-            {detail.repeatCaller.kind === "replay" ? (
-              <p className="text-sm text-slate-700" data-testid="replay-note">
-                The stored response (below), replayed as if it were the first answer: no second side effect.
-                {detail.repeatCaller.redactedPaths.length > 0 ? " The caller receives it unmasked." : ""}
-              </p>
-            ) : (
-              <>
-                <p className="mb-2 text-sm text-slate-600">
-                  The claim has no outcome yet, so a repeat is refused with this message:
-                </p>
-                <blockquote
-                  className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950"
-                  data-testid="in-flight-message"
-                >
-                  {detail.repeatCaller.message}
-                </blockquote>
-                <div className="mt-2 flex items-center gap-2 text-xs text-slate-500">
-                  <CopyButton text={detail.repeatCaller.message} label="Copy message" />
-                  {detail.repeatCaller.statusTool?.source === "convention" ? (
-                    <span>Status tool named by convention; the writer’s own message may name another.</span>
-                  ) : null}
-                </div>
-              </>
-            )}
-            <p className="mt-3 text-xs text-slate-500">
-              {detail.protection.kind === "bucket"
-                ? `Only a repeat before ${utcText(detail.protection.until)} (the end of its time bucket) carries this key; a later one derives a new key and is performed again.`
-                : "A repeat carries this key for as long as the row is kept: the tool keys its calls by a business key."}
-              {record.tool ? (
-                <>
-                  {" "}
-                  <Link
-                    className="underline"
-                    href={`/keys?tenant=${encodeURIComponent(record.tenant)}&tool=${encodeURIComponent(record.tool)}${record.subject ? `&subject=${encodeURIComponent(record.subject)}` : ""}&at=${encodeURIComponent(record.createdAt)}`}
-                  >
-                    Explain a key for this call
-                  </Link>
-                </>
-              ) : null}
-            </p>
-          </Panel>
-
-          <Panel title="Stored response">
-            {detail.response.present ? (
-              <RevealResponse
-                recordKey={record.key}
-                masked={detail.response.value}
-                redactedPaths={detail.response.redactedPaths}
-                canReveal={canReveal}
-              />
-            ) : (
-              <p className="text-sm text-slate-600">None stored: the outcome has not been recorded.</p>
-            )}
-          </Panel>
-
-          <Panel title="Check arguments">
-            <CheckArguments recordKey={record.key} />
-          </Panel>
-        </div>
-
-        <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-          {/* A claim still in progress: asking the processor is the next step, so below xl it comes first. */}
-          <Panel
-            title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"}
-            id="resolve"
-            className={record.status === "in_progress" ? "order-first xl:order-none" : ""}
-          >
-            {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
-            {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
-          </Panel>
-          {allowRepeatVersion !== undefined ? (
-            <Panel title="Allow a repeat">
-              <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
-            </Panel>
-          ) : null}
-          <Panel title="Timeline" className="order-first xl:order-none">
-            <Timeline entries={detail.timeline} now={now} />
-            {detail.eventCounts === null ? (
-              <p className="mt-3 text-xs text-slate-500">
-                This writer recorded no events for this key (replays and rejections are not known, which is not the same
-                as none).
-              </p>
-            ) : detail.eventsTruncated ? (
-              <p className="mt-3 text-xs text-slate-500">
-                Showing the first events only; totals:{" "}
-                {Object.entries(detail.eventCounts)
-                  .map(([k, n]) => `${k} ${n}`)
-                  .join(", ")}
-                .
-              </p>
-            ) : null}
-          </Panel>
-        </div>
+        {inProgress ? (
+          <>
+            {processorColumn}
+            {callerColumn}
+          </>
+        ) : (
+          <>
+            {callerColumn}
+            {processorColumn}
+          </>
+        )}
       </div>
 
       <Panel title={`Audit entries (${detail.audit.length})`}>
