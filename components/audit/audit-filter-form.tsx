@@ -113,7 +113,7 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className="w-36" />
       </Field>
       <Input type="hidden" name="limit" value={values.limit} />
-      <Button variant="primary" size="md" type="submit">
+      <Button variant="primary" size="field" type="submit">
         Apply
       </Button>
       {active ? (

@@ -68,7 +68,7 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
           </Select>
         )}
       </Field>
-      <Button variant="primary" type="submit">
+      <Button variant="primary" size="field" type="submit">
         Apply
       </Button>
       {values.tool || values.tenant ? (

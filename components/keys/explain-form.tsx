@@ -9,7 +9,7 @@ export type ExplainFormValues = Partial<
 >;
 
 // Over the field look: this form's wider padding and its face.
-const INPUT = "w-full bg-transparent px-2.5 py-1.5";
+const INPUT = "h-auto w-full bg-transparent px-2.5 py-1.5";
 
 /**
  * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an

@@ -80,7 +80,7 @@ export function MetricsFilterBar({ tools, tenantChoices }: Props) {
           <Field label="Tenant">
             <Input name="tenant" defaultValue={params.tenant ?? ""} placeholder="every tenant" />
           </Field>
-          <Button variant="secondary" size="md" className="py-1" type="submit">
+          <Button variant="secondary" size="field" type="submit">
             Apply
           </Button>
         </form>

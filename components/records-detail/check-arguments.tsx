@@ -19,7 +19,7 @@ type State =
   | { phase: "failed"; message: string; field: string | null; n: number };
 
 // Over the field look: the padding, face and focus border of this panel's fields.
-const FIELD_BASE = "bg-transparent px-2.5 py-1.5 font-mono focus:border-slate-500";
+const FIELD_BASE = "h-auto bg-transparent px-2.5 py-1.5 font-mono focus:border-slate-500";
 const FIELD = `${FIELD_BASE} w-full`;
 
 const BUCKET_WORDS: Record<BucketPosition, string> = {

@@ -138,14 +138,14 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
           aria-label="Created before (UTC)"
           defaultValue={toInputValue(params.to)}
         />
-        <Button variant="primary" size="md" className="ml-1" type="submit">
+        <Button variant="primary" size="field" className="ml-1" type="submit">
           Apply
         </Button>
       </FieldGroup>
       {active ? (
         <Button
           variant="secondary"
-          size="md"
+          size="field"
           onClick={() =>
             apply({
               tenant: null,

@@ -50,7 +50,7 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
         </Select>
       </Field>
       {tenantChoices === null ? (
-        <Button variant="secondary" size="md" className="py-1" type="submit">
+        <Button variant="secondary" size="field" type="submit">
           Apply
         </Button>
       ) : null}

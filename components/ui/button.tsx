@@ -3,7 +3,8 @@ import { twMerge } from "tailwind-merge";
 
 /** primary: the page's main action; good / info: the two resolutions (complete, release), in their badge tones. */
 export type ButtonVariant = "primary" | "secondary" | "danger" | "good" | "info" | "ghost" | "link";
-export type ButtonSize = "xs" | "sm" | "md";
+/** field: a button in a row of one-line controls (a filter bar's Apply), at their height (LINE_FIELD_CLASS). */
+export type ButtonSize = "xs" | "sm" | "md" | "field";
 
 const BASE =
   "inline-flex items-center justify-center gap-1 whitespace-nowrap rounded-md font-medium transition-colors focus-visible:outline-none focus-visible:ring-2 focus-visible:ring-sky-600 focus-visible:ring-offset-1 disabled:cursor-not-allowed";
@@ -30,9 +31,10 @@ const SIZES: Record<ButtonSize, string> = {
   xs: "px-2 py-0.5 text-xs",
   sm: "px-3 py-1 text-xs",
   md: "px-3 py-1.5 text-sm",
+  field: "h-7 px-3 text-sm",
 };
 
-const LINK_SIZES: Record<ButtonSize, string> = { xs: "text-xs", sm: "text-xs", md: "text-sm" };
+const LINK_SIZES: Record<ButtonSize, string> = { xs: "text-xs", sm: "text-xs", md: "text-sm", field: "text-sm" };
 
 /**
  * The classes of a button of this variant and size, for an element that must be something

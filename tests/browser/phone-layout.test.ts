@@ -320,6 +320,20 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
     else copyFileSync(await screenshot(page, `mobile-${name}`), `docs/screenshots/mobile/${name}.png`);
   }
 
+  /** One-line controls whose padding leaves less than a line of text: their words would be cut at the bottom. */
+  const clippedControls = (page: Page) =>
+    page.evaluate(() =>
+      [...document.querySelectorAll<HTMLElement>("input:not([type=checkbox]):not([type=hidden]), select")]
+        .filter((control) => control.checkVisibility())
+        .map((control) => {
+          const style = getComputedStyle(control);
+          const room = control.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+          return { name: control.getAttribute("name") ?? control.id, room, line: parseFloat(style.fontSize) * 1.15 };
+        })
+        .filter(({ room, line }) => room < line)
+        .map(({ name, room }) => `${name}: ${room} px for its text`),
+    );
+
   for (const viewport of PHONES) {
     it(`at ${viewport.width} px every page fits: nothing wider than the screen, search, Sign out and every records cell whole${viewport.width === SCREENSHOT_PHONE ? " (screenshots: docs/screenshots/mobile)" : ""}`, async () => {
       mkdirSync("docs/screenshots/mobile", { recursive: true });
@@ -337,6 +351,9 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
           expect(layout.hiddenCells, `records at ${viewport.width}: cells cut off`).toEqual([]);
         }
         if (name === "record") expect(layout.recordRef, `the record's ref at ${viewport.width}`).not.toBeNull();
+        expect(await clippedControls(page), `${name} at ${viewport.width}: controls too short for their words`).toEqual(
+          [],
+        );
         if (name === "lookup")
           expect(await page.locator("main a[href^='/records/']").count()).toBeGreaterThanOrEqual(2);
         await phoneShot(page, name);
@@ -439,6 +456,15 @@ describe.skipIf(browserMissing)("the console on a phone (360 and 390 px wide), i
     expect(stuckSummary!).toBeLessThan(ask!);
     expect(ask!).toBeLessThan(stuckTimeline!);
     expect(stuckTimeline!).toBeLessThan(stuckStored!);
+    // And in focus order as on screen: from the record's last button, Tab reaches the processor before the repeat's panel.
+    await page.focus('button:has-text("Copy key")');
+    let reached = "";
+    for (let i = 0; i < 10 && !reached; i++) {
+      await page.keyboard.press("Tab");
+      const text = await page.evaluate(() => document.activeElement?.textContent?.trim() ?? "");
+      if (["Ask the processor", "Copy message"].includes(text)) reached = text;
+    }
+    expect(reached, "the first of the two that Tab reaches").toBe("Ask the processor");
     await screenshot(page, "first-screen-record-stuck");
 
     // Stuck: the counts by tool fold away; opened, one line a tool (a warning may take a second).
