@@ -61,7 +61,7 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
       data-testid="audit-filter-form"
     >
       <Field label="Actor">
-        <Input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className="w-36" />
+        <Input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className="w-48" />
       </Field>
       <Field label="Action">
         <Input
@@ -107,10 +107,10 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         )}
       </Field>
       <Field label="From (UTC)">
-        <Input name="from" defaultValue={values.from} placeholder="2026-11-29" className="w-36" />
+        <Input name="from" defaultValue={values.from} placeholder="2026-11-29" className="w-44" />
       </Field>
       <Field label="Before (UTC)">
-        <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className="w-36" />
+        <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className="w-44" />
       </Field>
       <Input type="hidden" name="limit" value={values.limit} />
       <Button variant="primary" size="field" type="submit">

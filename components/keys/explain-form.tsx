@@ -39,6 +39,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           <Input
             id="subject"
             name="subject"
+            aria-describedby="subject-hint"
             defaultValue={values.subject}
             maxLength={200}
             className={INPUT}
@@ -65,13 +66,20 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           <Input
             id="at"
             name="at"
+            aria-describedby="at-hint"
             defaultValue={values.at}
             className={`${INPUT} font-mono`}
             placeholder="2026-03-01T12:00:00Z"
           />
         </Labelled>
         <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
-          <Input id="window" name="window" defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
+          <Input
+            id="window"
+            name="window"
+            aria-describedby="window-hint"
+            defaultValue={values.window ?? "900"}
+            className={`${INPUT} font-mono`}
+          />
         </Labelled>
         <Labelled name="scheme" label="Canonical form" error={errors.scheme}>
           <Select id="scheme" name="scheme" defaultValue={values.scheme ?? "python-json"} className={INPUT}>
@@ -102,6 +110,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           <Textarea
             id="compare"
             name="compare"
+            aria-describedby="compare-hint"
             defaultValue={values.compare}
             rows={4}
             maxLength={10_000}
@@ -134,9 +143,14 @@ function Labelled({
     <div>
       <label htmlFor={name} className="mb-1 block text-xs font-medium text-slate-700">
         {label}
-        {hint ? <span className="font-normal text-slate-500"> — {hint}</span> : null}
       </label>
       {children}
+      {/* Under the control, not in the label: a long hint wrapped its label and set its field lower than the row's. */}
+      {hint ? (
+        <p id={`${name}-hint`} className="mt-1 text-xs text-slate-500">
+          {hint}
+        </p>
+      ) : null}
       {error ? (
         <p role="alert" className="mt-1 text-xs text-red-700" data-testid={`error-${name}`}>
           {error}

@@ -1,6 +1,6 @@
 export function MetricsSkeleton() {
   return (
-    <div aria-busy="true" aria-label="Loading metrics" className="animate-pulse space-y-4">
+    <div role="status" aria-busy="true" aria-label="Loading metrics" className="animate-pulse space-y-4">
       <div className="grid grid-cols-2 gap-3 md:grid-cols-3 xl:grid-cols-6">
         {Array.from({ length: 6 }, (_, i) => (
           <div key={i} className="h-24 rounded-lg bg-slate-200" />

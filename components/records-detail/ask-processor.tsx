@@ -65,12 +65,16 @@ export function AskProcessor({
     onAnswer?.(answer.value);
   }
 
+  // Once the answer is that nobody can be asked, asking again cannot change it: no button offers to.
+  const nobodyToAsk = state.phase === "answered" && isNobodyToAsk(state.result.check);
   return (
     <div>
       <div className="flex flex-wrap items-center gap-3">
-        <Button variant="primary" onClick={() => void ask()} disabled={state.phase === "asking"}>
-          {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
-        </Button>
+        {nobodyToAsk ? null : (
+          <Button variant="primary" onClick={() => void ask()} disabled={state.phase === "asking"}>
+            {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
+          </Button>
+        )}
         <span className="text-xs text-slate-500">
           {processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}
         </span>

@@ -82,19 +82,24 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
   const action = outcome === "taken" ? "complete" : outcome === "not_taken" && mayRelease ? "release" : null;
   const reasonId = `reason-${claim.key}`;
 
+  // Nobody to ask: asking again cannot change the answer, so no button offers to (the note says what can).
+  const nobodyToAsk = outcome === "unknown" && check !== null && isNobodyToAsk(check.check);
+
   return (
     <div className="flex min-w-0 flex-col gap-2 md:min-w-64" data-testid="row-resolve" data-key={claim.key}>
-      <Button
-        variant={check ? "secondary" : "primary"}
-        size="sm"
-        className="self-start"
-        onClick={() => void ask()}
-        disabled={state.phase === "asking" || state.phase === "sending"}
-        aria-label={`${check ? "Ask again" : "Ask the processor"} about ${claim.ref}`}
-        data-testid="row-ask"
-      >
-        {state.phase === "asking" ? "Asking…" : check ? "Ask again" : "Ask the processor"}
-      </Button>
+      {nobodyToAsk ? null : (
+        <Button
+          variant={check ? "secondary" : "primary"}
+          size="sm"
+          className="self-start"
+          onClick={() => void ask()}
+          disabled={state.phase === "asking" || state.phase === "sending"}
+          aria-label={`${check ? "Ask again" : "Ask the processor"} about ${claim.ref}`}
+          data-testid="row-ask"
+        >
+          {state.phase === "asking" ? "Asking…" : check ? "Ask again" : "Ask the processor"}
+        </Button>
+      )}
       <ActionResult resultKey={answers === 0 ? null : answers} label={`processor answer for ${claim.ref}`}>
         {check ? (
           <div
@@ -104,7 +109,7 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
           >
             <Badge tone={OUTCOME[check.check.outcome].tone}>{OUTCOME[check.check.outcome].label}</Badge>{" "}
             {check.check.reason}
-            {outcome === "unknown" && isNobodyToAsk(check.check) ? (
+            {nobodyToAsk ? (
               <NobodyToAskNote recordKey={claim.key} tool={claim.tool} mayForceRelease={mayForceRelease} />
             ) : outcome === "unknown" ? (
               <p className="mt-1">

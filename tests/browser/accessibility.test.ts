@@ -8,6 +8,10 @@ import { browserMissing, launchChromium } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { signInAs } from "../helpers/sign-in";
 import { axeViolations } from "../helpers/axe";
+import { createElement } from "react";
+import { renderToStaticMarkup } from "react-dom/server";
+import { MetricsSkeleton } from "@/components/metrics/metrics-skeleton";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -251,6 +255,28 @@ describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => 
     await visit.around?.after(page);
     return found;
   }
+
+  it("the loading placeholders a page shows while its query runs are named statuses, axe-clean", async () => {
+    // They show for a moment only, so the sweep's loaded pages rarely catch one: rendered here on their own.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    const skeletons = renderToStaticMarkup(
+      createElement(
+        "div",
+        null,
+        createElement(TableSkeleton, { label: "Loading audit entries" }),
+        createElement(MetricsSkeleton),
+      ),
+    );
+    await page.setContent(
+      `<!doctype html><html lang="en"><head><title>Loading</title></head><body><main><h1>Loading</h1>${skeletons}</main></body></html>`,
+    );
+    const found = (await axeViolations(page)).filter((v) => v.impact === "serious" || v.impact === "critical");
+    expect(found.map((v) => `${v.id}: ${v.nodes.map((n) => n.html).join(", ")}`)).toEqual([]);
+    expect(await page.getByRole("status", { name: "Loading audit entries" }).count()).toBe(1);
+    expect(await page.getByRole("status", { name: "Loading metrics" }).count()).toBe(1);
+    await context.close();
+  });
 
   it("has no serious or critical violation, and a main landmark and an h1, on any page, as any role, at 1440 and 390 px", async () => {
     // The not-found page and a 403 from /forbidden are what the page is; Chromium logs their status.

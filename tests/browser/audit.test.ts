@@ -10,6 +10,7 @@ import { createPrismaClient, type Db } from "@/lib/db/prisma";
 import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
+import { controlsShortOfTheirWords } from "../helpers/clipped-controls";
 import { seriousViolations } from "../helpers/axe";
 
 const baseUrl = inject("baseUrl");
@@ -111,6 +112,7 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     await page.locator('tr[data-action="record.complete"] button').click();
     await page.waitForSelector('[data-testid="audit-entry-detail"]');
     expect(await page.textContent('[data-testid="audit-entry-detail"]')).toContain('"outcome": "taken"');
+    expect((await controlsShortOfTheirWords(page)).join("; "), "the filters").toBe("");
     const file = await screenshot(page, "audit");
     mkdirSync("docs/screenshots", { recursive: true });
     copyFileSync(file, "docs/screenshots/audit.png");

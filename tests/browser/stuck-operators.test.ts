@@ -102,6 +102,9 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     expect(await listedKeys(page)).toEqual([oldest, middle, newest]);
     expect(await page.inputValue('[data-testid="stuck-order"]')).toBe("oldest");
     expect(await seriousViolations(page), "the stuck page").toEqual([]);
+    // A hovered row keeps its captions readable too.
+    await page.hover(`tr[data-key="${middle}"] [data-column="threshold"]`);
+    expect(await seriousViolations(page), "the stuck page, a row hovered").toEqual([]);
     await page.mouse.move(0, 0);
     await docShot(page, "stuck");
 
@@ -187,6 +190,8 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
       "Asking again cannot help: configure a processor for send_receipt_email",
     );
     expect(await page.getAttribute(`${note} a`, "href")).toBe(`/records/${email}#resolve`);
+    // Asking again cannot change that answer, so nothing offers to.
+    expect(await page.locator(`tr[data-key="${email}"] [data-testid="row-ask"]`).count()).toBe(0);
     expect(await page.textContent('[data-testid="plan-all"]')).toBe("Plan for all 3 matching");
     await page.click('[data-testid="plan-all"]');
     await page.waitForSelector(`${dialog}[data-phase="planned"]`);
@@ -234,6 +239,7 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await page.click('button:has-text("Ask the processor")');
     await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="unknown"]');
     expect(await page.textContent('[data-testid="processor-meaning"]')).toMatch(/^Asking again cannot help: configure/);
+    expect(await page.locator('button:has-text("Ask again"), button:has-text("Ask the processor")').count()).toBe(0);
     expect(await page.isVisible('[data-testid="force-release"]')).toBe(true);
     await context.close();
 

@@ -6,6 +6,7 @@ import { withIdempotency, type GuardResult, OutcomeUnknownError } from "idem-gua
 import { signInAs, signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
+import { controlsShortOfTheirWords } from "../helpers/clipped-controls";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -221,6 +222,15 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     expect(previous).toContain("The same call 14 min earlier fell in the previous bucket");
     expect(await page.textContent('[data-testid="bucket-same"]')).toContain(completed.ref);
     expect(await page.textContent('[data-testid="explain-diff-offset"]')).toMatch(/first differ at byte 21/);
+    // The form's fields line up: each row's controls at one height, none too small for its words.
+    const tops = await page.evaluate(() =>
+      ["tenant", "subject", "tool", "at", "window", "scheme"].map(
+        (id) => `${id}@${Math.round(document.getElementById(id)!.getBoundingClientRect().top)}`,
+      ),
+    );
+    expect(new Set(tops.slice(0, 3).map((t) => t.split("@")[1])).size, tops.join(" ")).toBe(1);
+    expect(new Set(tops.slice(3).map((t) => t.split("@")[1])).size, tops.join(" ")).toBe(1);
+    expect((await controlsShortOfTheirWords(page)).join("; ")).toBe("");
     await screenshot(page, "keys");
 
     await page.click(`[data-testid="bucket-previous"] a`);

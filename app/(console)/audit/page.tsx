@@ -1,7 +1,7 @@
 import { Suspense } from "react";
 import { AuditChainStatus } from "@/components/audit/audit-chain-status";
 import { AuditView } from "@/components/audit/audit-view";
-import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
@@ -25,7 +25,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         title="Audit"
         description="Every change the console made, append-only: who did what to which record, on what evidence. Filters live in the URL: copy it to share this view."
       />
-      <Suspense fallback={<RecordsSkeleton />}>
+      <Suspense fallback={<TableSkeleton label="Loading audit entries" />}>
         <AuditSection actor={actor} searchParams={searchParams} />
       </Suspense>
     </>

@@ -1,6 +1,6 @@
 import { Suspense } from "react";
 import { DuplicatesView } from "@/components/duplicates/duplicates-view";
-import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { PageHeader } from "@/components/ui/page-header";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
@@ -30,7 +30,7 @@ export default async function DuplicatesPage({ searchParams }: { searchParams: P
           </>
         }
       />
-      <Suspense fallback={<RecordsSkeleton />}>
+      <Suspense fallback={<TableSkeleton label="Loading duplicates" />}>
         <DuplicatesSection actor={actor} searchParams={searchParams} />
       </Suspense>
     </>

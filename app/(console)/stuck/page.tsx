@@ -1,6 +1,6 @@
 import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
-import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
@@ -21,7 +21,7 @@ export default async function StuckClaimsPage({ searchParams }: { searchParams: 
         title="Stuck"
         description="Claims still in_progress past their tool's threshold: the processor may or may not have acted. Ask it, then complete with its receipt or release the claim."
       />
-      <Suspense fallback={<RecordsSkeleton />}>
+      <Suspense fallback={<TableSkeleton label="Loading stuck claims" />}>
         <StuckSection actor={actor} searchParams={searchParams} />
       </Suspense>
     </>

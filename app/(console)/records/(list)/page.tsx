@@ -1,6 +1,6 @@
 import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
-import { RecordsSkeleton } from "@/components/records/records-skeleton";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
@@ -24,7 +24,7 @@ export default async function RecordsPage({ searchParams }: { searchParams: Prom
         title="Records"
         description="Every claim the writers recorded, newest first. Filters live in the URL: copy it to share this view."
       />
-      <Suspense fallback={<RecordsSkeleton />}>
+      <Suspense fallback={<TableSkeleton label="Loading records" />}>
         <RecordsSection actor={actor} searchParams={searchParams} />
       </Suspense>
     </>

@@ -1,7 +1,10 @@
-/** What the records page shows while its query runs: the shape of the table, no numbers. */
-export function RecordsSkeleton() {
+/**
+ * What a list page shows while its query runs: the shape of a table, no numbers. A status with a
+ * name (an aria-label on a plain div is not allowed), saying what is loading.
+ */
+export function TableSkeleton({ label }: { label: string }) {
   return (
-    <div aria-busy="true" aria-label="Loading records" className="animate-pulse space-y-3">
+    <div role="status" aria-busy="true" aria-label={label} className="animate-pulse space-y-3">
       <div className="h-10 rounded-lg bg-slate-200/70" />
       <div className="h-6 w-2/3 rounded bg-slate-200/70" />
       <div className="rounded-lg border border-slate-200 bg-white">

@@ -1,0 +1,29 @@
+import type { Page } from "playwright-core";
+
+/**
+ * Visible text fields and drop-downs too small for their words: less height than a line of their
+ * text inside their padding, or an empty field's placeholder wider than its room (a cut example
+ * date reads as a wrong one). Each entry names the control and what it lacks.
+ */
+export function controlsShortOfTheirWords(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const measure = document.createElement("canvas").getContext("2d")!;
+    const short: string[] = [];
+    for (const control of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
+      "input:not([type=checkbox]):not([type=hidden]), select",
+    )) {
+      if (!control.checkVisibility()) continue;
+      const name = control.getAttribute("name") ?? control.id;
+      const style = getComputedStyle(control);
+      const room = control.clientHeight - parseFloat(style.paddingTop) - parseFloat(style.paddingBottom);
+      if (room < parseFloat(style.fontSize) * 1.15) short.push(`${name}: ${room} px for its text`);
+      if (control instanceof HTMLInputElement && control.placeholder && control.value === "") {
+        measure.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const width = control.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        const needed = Math.ceil(measure.measureText(control.placeholder).width);
+        if (needed > width) short.push(`${name}: placeholder ${needed} px in ${width} px`);
+      }
+    }
+    return short;
+  });
+}
