@@ -1,5 +1,6 @@
 import type { ButtonHTMLAttributes } from "react";
 import { twMerge } from "tailwind-merge";
+import { LINE_FIELD_CLASS } from "./form-classes";
 
 /** primary: the page's main action; good / info: the two resolutions (complete, release), in their badge tones. */
 export type ButtonVariant = "primary" | "secondary" | "danger" | "good" | "info" | "ghost" | "link";
@@ -31,7 +32,7 @@ const SIZES: Record<ButtonSize, string> = {
   xs: "px-2 py-0.5 text-xs",
   sm: "px-3 py-1 text-xs",
   md: "px-3 py-1.5 text-sm",
-  field: "h-7 px-3 text-sm",
+  field: `${LINE_FIELD_CLASS} px-3 text-sm`,
 };
 
 const LINK_SIZES: Record<ButtonSize, string> = { xs: "text-xs", sm: "text-xs", md: "text-sm", field: "text-sm" };
