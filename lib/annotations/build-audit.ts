@@ -20,7 +20,6 @@ import { declaredHints, effectiveAnnotations } from "@/lib/tool-listings/effecti
 import { loadAuditedServers } from "./server-store";
 import { describeChange, diffListings, type ToolChange } from "./snapshot-diff";
 import { loadServerSnapshots, loadSnapshotServerNames } from "./snapshot-store";
-import { scanWatermark } from "@/lib/scan/scan-watermark";
 import { loadToolEvidence } from "./tool-evidence";
 import { auditWindowPhrase, auditWindowStart } from "./audit-window";
 import { latestVerifications } from "./latest-verifications";
@@ -151,7 +150,7 @@ export async function buildToolsAudit(
   // Whole hours: the partial hour before now − window is never counted from the base table.
   const since = auditWindowStart(window, now);
   const named = auditWindowPhrase(window, since);
-  const evidence = await loadToolEvidence(options.evidenceDb ?? db, actor, config, {
+  const { byTool: evidence, scannedThrough } = await loadToolEvidence(options.evidenceDb ?? db, actor, config, {
     since,
     now,
     rollUpOn: db,
@@ -228,7 +227,7 @@ export async function buildToolsAudit(
     window,
     generatedAt: now.toISOString(),
     since: since.toISOString(),
-    scannedThrough: await scanWatermark(options.evidenceDb ?? db),
+    scannedThrough,
     servers,
     tools,
     summary: summarizeVerdicts(tools),

@@ -12,6 +12,7 @@ import { windowFigures } from "@/lib/metrics/window-figures";
 import { NO_EVIDENCE, type ToolEvidence } from "@/lib/annotations/tool-audit-types";
 import { duplicateFigures } from "@/lib/duplicates/duplicate-figures";
 import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
+import { atOneScanSnapshot } from "@/lib/scan/scan-snapshot";
 
 /**
  * The table's evidence per tool name over [since, now), limited to the actor's tenants; every
@@ -24,6 +25,7 @@ import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
  * flight and stuck claims (the partial not-completed index), rows still in_progress after an
  * outcome_unknown event, and each tool's newest row (one index probe per tool).
  * Rows whose writer did not record the tool cannot be attributed to a tool and are left out.
+ * `scannedThrough`: the duplicate scan's watermark its figures (duplicates, repeats) count through.
  */
 export async function loadToolEvidence(
   db: Db,
@@ -36,7 +38,7 @@ export async function loadToolEvidence(
     /** Where the metrics roll-up writes when `db` is the read replica: the primary. Default `db`. */
     rollUpOn?: Db;
   },
-): Promise<Map<string, ToolEvidence>> {
+): Promise<{ byTool: Map<string, ToolEvidence>; scannedThrough: string | null }> {
   const scope = actorTenantScope(actor);
   const { since, now } = options;
   const evidence = new Map<string, ToolEvidence>();
@@ -84,11 +86,12 @@ export async function loadToolEvidence(
      GROUP BY tool`;
   for (const s of stuck) of(s.tool).stuck = s.count;
 
-  // The duplicate scan's roll-ups: a few rows per hour and tool, never the base table.
-  const [duplicates, repeats] = await Promise.all([
-    duplicateFigures(db, scope, { since, until: now }),
-    repeatDelayFigures(db, scope, { since, until: now }),
-  ]);
+  // The duplicate scan's roll-ups: a few rows per hour and tool, never the base table; in one snapshot
+  // with the scan's watermark, which the audit shows as what they count through.
+  const { duplicates, repeats } = await atOneScanSnapshot(db, async (scan) => ({
+    duplicates: await duplicateFigures(scan, scope, { since, until: now }),
+    repeats: await repeatDelayFigures(scan, scope, { since, until: now }),
+  }));
   for (const d of duplicates.byTool) {
     if (d.tool === "") continue;
     Object.assign(of(d.tool), { duplicatesThrough: d.duplicates, argumentsMismatches: d.argumentsMismatches });
@@ -112,7 +115,7 @@ export async function loadToolEvidence(
   for (const l of lastSeen) {
     if (l.last_seen) of(l.tool).lastSeen = l.last_seen.toISOString();
   }
-  return evidence;
+  return { byTool: evidence, scannedThrough: duplicates.scannedThrough };
 }
 
 /** Per tool (unrecorded tools left out): the window's figures from rollups, slices and the last minutes live. */

@@ -1,14 +1,15 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Db } from "@/lib/db/prisma";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";
 import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
+import type { ScanReader } from "@/lib/scan/scan-snapshot";
 
 /**
  * Per tool: the duplicates that got through in [since, until) and whether its writer records the
  * arguments hash at all. `duplicates: null` means "not recorded" (no scanned claim of the tool
  * carried a hash), never 0. Exact for claims created before `scannedThrough`; younger ones are not
- * scanned yet (at most the scan's settle time plus a round).
+ * scanned yet (at most the scan's settle time plus a round). Read it in one snapshot with anything
+ * else of the scan's shown beside it (atOneScanSnapshot).
  */
 export type ToolDuplicates = {
   tool: string;
@@ -19,7 +20,11 @@ export type ToolDuplicates = {
 };
 export type DuplicateFigures = { scannedThrough: string | null; byTool: ToolDuplicates[] };
 
-export async function duplicateFigures(db: Db, scope: TenantScope, range: ScanRange): Promise<DuplicateFigures> {
+export async function duplicateFigures(
+  db: ScanReader,
+  scope: TenantScope,
+  range: ScanRange,
+): Promise<DuplicateFigures> {
   const filters = scanFilters(scope, range);
   const and = filters.length === 0 ? Prisma.empty : Prisma.sql`AND ${Prisma.join(filters, " AND ")}`;
   // Hashed claims by their hour (the hour holding `since` counts whole: it only decides "recorded").

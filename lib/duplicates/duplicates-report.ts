@@ -4,6 +4,7 @@ import type { Db } from "@/lib/db/prisma";
 import type { Actor } from "@/lib/identity/actor";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { loadKnownTools } from "@/lib/tool-listings/known-tools";
+import { atOneScanSnapshot } from "@/lib/scan/scan-snapshot";
 import { duplicateFigures, type ToolDuplicates } from "./duplicate-figures";
 import { duplicateWindows } from "./duplicate-windows";
 import { DUPLICATES_WINDOW_MS, type DuplicatesQuery, type DuplicatesWindow } from "./duplicates-params";
@@ -53,7 +54,8 @@ export async function readDuplicates(
   const since = new Date(now.getTime() - DUPLICATES_WINDOW_MS[query.window]);
   const range = { since, until: now, tool: query.tool ?? undefined, tenant: query.tenant ?? undefined };
   const [figures, list, known, mismatches] = await Promise.all([
-    duplicateFigures(db, scope, range),
+    // In one snapshot with the watermark the page shows as what the figures count through.
+    atOneScanSnapshot(db, (scan) => duplicateFigures(scan, scope, range)),
     listDuplicates(db, scope, { ...range, limit: query.limit, cursor: query.cursor ?? undefined }),
     loadKnownTools(db, config),
     listMismatches(db, scope, { ...range, limit: MISMATCHES_SHOWN }),

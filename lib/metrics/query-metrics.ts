@@ -1,6 +1,7 @@
 import "server-only";
 import { duplicateFigures } from "@/lib/duplicates/duplicate-figures";
 import { repeatDelayFigures } from "@/lib/repeats/repeat-figures";
+import { atOneScanSnapshot } from "@/lib/scan/scan-snapshot";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
@@ -74,7 +75,7 @@ export async function getMetrics(
   const tenantScope = actorTenantScope(actor);
   // Each step ends where the next begins; the last at the request's instant.
   const stepEnds = steps.map((_, i) => steps[i + 1] ?? bounds.to);
-  const [{ counts, rolled, latency, source }, stuck, sideEffects, recording, known, duplicates, repeats, upstreams] =
+  const [{ counts, rolled, latency, source }, stuck, sideEffects, recording, known, [duplicates, repeats], upstreams] =
     await Promise.all([
       windowFigures(db, { from: bounds.from, to: bounds.to, stepMs: bounds.stepMs }, scope),
       // The last step ends at `now`: its stuck claims are the "stuck now" figures.
@@ -82,8 +83,15 @@ export async function getMetrics(
       reportedSideEffects(db, floorTo(bounds.from, HOUR_MS), bounds.to, scope),
       toolsRecordingEvents(db, scope.tenants, now),
       loadKnownTools(db, config),
-      duplicateFigures(db, tenantScope, scanRange),
-      repeatDelayFigures(db, tenantScope, scanRange),
+      // One snapshot: the figures and the watermark `repeats.scannedThrough` says they count through.
+      atOneScanSnapshot(
+        db,
+        async (scan) =>
+          [
+            await duplicateFigures(scan, tenantScope, scanRange),
+            await repeatDelayFigures(scan, tenantScope, scanRange),
+          ] as const,
+      ),
       verifiedUpstreams(db, scope.tool || null),
     ]);
   const duplicatesOf = new Map(duplicates.byTool.map((d) => [d.tool, d]));

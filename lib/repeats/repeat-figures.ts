@@ -1,8 +1,8 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import type { Db } from "@/lib/db/prisma";
 import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
 import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
+import type { ScanReader } from "@/lib/scan/scan-snapshot";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";
 import { addBuckets, bucketSumsSql, emptyBuckets, medianRange } from "./repeat-delay-buckets";
 
@@ -57,7 +57,7 @@ function finish<T extends RepeatDistribution & { delaySumMs: number }>(d: T): Om
  * by tool and host, by host, and each tool's busiest tenants. Whole event hours: `since` is
  * floored to its hour by the caller's window (the hour holding it counts whole).
  */
-export async function repeatDelayFigures(db: Db, scope: TenantScope, range: ScanRange): Promise<RepeatFigures> {
+export async function repeatDelayFigures(db: ScanReader, scope: TenantScope, range: ScanRange): Promise<RepeatFigures> {
   const filters = [
     ...scanFilters(scope, range),
     Prisma.sql`hour >= date_trunc('hour', ${range.since}::timestamptz, 'UTC')`,

@@ -60,6 +60,7 @@ describe("idem bench at 20,000 rows", () => {
     result = await runCli(["bench", "--rows", "20000", "--iterations", "5", "--json"], {
       DATABASE_URL: inject("databaseUrl"),
     });
+    if (!result.stdout) throw new Error(`no report: ${result.stderr.slice(-3000)}`);
     report = JSON.parse(result.stdout) as BenchJson;
   }, 900_000);
 

@@ -83,7 +83,7 @@ beforeAll(async () => {
 
 describe("tool evidence", () => {
   it("counts claims, completions and unresolved outcome_unknown rows per tool", async () => {
-    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, {
+    const { byTool: evidence } = await loadToolEvidence(db, actor([TA, TB]), config, {
       since: SINCE,
       now: NOW,
       tools: [CHARGE, SHIP],
@@ -101,7 +101,7 @@ describe("tool evidence", () => {
   });
 
   it("the same when told about every tool (the per-tool fast path)", async () => {
-    const evidence = await loadToolEvidence(db, actor([TA, TB]), config, {
+    const { byTool: evidence } = await loadToolEvidence(db, actor([TA, TB]), config, {
       since: SINCE,
       now: NOW,
       tools: [CHARGE, SHIP, OLD],
@@ -112,7 +112,7 @@ describe("tool evidence", () => {
   });
 
   it("a tenant-limited actor's evidence holds its tenant's rows only", async () => {
-    const onlyB = await loadToolEvidence(db, actor([TB]), config, {
+    const { byTool: onlyB } = await loadToolEvidence(db, actor([TB]), config, {
       since: SINCE,
       now: NOW,
       tools: [CHARGE, SHIP, OLD],

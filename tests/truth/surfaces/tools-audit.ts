@@ -149,10 +149,12 @@ async function scanTruth(
   );
 }
 
-/** The scan's figures of one tool as the API shows them, beside their truth (null shown and null truth: "not recorded"). */
-function scanFigures(surface: string, tool: Audit["tools"][number], early: ScanTruth, t: ScanTruth): F[] {
-  const between = (a: number | null, b: number | null): Figure["truth"] =>
-    a === null || b === null || a === b ? b : { min: Math.min(a, b), max: Math.max(a, b) };
+/**
+ * The scan's figures of one tool as the API shows them, beside their truth through the watermark the
+ * audit gives (null shown and null truth: "not recorded"). Exact: the figures and the watermark are
+ * read in one snapshot (lib/scan/scan-snapshot.ts).
+ */
+function scanFigures(surface: string, tool: Audit["tools"][number], t: ScanTruth): F[] {
   const evidence = tool.evidence as unknown as {
     duplicatesThrough?: number | null;
     argumentsMismatches?: number | null;
@@ -163,7 +165,7 @@ function scanFigures(surface: string, tool: Audit["tools"][number], early: ScanT
       surface,
       name: `${tool.name} duplicatesThrough`,
       shown: evidence.duplicatesThrough ?? null,
-      truth: between(early.duplicatesThrough, t.duplicatesThrough),
+      truth: t.duplicatesThrough,
       kind: "exact",
       problem: evidence.duplicatesThrough === undefined ? "no duplicatesThrough field" : undefined,
     },
@@ -171,7 +173,7 @@ function scanFigures(surface: string, tool: Audit["tools"][number], early: ScanT
       surface,
       name: `${tool.name} argumentsMismatches`,
       shown: evidence.argumentsMismatches ?? null,
-      truth: between(early.argumentsMismatches, t.argumentsMismatches),
+      truth: t.argumentsMismatches,
       kind: "exact",
     },
   ];
@@ -180,7 +182,7 @@ function scanFigures(surface: string, tool: Audit["tools"][number], early: ScanT
       surface,
       name: `${tool.name} repeats ${band}`,
       shown: evidence.repeatDelays ? (evidence.repeatDelays.bands[band] ?? null) : null,
-      truth: t.bands ? between(early.bands?.[band] ?? 0, t.bands[band]) : null,
+      truth: t.bands ? t.bands[band] : null,
       kind: "exact",
     });
   return figures;
@@ -217,21 +219,11 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
   );
   const surface = `api ${path}`;
   // The scan's figures count what it has read: through its watermark (the audit says where).
-  // The audit reads its watermark after its figures, and the background scan may have moved on
-  // between the two (one round, every 15 s): the truth is the range over the last minute before it.
   const names = audit.tools.map((t) => t.name);
   const scan =
     audit.scannedThrough === null
       ? null
-      : {
-          early: await scanTruth(
-            ctx,
-            new Date(audit.since),
-            new Date(Date.parse(audit.scannedThrough) - 60_000),
-            names,
-          ),
-          late: await scanTruth(ctx, new Date(audit.since), new Date(audit.scannedThrough), names),
-        };
+      : await scanTruth(ctx, new Date(audit.since), new Date(audit.scannedThrough), names);
   const span = { "24h": 24, "48h": 48, "7d": 168 }[window] * 3_600_000;
   // `since` is the UTC hour holding generatedAt − window: the window is whole hours.
   const figures: F[] = [
@@ -263,7 +255,7 @@ export async function toolsAuditApi(ctx: SurfaceContext, window: "24h" | "48h" |
         problem: shown === undefined ? `no ${field} field` : undefined,
       });
     }
-    if (scan) figures.push(...scanFigures(surface, tool, scan.early.get(tool.name)!, scan.late.get(tool.name)!));
+    if (scan) figures.push(...scanFigures(surface, tool, scan.get(tool.name)!));
     // ISO times carry whole milliseconds: the truth is floored to them too.
     const lastSeen = tool.evidence.lastSeen;
     figures.push({
