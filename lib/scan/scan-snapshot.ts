@@ -43,11 +43,18 @@ export async function atOneScanSnapshot<T>(db: Db, read: (reader: ScanReader) =>
   }
 }
 
-/** `$queryRaw` on one pg connection: a tagged template or a Prisma.Sql, rows as pg parses them. */
+/**
+ * `$queryRaw` on one pg connection: a tagged template or a Prisma.Sql, rows as pg parses them. The
+ * figures send some statements side by side (Promise.all); one connection takes them one at a time,
+ * so they are queued here (pg's own queueing of a busy client is deprecated).
+ */
 function readerOn(client: pg.PoolClient): ScanReader {
-  const queryRaw = async (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
+  let last: Promise<unknown> = Promise.resolve();
+  const queryRaw = (query: TemplateStringsArray | Prisma.Sql, ...values: unknown[]) => {
     const sql = query instanceof Prisma.Sql ? query : Prisma.sql(query, ...values);
-    return (await client.query({ text: sql.text, values: sql.values })).rows;
+    const rows = last.then(async () => (await client.query({ text: sql.text, values: sql.values })).rows);
+    last = rows.catch(() => undefined);
+    return rows;
   };
   return { $queryRaw: queryRaw as ScanReader["$queryRaw"] };
 }
