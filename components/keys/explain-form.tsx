@@ -8,14 +8,31 @@ export type ExplainFormValues = Partial<
   Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>
 >;
 
+/** The form's fields in page order; those with a hint under them. */
+const FIELD_ORDER = ["tenant", "subject", "tool", "at", "window", "scheme", "args", "compare"] as const;
+const HINTED = new Set<string>(["subject", "at", "window", "compare"]);
+
 // Over the field look: this form's wider padding and its face.
-const INPUT = "h-auto w-full bg-transparent px-2.5 py-1.5";
+const INPUT = "block h-auto w-full bg-transparent px-2.5 py-1.5";
 
 /**
  * A plain GET form: the explanation is a URL, so support can paste it into a ticket and an
  * engineer sees the same thing. Works without JavaScript.
  */
 export function ExplainForm({ values, errors }: { values: ExplainFormValues; errors: Record<string, string> }) {
+  // Each control names its hint and its error as its description, says when it is invalid, and the
+  // first invalid one takes focus when the page comes back with errors (the form is a plain GET).
+  const firstInvalid = FIELD_ORDER.find((name) => errors[name]);
+  const field = (name: (typeof FIELD_ORDER)[number]) => {
+    const described = [HINTED.has(name) ? `${name}-hint` : null, errors[name] ? `${name}-error` : null].filter(Boolean);
+    return {
+      id: name,
+      name,
+      "aria-describedby": described.length > 0 ? described.join(" ") : undefined,
+      "aria-invalid": errors[name] ? true : undefined,
+      autoFocus: name === firstInvalid,
+    };
+  };
   return (
     <form
       method="get"
@@ -26,8 +43,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
       <div className="grid grid-cols-1 gap-3 md:grid-cols-3">
         <Labelled name="tenant" label="Tenant" error={errors.tenant}>
           <Input
-            id="tenant"
-            name="tenant"
+            {...field("tenant")}
             defaultValue={values.tenant}
             required
             maxLength={200}
@@ -37,9 +53,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
         </Labelled>
         <Labelled name="subject" label="Subject" hint="empty: hashed as None" error={errors.subject}>
           <Input
-            id="subject"
-            name="subject"
-            aria-describedby="subject-hint"
+            {...field("subject")}
             defaultValue={values.subject}
             maxLength={200}
             className={INPUT}
@@ -48,8 +62,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
         </Labelled>
         <Labelled name="tool" label="Tool" error={errors.tool}>
           <Input
-            id="tool"
-            name="tool"
+            {...field("tool")}
             defaultValue={values.tool}
             required
             maxLength={100}
@@ -64,25 +77,17 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           error={errors.at}
         >
           <Input
-            id="at"
-            name="at"
-            aria-describedby="at-hint"
+            {...field("at")}
             defaultValue={values.at}
             className={`${INPUT} font-mono`}
             placeholder="2026-03-01T12:00:00Z"
           />
         </Labelled>
         <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
-          <Input
-            id="window"
-            name="window"
-            aria-describedby="window-hint"
-            defaultValue={values.window ?? "900"}
-            className={`${INPUT} font-mono`}
-          />
+          <Input {...field("window")} defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
         </Labelled>
         <Labelled name="scheme" label="Canonical form" error={errors.scheme}>
-          <Select id="scheme" name="scheme" defaultValue={values.scheme ?? "python-json"} className={INPUT}>
+          <Select {...field("scheme")} defaultValue={values.scheme ?? "python-json"} className={INPUT}>
             <option value="python-json">python-json (json.dumps, sort_keys)</option>
             <option value="jcs">jcs (RFC 8785)</option>
           </Select>
@@ -91,8 +96,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
       <div className="mt-3 grid grid-cols-1 gap-3 md:grid-cols-2">
         <Labelled name="args" label="Arguments (JSON text)" error={errors.args}>
           <Textarea
-            id="args"
-            name="args"
+            {...field("args")}
             defaultValue={values.args}
             required
             rows={4}
@@ -108,9 +112,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
           error={errors.compare}
         >
           <Textarea
-            id="compare"
-            name="compare"
-            aria-describedby="compare-hint"
+            {...field("compare")}
             defaultValue={values.compare}
             rows={4}
             maxLength={10_000}
@@ -152,7 +154,7 @@ function Labelled({
         </p>
       ) : null}
       {error ? (
-        <p role="alert" className="mt-1 text-xs text-red-700" data-testid={`error-${name}`}>
+        <p id={`${name}-error`} role="alert" className="mt-1 text-xs text-red-700" data-testid={`error-${name}`}>
           {error}
         </p>
       ) : null}

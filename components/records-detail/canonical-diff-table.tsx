@@ -11,7 +11,13 @@ export function CanonicalDiffTable({
   rightName: string;
 }) {
   return (
-    <div className="mt-1 overflow-x-auto">
+    // A region a keyboard can focus: on a phone the hex column is past the right edge, scrolled to.
+    <div
+      className="mt-1 overflow-x-auto"
+      tabIndex={0}
+      role="region"
+      aria-label={`${leftName} and ${rightName} from their first differing byte`}
+    >
       <table className="font-mono text-xs">
         <thead>
           <tr className="text-left text-slate-600">

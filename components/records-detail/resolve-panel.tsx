@@ -6,6 +6,7 @@ import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { RowSnapshot } from "@/lib/resolve/resolution";
 import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
+import { isNobodyToAsk } from "@/lib/resolve/nobody-to-ask";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { ReasonField } from "@/components/records-detail/reason-field";
 import { ActionResult } from "@/components/ui/action-result";
@@ -74,10 +75,13 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
     setResultCount((n) => n + 1);
   }
 
+  // Nobody to ask: the answer above already says what can clear it (configuration, or a forced release).
   const disabledWhy = !check
     ? "Ask the processor first: the buttons follow its answer."
     : outcome === "unknown"
-      ? "The processor's answer is unknown: change nothing, ask again later."
+      ? isNobodyToAsk(check.check)
+        ? "With no processor to ask, completing or releasing would be a guess: see the answer above."
+        : "The processor's answer is unknown: change nothing, ask again later."
       : null;
 
   return (
@@ -147,6 +151,14 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
                 >
                   Force release
                 </Button>
+                {/* What the button waits for, as the resolve buttons above say theirs. */}
+                <span className="text-xs" data-testid="force-release-why">
+                  {!reasonOk
+                    ? "Write the reason above first."
+                    : confirm !== FORCE_RELEASE_CONFIRMATION
+                      ? `Type ${FORCE_RELEASE_CONFIRMATION} to confirm.`
+                      : null}
+                </span>
               </div>
             </div>
           ) : null}

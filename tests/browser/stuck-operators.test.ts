@@ -240,7 +240,10 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="unknown"]');
     expect(await page.textContent('[data-testid="processor-meaning"]')).toMatch(/^Asking again cannot help: configure/);
     expect(await page.locator('button:has-text("Ask again"), button:has-text("Ask the processor")').count()).toBe(0);
+    expect(await page.textContent('[data-testid="resolve-panel"]')).not.toContain("ask again later");
     expect(await page.isVisible('[data-testid="force-release"]')).toBe(true);
+    // The forced release says what it waits for: the reason first, then the typed confirmation.
+    expect(await page.textContent('[data-testid="force-release-why"]')).toBe("Write the reason above first.");
     await context.close();
 
     // At 390 px: before and after apply.

@@ -7,6 +7,7 @@ import { signInAs, signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors, type PageErrorWatch } from "../helpers/page-errors";
 import { controlsShortOfTheirWords } from "../helpers/clipped-controls";
+import { seriousViolations } from "../helpers/axe";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -238,6 +239,26 @@ describe.skipIf(browserMissing)("support flow in Chromium: paste a message, land
     await page.goto(`${baseUrl}/keys?tenant=t&tool=x&args=%7Bbad&window=soon`);
     expect(await page.textContent('[data-testid="error-window"]')).toMatch(/^window: expected whole seconds/);
     expect(await page.textContent('[data-testid="error-args"]')).toMatch(/^args: not valid JSON/);
+    // Each error belongs to its field (described by it, marked invalid), and the first invalid field has focus.
+    const fieldState = (id: string) =>
+      page.evaluate((i) => {
+        const el = document.getElementById(i)!;
+        return `${el.getAttribute("aria-invalid")} ${el.getAttribute("aria-describedby")}`;
+      }, id);
+    expect(await fieldState("window")).toBe("true window-hint window-error");
+    expect(await fieldState("args")).toBe("true args-error");
+    expect(await fieldState("tool")).toBe("null null");
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe("window");
     await page.close();
+
+    // On a phone the byte table scrolls sideways: a keyboard can focus it, and the result is axe-clean.
+    const phoneContext = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const phone = await phoneContext.newPage();
+    await signInAs(phone, "viewer@demo.test");
+    await phone.goto(`${baseUrl}/keys?${query}`);
+    await phone.waitForSelector('[data-testid="explain-diff-offset"]');
+    expect(await phone.getAttribute('[role="region"][aria-label^="arguments and compare"]', "tabindex")).toBe("0");
+    expect(await seriousViolations(phone)).toEqual([]);
+    await phoneContext.close();
   });
 });

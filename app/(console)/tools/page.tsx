@@ -3,6 +3,7 @@ import { Suspense } from "react";
 import { ToolsView } from "@/components/tools/tools-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
+import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { loadToolsParams } from "@/lib/annotations/tools-search-params";
 import type { Actor } from "@/lib/identity/actor";
 import { can } from "@/lib/auth/permissions";
@@ -20,7 +21,7 @@ export default async function ToolsPage({ searchParams }: { searchParams: Promis
         title="Tools"
         description="Each tool's MCP annotations beside the evidence in the table. The flag follows the code; it never leads it: an idempotentHint needs a key behind it."
       />
-      <Suspense fallback={<p className="text-sm text-slate-500">Loading the audit…</p>}>
+      <Suspense fallback={<TableSkeleton label="Loading the tools audit" />}>
         <ToolsSection actor={actor} searchParams={searchParams} />
       </Suspense>
     </>
