@@ -119,7 +119,7 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
       {active ? (
         <a
           href={auditHref({ limit: values.limit })}
-          className={buttonClass({ variant: "secondary", className: "font-normal" })}
+          className={buttonClass({ variant: "secondary", size: "field", className: "font-normal" })}
         >
           Clear filters
         </a>

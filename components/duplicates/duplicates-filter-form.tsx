@@ -74,7 +74,7 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
       {values.tool || values.tenant ? (
         <a
           href={duplicatesHref({ window: values.window })}
-          className={buttonClass({ variant: "secondary", className: "font-normal" })}
+          className={buttonClass({ variant: "secondary", size: "field", className: "font-normal" })}
         >
           Clear filters
         </a>

@@ -122,6 +122,17 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     await page.click('[data-testid="audit-filter-form"] button[type="submit"]');
     await page.waitForURL(/action=record\.complete/);
     await expect.poll(() => shownActions(page), SERVER_RENDER).toEqual(["record.complete"]);
+    // With a filter set, "Clear filters" is one of the row's controls: Apply's height, not a taller button.
+    const heights = await page.evaluate(() =>
+      [
+        ...document.querySelectorAll<HTMLElement>(
+          '[data-testid="audit-filter-form"] button, [data-testid="audit-filter-form"] a',
+        ),
+      ]
+        .filter((el) => /^(Apply|Clear filters)$/.test(el.textContent ?? ""))
+        .map((el) => `${el.textContent}: ${el.getBoundingClientRect().height}`),
+    );
+    expect(heights).toEqual(["Apply: 28", "Clear filters: 28"]);
     expect(new URL(page.url()).searchParams.get("tenant")).toBe(TENANT);
 
     // The same URL in a fresh session shows the same entries.
