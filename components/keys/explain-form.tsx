@@ -8,9 +8,15 @@ export type ExplainFormValues = Partial<
   Record<"tenant" | "subject" | "tool" | "args" | "at" | "window" | "scheme" | "compare", string>
 >;
 
-/** The form's fields in page order; those with a hint under them. */
+/** The form's fields in page order, and the hint shown under (and describing) those that have one. */
 const FIELD_ORDER = ["tenant", "subject", "tool", "at", "window", "scheme", "args", "compare"] as const;
-const HINTED = new Set<string>(["subject", "at", "window", "compare"]);
+type FieldName = (typeof FIELD_ORDER)[number];
+const HINTS: Partial<Record<FieldName, string>> = {
+  subject: "empty: hashed as None",
+  at: "ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now",
+  window: "seconds, or 15m",
+  compare: "a second argument text: why do their keys differ?",
+};
 
 // Over the field look: this form's wider padding and its face.
 const INPUT = "block h-auto w-full bg-transparent px-2.5 py-1.5";
@@ -23,8 +29,8 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
   // Each control names its hint and its error as its description, says when it is invalid, and the
   // first invalid one takes focus when the page comes back with errors (the form is a plain GET).
   const firstInvalid = FIELD_ORDER.find((name) => errors[name]);
-  const field = (name: (typeof FIELD_ORDER)[number]) => {
-    const described = [HINTED.has(name) ? `${name}-hint` : null, errors[name] ? `${name}-error` : null].filter(Boolean);
+  const field = (name: FieldName) => {
+    const described = [HINTS[name] ? `${name}-hint` : null, errors[name] ? `${name}-error` : null].filter(Boolean);
     return {
       id: name,
       name,
@@ -51,7 +57,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
             placeholder="acme"
           />
         </Labelled>
-        <Labelled name="subject" label="Subject" hint="empty: hashed as None" error={errors.subject}>
+        <Labelled name="subject" label="Subject" error={errors.subject}>
           <Input
             {...field("subject")}
             defaultValue={values.subject}
@@ -70,12 +76,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
             placeholder="charge_card"
           />
         </Labelled>
-        <Labelled
-          name="at"
-          label="Time of the call"
-          hint="ISO 8601 with a zone (Z for UTC) or unix seconds; empty: now"
-          error={errors.at}
-        >
+        <Labelled name="at" label="Time of the call" error={errors.at}>
           <Input
             {...field("at")}
             defaultValue={values.at}
@@ -83,7 +84,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
             placeholder="2026-03-01T12:00:00Z"
           />
         </Labelled>
-        <Labelled name="window" label="Window" hint="seconds, or 15m" error={errors.window}>
+        <Labelled name="window" label="Window" error={errors.window}>
           <Input {...field("window")} defaultValue={values.window ?? "900"} className={`${INPUT} font-mono`} />
         </Labelled>
         <Labelled name="scheme" label="Canonical form" error={errors.scheme}>
@@ -105,12 +106,7 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
             placeholder='{"amount_cents": 24000, "card": "c_71"}'
           />
         </Labelled>
-        <Labelled
-          name="compare"
-          label="Compare with (optional)"
-          hint="a second argument text: why do their keys differ?"
-          error={errors.compare}
-        >
+        <Labelled name="compare" label="Compare with (optional)" error={errors.compare}>
           <Textarea
             {...field("compare")}
             defaultValue={values.compare}
@@ -131,16 +127,15 @@ export function ExplainForm({ values, errors }: { values: ExplainFormValues; err
 function Labelled({
   name,
   label,
-  hint,
   error,
   children,
 }: {
-  name: string;
+  name: FieldName;
   label: string;
-  hint?: string;
   error?: string;
   children: ReactNode;
 }) {
+  const hint = HINTS[name];
   return (
     <div>
       <label htmlFor={name} className="mb-1 block text-xs font-medium text-slate-700">
