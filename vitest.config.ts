@@ -123,6 +123,9 @@ export default defineConfig({
           ...browserTest,
           // One shared console and database: one file at a time.
           fileParallelism: false,
+          // The files keep no module state a later file reads (their clients and browsers are their own):
+          // one process for all of them, not a fork per file (docs/test-time.md, "Stop 54").
+          isolate: false,
         },
       },
       {
