@@ -16,7 +16,7 @@ const vitest = path.resolve("node_modules/vitest/vitest.mjs");
 /** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
 const REPLICA_FILE = "tests/integration/read-replica.test.ts";
 /**
- * The node side's longest files (docs/test-time.md, "Stop 43"): each brings its own servers and database,
+ * The node side's longest files (docs/test-time.md, "Stops 43 and 54"): each brings its own servers and database,
  * so they run after the own-console files, whose run ends minutes before the node side's.
  */
 const LONG_NODE_FILES = [
@@ -24,12 +24,17 @@ const LONG_NODE_FILES = [
   "tests/integration/verify-tool.test.ts",
   "tests/cli/verify-tool-cli.test.ts",
   "tests/cli/bad-input-cli.test.ts",
+  "tests/integration/migrate.test.ts",
 ];
 /**
- * The node side's longest files left (docs/test-time.md, "Stops 45 and 51"): they run after the browser side,
+ * The node side's longest files left (docs/test-time.md, "Stops 45, 51 and 54"): they run after the browser side,
  * whose run ended two minutes before the node side's.
  */
-const AFTER_BROWSER_NODE_FILES = ["tests/cli/cli.test.ts", "tests/crash/verify-tool.test.ts"];
+const AFTER_BROWSER_NODE_FILES = [
+  "tests/cli/cli.test.ts",
+  "tests/crash/verify-tool.test.ts",
+  "tests/cli/guard-tarball.test.ts",
+];
 /**
  * The browser side's longest file, the accessibility sweep (~220 s, docs/test-time.md "Stop 44"): it runs
  * last on the third chain, on a shared console of its own, where that chain had minutes to spare.
