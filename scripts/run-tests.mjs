@@ -34,6 +34,7 @@ const AFTER_BROWSER_NODE_FILES = [
   "tests/cli/cli.test.ts",
   "tests/crash/verify-tool.test.ts",
   "tests/cli/guard-tarball.test.ts",
+  "tests/crash/bulk-apply.test.ts",
 ];
 /**
  * The browser side's longest file, the accessibility sweep (~220 s, docs/test-time.md "Stop 44"): it runs
