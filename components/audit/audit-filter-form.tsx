@@ -28,26 +28,40 @@ type Props = {
   actions: string[];
   /** A tenant-limited reader picks among their tenants; others type a tenant. */
   tenantChoices: string[] | null;
+  /** The fields the link's refusal names, each with the id of the words saying why (components/ui/query-problems). */
+  problemIds?: Partial<Record<string, string>>;
 };
 
 const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;
+/** A refused value's border: red-700, 4.5:1 on white like the console's other error words. */
+const REFUSED_CLASS = "border-red-700";
 
 /**
  * The filters, written to the URL through the audit page's nuqs parsers, so the filtered view is
  * a URL to share; the server page validates them. Without JavaScript the same form is a plain GET
  * to /audit. Paging restarts at the newest entry on every submit.
  */
-export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
+export function AuditFilterForm({ values, actions, tenantChoices, problemIds = {} }: Props) {
   const [pending, startTransition] = useTransition();
   const [, setParams] = useQueryStates(auditSearchParams, { shallow: false, history: "push", startTransition });
   const active = values.id || values.actor || values.action || values.key || values.tenant || values.from || values.to;
+
+  // A field the refusal names is marked invalid and described by its reason, so the reader corrects it here.
+  const marked = (name: (typeof FIELDS)[number], className: string) =>
+    problemIds[name]
+      ? {
+          "aria-invalid": true as const,
+          "aria-describedby": problemIds[name],
+          className: `${className} ${REFUSED_CLASS}`,
+        }
+      : { className };
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = new FormData(event.currentTarget);
     const typed = Object.fromEntries(FIELDS.map((name) => [name, String(form.get(name) ?? "").trim() || null]));
     // A new filter leaves the one-entry view a confirmation linked to.
-    void setParams({ ...typed, id: null, cursor: null });
+    void setParams({ ...typed, id: null, cursor: null, limit: values.limit ? Number(values.limit) : null });
   }
 
   return (
@@ -61,7 +75,12 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
       data-testid="audit-filter-form"
     >
       <Field label="Actor">
-        <Input name="actor" defaultValue={values.actor} placeholder="e.g. system: or omar@" className="w-48" />
+        <Input
+          name="actor"
+          defaultValue={values.actor}
+          placeholder="e.g. system: or omar@"
+          {...marked("actor", "w-48")}
+        />
       </Field>
       <Field label="Action">
         <Input
@@ -69,7 +88,7 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
           defaultValue={values.action}
           list="audit-actions"
           placeholder="any action"
-          className="w-40 font-mono"
+          {...marked("action", "w-40 font-mono")}
         />
         <datalist id="audit-actions">
           {actions.map((a) => (
@@ -83,14 +102,14 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
           defaultValue={values.key}
           placeholder="3f9a1c2b7d4e…"
           spellCheck={false}
-          className="w-40 font-mono"
+          {...marked("key", "w-40 font-mono")}
         />
       </Field>
       <Field label="Tenant">
         {tenantChoices === null ? (
-          <Input name="tenant" defaultValue={values.tenant} placeholder="any tenant" className="w-32" />
+          <Input name="tenant" defaultValue={values.tenant} placeholder="any tenant" {...marked("tenant", "w-32")} />
         ) : (
-          <Select name="tenant" defaultValue={values.tenant}>
+          <Select name="tenant" defaultValue={values.tenant} {...marked("tenant", "")}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
             {tenantChoices.length > 1
               ? tenantChoices.map((t) => (
@@ -107,10 +126,10 @@ export function AuditFilterForm({ values, actions, tenantChoices }: Props) {
         )}
       </Field>
       <Field label="From (UTC)">
-        <Input name="from" defaultValue={values.from} placeholder="2026-11-29" className="w-44" />
+        <Input name="from" defaultValue={values.from} placeholder="2026-11-29" {...marked("from", "w-44")} />
       </Field>
       <Field label="Before (UTC)">
-        <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" className="w-44" />
+        <Input name="to" defaultValue={values.to} placeholder="2026-11-29T14:05Z" {...marked("to", "w-44")} />
       </Field>
       <Input type="hidden" name="limit" value={values.limit} />
       <Button variant="primary" size="field" type="submit">

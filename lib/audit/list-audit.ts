@@ -7,9 +7,11 @@ import type { Db } from "@/lib/db/prisma";
 import { exactTimeSql, parseExactTime } from "@/lib/format/exact-time";
 import {
   cursorField,
+  groupParams,
   pageSizeField,
   parseStrictParams,
   printableText,
+  type ParamProblem,
   type ParseResult,
   type RawParams,
   type UnknownParams,
@@ -244,6 +246,28 @@ export async function listAuditActions(db: Db, actor: Actor): Promise<string[]> 
     { action: string }[]
   >`SELECT DISTINCT action FROM audit_log ${actorTenantScope(actor).whereClause()} ORDER BY action LIMIT 200`;
   return rows.map((r) => r.action);
+}
+
+/**
+ * The filter as the link typed it, for the form beside a refusal: the reader corrects the bad value in place.
+ * A refused page size or cursor is left out, so applying the form does not carry it again.
+ */
+export function typedAuditFilterValues(
+  input: RawParams,
+  problems: readonly ParamProblem[],
+): Record<(typeof AUDIT_FILTER_PARAMS)[number], string> & { limit: string } {
+  const typed = new Map(groupParams(input).map(([name, values]) => [name, values[0] ?? ""]));
+  const value = (name: string) => typed.get(name) ?? "";
+  return {
+    id: "",
+    actor: value("actor"),
+    action: value("action"),
+    key: value("key"),
+    tenant: value("tenant"),
+    from: value("from"),
+    to: value("to"),
+    limit: problems.some((p) => p.param === "limit") ? "" : value("limit"),
+  };
 }
 
 /** A query's filter as URL values, for the form and links. */

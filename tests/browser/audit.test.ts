@@ -149,6 +149,40 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
     await context.close();
   });
 
+  it("a link with a filter the log cannot read shows why beside the form holding what it typed, to correct in place", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await signInInContext(
+      context,
+      "operator@demo.test",
+      `/audit?tenant=${TENANT}&action=record.complete&from=garbage&limit=7`,
+    );
+    const problems = page.locator('[data-testid="audit-query-problems"]');
+    await problems.waitFor();
+    expect(await problems.textContent()).toMatch(/from/);
+    // The typed values are in the form; the refused one is marked and described by its reason; no entries are read.
+    const from = page.locator('[data-testid="audit-filter-form"] input[name="from"]');
+    expect(await from.inputValue()).toBe("garbage");
+    expect(await from.getAttribute("aria-invalid")).toBe("true");
+    const reason = await page.locator(`#${await from.getAttribute("aria-describedby")}`).textContent();
+    expect(reason).toMatch(/from/);
+    expect(await page.locator('input[name="action"]').inputValue()).toBe("record.complete");
+    expect(await page.locator('input[name="tenant"]').inputValue()).toBe(TENANT);
+    expect(await page.locator('input[name="actor"]').getAttribute("aria-invalid")).toBeNull();
+    expect(await page.locator('[data-testid="audit-table"]').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "mobile-audit-refused-filter");
+
+    // Corrected in place: the refused page size is not carried again, the rest of the filter is.
+    await from.fill("");
+    await page.click('[data-testid="audit-filter-form"] button[type="submit"]');
+    await page.waitForSelector('[data-testid="audit-table"]');
+    await expect.poll(() => shownActions(page), SERVER_RENDER).toEqual(["record.complete"]);
+    const url = new URL(page.url());
+    expect([url.searchParams.get("from"), url.searchParams.get("limit")]).toEqual([null, null]);
+    expect(url.searchParams.get("tenant")).toBe(TENANT);
+    await context.close();
+  });
+
   it("an entry about no record says what it is about: a tool's double-call test names the tool and its verdict", async () => {
     const server = `audit-srv-${run}`;
     const admin: Actor = { ...omar, id: "ada", name: "admin@demo.test", displayName: "Ada Admin", role: "admin" };

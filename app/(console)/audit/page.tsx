@@ -2,18 +2,21 @@ import { Suspense } from "react";
 import { AuditChainStatus } from "@/components/audit/audit-chain-status";
 import { AuditView } from "@/components/audit/audit-view";
 import { TableSkeleton } from "@/components/ui/table-skeleton";
-import { QueryProblems } from "@/components/ui/query-problems";
+import { AuditFilterForm } from "@/components/audit/audit-filter-form";
+import { QueryProblems, queryProblemIds } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { auditHref } from "@/lib/audit/audit-search-params";
-import { auditFilterValues, parseAuditQuery } from "@/lib/audit/list-audit";
+import { auditFilterValues, parseAuditQuery, typedAuditFilterValues } from "@/lib/audit/list-audit";
 import { loadAuditPageData } from "@/lib/pages/console-page-data";
 import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
 export const metadata = { title: "Audit" };
+
+const QUERY_PROBLEMS_ID = "audit-query-problems";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -37,11 +40,21 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
   const parsed = parseAuditQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok)
     return (
-      <QueryProblems
-        problems={parsed.problems}
-        reset={{ href: "/audit", label: "Show the newest entries" }}
-        testId="audit-query-problems"
-      />
+      <>
+        <QueryProblems
+          problems={parsed.problems}
+          reset={{ href: "/audit", label: "Show the newest entries" }}
+          testId={QUERY_PROBLEMS_ID}
+        />
+        <div className="mt-4">
+          <AuditFilterForm
+            values={typedAuditFilterValues(params, parsed.problems)}
+            actions={[]}
+            tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+            problemIds={queryProblemIds(QUERY_PROBLEMS_ID, parsed.problems)}
+          />
+        </div>
+      </>
     );
   const query = parsed.value;
   const [data, lag] = await Promise.all([loadAuditPageData(actor, query), loadReplicaLagNotice()]);
