@@ -147,6 +147,19 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
     expect(statuses.get(200) ?? 0).toBeGreaterThan(tried * 0.8);
   }, 600_000);
 
+  it("each list's refusal starts again on that list: its own reset link, under its own name", async () => {
+    for (const [path, testId, reset] of [
+      ["/records?limit=7", "records-query-problems", "/records"],
+      ["/stuck?limit=7", "stuck-query-problems", "/stuck"],
+      ["/audit?limit=7", "audit-query-problems", "/audit"],
+      ["/duplicates?window=7d", "duplicates-query-problems", "/duplicates"],
+    ] as const) {
+      const html = await (await fetch(`${baseUrl}${path}`, { headers: { cookie } })).text();
+      const alert = new RegExp(`data-testid="${testId}"[\\s\\S]*?<a[^>]* href="([^"]*)"`).exec(html);
+      expect(alert?.[1], path).toBe(reset);
+    }
+  });
+
   it("the record key in the path: the not-found page or the lookup, never a 500", async () => {
     const failures: string[] = [];
     for (const [label, value] of [

@@ -35,8 +35,8 @@ async function StuckSection({ actor, searchParams }: { actor: Actor; searchParam
     return (
       <QueryProblems
         problems={parsed.problems}
-        reset={{ href: "/records", label: "Show all records" }}
-        testId="records-query-problems"
+        reset={{ href: "/stuck", label: "Show every stuck claim" }}
+        testId="stuck-query-problems"
       />
     );
   const loaded = await loadStuckPageData(actor, parsed.value);
