@@ -20,6 +20,7 @@ import { buttonClass } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { FilterToolbar } from "@/components/ui/filter-toolbar";
 import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
 
 type Props = {
@@ -33,8 +34,6 @@ type Props = {
 };
 
 const FIELDS = ["actor", "action", "key", "tenant", "from", "to"] as const;
-/** A refused value's border: red-700, 4.5:1 on white like the console's other error words. */
-const REFUSED_CLASS = "border-red-700";
 
 /**
  * The filters, written to the URL through the audit page's nuqs parsers, so the filtered view is
@@ -46,15 +45,7 @@ export function AuditFilterForm({ values, actions, tenantChoices, problemIds = {
   const [, setParams] = useQueryStates(auditSearchParams, { shallow: false, history: "push", startTransition });
   const active = values.id || values.actor || values.action || values.key || values.tenant || values.from || values.to;
 
-  // A field the refusal names is marked invalid and described by its reason, so the reader corrects it here.
-  const marked = (name: (typeof FIELDS)[number], className: string) =>
-    problemIds[name]
-      ? {
-          "aria-invalid": true as const,
-          "aria-describedby": problemIds[name],
-          className: `${className} ${REFUSED_CLASS}`,
-        }
-      : { className };
+  const marked = (name: (typeof FIELDS)[number], className?: string) => refusedFieldProps(problemIds, name, className);
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();

@@ -2,6 +2,7 @@ import { Button, buttonClass } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { FilterToolbar } from "@/components/ui/filter-toolbar";
 import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
 import { DUPLICATES_WINDOWS, duplicatesHref, type DuplicatesWindow } from "@/lib/duplicates/duplicates-params";
 
@@ -11,6 +12,8 @@ type Props = {
   tools: string[];
   /** A tenant-limited reader picks among their tenants; others type a tenant. */
   tenantChoices: string[] | null;
+  /** The fields the link's refusal names, each with the id of the words saying why (components/ui/query-problems). */
+  problemIds?: Partial<Record<string, string>>;
 };
 
 const WINDOW_LABEL: Record<DuplicatesWindow, string> = {
@@ -23,8 +26,10 @@ const WINDOW_LABEL: Record<DuplicatesWindow, string> = {
  * Window, tool and tenant as a plain GET form to /duplicates: the filtered view is its URL, and it
  * works without JavaScript. Paging restarts at the newest duplicate on every submit (no cursor).
  */
-export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
+export function DuplicatesFilterForm({ values, tools, tenantChoices, problemIds = {} }: Props) {
   const toolOptions = [...new Set([...tools, ...(values.tool ? [values.tool] : [])])].sort();
+  const marked = (name: "window" | "tool" | "tenant", className?: string) =>
+    refusedFieldProps(problemIds, name, className);
   return (
     <FilterToolbar
       framed
@@ -34,7 +39,7 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
       data-testid="duplicates-filter-form"
     >
       <Field label="Window">
-        <Select name="window" defaultValue={values.window}>
+        <Select name="window" defaultValue={values.window} {...marked("window")}>
           {DUPLICATES_WINDOWS.map((w) => (
             <option key={w} value={w}>
               {WINDOW_LABEL[w]}
@@ -43,7 +48,7 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
         </Select>
       </Field>
       <Field label="Tool">
-        <Select name="tool" defaultValue={values.tool ?? ""} className="font-mono">
+        <Select name="tool" defaultValue={values.tool ?? ""} {...marked("tool", "font-mono")}>
           <option value="">every tool</option>
           {toolOptions.map((t) => (
             <option key={t} value={t}>
@@ -54,9 +59,14 @@ export function DuplicatesFilterForm({ values, tools, tenantChoices }: Props) {
       </Field>
       <Field label="Tenant">
         {tenantChoices === null ? (
-          <Input name="tenant" defaultValue={values.tenant ?? ""} placeholder="every tenant" className="w-36" />
+          <Input
+            name="tenant"
+            defaultValue={values.tenant ?? ""}
+            placeholder="every tenant"
+            {...marked("tenant", "w-36")}
+          />
         ) : (
-          <Select name="tenant" defaultValue={values.tenant ?? ""}>
+          <Select name="tenant" defaultValue={values.tenant ?? ""} {...marked("tenant")}>
             <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
             {tenantChoices.length > 1
               ? tenantChoices.map((t) => (

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { printableRule } from "@/lib/url-state/field-rules";
 import {
   fieldSchema,
+  groupParams,
   parseStrictParams,
   type ParseResult,
   type RawParams,
@@ -101,6 +102,16 @@ export function parseDuplicatesQuery(
       cursor: values.cursor ?? null,
     },
   };
+}
+
+/**
+ * The filter as the link typed it, for the form beside a refusal: a window the page does not offer shows as the
+ * default, which the reader may change; a typed tool and tenant stay, to correct in place.
+ */
+export function typedDuplicatesFilterValues(input: RawParams): Pick<DuplicatesQuery, "window" | "tool" | "tenant"> {
+  const typed = new Map(groupParams(input).map(([name, values]) => [name, values[0]?.trim() ?? ""]));
+  const window = DUPLICATES_WINDOWS.find((w) => w === typed.get("window")) ?? DEFAULT_DUPLICATES_WINDOW;
+  return { window, tool: typed.get("tool") || null, tenant: typed.get("tenant") || null };
 }
 
 /** A link to the duplicates page with these values; defaults and empty values are left out. */

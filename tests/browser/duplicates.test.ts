@@ -190,6 +190,34 @@ describe.skipIf(browserMissing)("duplicates page, in Chromium", () => {
     await context.close();
   });
 
+  it("a link whose window cannot be read shows why beside the form, the typed tool and tenant kept, to correct in place", async () => {
+    const expected = (await truth()).map((e) => e.second);
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await signInInContext(
+      context,
+      "viewer@demo.test",
+      `/duplicates?tenant=${TENANT}&tool=refund_charge&window=7d&limit=2`,
+    );
+    await page.waitForSelector('[data-testid="duplicates-query-problems"]');
+    const form = page.locator('[data-testid="duplicates-filter-form"]');
+    const window = form.locator('select[name="window"]');
+    expect(await window.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(`#${await window.getAttribute("aria-describedby")}`).textContent()).toMatch(/window/);
+    expect(await form.locator('select[name="tool"]').inputValue()).toBe("refund_charge");
+    expect(await form.locator('input[name="tenant"]').inputValue()).toBe(TENANT);
+    expect(await form.locator('input[name="tenant"]').getAttribute("aria-invalid")).toBeNull();
+    expect(await page.locator('[data-testid="duplicates-table"]').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "mobile-duplicates-refused-filter");
+
+    await window.selectOption("48h");
+    await form.locator('button[type="submit"]').click();
+    await page.waitForURL(/window=48h/);
+    await expect.poll(() => secondKeys(page)).toEqual([expected[2]]);
+    expect(new URL(page.url()).searchParams.get("limit")).toBeNull();
+    await context.close();
+  });
+
   it("a tenant-limited viewer is told another tenant is not among theirs, and sees none of its rows", async () => {
     const page = await signInInContext(
       await browser.newContext(),

@@ -3,7 +3,7 @@ import { AuditChainStatus } from "@/components/audit/audit-chain-status";
 import { AuditView } from "@/components/audit/audit-view";
 import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { AuditFilterForm } from "@/components/audit/audit-filter-form";
-import { QueryProblems, queryProblemIds } from "@/components/ui/query-problems";
+import { QueryProblems } from "@/components/ui/query-problems";
 import { PageHeader } from "@/components/ui/page-header";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
@@ -15,8 +15,6 @@ import { loadAuditPageData } from "@/lib/pages/console-page-data";
 import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
 export const metadata = { title: "Audit" };
-
-const QUERY_PROBLEMS_ID = "audit-query-problems";
 
 type SearchParams = Record<string, string | string[] | undefined>;
 
@@ -40,21 +38,19 @@ async function AuditSection({ actor, searchParams }: { actor: Actor; searchParam
   const parsed = parseAuditQuery(params, { unknownParams: "ignore" });
   if (!parsed.ok)
     return (
-      <>
-        <QueryProblems
-          problems={parsed.problems}
-          reset={{ href: "/audit", label: "Show the newest entries" }}
-          testId={QUERY_PROBLEMS_ID}
-        />
-        <div className="mt-4">
+      <QueryProblems
+        problems={parsed.problems}
+        reset={{ href: "/audit", label: "Show the newest entries" }}
+        testId="audit-query-problems"
+        form={(problemIds) => (
           <AuditFilterForm
             values={typedAuditFilterValues(params, parsed.problems)}
             actions={[]}
             tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
-            problemIds={queryProblemIds(QUERY_PROBLEMS_ID, parsed.problems)}
+            problemIds={problemIds}
           />
-        </div>
-      </>
+        )}
+      />
     );
   const query = parsed.value;
   const [data, lag] = await Promise.all([loadAuditPageData(actor, query), loadReplicaLagNotice()]);

@@ -2,12 +2,13 @@ import { Suspense } from "react";
 import { DuplicatesView } from "@/components/duplicates/duplicates-view";
 import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { PageHeader } from "@/components/ui/page-header";
+import { DuplicatesFilterForm } from "@/components/duplicates/duplicates-filter-form";
 import { QueryProblems } from "@/components/ui/query-problems";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
 import type { Actor } from "@/lib/identity/actor";
 import { requirePageActor } from "@/lib/auth/session-actor";
-import { parseDuplicatesQuery } from "@/lib/duplicates/duplicates-params";
+import { parseDuplicatesQuery, typedDuplicatesFilterValues } from "@/lib/duplicates/duplicates-params";
 import { loadDuplicatesPageData } from "@/lib/pages/duplicates-page-data";
 import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 
@@ -46,6 +47,14 @@ async function DuplicatesSection({ actor, searchParams }: { actor: Actor; search
         problems={parsed.problems}
         reset={{ href: "/duplicates", label: "Show the last 24 hours" }}
         testId="duplicates-query-problems"
+        form={(problemIds) => (
+          <DuplicatesFilterForm
+            values={typedDuplicatesFilterValues(params)}
+            tools={[]}
+            tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+            problemIds={problemIds}
+          />
+        )}
       />
     );
   const [data, lag] = await Promise.all([loadDuplicatesPageData(actor, parsed.value), loadReplicaLagNotice()]);
