@@ -165,7 +165,13 @@ export function BulkPlanPanel({
                 finished={phase.kind === "applied"}
               />
             )}
-            <BulkPlanTable rows={phase.plan.rows} results={results} now={now} mayForceRelease={mayForceRelease} />
+            <BulkPlanTable
+              rows={phase.plan.rows}
+              results={results}
+              now={now}
+              mayForceRelease={mayForceRelease}
+              within={within}
+            />
           </>
         ) : null}
       </div>

@@ -2,7 +2,8 @@
 
 import { Link } from "@/components/ui/link";
 import { useMemo } from "react";
-import { forceReleaseHref } from "@/components/resolve/nobody-to-ask-note";
+import { recordHrefFromStuck } from "@/lib/records/record-page-params";
+import type { StuckFilter } from "@/lib/records/stuck-claims";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
 import { DataTable, dataColumns } from "@/components/ui/data-table";
 import { formatAge } from "@/lib/format/relative-time";
@@ -26,7 +27,8 @@ const RESULT: Record<BulkRowResult["result"], { label: string; tone: BadgeTone }
 const column = dataColumns<PlannedRow>();
 const dash = <span className="text-slate-500">—</span>;
 
-function planColumns(results: Map<string, BulkRowResult>, now: Date, mayForceRelease: boolean) {
+/** `forceReleaseWithin`: admins' rows nobody could be asked about link to the forced release, carrying the Stuck filter. */
+function planColumns(results: Map<string, BulkRowResult>, now: Date, forceReleaseWithin: StuckFilter | null) {
   return column.columns([
     column.accessor("ref", {
       id: "ref",
@@ -76,9 +78,9 @@ function planColumns(results: Map<string, BulkRowResult>, now: Date, mayForceRel
           <div className="mt-0.5 text-xs text-slate-600">{row.reason}</div>
           {row.nobodyToAsk && row.status === "in_progress" ? (
             <div className="mt-0.5 text-xs text-slate-600" data-testid="plan-nobody-to-ask">
-              {mayForceRelease ? (
+              {forceReleaseWithin ? (
                 <Link
-                  href={forceReleaseHref(row.key)}
+                  href={recordHrefFromStuck(row.key, forceReleaseWithin, { toResolve: true })}
                   className="font-medium underline"
                   data-testid="force-release-link"
                 >
@@ -129,14 +131,18 @@ export function BulkPlanTable({
   results,
   now,
   mayForceRelease,
+  within,
 }: {
   rows: PlannedRow[];
   results: Map<string, BulkRowResult>;
   now: Date;
   /** Admins: a row nobody could be asked about links to its record's forced release. */
   mayForceRelease: boolean;
+  /** The Stuck filter the plan was made in: the record page it links to offers the next claim within it. */
+  within: StuckFilter;
 }) {
-  const columns = useMemo(() => planColumns(results, now, mayForceRelease), [results, now, mayForceRelease]);
+  const forceReleaseWithin = mayForceRelease ? within : null;
+  const columns = useMemo(() => planColumns(results, now, forceReleaseWithin), [results, now, forceReleaseWithin]);
   return (
     <DataTable
       columns={columns}

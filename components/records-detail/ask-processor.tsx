@@ -36,15 +36,39 @@ type State =
 
 /**
  * "Ask the processor": a read-only question any role that sees the record may ask. It changes
- * nothing; the answer and the raw evidence behind it are shown as they came.
+ * nothing; the answer and the raw evidence behind it are shown as they came. With no processor
+ * configured (or no tool recorded) there is nobody to ask: no button, only what can clear it.
  */
 export function AskProcessor({
+  recordKey,
+  tool,
+  processor,
+  onAnswer,
+}: {
+  recordKey: string;
+  tool: string | null;
+  processor: string | null;
+  onAnswer?: (result: RecordCheck) => void;
+}) {
+  if (processor === null)
+    return (
+      <p
+        className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-700"
+        data-testid="nobody-to-ask"
+      >
+        {nobodyToAskAdvice(tool, { asked: false, here: true })}
+      </p>
+    );
+  return <AskButtonAndAnswer recordKey={recordKey} processor={processor} onAnswer={onAnswer} />;
+}
+
+function AskButtonAndAnswer({
   recordKey,
   processor,
   onAnswer,
 }: {
   recordKey: string;
-  processor: string | null;
+  processor: string;
   onAnswer?: (result: RecordCheck) => void;
 }) {
   const [state, setState] = useState<State>({ phase: "idle" });
@@ -75,9 +99,7 @@ export function AskProcessor({
             {state.phase === "asking" ? "Asking…" : state.phase === "answered" ? "Ask again" : "Ask the processor"}
           </Button>
         )}
-        <span className="text-xs text-slate-500">
-          {processor ? `Read-only: ${processor}` : "No processor is configured for this tool."}
-        </span>
+        <span className="text-xs text-slate-500">Read-only: {processor}</span>
       </div>
       <ActionResult
         resultKey={state.phase === "answered" || state.phase === "failed" ? state.count : null}

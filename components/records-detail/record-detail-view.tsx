@@ -102,8 +102,8 @@ export function RecordDetailView({
   );
   const processorColumn = (
     <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-      <Panel title={processorPanel ? "Ask the processor, then resolve" : "Ask the processor"} id="resolve">
-        {processorPanel ?? <AskProcessor recordKey={record.key} processor={detail.processor} />}
+      <Panel title={processorPanelTitle(detail.processor !== null, processorPanel !== undefined)} id="resolve">
+        {processorPanel ?? <AskProcessor recordKey={record.key} tool={record.tool} processor={detail.processor} />}
         {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
       </Panel>
       {allowRepeatVersion !== undefined ? (
@@ -342,4 +342,10 @@ function AmountText({ amount }: { amount: StoredAmount }) {
 
 function Unrecorded({ what = "unrecorded" }: { what?: string }) {
   return <span className="italic text-slate-500">{what}</span>;
+}
+
+/** The panel's name says what it offers: asking only where there is a processor to ask. */
+function processorPanelTitle(hasProcessor: boolean, mayResolve: boolean): string {
+  if (!hasProcessor) return mayResolve ? "Resolve (no processor to ask)" : "No processor to ask";
+  return mayResolve ? "Ask the processor, then resolve" : "Ask the processor";
 }

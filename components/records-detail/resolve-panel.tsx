@@ -7,6 +7,7 @@ import type { RowSnapshot } from "@/lib/resolve/resolution";
 import { isReasonLongEnough } from "@/lib/field-rules/reason-length";
 import { FORCE_RELEASE_CONFIRMATION } from "@/lib/resolve/resolve-rules";
 import { isNobodyToAsk } from "@/lib/resolve/nobody-to-ask";
+import type { StuckFilter } from "@/lib/records/stuck-claims";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { ReasonField } from "@/components/records-detail/reason-field";
 import { ActionResult } from "@/components/ui/action-result";
@@ -19,6 +20,8 @@ export type ResolvePermissions = { resolve: boolean; release: boolean; forceRele
 
 type Props = {
   recordKey: string;
+  tool: string | null;
+  /** How the processor is asked, or null: nobody to ask, so the forced release is open without asking. */
   processor: string | null;
   status: string;
   isStuck: boolean;
@@ -26,6 +29,8 @@ type Props = {
   /** The row's version (updated_at with microseconds) when the page was rendered: the compare-and-set's expectation. */
   version: string | null;
   permissions: ResolvePermissions;
+  /** The Stuck filter the user came from: the next stuck claim offered after a resolve is within it. */
+  within: StuckFilter;
 };
 
 type Result =
@@ -39,9 +44,20 @@ type Result =
  * The operator's panel: ask the processor, then Complete (it says taken: store its receipt) or
  * Release (it says not taken: delete the claim, snapshot in the audit log), with a required
  * reason. Buttons follow the last answer; the server asks again and decides for itself. An admin
- * may force a release when the answer is unknown, after typing "force release".
+ * may force a release when the answer is unknown — at once when there is nobody to ask — after
+ * typing "force release".
  */
-export function ResolvePanel({ recordKey, processor, status, isStuck, threshold, version, permissions }: Props) {
+export function ResolvePanel({
+  recordKey,
+  tool,
+  processor,
+  status,
+  isStuck,
+  threshold,
+  version,
+  permissions,
+  within,
+}: Props) {
   const router = useRouter();
   const [check, setCheck] = useState<RecordCheck | null>(null);
   const [reason, setReason] = useState("");
@@ -50,14 +66,22 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
   // Each answer is a new result for the live region (two conflicts in a row are two results).
   const [resultCount, setResultCount] = useState(0);
 
-  const outcome = check?.check.outcome ?? null;
+  // Nobody to ask (no processor configured, or no tool recorded): the answer is unknown without asking.
+  const nobodyToAsk = processor === null || (check !== null && isNobodyToAsk(check.check));
+  const outcome = nobodyToAsk ? "unknown" : (check?.check.outcome ?? null);
   const actionable = status === "in_progress" && isStuck && permissions.resolve;
   const reasonOk = isReasonLongEnough(reason);
   const busy = result.kind === "sending";
 
   async function send(action: "complete" | "release", force = false) {
     setResult({ kind: "sending", action });
-    const attempt = await sendResolve(recordKey, { action, reason, version, ...(force ? { force: { confirm } } : {}) });
+    const attempt = await sendResolve(recordKey, {
+      action,
+      reason,
+      version,
+      nextStuckWithin: within,
+      ...(force ? { force: { confirm } } : {}),
+    });
     if (attempt.kind === "resolved") {
       setResult({
         kind: "done",
@@ -68,7 +92,13 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
       });
       // The page itself confirms, from the audit entry: a released row no longer exists, so the
       // confirmation cannot live in this panel (docs/architecture.md#states).
-      router.replace(serializeRecordPageParams(`/records/${recordKey}`, { resolved: attempt.resolved.auditId }));
+      router.replace(
+        serializeRecordPageParams(`/records/${recordKey}`, {
+          resolved: attempt.resolved.auditId,
+          stuckTenant: within.tenant,
+          stuckTool: within.tool,
+        }),
+      );
     } else {
       setResult(attempt);
     }
@@ -76,17 +106,17 @@ export function ResolvePanel({ recordKey, processor, status, isStuck, threshold,
   }
 
   // Nobody to ask: the answer above already says what can clear it (configuration, or a forced release).
-  const disabledWhy = !check
-    ? "Ask the processor first: the buttons follow its answer."
-    : outcome === "unknown"
-      ? isNobodyToAsk(check.check)
-        ? "With no processor to ask, completing or releasing would be a guess: see the answer above."
-        : "The processor's answer is unknown: change nothing, ask again later."
-      : null;
+  const disabledWhy = nobodyToAsk
+    ? `With no processor to ask, completing or releasing would be a guess: see ${check ? "the answer above" : "above"}.`
+    : !check
+      ? "Ask the processor first: the buttons follow its answer."
+      : outcome === "unknown"
+        ? "The processor's answer is unknown: change nothing, ask again later."
+        : null;
 
   return (
     <div className="space-y-4">
-      <AskProcessor recordKey={recordKey} processor={processor} onAnswer={setCheck} />
+      <AskProcessor recordKey={recordKey} tool={tool} processor={processor} onAnswer={setCheck} />
       {status !== "in_progress" ? null : !isStuck ? (
         <p
           className="rounded-md border border-slate-200 bg-slate-50 p-3 text-sm text-slate-600"

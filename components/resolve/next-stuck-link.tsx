@@ -1,6 +1,7 @@
 import { Link } from "@/components/ui/link";
 import { formatAge } from "@/lib/format/relative-time";
 import { UNRECORDED_TOOL } from "@/lib/records/records-search-params";
+import { recordHrefFromStuck } from "@/lib/records/record-page-params";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 
 /** "tenant acme, tool charge_card": the Stuck filter a next claim was picked in, or null for none. */
@@ -33,7 +34,7 @@ export function NextStuckLink({
   const scope = describeStuckFilter(within);
   if (nextStuck)
     return (
-      <Link href={`/records/${nextStuck.key}`} className="underline" data-testid="next-stuck-link">
+      <Link href={recordHrefFromStuck(nextStuck.key, within)} className="underline" data-testid="next-stuck-link">
         Next stuck claim{scope ? ` (${scope})` : ""}: <span className="font-mono">{nextStuck.ref}</span>{" "}
         {nextStuck.tool ?? "unrecorded tool"}, tenant {nextStuck.tenant},{" "}
         {formatAge(new Date(nextStuck.createdAt), now)} old

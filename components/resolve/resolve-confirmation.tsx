@@ -67,10 +67,13 @@ export function ResolveConfirmation({
 export function ResolvedNotice({
   confirmation,
   now,
+  within,
   className,
 }: {
   confirmation: { resolved: ResolvedClaim; nextStuck: NextStuckClaim | null } | null;
   now: Date;
+  /** The Stuck filter the user came from (the next claim was picked within it). */
+  within: StuckFilter;
   className?: string;
 }) {
   if (!confirmation) return null;
@@ -80,6 +83,7 @@ export function ResolvedNotice({
         resolved={confirmation.resolved}
         nextStuck={confirmation.nextStuck}
         now={now.toISOString()}
+        within={within}
       />
     </ActionResult>
   );

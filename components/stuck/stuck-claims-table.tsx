@@ -8,6 +8,7 @@ import { formatDuration } from "@/lib/config/duration";
 import type { RecordListItem } from "@/lib/records/list-records";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
 import type { ResolvedClaim } from "@/lib/resolve/resolved-claim";
+import { recordHrefFromStuck } from "@/lib/records/record-page-params";
 import { BULK_PLAN_MAX_ROWS } from "@/lib/resolve/bulk-limits";
 import { BulkPlanPanel, type BulkPlanRequest } from "@/components/bulk/bulk-plan-panel";
 import { CopyRefButton } from "@/components/records/copy-ref-button";
@@ -32,6 +33,8 @@ type Props = {
   mayRelease: boolean;
   /** May force a release (admins; the API checks again). */
   mayForceRelease: boolean;
+  /** The tools with a processor to ask: other rows offer no asking, only what can clear them. */
+  askableTools: string[];
   /** Shown in place of the table when no claim is left (the confirmation above it stays). */
   emptyState: ReactNode;
 };
@@ -40,6 +43,7 @@ type RowActions = {
   versions: Record<string, string | null>;
   mayRelease: boolean;
   mayForceRelease: boolean;
+  askableTools: ReadonlySet<string>;
   within: StuckFilter;
   onResolved: (resolved: ResolvedClaim, nextStuck: NextStuckClaim | null) => void;
 };
@@ -47,7 +51,7 @@ type RowActions = {
 const column = dataColumns<RecordListItem>();
 const unrecorded = <span className="font-sans italic text-slate-500">unrecorded</span>;
 
-function stuckColumns(now: string, actions: RowActions | null) {
+function stuckColumns(now: string, within: StuckFilter, actions: RowActions | null) {
   const resolveColumn = actions
     ? [
         column.display({
@@ -61,6 +65,7 @@ function stuckColumns(now: string, actions: RowActions | null) {
               version={actions.versions[claim.key] ?? null}
               mayRelease={actions.mayRelease}
               mayForceRelease={actions.mayForceRelease}
+              askable={claim.tool !== null && actions.askableTools.has(claim.tool)}
               within={actions.within}
               onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
             />
@@ -75,7 +80,7 @@ function stuckColumns(now: string, actions: RowActions | null) {
       cell: ({ row: { original: claim } }) => (
         <span className="inline-flex items-center gap-1">
           <Link
-            href={`/records/${claim.key}`}
+            href={recordHrefFromStuck(claim.key, within)}
             className="font-mono text-xs underline-offset-2 hover:underline"
             title={claim.key}
           >
@@ -119,6 +124,7 @@ export function StuckClaimsTable({
   versions,
   mayRelease,
   mayForceRelease,
+  askableTools,
   emptyState,
 }: Props) {
   const router = useRouter();
@@ -131,11 +137,13 @@ export function StuckClaimsTable({
     () =>
       stuckColumns(
         now,
+        filter,
         canPlan && versions
           ? {
               versions,
               mayRelease,
               mayForceRelease,
+              askableTools: new Set(askableTools),
               within: filter,
               onResolved: (resolved, nextStuck) => {
                 setConfirmed({ resolved, nextStuck });
@@ -144,7 +152,7 @@ export function StuckClaimsTable({
             }
           : null,
       ),
-    [now, canPlan, versions, mayRelease, mayForceRelease, filter, router],
+    [now, canPlan, versions, mayRelease, mayForceRelease, askableTools, filter, router],
   );
   const visible = useMemo(() => new Set(claims.map((c) => c.key)), [claims]);
   // After a refresh resolved rows disappear: a selection only counts rows still shown.

@@ -8,6 +8,7 @@ import type { RecordCheck } from "@/lib/resolve/check-record-with-processor";
 import type { ProcessorOutcome } from "@/lib/resolve/processor-check-types";
 import { isNobodyToAsk } from "@/lib/resolve/nobody-to-ask";
 import { NobodyToAskNote } from "@/components/resolve/nobody-to-ask-note";
+import { recordHrefFromStuck } from "@/lib/records/record-page-params";
 import { sendResolve, type ResolveAttempt } from "@/components/resolve/send-resolve";
 import { ActionResult } from "@/components/ui/action-result";
 import { Badge, type BadgeTone } from "@/components/ui/badge";
@@ -36,6 +37,8 @@ type Props = {
   mayRelease: boolean;
   /** May force a release (admins): an answer nobody could give links to the record's forced release. */
   mayForceRelease: boolean;
+  /** The claim's tool has a processor to ask; if not, the row says so instead of offering to ask. */
+  askable: boolean;
   /** The list's filter: the next stuck claim the confirmation offers is in it. */
   within: StuckFilter;
   /** A resolve went through: the list shows the confirmation (this row is about to disappear). */
@@ -46,9 +49,25 @@ type Props = {
  * One stuck row's way to its end without leaving the list: ask the processor, read its answer
  * here, then complete or release with a reason — the record page's own API calls (the check and
  * the compare-and-set resolve), nothing of its own. An unknown answer offers only the record page,
- * where an admin may force a release.
+ * where an admin may force a release; so does a claim nobody can be asked about, without asking.
  */
-export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, within, onResolved }: Props) {
+export function StuckRowResolve(props: Props) {
+  if (!props.askable)
+    return (
+      <div className="min-w-0 text-xs text-slate-700 md:min-w-64" data-testid="row-resolve" data-key={props.claim.key}>
+        <NobodyToAskNote
+          recordKey={props.claim.key}
+          tool={props.claim.tool}
+          mayForceRelease={props.mayForceRelease}
+          within={props.within}
+          asked={false}
+        />
+      </div>
+    );
+  return <AskAndResolve {...props} />;
+}
+
+function AskAndResolve({ claim, version, mayRelease, mayForceRelease, within, onResolved }: Props) {
   const [state, setState] = useState<State>({ phase: "idle" });
   const [answers, setAnswers] = useState(0);
   const [reason, setReason] = useState("");
@@ -110,12 +129,18 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
             <Badge tone={OUTCOME[check.check.outcome].tone}>{OUTCOME[check.check.outcome].label}</Badge>{" "}
             {check.check.reason}
             {nobodyToAsk ? (
-              <NobodyToAskNote recordKey={claim.key} tool={claim.tool} mayForceRelease={mayForceRelease} />
+              <NobodyToAskNote
+                recordKey={claim.key}
+                tool={claim.tool}
+                mayForceRelease={mayForceRelease}
+                within={within}
+                asked
+              />
             ) : outcome === "unknown" ? (
               <p className="mt-1">
                 No definite answer: change nothing, ask again later
                 {" — or "}
-                <Link href={`/records/${claim.key}`} className="underline">
+                <Link href={recordHrefFromStuck(claim.key, within)} className="underline">
                   open the record
                 </Link>
                 .
@@ -133,7 +158,7 @@ export function StuckRowResolve({ claim, version, mayRelease, mayForceRelease, w
             {state.conflict ? (
               <>
                 {" "}
-                <Link href={`/records/${claim.key}`} className="underline">
+                <Link href={recordHrefFromStuck(claim.key, within)} className="underline">
                   See the record now
                 </Link>
               </>

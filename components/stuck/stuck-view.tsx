@@ -22,6 +22,7 @@ export function StuckView({ data, canPlan, mayRelease, mayForceRelease, versions
   const now = new Date(data.generatedAt);
   const links = data.page.links;
   const tools = data.byTool.flatMap((t) => (t.tool === null ? [] : [t.tool]));
+  const askableTools = data.byTool.flatMap((t) => (t.tool !== null && t.processor !== null ? [t.tool] : []));
   return (
     <>
       <div className="mb-4 flex flex-wrap items-baseline gap-x-6 gap-y-1" data-testid="stuck-summary">
@@ -58,6 +59,7 @@ export function StuckView({ data, canPlan, mayRelease, mayForceRelease, versions
         versions={versions}
         mayRelease={mayRelease}
         mayForceRelease={mayForceRelease}
+        askableTools={askableTools}
         emptyState={
           <div
             className="rounded-lg border border-dashed border-slate-300 bg-white p-8 text-center text-sm text-slate-600"

@@ -9,7 +9,7 @@ import { getRecordDetail, type RecordDetail } from "@/lib/records/record-detail"
 import { redactionOf } from "@/lib/privacy/redact";
 import { readRowVersion } from "@/lib/records/visible-records";
 import { listAudit } from "@/lib/audit/list-audit";
-import { findOldestStuckClaim, type NextStuckClaim } from "@/lib/records/stuck-claims";
+import { findOldestStuckClaim, type NextStuckClaim, type StuckFilter } from "@/lib/records/stuck-claims";
 import { resolvedClaimFromAudit, type ResolvedClaim } from "@/lib/resolve/resolved-claim";
 
 /** The confirmation of a resolve made from the record page: what the audit entry says, and what to clear next. */
@@ -42,30 +42,38 @@ export async function loadRecordPageData(
   actor: Actor,
   key: string,
   now: Date,
-  options: { resolved: string | null } = { resolved: null },
+  options: { resolved: string | null; within?: StuckFilter } = { resolved: null },
 ): Promise<RecordPageData> {
   const db = options.resolved === null ? getReadDb() : getDb();
   const detail = await getRecordDetail(db, getConfig(), actor, key, now);
   if (!detail) {
     const [trace] = await traceRefs(db, actor, [key], { redact: redactionOf(getConfig()) });
     if (!trace || trace.fate === "never_seen") return { kind: "absent" };
-    return { kind: "gone", trace, confirmation: await loadConfirmation(actor, key, options.resolved, now) };
+    return {
+      kind: "gone",
+      trace,
+      confirmation: await loadConfirmation(actor, key, options.resolved, now, options.within),
+    };
   }
   const mayResolve = can(actor.role, "records:resolve") && detail.record.status === "in_progress";
   const mayAllowRepeat = can(actor.role, "records:allow-repeat") && detail.record.status === "completed";
   const [version, confirmation] = await Promise.all([
     mayResolve || mayAllowRepeat ? readRowVersion(db, actor, key) : null,
-    loadConfirmation(actor, key, options.resolved, now),
+    loadConfirmation(actor, key, options.resolved, now, options.within),
   ]);
   return { kind: "record", detail, mayResolve, mayAllowRepeat, version, confirmation };
 }
 
-/** The named audit entry, if it is a resolution of this key within the reader's tenants; else no confirmation. */
+/**
+ * The named audit entry, if it is a resolution of this key within the reader's tenants; else no
+ * confirmation. The next stuck claim is within the Stuck filter the user came from, if any.
+ */
 async function loadConfirmation(
   actor: Actor,
   key: string,
   auditId: string | null,
   now: Date,
+  within: StuckFilter = { tenant: null, tool: null },
 ): Promise<ResolutionConfirmation | null> {
   if (auditId === null) return null;
   const db = getDb(); // right after the resolve it confirms: the primary
@@ -73,7 +81,7 @@ async function loadConfirmation(
   const [entry] = (await listAudit(db, actor, { ...query, limit: 1 }, { redact: redactionOf(getConfig()) })).entries;
   const resolved = entry ? resolvedClaimFromAudit(key, entry) : null;
   if (!resolved) return null;
-  return { resolved, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), now) };
+  return { resolved, nextStuck: await findOldestStuckClaim(db, actor, getConfig(), now, within) };
 }
 
 /** The lookup page's search, within the reader's tenants. */

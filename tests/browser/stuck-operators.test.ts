@@ -19,6 +19,8 @@ const ORDER_TENANT = `ops-order-${run}`;
 const BULK_TENANT = `ops-bulk-${run}`;
 const OPERATOR = `ops-op-${run}@demo.test`;
 const ADMIN = `ops-admin-${run}@demo.test`;
+const FORCE_TENANT = `ops-force-${run}`;
+const FORCE_ADMIN = `ops-force-admin-${run}@demo.test`;
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const dialog = '[data-testid="bulk-plan"]';
@@ -78,6 +80,7 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
   beforeAll(async () => {
     await addTenantUser(db, OPERATOR, "operator", [ORDER_TENANT]);
     await addTenantUser(db, ADMIN, "admin", [BULK_TENANT]);
+    await addTenantUser(db, FORCE_ADMIN, "admin", [FORCE_TENANT]);
     browser = await launchChromium();
     pageErrors = watchPageErrors(browser);
   });
@@ -179,19 +182,14 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await charge(page, taken);
     await page.goto(`${baseUrl}/stuck`);
     await page.waitForSelector('[data-testid="stuck-table"]');
-    // On the row itself: asked, nobody answers; it says what helps instead of "ask again later".
-    await page.click(`tr[data-key="${email}"] [data-testid="row-ask"]`);
+    // On the row itself: nobody can be asked, so nothing offers to; it says so and links the forced release.
     const note = `tr[data-key="${email}"] [data-testid="nobody-to-ask"]`;
-    await page.waitForSelector(note);
-    expect(await page.textContent(`tr[data-key="${email}"] [data-testid="row-answer"]`)).not.toContain(
-      "ask again later",
-    );
-    expect(await page.textContent(note)).toContain(
-      "Asking again cannot help: configure a processor for send_receipt_email",
+    expect(await page.textContent(note)).toBe(
+      "No processor to ask for send_receipt_email. Force release on the record page",
     );
     expect(await page.getAttribute(`${note} a`, "href")).toBe(`/records/${email}#resolve`);
-    // Asking again cannot change that answer, so nothing offers to.
     expect(await page.locator(`tr[data-key="${email}"] [data-testid="row-ask"]`).count()).toBe(0);
+    expect(await page.locator(`tr[data-key="${taken}"] [data-testid="row-ask"]`).count()).toBe(1);
     expect(await page.textContent('[data-testid="plan-all"]')).toBe("Plan for all 3 matching");
     await page.click('[data-testid="plan-all"]');
     await page.waitForSelector(`${dialog}[data-phase="planned"]`);
@@ -233,12 +231,13 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     expect(await seriousViolations(page), "the applied bulk plan").toEqual([]);
     await docShot(page, "bulk-plan-applied", { viewportOnly: true });
 
-    // The link leads to the record's forced release: asked, nobody answers, and the admin may force it.
+    // The link leads to the record's forced release, open without asking: nobody can be asked.
     await force.click();
     await page.waitForURL(new RegExp(`/records/${email}#resolve$`));
-    await page.click('button:has-text("Ask the processor")');
-    await page.waitForSelector('[data-testid="processor-outcome"][data-outcome="unknown"]');
-    expect(await page.textContent('[data-testid="processor-meaning"]')).toMatch(/^Asking again cannot help: configure/);
+    await page.waitForSelector('[data-testid="force-release"]');
+    expect(await page.textContent('[data-testid="nobody-to-ask"]')).toMatch(
+      /^There is no processor to ask for send_receipt_email: configure a processor .* forced release on this page/,
+    );
     expect(await page.locator('button:has-text("Ask again"), button:has-text("Ask the processor")').count()).toBe(0);
     expect(await page.textContent('[data-testid="resolve-panel"]')).not.toContain("ask again later");
     expect(await page.isVisible('[data-testid="force-release"]')).toBe(true);
@@ -258,6 +257,69 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await phone.page.waitForSelector('[data-testid="bulk-apply-totals"]');
     await docShot(phone.page, "bulk-plan-applied", { viewportOnly: true });
     expect(await rowOf(pool, more)).toBeNull();
+    await phone.context.close();
+  });
+
+  it("a tool nobody can be asked about: its record opens on the forced release, and the next stuck claim after it is in the Stuck filter it came from", async () => {
+    const olderCharge = await insertStuckClaim(pool, { tenant: FORCE_TENANT, label: "charge", minutesAgo: 60 });
+    const first = await insertStuckClaim(pool, {
+      tenant: FORCE_TENANT,
+      label: "email-1",
+      minutesAgo: 50,
+      tool: "send_receipt_email",
+    });
+    const second = await insertStuckClaim(pool, {
+      tenant: FORCE_TENANT,
+      label: "email-2",
+      minutesAgo: 40,
+      tool: "send_receipt_email",
+    });
+    const { context, page } = await signedIn(FORCE_ADMIN);
+    await page.goto(`${baseUrl}/stuck?tool=send_receipt_email`);
+    await page.waitForSelector('[data-testid="stuck-table"]');
+    expect(await listedKeys(page)).toEqual([first, second]);
+    const force = page.locator(`tr[data-key="${first}"] [data-testid="force-release-link"]`);
+    expect(await force.getAttribute("href")).toBe(`/records/${first}?stuckTool=send_receipt_email#resolve`);
+    expect(await page.getAttribute(`tr[data-key="${first}"] [data-column="ref"] a`, "href")).toBe(
+      `/records/${first}?stuckTool=send_receipt_email`,
+    );
+
+    await force.click();
+    await page.waitForSelector('[data-testid="force-release"]');
+    expect(await page.getByRole("region", { name: "Resolve (no processor to ask)" }).count()).toBe(1);
+    expect(await page.textContent('[data-testid="resolve-panel"]')).toContain(
+      "With no processor to ask, completing or releasing would be a guess: see above.",
+    );
+    expect(await seriousViolations(page), "the record page, nobody to ask").toEqual([]);
+    await page.fill('textarea[name="reason"]', "mail service log: no message sent for this charge");
+    await page.fill('input[aria-label="Type force release to confirm"]', "force release");
+    await page.click('button:has-text("Force release")');
+    await page.waitForURL(/\?resolved=\d+&stuckTool=send_receipt_email$/);
+    const confirmation = '[data-testid="resolve-confirmation"]';
+    await page.waitForSelector(`${confirmation}[data-action="release"]`);
+    expect(await page.textContent(confirmation)).toContain(`Force-released claim ${first.slice(0, 12)}`);
+    // Oldest in the filter, not the older charge outside it.
+    const next = page.locator('[data-testid="next-stuck-link"]');
+    expect(await next.textContent()).toContain("Next stuck claim (tool send_receipt_email)");
+    expect(await next.getAttribute("href")).toBe(`/records/${second}?stuckTool=send_receipt_email`);
+    expect(await rowOf(pool, first)).toBeNull();
+    expect((await auditOf(pool, first)).map((a) => a.action)).toEqual(["record.force_release"]);
+    expect(await rowOf(pool, olderCharge)).toMatchObject({ status: "in_progress" });
+
+    // Followed, the next record opens on its forced release too, the filter still carried.
+    await next.click();
+    await page.waitForURL(new RegExp(`/records/${second}\\?stuckTool=send_receipt_email$`));
+    await page.waitForSelector('[data-testid="force-release"]');
+    await context.close();
+
+    // At 390 px: the rows say it in one line each, and the record page is axe-clean.
+    const phone = await signedIn(FORCE_ADMIN, PHONE);
+    await phone.page.goto(`${baseUrl}/stuck?tool=send_receipt_email`);
+    await phone.page.waitForSelector(`tr[data-key="${second}"] [data-testid="nobody-to-ask"]`);
+    expect(await seriousViolations(phone.page), "the stuck page at 390 px, nobody to ask").toEqual([]);
+    await phone.page.goto(`${baseUrl}/records/${second}`);
+    await phone.page.waitForSelector('[data-testid="force-release"]');
+    expect(await seriousViolations(phone.page), "the record page at 390 px, nobody to ask").toEqual([]);
     await phone.context.close();
   });
 });

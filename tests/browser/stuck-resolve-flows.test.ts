@@ -162,8 +162,11 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await page.waitForSelector(`tr[data-key="${second}"]`);
     expect(await page.locator(`tr[data-key="${other}"]`).count()).toBe(0);
     await release(second);
-    // The oldest stuck claim this operator can see is refund_charge's; the list they work in is charge_card's.
-    expect(await page.getAttribute('[data-testid="next-stuck-link"]', "href")).toBe(`/records/${first}`);
+    // The oldest stuck claim this operator can see is refund_charge's; the list they work in is charge_card's,
+    // and the record page the link opens keeps to it.
+    expect(await page.getAttribute('[data-testid="next-stuck-link"]', "href")).toBe(
+      `/records/${first}?stuckTool=charge_card`,
+    );
     expect(await page.textContent('[data-testid="next-stuck-link"]')).toMatch(
       /^Next stuck claim \(tool charge_card\): [0-9a-f]{12} charge_card, tenant /,
     );

@@ -12,7 +12,7 @@ import { loadRecordPageData } from "@/lib/pages/record-page-data";
 import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { parseKeyParam } from "@/lib/records/record-detail";
 import { serializeLookupParams } from "@/lib/records/lookup-search-params";
-import { loadRecordPageParams } from "@/lib/records/record-page-params";
+import { loadRecordPageParams, stuckFilterOf } from "@/lib/records/record-page-params";
 
 export const dynamic = "force-dynamic";
 
@@ -31,10 +31,12 @@ export default async function RecordPage({ params, searchParams }: Props) {
   if (param.kind === "ref") redirect(serializeLookupParams("/lookup", { q: param.ref }));
   if (param.kind === "invalid") notFound();
   const now = new Date();
-  const { resolved } = await loadRecordPageParams(searchParams);
+  const pageParams = await loadRecordPageParams(searchParams);
+  const { resolved } = pageParams;
+  const within = stuckFilterOf(pageParams);
   // Right after a resolve the page reads the primary (lib/pages/record-page-data.ts): no lag to name then.
   const [data, lag] = await Promise.all([
-    loadRecordPageData(actor, param.key, now, { resolved }),
+    loadRecordPageData(actor, param.key, now, { resolved, within }),
     resolved === null ? loadReplicaLagNotice() : null,
   ]);
   // Absent and "another tenant's" look the same — existence is data too — so both are a 404.
@@ -50,7 +52,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
         />
         <ReplicaLagBanner notice={lag} />
         <div className="max-w-5xl space-y-4">
-          <ResolvedNotice confirmation={data.confirmation} now={now} />
+          <ResolvedNotice confirmation={data.confirmation} now={now} within={within} />
           <RefFateCard trace={trace} now={now} />
         </div>
       </>
@@ -66,7 +68,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
         description="One claim in the idempotency table: what the caller saw, its state, its age, and what the processor says."
       />
       <ReplicaLagBanner notice={lag} />
-      <ResolvedNotice confirmation={data.confirmation} now={now} className="mb-4" />
+      <ResolvedNotice confirmation={data.confirmation} now={now} within={within} className="mb-4" />
       <RecordDetailView
         detail={detail}
         now={now}
@@ -76,6 +78,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
           mayResolve ? (
             <ResolvePanel
               recordKey={detail.record.key}
+              tool={detail.record.tool}
               processor={detail.processor}
               status={detail.record.status}
               isStuck={detail.stuck.isStuck}
@@ -86,6 +89,7 @@ export default async function RecordPage({ params, searchParams }: Props) {
                 release: can(actor.role, "records:release"),
                 forceRelease: can(actor.role, "records:force-release"),
               }}
+              within={within}
             />
           ) : undefined
         }
