@@ -3,6 +3,12 @@
 import { useQueryStates } from "nuqs";
 import { useTransition, type FormEvent } from "react";
 import { auditHref, auditSearchParams } from "@/lib/audit/audit-search-params";
+import { Button, buttonClass } from "@/components/ui/button";
+import { Field } from "@/components/ui/field";
+import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
+import { Select } from "@/components/ui/select";
 
 /** The filter values as they appear in the URL ("" for none). */
 export type AuditFilterValues = {
@@ -15,13 +21,6 @@ export type AuditFilterValues = {
   to: string;
   limit: string;
 };
-import { Button } from "@/components/ui/button";
-import { buttonClass } from "@/components/ui/button";
-import { Field } from "@/components/ui/field";
-import { FilterToolbar } from "@/components/ui/filter-toolbar";
-import { Input } from "@/components/ui/input";
-import { refusedFieldProps } from "@/components/ui/query-problems";
-import { Select } from "@/components/ui/select";
 
 type Props = {
   values: AuditFilterValues;
@@ -66,20 +65,16 @@ export function AuditFilterForm({ values, actions, tenantChoices, problemIds = {
       data-testid="audit-filter-form"
     >
       <Field label="Actor">
-        <Input
-          name="actor"
-          defaultValue={values.actor}
-          placeholder="e.g. system: or omar@"
-          {...marked("actor", "w-48")}
-        />
+        <Input name="actor" defaultValue={values.actor} placeholder="system: or omar@" {...marked("actor", "w-40")} />
       </Field>
       <Field label="Action">
+        {/* w-48: the longest action, record.force_release, fits in monospace. */}
         <Input
           name="action"
           defaultValue={values.action}
           list="audit-actions"
           placeholder="any action"
-          {...marked("action", "w-40 font-mono")}
+          {...marked("action", "w-48 font-mono")}
         />
         <datalist id="audit-actions">
           {actions.map((a) => (

@@ -16,7 +16,8 @@ import {
   type RawParams,
   type UnknownParams,
 } from "@/lib/url-state/strict-params";
-import { formatInstant, instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
+import { instantSchema, timeRangeProblem } from "@/lib/url-state/time-range";
+import { formatInstantShort } from "@/lib/url-state/field-rules";
 import { redactJson, type Redaction } from "@/lib/privacy/redact";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { decodeBase64Url, encodeBase64Url } from "@/lib/text/base64url";
@@ -280,8 +281,9 @@ export function auditFilterValues(
     action: query.action ?? "",
     key: query.key ?? "",
     tenant: query.tenant ?? "",
-    from: query.from ? formatInstant(query.from) : "",
-    to: query.to ? formatInstant(query.to) : "",
+    // As typed in a field (2026-11-29, not 2026-11-29T00:00:00Z): the form's fields are sized for it.
+    from: query.from ? formatInstantShort(query.from) : "",
+    to: query.to ? formatInstantShort(query.to) : "",
     limit: String(query.limit),
   };
 }

@@ -74,6 +74,17 @@ export function formatInstant(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
 
+/**
+ * An instant as a person would type it into a filter field: the date alone at UTC midnight, no
+ * seconds when they are zero (2026-11-29, 2026-11-29T14:05Z), else formatInstant's. The
+ * instant rule reads each form back to the same instant; a filter field is sized for these.
+ */
+export function formatInstantShort(date: Date): string {
+  const full = formatInstant(date);
+  if (full.endsWith("T00:00:00Z")) return full.slice(0, 10);
+  return full.endsWith(":00Z") ? `${full.slice(0, 16)}Z` : full;
+}
+
 /** A page size, one of `sizes`. */
 export function pageSizeRule<const S extends readonly number[]>(sizes: S): FieldRule<S[number]> {
   return shapedRule(

@@ -133,6 +133,13 @@ describe.skipIf(browserMissing)("audit page, in Chromium", () => {
         .map((el) => `${el.textContent}: ${el.getBoundingClientRect().height}`),
     );
     expect(heights).toEqual(["Apply: 28", "Clear filters: 28"]);
+    // The filled form shows each value whole: a date as typed, the longest action in its field.
+    await page.goto(`${baseUrl}/audit?action=record.force_release&from=2026-12-01&to=2026-12-02T14:05:00Z`);
+    const form = '[data-testid="audit-filter-form"]';
+    expect(await page.inputValue(`${form} input[name="from"]`)).toBe("2026-12-01");
+    expect(await page.inputValue(`${form} input[name="to"]`)).toBe("2026-12-02T14:05Z");
+    expect((await controlsShortOfTheirWords(page, { values: true })).join("; "), "the filled filters").toBe("");
+    await page.goBack();
     expect(new URL(page.url()).searchParams.get("tenant")).toBe(TENANT);
 
     // The same URL in a fresh session shows the same entries.

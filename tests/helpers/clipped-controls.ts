@@ -3,10 +3,11 @@ import type { Page } from "playwright-core";
 /**
  * Visible text fields and drop-downs too small for their words: less height than a line of their
  * text inside their padding, or an empty field's placeholder wider than its room (a cut example
- * date reads as a wrong one). Each entry names the control and what it lacks.
+ * date reads as a wrong one); with `values`, a filled field's value too (a filter the page filled
+ * in). Each entry names the control and what it lacks.
  */
-export function controlsShortOfTheirWords(page: Page): Promise<string[]> {
-  return page.evaluate(() => {
+export function controlsShortOfTheirWords(page: Page, options: { values?: boolean } = {}): Promise<string[]> {
+  return page.evaluate((checkValues) => {
     const measure = document.createElement("canvas").getContext("2d")!;
     const short: string[] = [];
     for (const control of document.querySelectorAll<HTMLInputElement | HTMLSelectElement>(
@@ -23,7 +24,13 @@ export function controlsShortOfTheirWords(page: Page): Promise<string[]> {
         const needed = Math.ceil(measure.measureText(control.placeholder).width);
         if (needed > width) short.push(`${name}: placeholder ${needed} px in ${width} px`);
       }
+      if (checkValues && control instanceof HTMLInputElement && control.value !== "") {
+        measure.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
+        const width = control.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+        const needed = Math.ceil(measure.measureText(control.value).width);
+        if (needed > width) short.push(`${name}: value ${needed} px in ${width} px`);
+      }
     }
     return short;
-  });
+  }, options.values ?? false);
 }
