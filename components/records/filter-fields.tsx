@@ -1,6 +1,7 @@
 import { UNRECORDED_TOOL } from "@/lib/records/records-search-params";
 import { Field } from "@/components/ui/field";
 import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
 
 /** The tenant, subject and tool fields the records list and the stuck page filter with (same URL rules, same controls). */
@@ -12,9 +13,11 @@ type TenantProps = {
   tenantChoices: string[] | null;
   onChoose: (tenant: string | null) => void;
   inputClassName: string;
+  /** Beside a refusal: each refused parameter's reason id (components/ui/query-problems). */
+  problemIds?: Partial<Record<string, string>>;
 };
 
-export function TenantFilterField({ value, tenantChoices, onChoose, inputClassName }: TenantProps) {
+export function TenantFilterField({ value, tenantChoices, onChoose, inputClassName, problemIds = {} }: TenantProps) {
   return (
     <Field label="Tenant">
       {tenantChoices === null ? (
@@ -24,10 +27,15 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
           name="tenant"
           defaultValue={value ?? ""}
           placeholder="any tenant"
-          className={inputClassName}
+          {...refusedFieldProps(problemIds, "tenant", inputClassName)}
         />
       ) : (
-        <Select name="tenant" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)}>
+        <Select
+          name="tenant"
+          value={value ?? ""}
+          onChange={(e) => onChoose(e.target.value || null)}
+          {...refusedFieldProps(problemIds, "tenant")}
+        >
           <option value="">{tenantChoices.length > 1 ? "all my tenants" : tenantChoices[0]}</option>
           {tenantChoices.length > 1
             ? tenantChoices.map((t) => (
@@ -48,7 +56,13 @@ export function TenantFilterField({ value, tenantChoices, onChoose, inputClassNa
  * The subject (the authenticated caller the writer recorded), typed and submitted with the form.
  * Matched exactly, so the hint says so: a part of a subject finds nothing.
  */
-export function SubjectFilterField({ value }: { value: string | null }) {
+export function SubjectFilterField({
+  value,
+  problemIds = {},
+}: {
+  value: string | null;
+  problemIds?: Partial<Record<string, string>>;
+}) {
   return (
     <Field label="Subject">
       {/* Keyed on the URL value so the back button resets what is typed here. */}
@@ -61,7 +75,7 @@ export function SubjectFilterField({ value }: { value: string | null }) {
         autoComplete="off"
         spellCheck={false}
         data-testid="subject-filter"
-        className="w-40 font-mono"
+        {...refusedFieldProps(problemIds, "subject", "w-40 font-mono")}
       />
     </Field>
   );
@@ -74,13 +88,20 @@ type ToolProps = {
   tools: string[];
   onChoose: (tool: string | null) => void;
   testId?: string;
+  problemIds?: Partial<Record<string, string>>;
 };
 
-export function ToolFilterField({ value, tools, onChoose, testId }: ToolProps) {
+export function ToolFilterField({ value, tools, onChoose, testId, problemIds = {} }: ToolProps) {
   const options = [...new Set([...tools, ...(value && value !== UNRECORDED_TOOL ? [value] : [])])].sort();
   return (
     <Field label="Tool">
-      <Select name="tool" value={value ?? ""} onChange={(e) => onChoose(e.target.value || null)} data-testid={testId}>
+      <Select
+        name="tool"
+        value={value ?? ""}
+        onChange={(e) => onChoose(e.target.value || null)}
+        data-testid={testId}
+        {...refusedFieldProps(problemIds, "tool")}
+      >
         <option value="">any tool</option>
         {options.map((t) => (
           <option key={t} value={t}>

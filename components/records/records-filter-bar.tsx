@@ -1,10 +1,9 @@
 "use client";
 
-import { useQueryStates } from "nuqs";
-import { useTransition, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { SubjectFilterField, TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
 import { SearchFieldFilter } from "@/components/records/search-field-filter";
-import { recordsSearchParams, type SearchField } from "@/lib/records/records-search-params";
+import { recordsSearchParams } from "@/lib/records/records-search-params";
 import { formatInstant } from "@/lib/url-state/field-rules";
 import { Button } from "@/components/ui/button";
 import { Checkbox } from "@/components/ui/checkbox";
@@ -12,7 +11,9 @@ import { Field } from "@/components/ui/field";
 import { FilterToolbar } from "@/components/ui/filter-toolbar";
 import { FieldGroup } from "@/components/ui/field-group";
 import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
+import { useListFilter } from "@/components/ui/use-list-filter";
 
 type Props = {
   /** Tool names worth offering: configured tools and those counted for this filter. */
@@ -23,6 +24,8 @@ type Props = {
   tenantChoices: string[] | null;
   /** Searchable response fields idem.config.json names (tools.<tool>.search). */
   searchLabels: string[];
+  /** Beside a refusal: each refused parameter's reason id; those fields are marked, and a change drops them. */
+  problemIds?: Partial<Record<string, string>>;
 };
 
 /** `2026-11-29T14:05:00Z` → the `datetime-local` value `2026-11-29T14:05` (the inputs are UTC). */
@@ -41,24 +44,8 @@ function fromInputValue(value: string): Date | null {
  * pushes a history entry (the back button restores the previous filter) and re-renders the
  * server page (shallow: false); every change drops the cursor — a position in the old filter.
  */
-export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels }: Props) {
-  const [pending, startTransition] = useTransition();
-  const [params, setParams] = useQueryStates(recordsSearchParams, { shallow: false, history: "push", startTransition });
-
-  function apply(
-    change: Partial<{
-      tenant: string | null;
-      subject: string | null;
-      tool: string | null;
-      status: string | null;
-      stuck: boolean;
-      field: SearchField | null;
-      from: Date | null;
-      to: Date | null;
-    }>,
-  ) {
-    void setParams({ ...change, cursor: null, dir: null });
-  }
+export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels, problemIds = {} }: Props) {
+  const { params, pending, apply } = useListFilter(recordsSearchParams, Object.keys(problemIds));
 
   function submitTyped(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -104,12 +91,18 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
         tenantChoices={tenantChoices}
         onChoose={(tenant) => apply({ tenant })}
         inputClassName="w-32"
+        problemIds={problemIds}
       />
-      <SubjectFilterField value={params.subject} />
-      <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} />
-      <SearchFieldFilter value={params.field} labels={searchLabels} />
+      <SubjectFilterField value={params.subject} problemIds={problemIds} />
+      <ToolFilterField value={params.tool} tools={tools} onChoose={(tool) => apply({ tool })} problemIds={problemIds} />
+      <SearchFieldFilter value={params.field} labels={searchLabels} problemIds={problemIds} />
       <Field label="Status">
-        <Select name="status" value={params.status ?? ""} onChange={(e) => apply({ status: e.target.value || null })}>
+        <Select
+          name="status"
+          value={params.status ?? ""}
+          onChange={(e) => apply({ status: e.target.value || null })}
+          {...refusedFieldProps(problemIds, "status")}
+        >
           <option value="">any status</option>
           {statusOptions.map((s) => (
             <option key={s} value={s}>
@@ -119,7 +112,12 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
         </Select>
       </Field>
       <label className="flex items-center gap-1.5 self-center pt-4 text-sm text-slate-700">
-        <Checkbox name="stuck" checked={params.stuck} onChange={(e) => apply({ stuck: e.target.checked })} />
+        <Checkbox
+          name="stuck"
+          checked={params.stuck}
+          onChange={(e) => apply({ stuck: e.target.checked })}
+          {...refusedFieldProps(problemIds, "stuck")}
+        />
         Stuck only
       </label>
       <FieldGroup legend="Created (UTC)">
@@ -129,6 +127,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
           name="from"
           aria-label="Created from (UTC)"
           defaultValue={toInputValue(params.from)}
+          {...refusedFieldProps(problemIds, "from")}
         />
         <span className="pb-1.5 text-xs text-slate-500">to</span>
         <Input
@@ -137,6 +136,7 @@ export function RecordsFilterBar({ tools, statuses, tenantChoices, searchLabels 
           name="to"
           aria-label="Created before (UTC)"
           defaultValue={toInputValue(params.to)}
+          {...refusedFieldProps(problemIds, "to")}
         />
         <Button variant="primary" size="field" className="ml-1" type="submit">
           Apply

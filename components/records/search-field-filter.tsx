@@ -1,6 +1,7 @@
 import { FIELD_LABEL_CLASS } from "@/components/ui/form-classes";
 import { FieldGroup } from "@/components/ui/field-group";
 import { Input } from "@/components/ui/input";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
 import type { SearchField } from "@/lib/records/records-search-params";
 
@@ -9,6 +10,8 @@ type Props = {
   value: SearchField | null;
   /** The labels idem.config.json names (tools.<tool>.search); none: the control is not shown. */
   labels: string[];
+  /** Beside a refusal: each refused parameter's reason id (components/ui/query-problems). */
+  problemIds?: Partial<Record<string, string>>;
 };
 
 /**
@@ -16,7 +19,7 @@ type Props = {
  * given, submitted with the form as `field=<label>:<value>`. Keyed on the URL value so the back
  * button resets what is typed here.
  */
-export function SearchFieldFilter({ value, labels }: Props) {
+export function SearchFieldFilter({ value, labels, problemIds = {} }: Props) {
   if (labels.length === 0) return null;
   const options = [...new Set([...labels, ...(value ? [value.label] : [])])];
   return (
@@ -46,7 +49,7 @@ export function SearchFieldFilter({ value, labels }: Props) {
         autoComplete="off"
         spellCheck={false}
         aria-label="Value of the searchable field"
-        className="w-44 max-w-full font-mono"
+        {...refusedFieldProps(problemIds, "field", "w-44 max-w-full font-mono")}
       />
     </FieldGroup>
   );

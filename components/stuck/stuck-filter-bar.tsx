@@ -1,23 +1,30 @@
 "use client";
 
-import { useQueryStates } from "nuqs";
-import { useTransition, type FormEvent } from "react";
+import type { FormEvent } from "react";
 import { TenantFilterField, ToolFilterField } from "@/components/records/filter-fields";
-import type { ListOrder } from "@/lib/records/records-search-params";
 import { stuckSearchParams } from "@/components/stuck/stuck-search-params";
 import { Button } from "@/components/ui/button";
 import { Field } from "@/components/ui/field";
 import { FilterToolbar } from "@/components/ui/filter-toolbar";
+import { refusedFieldProps } from "@/components/ui/query-problems";
 import { Select } from "@/components/ui/select";
+import { useListFilter } from "@/components/ui/use-list-filter";
 
-/** Tenant, tool and order, in the URL through the shared parsers; a change starts again at the first page. */
-export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tenantChoices: string[] | null }) {
-  const [pending, startTransition] = useTransition();
-  const [params, setParams] = useQueryStates(stuckSearchParams, { shallow: false, history: "push", startTransition });
-
-  function apply(change: { tenant?: string | null; tool?: string | null; order?: ListOrder }) {
-    void setParams({ ...change, cursor: null, dir: null });
-  }
+/**
+ * Tenant, tool and order, in the URL through the shared parsers; a change starts again at the first
+ * page. Beside a refusal (`problemIds`: each refused parameter's reason id) the refused fields are
+ * marked, and a change drops every refused parameter.
+ */
+export function StuckFilterBar({
+  tools,
+  tenantChoices,
+  problemIds = {},
+}: {
+  tools: string[];
+  tenantChoices: string[] | null;
+  problemIds?: Partial<Record<string, string>>;
+}) {
+  const { params, pending, apply } = useListFilter(stuckSearchParams, Object.keys(problemIds));
   function submitTenant(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const tenant = String(new FormData(event.currentTarget).get("tenant") ?? "").trim();
@@ -31,12 +38,14 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
         tenantChoices={tenantChoices}
         onChoose={(tenant) => apply({ tenant })}
         inputClassName="w-36"
+        problemIds={problemIds}
       />
       <ToolFilterField
         value={params.tool}
         tools={tools}
         onChoose={(tool) => apply({ tool })}
         testId="stuck-tool-filter"
+        problemIds={problemIds}
       />
       <Field label="Order">
         <Select
@@ -44,6 +53,7 @@ export function StuckFilterBar({ tools, tenantChoices }: { tools: string[]; tena
           value={params.order}
           onChange={(e) => apply({ order: e.target.value === "newest" ? "newest" : "oldest" })}
           data-testid="stuck-order"
+          {...refusedFieldProps(problemIds, "order")}
         >
           <option value="oldest">oldest first (most at risk)</option>
           <option value="newest">newest first</option>

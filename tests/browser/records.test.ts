@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signInInContext } from "../helpers/sign-in";
 import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { watchPageErrors } from "../helpers/page-errors";
+import { seriousViolations } from "../helpers/axe";
 
 const baseUrl = inject("baseUrl");
 const run = randomBytes(3).toString("hex");
@@ -260,6 +261,42 @@ describe.skipIf(browserMissing)("records page, in Chromium", () => {
     expect(await page.textContent('[data-testid="facet-status"]')).toMatch(/lower bound/);
     expect(await rowKeys(page)).toHaveLength(25);
     await screenshot(page, "records-capped");
+    await context.close();
+  });
+
+  it("a link with a filter the list cannot read shows why beside the filter bar, the refused field marked, and a change there drops the refused values", async () => {
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 } });
+    const page = await signInInContext(
+      context,
+      "operator@demo.test",
+      `/records?tenant=${TENANT}&tool=charge_card&from=garbage&limit=7`,
+    );
+    const problems = page.locator('[data-testid="records-query-problems"]');
+    await problems.waitFor();
+    const bar = '[data-testid="records-filter-bar"]';
+    expect(await page.isVisible(bar)).toBe(true);
+    expect(await page.inputValue(`${bar} input[name="tenant"]`)).toBe(TENANT);
+    expect(await page.inputValue(`${bar} select[name="tool"]`)).toBe("charge_card");
+    const from = page.locator(`${bar} input[name="from"]`);
+    expect(await from.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(`#${await from.getAttribute("aria-describedby")}`).textContent()).toMatch(/^from/);
+    expect(await page.locator(`${bar} input[name="subject"]`).getAttribute("aria-invalid")).toBeNull();
+    expect(await page.locator('[data-testid="records-table"]').count()).toBe(0);
+    expect(await seriousViolations(page)).toEqual([]);
+    await screenshot(page, "mobile-records-refused-filter");
+
+    // A change in the bar keeps the readable filter and drops what was refused.
+    await page.selectOption(`${bar} select[name="status"]`, "completed");
+    await page.waitForSelector('[data-testid="records-table"]');
+    const url = new URL(page.url());
+    expect([url.searchParams.get("from"), url.searchParams.get("limit")]).toEqual([null, null]);
+    expect([url.searchParams.get("tenant"), url.searchParams.get("tool"), url.searchParams.get("status")]).toEqual([
+      TENANT,
+      "charge_card",
+      "completed",
+    ]);
+    await expect.poll(() => columnTexts(page, "tool"), SERVER_RENDER).not.toHaveLength(0);
+    expect(new Set(await columnTexts(page, "tool"))).toEqual(new Set(["charge_card"]));
     await context.close();
   });
 });

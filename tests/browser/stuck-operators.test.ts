@@ -322,4 +322,27 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     expect(await seriousViolations(phone.page), "the record page at 390 px, nobody to ask").toEqual([]);
     await phone.context.close();
   });
+
+  it("a link with a filter the list cannot read shows why beside the filter bar, the refused field marked, and a change there drops it", async () => {
+    const { context, page } = await signedIn(FORCE_ADMIN, PHONE);
+    await page.goto(`${baseUrl}/stuck?tool=send_receipt_email&order=sideways&limit=7`);
+    await page.waitForSelector('[data-testid="stuck-query-problems"]');
+    const bar = 'form[aria-label="Filter stuck claims"]';
+    expect(await page.inputValue(`${bar} select[name="tool"]`)).toBe("send_receipt_email");
+    const order = page.locator('[data-testid="stuck-order"]');
+    expect(await order.getAttribute("aria-invalid")).toBe("true");
+    expect(await page.locator(`#${await order.getAttribute("aria-describedby")}`).textContent()).toMatch(/^order/);
+    expect(await page.locator(`${bar} select[name="tool"]`).getAttribute("aria-invalid")).toBeNull();
+    expect(await seriousViolations(page), "the refused stuck filter at 390 px").toEqual([]);
+
+    await order.selectOption("newest");
+    await page.waitForSelector('[data-testid="stuck-summary"]');
+    const url = new URL(page.url());
+    expect([url.searchParams.get("tool"), url.searchParams.get("order"), url.searchParams.get("limit")]).toEqual([
+      "send_receipt_email",
+      "newest",
+      null,
+    ]);
+    await context.close();
+  });
 });

@@ -2,6 +2,7 @@ import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
 import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
+import { StuckFilterBar } from "@/components/stuck/stuck-filter-bar";
 import { StuckView } from "@/components/stuck/stuck-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { UnknownTenantNotice } from "@/components/ui/unknown-tenant-notice";
@@ -10,6 +11,7 @@ import { can } from "@/lib/auth/permissions";
 import { requirePageActor } from "@/lib/auth/session-actor";
 import { loadStuckPageData } from "@/lib/pages/records-page-data";
 import { parseStuckQuery } from "@/lib/records/stuck-claims";
+import { configuredToolNames } from "@/lib/config/tool-names";
 
 export const metadata = { title: "Stuck" };
 
@@ -31,12 +33,18 @@ export default async function StuckClaimsPage({ searchParams }: { searchParams: 
 async function StuckSection({ actor, searchParams }: { actor: Actor; searchParams: Promise<SearchParams> }) {
   const params = await searchParams;
   const parsed = parseStuckQuery(params);
+  const tenantChoices = actor.tenants.length > 0 ? actor.tenants : null;
   if (!parsed.ok)
     return (
       <QueryProblems
         problems={parsed.problems}
         reset={{ href: "/stuck", label: "Show every stuck claim" }}
         testId="stuck-query-problems"
+        form={(problemIds) => (
+          <div className="rounded-lg border border-slate-200 bg-white p-3">
+            <StuckFilterBar tools={configuredToolNames()} tenantChoices={tenantChoices} problemIds={problemIds} />
+          </div>
+        )}
       />
     );
   const loaded = await loadStuckPageData(actor, parsed.value);
@@ -49,7 +57,7 @@ async function StuckSection({ actor, searchParams }: { actor: Actor; searchParam
       mayRelease={can(actor.role, "records:release")}
       mayForceRelease={can(actor.role, "records:force-release")}
       versions={loaded.versions}
-      tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+      tenantChoices={tenantChoices}
     />
   );
 }

@@ -2,6 +2,7 @@ import type { SearchParams } from "nuqs/server";
 import { Suspense } from "react";
 import { TableSkeleton } from "@/components/ui/table-skeleton";
 import { QueryProblems } from "@/components/ui/query-problems";
+import { RecordsFilterBar } from "@/components/records/records-filter-bar";
 import { RecordsView } from "@/components/records/records-view";
 import { PageHeader } from "@/components/ui/page-header";
 import { ReplicaLagBanner } from "@/components/ui/replica-lag-banner";
@@ -13,6 +14,7 @@ import { loadReplicaLagNotice } from "@/lib/pages/replica-lag-notice";
 import { EXPORT_MAX_ROWS } from "@/lib/records/export-records";
 import { parseRecordsQuery } from "@/lib/records/list-filters";
 import { configuredSearchLabels } from "@/lib/config/search-specs";
+import { configuredToolNames } from "@/lib/config/tool-names";
 
 export const metadata = { title: "Records" };
 
@@ -35,12 +37,22 @@ async function RecordsSection({ actor, searchParams }: { actor: Actor; searchPar
   const params = await searchParams;
   const searchLabels = configuredSearchLabels();
   const parsed = parseRecordsQuery(params, { unknownParams: "ignore", searchLabels });
+  const tenantChoices = actor.tenants.length > 0 ? actor.tenants : null;
   if (!parsed.ok)
     return (
       <QueryProblems
         problems={parsed.problems}
         reset={{ href: "/records", label: "Show all records" }}
         testId="records-query-problems"
+        form={(problemIds) => (
+          <RecordsFilterBar
+            tools={configuredToolNames()}
+            statuses={[]}
+            tenantChoices={tenantChoices}
+            searchLabels={searchLabels}
+            problemIds={problemIds}
+          />
+        )}
       />
     );
   const [data, lag] = await Promise.all([loadRecordsPageData(actor, parsed.value), loadReplicaLagNotice()]);
@@ -55,7 +67,7 @@ async function RecordsSection({ actor, searchParams }: { actor: Actor; searchPar
         listing={listing}
         configuredTools={configuredTools}
         searchLabels={searchLabels}
-        tenantChoices={actor.tenants.length > 0 ? actor.tenants : null}
+        tenantChoices={tenantChoices}
         exportMaxRows={EXPORT_MAX_ROWS}
       />
     </>
