@@ -104,7 +104,9 @@ export function RecordDetailView({
     <div className="contents xl:block xl:min-w-0 xl:space-y-6">
       <Panel title={processorPanelTitle(detail.processor !== null, processorPanel !== undefined)} id="resolve">
         {processorPanel ?? <AskProcessor recordKey={record.key} tool={record.tool} processor={detail.processor} />}
-        {!processorPanel && stuck.isStuck ? <AskAnOperator recordKey={record.key} /> : null}
+        {!processorPanel && stuck.isStuck ? (
+          <AskAnOperator recordKey={record.key} nobodyToAsk={detail.processor === null} />
+        ) : null}
       </Panel>
       {allowRepeatVersion !== undefined ? (
         <Panel title="Allow a repeat">

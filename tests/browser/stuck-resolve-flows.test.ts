@@ -365,6 +365,22 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
     await docShot(page, "record-viewer-stuck");
     expect(await seriousViolations(page), "the viewer's stuck record").toEqual([]);
 
+    // A tool nobody can be asked about: no asking offered, and only an admin's forced release can clear it.
+    const email = await insertStuckClaim(pool, {
+      tenant: TENANT,
+      label: "viewer-email",
+      minutesAgo: 32,
+      tool: "send_receipt_email",
+    });
+    await page.goto(`${baseUrl}/records/${email}`);
+    await page.waitForSelector('[data-testid="ask-an-operator"]');
+    expect(await page.textContent('[data-testid="ask-an-operator"]')).toContain(
+      "An admin can release this claim by force.Your role cannot change the record.",
+    );
+    expect(await page.getByRole("region", { name: "No processor to ask" }).count()).toBe(1);
+    expect(await page.locator('button:has-text("Ask the processor")').count()).toBe(0);
+    expect(await seriousViolations(page), "the viewer's stuck record, nobody to ask").toEqual([]);
+
     await page.goto(`${baseUrl}/stuck?tenant=${TENANT}`);
     await page.waitForSelector(`tr[data-key="${key}"]`);
     expect(await page.locator('[data-testid="row-resolve"]').count()).toBe(0);
