@@ -21,7 +21,8 @@ export type SessionCheck = { ok: true; actor: Actor } | { ok: false; reason: Ses
 
 type UserRow = { id: string; email: string; name: string; role: string; tenants: string[]; disabledAt: Date | null };
 
-function actorOf(user: UserRow): Actor | null {
+/** The actor a console user acts as (null: a role this console does not know). */
+export function actorOf(user: UserRow): Actor | null {
   if (!isRole(user.role)) return null;
   return {
     kind: "user",

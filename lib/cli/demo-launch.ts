@@ -17,6 +17,7 @@ import { parseConfig } from "@/lib/config/load";
 import { DEMO_CONFIG_NAME } from "@/lib/cli/cli-config";
 import { removeDemoRecord, writeDemoRecord } from "@/lib/cli/demo-record";
 import { refreshListings } from "@/lib/annotations/refresh-listings";
+import { resolveDemoClaims } from "@/tools/demo/demo-resolutions";
 
 /** The demo world's usual ports (idem.config.example.json names them); any free port serves when one is taken. */
 const PREFERRED_PORTS = { processorPort: 4010, carrierPort: 4011, mcpPort: 4020 };
@@ -66,7 +67,10 @@ export async function launchDemoWorld(databaseUrl: string): Promise<RunningDemo>
     writeFileSync(configFile, configText);
     // The CLI beside this demo reads the same file (lib/cli/cli-config.ts).
     writeDemoRecord({ pid: process.pid, configFile, startedAt: new Date().toISOString() });
-    if (firstStart) await listDemoTools(databaseUrl, configText, configFile);
+    if (firstStart) {
+      await listDemoTools(databaseUrl, configText, configFile);
+      await resolveDemoWork(databaseUrl, configText, configFile);
+    }
     console.log(
       `demo world: processor ${world.processor.url}, carrier ${world.carrier.url}, MCP server ${world.mcp.url}; config ${configFile}`,
     );
@@ -94,6 +98,18 @@ async function listDemoTools(databaseUrl: string, configText: string, configFile
           ? `  listed ${listing.tools.length} tools of ${listing.server} (the Tools page's first listing)`
           : `  could not list ${listing.server}: ${listing.reason} (press Refresh listings on the Tools page)`,
       );
+  } finally {
+    await db.$disconnect();
+  }
+}
+
+/** A first start's resolutions by the demo's operator and admin (tools/demo/demo-resolutions.ts), said line by line. */
+async function resolveDemoWork(databaseUrl: string, configText: string, configFile: string): Promise<void> {
+  const db = createPrismaClient(databaseUrl, 2);
+  try {
+    const done = await resolveDemoClaims(db, parseConfig(configText, configFile));
+    if (done.length > 0) console.log("  the demo's people at work (the Audit page's first resolutions):");
+    for (const line of done) console.log(`    ${line}`);
   } finally {
     await db.$disconnect();
   }
