@@ -2,6 +2,7 @@ import { NextResponse, type NextRequest } from "next/server";
 import { env } from "@/lib/config/environment";
 import { PAGE_PATH_HEADER } from "@/lib/db/page-path-header";
 import { isMalformedPath } from "@/lib/security/malformed-path";
+import { loopbackAliasRedirect } from "@/lib/security/loopback-alias";
 import {
   API_SECURITY_HEADERS,
   STATIC_SECURITY_HEADERS,
@@ -47,6 +48,13 @@ export function proxy(request: NextRequest) {
   // Next.js reads the nonce from the request's CSP header and puts it on its own scripts.
   const nonce = newNonce();
   const policy = pageContentSecurityPolicy(nonce, { development: env().NODE_ENV === "development" });
+  // Reached as 127.0.0.1 when the public URL says localhost (or the other way round): go to the public name.
+  const canonical =
+    request.method === "GET" || request.method === "HEAD"
+      ? loopbackAliasRedirect(env().NEXTAUTH_URL, request.headers.get("host"), `${pathname}${request.nextUrl.search}`)
+      : null;
+  if (canonical) return withHeaders(toPublicName(canonical), policy);
+
   const requestHeaders = withoutPagePath(request.headers);
   requestHeaders.set("content-security-policy", policy);
   // A page render that finds the database down sends its reader to the 503 page and back here (lib/db/page-fault.ts).
@@ -77,6 +85,22 @@ function gate(request: NextRequest): NextResponse | null {
   const signIn = new URL("/sign-in", request.url);
   signIn.searchParams.set("callbackUrl", `${pathname}${search}`);
   return NextResponse.redirect(signIn);
+}
+
+/**
+ * To the public name by a Refresh header and a link, not a 3xx: Next.js rewrites a Location on its
+ * own host to a bare path, which the browser would resolve against the name it came by, again.
+ */
+function toPublicName(url: string): NextResponse {
+  const html = `<!doctype html><html lang="en"><title>Idem Console</title><p>Idem Console is at <a href="${escapeHtml(url)}">${escapeHtml(url)}</a>.</p></html>`;
+  return new NextResponse(html, {
+    status: 200,
+    headers: { "content-type": "text/html; charset=utf-8", refresh: `0; url=${url}`, "cache-control": "no-store" },
+  });
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }
 
 /** The request's headers less the page-path header, which only this proxy may set. */

@@ -175,6 +175,22 @@ describe.skipIf(browserMissing)("security headers and the Content-Security-Polic
     expect(cspConsole).toEqual([]);
   }, 180_000);
 
+  it("a page reached as 127.0.0.1 when the public URL says localhost goes to localhost (its cookie and Origin check are there)", async () => {
+    const alias = baseUrl.replace("//localhost:", "//127.0.0.1:");
+    expect(alias, "the test console's public URL is localhost").not.toBe(baseUrl);
+    const answer = await fetch(`${alias}/stuck?tool=charge_card`, { redirect: "manual" });
+    expect([answer.status, answer.headers.get("refresh")]).toEqual([200, `0; url=${baseUrl}/stuck?tool=charge_card`]);
+    // A browser follows it to the public name, where signing in works.
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${alias}/stuck?tool=charge_card`);
+    await page.waitForURL(`${baseUrl}/sign-in?callbackUrl=%2Fstuck%3Ftool%3Dcharge_card`);
+    await context.close();
+    // The API is not redirected: a script calling it by address gets its answer (or its 401) as before.
+    const api = await fetch(`${alias}/api/v1/records`, { redirect: "manual" });
+    expect(api.status).toBe(401);
+  });
+
   it("API answers, sign-in's JSON, health and static files carry the headers too", async () => {
     const unauthenticated = await fetch(`${baseUrl}/api/v1/records`);
     expect(unauthenticated.status).toBe(401);
