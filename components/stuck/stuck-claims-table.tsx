@@ -3,7 +3,7 @@
 import { Link } from "@/components/ui/link";
 import type { RowSelectionState } from "@tanstack/react-table";
 import { useRouter } from "next/navigation";
-import { useMemo, useState, type ReactNode } from "react";
+import { createContext, useContext, useMemo, useState, type ReactNode } from "react";
 import { formatDuration } from "@/lib/config/duration";
 import type { RecordListItem } from "@/lib/records/list-records";
 import type { NextStuckClaim, StuckFilter } from "@/lib/records/stuck-claims";
@@ -44,32 +44,69 @@ type RowActions = {
   mayRelease: boolean;
   mayForceRelease: boolean;
   askableTools: ReadonlySet<string>;
-  within: StuckFilter;
   onResolved: (resolved: ResolvedClaim, nextStuck: NextStuckClaim | null) => void;
 };
+
+/**
+ * What the cells read that changes with each render of the list (its instant, the rows' versions):
+ * through context, so the column definitions stay the same objects. New definitions would be new
+ * cell components, and an auto-refresh would throw away a row's answer and typed reason.
+ */
+const StuckTableContext = createContext<{ now: string; within: StuckFilter; actions: RowActions | null }>({
+  now: new Date(0).toISOString(),
+  within: { tenant: null, tool: null },
+  actions: null,
+});
+
+function RefCell({ claim }: { claim: RecordListItem }) {
+  const { within } = useContext(StuckTableContext);
+  return (
+    <span className="inline-flex items-center gap-1">
+      <Link
+        href={recordHrefFromStuck(claim.key, within)}
+        className="font-mono text-xs underline-offset-2 hover:underline"
+        title={claim.key}
+      >
+        {claim.ref}
+      </Link>
+      <CopyRefButton text={claim.ref} />
+    </span>
+  );
+}
+
+function AgeCell({ at }: { at: string }) {
+  const { now } = useContext(StuckTableContext);
+  return <RecordTime at={at} now={now} suffix="" />;
+}
+
+function ResolveCell({ claim }: { claim: RecordListItem }) {
+  const { within, actions } = useContext(StuckTableContext);
+  if (!actions) return null;
+  return (
+    <StuckRowResolve
+      claim={claim}
+      version={actions.versions[claim.key] ?? null}
+      mayRelease={actions.mayRelease}
+      mayForceRelease={actions.mayForceRelease}
+      askable={claim.tool !== null && actions.askableTools.has(claim.tool)}
+      within={within}
+      onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
+    />
+  );
+}
 
 const column = dataColumns<RecordListItem>();
 const unrecorded = <span className="font-sans italic text-slate-500">unrecorded</span>;
 
-function stuckColumns(now: string, within: StuckFilter, actions: RowActions | null) {
-  const resolveColumn = actions
+function stuckColumns(withResolve: boolean) {
+  const resolveColumn = withResolve
     ? [
         column.display({
           id: "resolve",
           header: "Resolve",
           // A fixed width: an answer opening in one row wraps inside it instead of widening the column.
           meta: { headerClassName: "md:w-80", cellClassName: "align-top md:w-80 md:max-w-80" },
-          cell: ({ row: { original: claim } }) => (
-            <StuckRowResolve
-              claim={claim}
-              version={actions.versions[claim.key] ?? null}
-              mayRelease={actions.mayRelease}
-              mayForceRelease={actions.mayForceRelease}
-              askable={claim.tool !== null && actions.askableTools.has(claim.tool)}
-              within={actions.within}
-              onResolved={(attempt) => actions.onResolved(attempt.resolved, attempt.nextStuck)}
-            />
-          ),
+          cell: ({ row: { original: claim } }) => <ResolveCell claim={claim} />,
         }),
       ]
     : [];
@@ -77,18 +114,7 @@ function stuckColumns(now: string, within: StuckFilter, actions: RowActions | nu
     column.accessor("ref", {
       id: "ref",
       header: "Ref",
-      cell: ({ row: { original: claim } }) => (
-        <span className="inline-flex items-center gap-1">
-          <Link
-            href={recordHrefFromStuck(claim.key, within)}
-            className="font-mono text-xs underline-offset-2 hover:underline"
-            title={claim.key}
-          >
-            {claim.ref}
-          </Link>
-          <CopyRefButton text={claim.ref} />
-        </span>
-      ),
+      cell: ({ row: { original: claim } }) => <RefCell claim={claim} />,
     }),
     column.accessor("tenant", { id: "tenant", header: "Tenant" }),
     column.accessor("subject", { id: "subject", header: "Subject", cell: (info) => info.getValue() ?? unrecorded }),
@@ -102,7 +128,7 @@ function stuckColumns(now: string, within: StuckFilter, actions: RowActions | nu
       id: "age",
       header: "Age",
       meta: { cellClassName: "font-medium text-red-800" },
-      cell: (info) => <RecordTime at={info.getValue()} now={now} suffix="" />,
+      cell: (info) => <AgeCell at={info.getValue()} />,
     }),
     column.accessor("stuckAfterMs", {
       id: "threshold",
@@ -113,6 +139,10 @@ function stuckColumns(now: string, within: StuckFilter, actions: RowActions | nu
     ...resolveColumn,
   ]);
 }
+
+// Made once: the same definitions through every refresh (see StuckTableContext).
+const COLUMNS_WITH_RESOLVE = stuckColumns(true);
+const COLUMNS_READ_ONLY = stuckColumns(false);
 
 /** The stuck claims of this page, with checkboxes, and the way into a bulk plan. */
 export function StuckClaimsTable({
@@ -133,27 +163,23 @@ export function StuckClaimsTable({
   const [confirmed, setConfirmed] = useState<{ resolved: ResolvedClaim; nextStuck: NextStuckClaim | null } | null>(
     null,
   );
-  const columns = useMemo(
+  const actions = useMemo<RowActions | null>(
     () =>
-      stuckColumns(
-        now,
-        filter,
-        canPlan && versions
-          ? {
-              versions,
-              mayRelease,
-              mayForceRelease,
-              askableTools: new Set(askableTools),
-              within: filter,
-              onResolved: (resolved, nextStuck) => {
-                setConfirmed({ resolved, nextStuck });
-                router.refresh(); // the resolved row leaves the list; the confirmation above it stays
-              },
-            }
-          : null,
-      ),
-    [now, canPlan, versions, mayRelease, mayForceRelease, askableTools, filter, router],
+      canPlan && versions
+        ? {
+            versions,
+            mayRelease,
+            mayForceRelease,
+            askableTools: new Set(askableTools),
+            onResolved: (resolved, nextStuck) => {
+              setConfirmed({ resolved, nextStuck });
+              router.refresh(); // the resolved row leaves the list; the confirmation above it stays
+            },
+          }
+        : null,
+    [canPlan, versions, mayRelease, mayForceRelease, askableTools, router],
   );
+  const context = useMemo(() => ({ now, within: filter, actions }), [now, filter, actions]);
   const visible = useMemo(() => new Set(claims.map((c) => c.key)), [claims]);
   // After a refresh resolved rows disappear: a selection only counts rows still shown.
   const chosen = Object.keys(selection).filter((key) => visible.has(key));
@@ -206,24 +232,26 @@ export function StuckClaimsTable({
       {claims.length === 0 ? (
         emptyState
       ) : (
-        <DataTable
-          columns={columns}
-          data={claims}
-          getRowId={(claim) => claim.key}
-          testId="stuck-table"
-          selection={
-            canPlan
-              ? {
-                  state: selection,
-                  onChange: setSelection,
-                  rowLabel: (claim) => `Select ${claim.ref}`,
-                  allLabel: "Select every claim on this page",
-                }
-              : undefined
-          }
-          // Hovered no darker than red-50/60: the rows' slate-500 captions keep 4.5:1 (4.35 on red-50).
-          rowAttributes={(claim) => ({ "data-key": claim.key, className: "bg-red-50/40 hover:bg-red-50/60" })}
-        />
+        <StuckTableContext.Provider value={context}>
+          <DataTable
+            columns={actions ? COLUMNS_WITH_RESOLVE : COLUMNS_READ_ONLY}
+            data={claims}
+            getRowId={(claim) => claim.key}
+            testId="stuck-table"
+            selection={
+              canPlan
+                ? {
+                    state: selection,
+                    onChange: setSelection,
+                    rowLabel: (claim) => `Select ${claim.ref}`,
+                    allLabel: "Select every claim on this page",
+                  }
+                : undefined
+            }
+            // Hovered no darker than red-50/60: the rows' slate-500 captions keep 4.5:1 (4.35 on red-50).
+            rowAttributes={(claim) => ({ "data-key": claim.key, className: "bg-red-50/40 hover:bg-red-50/60" })}
+          />
+        </StuckTableContext.Provider>
       )}
 
       {request ? (

@@ -345,4 +345,26 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     ]);
     await context.close();
   });
+
+  it("the list rendered again (a resolve, an auto-refresh) keeps another row's answer and its typed reason", async () => {
+    const kept = await insertStuckClaim(pool, { tenant: FORCE_TENANT, label: "kept", minutesAgo: 30 });
+    const released = await insertStuckClaim(pool, { tenant: FORCE_TENANT, label: "released", minutesAgo: 29 });
+    const { context, page } = await signedIn(FORCE_ADMIN);
+    await page.goto(`${baseUrl}/stuck?tool=charge_card`);
+    const row = (key: string) => `tr[data-key="${key}"]`;
+    for (const key of [kept, released]) {
+      await page.click(`${row(key)} [data-testid="row-ask"]`);
+      await page.waitForSelector(`${row(key)} [data-testid="row-answer"][data-outcome="not_taken"]`);
+    }
+    await page.fill(`${row(kept)} [data-testid="row-reason"]`, "typed before the list was rendered again");
+    await page.fill(`${row(released)} [data-testid="row-reason"]`, "processor has no such charge");
+    await page.click(`${row(released)} [data-testid="row-release"]`);
+    await page.waitForSelector('[data-testid="resolve-confirmation"]');
+    await expect.poll(() => page.locator(row(released)).count()).toBe(0);
+    expect(await page.getAttribute(`${row(kept)} [data-testid="row-answer"]`, "data-outcome")).toBe("not_taken");
+    expect(await page.inputValue(`${row(kept)} [data-testid="row-reason"]`)).toBe(
+      "typed before the list was rendered again",
+    );
+    await context.close();
+  });
 });
