@@ -163,8 +163,8 @@ export function ResolvePanel({
               data-testid="force-release"
             >
               <p className="mb-2 text-xs">
-                Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the
-                processor did take it, the customer is charged twice. Type{" "}
+                Admins only. Releasing without &quot;not taken&quot; evidence lets the next retry run again: if the side
+                effect did happen, it happens twice (a second charge, a second e-mail). Type{" "}
                 <span className="font-mono font-semibold">{FORCE_RELEASE_CONFIRMATION}</span> to confirm.
               </p>
               <div className="flex flex-wrap items-center gap-2">

@@ -278,6 +278,18 @@ describe.skipIf(browserMissing)("accessibility of every page (axe-core)", () => 
     await context.close();
   });
 
+  it("a record that is not there (or not the reader's) says so inside the shell's one main, with no violation of any impact", async () => {
+    pageErrors.allow(/status of 404 .*\/records\/0{64}/);
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await signInAs(page, EMAIL.viewer);
+    await page.goto(`${baseUrl}/records/${"0".repeat(64)}`);
+    await page.waitForSelector("h1:has-text('Nothing here')");
+    expect(await page.locator("main").count()).toBe(1);
+    expect((await axeViolations(page)).map((v) => `${v.id} (${v.impact})`)).toEqual([]);
+    await context.close();
+  });
+
   it("has no serious or critical violation, and a main landmark and an h1, on any page, as any role, at 1440 and 390 px", async () => {
     // The not-found page and a 403 from /forbidden are what the page is; Chromium logs their status.
     pageErrors.allow(/status of 404 .*\/no-such-page-/);
