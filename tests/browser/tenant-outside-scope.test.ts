@@ -116,7 +116,7 @@ describe.skipIf(browserMissing)("a tenant outside the caller's scope, on every p
     }
     // Control: globex exists, so its stuck claim is listed and no notice is shown.
     await page.goto(`${inject("baseUrl")}${PAGES.stuck("globex")}`);
-    await page.waitForSelector(`a[href="/records/${GLOBEX_CLAIM}"]`);
+    await page.waitForSelector(`a[href^="/records/${GLOBEX_CLAIM}?"]`); // carrying the Stuck filter
     expect(await page.locator('[data-testid="unknown-tenant"]').count()).toBe(0);
     await context.close();
   });
