@@ -37,9 +37,18 @@ export function RecordDetailView({
 }) {
   const { record, stuck } = detail;
   const inProgress = record.status === "in_progress";
+  // Past its time bucket no repeat carries this key: what follows is what repeats received, not what one gets now.
+  const bucketEnded = detail.protection.kind === "bucket" && detail.protection.ended;
   const callerColumn = (
     <div className="contents xl:block xl:min-w-0 xl:space-y-6">
-      <Panel title="What a repeat caller receives now">
+      <Panel title={bucketEnded ? "What a repeat caller received" : "What a repeat caller receives now"}>
+        {bucketEnded && detail.protection.kind === "bucket" ? (
+          <p className="mb-2 text-sm font-medium text-amber-800" data-testid="bucket-ended-note">
+            Its time bucket ended {utcText(detail.protection.until)}: an identical call now derives a new key and runs
+            again. Until then, a repeat
+            {detail.repeatCaller.kind === "replay" ? " got the answer below." : " was refused as below."}
+          </p>
+        ) : null}
         {detail.repeatCaller.kind === "replay" ? (
           <p className="text-sm text-slate-700" data-testid="replay-note">
             The stored response (below), replayed as if it were the first answer: no second side effect.
@@ -48,7 +57,9 @@ export function RecordDetailView({
         ) : (
           <>
             <p className="mb-2 text-sm text-slate-600">
-              The claim has no outcome yet, so a repeat is refused with this message:
+              {bucketEnded
+                ? "The claim has no outcome yet, so a repeat within its bucket was refused with this message:"
+                : "The claim has no outcome yet, so a repeat is refused with this message:"}
             </p>
             <blockquote
               className="rounded-md border-l-4 border-amber-400 bg-amber-50 px-3 py-2 text-sm text-amber-950"
