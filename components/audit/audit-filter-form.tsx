@@ -68,13 +68,13 @@ export function AuditFilterForm({ values, actions, tenantChoices, problemIds = {
         <Input name="actor" defaultValue={values.actor} placeholder="system: or omar@" {...marked("actor", "w-40")} />
       </Field>
       <Field label="Action">
-        {/* w-48: the longest action, record.force_release, fits in monospace. */}
+        {/* w-52: the longest action, record.force_release, fits in monospace (w-48 cut its last letter). */}
         <Input
           name="action"
           defaultValue={values.action}
           list="audit-actions"
           placeholder="any action"
-          {...marked("action", "w-48 font-mono")}
+          {...marked("action", "w-52 font-mono")}
         />
         <datalist id="audit-actions">
           {actions.map((a) => (

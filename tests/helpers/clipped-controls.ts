@@ -24,12 +24,9 @@ export function controlsShortOfTheirWords(page: Page, options: { values?: boolea
         const needed = Math.ceil(measure.measureText(control.placeholder).width);
         if (needed > width) short.push(`${name}: placeholder ${needed} px in ${width} px`);
       }
-      if (checkValues && control instanceof HTMLInputElement && control.value !== "") {
-        measure.font = `${style.fontStyle} ${style.fontWeight} ${style.fontSize} ${style.fontFamily}`;
-        const width = control.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
-        const needed = Math.ceil(measure.measureText(control.value).width);
-        if (needed > width) short.push(`${name}: value ${needed} px in ${width} px`);
-      }
+      // A value as rendered: the field scrolls when it is wider (a canvas cannot resolve ui-monospace, and measured short).
+      if (checkValues && control instanceof HTMLInputElement && control.scrollWidth > control.clientWidth)
+        short.push(`${name}: value ${control.scrollWidth} px in ${control.clientWidth} px`);
     }
     return short;
   }, options.values ?? false);
