@@ -45,7 +45,8 @@ export function VerificationCell({
           ) : null}
           <p className="mt-0.5 text-slate-500">
             <time dateTime={verification.finishedAt}>{verification.finishedAt.slice(0, 16).replace("T", " ")} UTC</time>{" "}
-            by {verification.verifiedBy}
+            {/* A narrow phone cell breaks an address after its @, not inside a word. */}
+            by <BreakAfterAt text={verification.verifiedBy} />
             {verification.stale ? " · on an older listing" : ""}
           </p>
         </div>
@@ -73,5 +74,18 @@ export function VerificationCell({
         </>
       ) : null}
     </div>
+  );
+}
+
+/** An address that may wrap after its @ (a <wbr>, nothing copied with it) and nowhere inside a word. */
+function BreakAfterAt({ text }: { text: string }) {
+  const at = text.indexOf("@");
+  if (at < 0) return <span className="[overflow-wrap:normal]">{text}</span>;
+  return (
+    <span className="[overflow-wrap:normal]">
+      {text.slice(0, at + 1)}
+      <wbr />
+      {text.slice(at + 1)}
+    </span>
   );
 }
