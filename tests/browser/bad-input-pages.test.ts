@@ -1,8 +1,10 @@
 import { randomBytes } from "node:crypto";
+import pg from "pg";
 import type { Browser } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { signInAs } from "../helpers/sign-in";
 import { browserMissing, launchChromium } from "../helpers/browser";
+import { insertStuckClaim } from "../helpers/stuck-fixtures";
 
 // Every console page's query parameters (and the record key in its path), fed bad input over
 // real HTTP with a signed-in session: each answer is the page — with a message where the input
@@ -45,6 +47,8 @@ const PAGES: [path: string, base: Record<string, string>, params: string[]][] = 
   ["/metrics", {}, ["window", "tool", "tenant"]],
   ["/tools", {}, ["window"]],
   ["/forbidden", {}, ["action"]],
+  // A stuck claim's record page (its key set in beforeAll): the resolve it confirms and the Stuck filter it came from.
+  [`/records/{stuck}`, {}, ["resolved", "stuckTenant", "stuckTool"]],
 ];
 
 /** A server error that happened anyway: React streams its digest; the error boundaries say so. */
@@ -57,7 +61,11 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
   let cookie = "";
   let tried = 0;
   const statuses = new Map<number, number>();
+  let stuckKey = "";
   beforeAll(async () => {
+    const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 1 });
+    stuckKey = await insertStuckClaim(pool, { tenant: `bad-${run}`, label: "record-page", minutesAgo: 40 });
+    await pool.end();
     browser = await launchChromium();
     const context = await browser.newContext();
     await signInAs(await context.newPage(), "admin@demo.test", "/");
@@ -109,7 +117,8 @@ describe.skipIf(browserMissing)("bad input in the console pages' URLs, over HTTP
 
   it("every page's query parameters: the page (with a message), never a 500", async () => {
     const failures: string[] = [];
-    for (const [path, base, params] of PAGES) {
+    for (const [template, base, params] of PAGES) {
+      const path = template.replace("{stuck}", stuckKey);
       for (const param of [...params]) {
         // Four at a time: the console is one process on a shared, busy machine.
         const queue = [...PAGE_VALUES];
