@@ -1,5 +1,6 @@
 import { register } from "node:module";
 import path from "node:path";
+import { pathToFileURL } from "node:url";
 
 /**
  * A crash test's child for the paths only the API offers (resolve, bulk apply, reveal): calls the
@@ -7,24 +8,26 @@ import path from "node:path";
  * prints the status and body. Starting a Next server per kill would be far slower; the handler,
  * its authentication, its transaction and its audit row are the same code.
  *
- * IDEM_CRASH_ROUTE (JSON): { module: "app/api/v1/…/route.ts", params, url, token, body }.
+ * IDEM_CRASH_ROUTE (JSON): { module, params, url, token, body }; module is the route's bundle (tests/crash/crash-run.ts).
  */
 type RouteCall = { module: string; params: Record<string, string>; url: string; token: string; body: unknown };
 type Handler = (request: Request, context: { params: Promise<Record<string, string>> }) => Promise<Response>;
 
 // Run as Next runs a route: React's full build (not react-server's, which lacks what next/navigation
-// needs), and "server-only" an empty module, as Next and the tests' alias make it.
+// needs), and "server-only" an empty module, as Next and the tests' alias make it. Next's entry points
+// (next/navigation, next/server) are files without an exports map: Node's ESM wants their ".js".
 register(
   `data:text/javascript,${encodeURIComponent(
     `export async function resolve(specifier, context, next) {
-      return specifier === "server-only" ? { url: "data:text/javascript,", shortCircuit: true } : next(specifier, context);
+      if (specifier === "server-only") return { url: "data:text/javascript,", shortCircuit: true };
+      return next(/^next\\/[\\w-]+$/.test(specifier) ? specifier + ".js" : specifier, context);
     }`,
   )}`,
 );
 
 const call = JSON.parse(process.env.IDEM_CRASH_ROUTE ?? "null") as RouteCall | null;
 if (!call) throw new Error("IDEM_CRASH_ROUTE is not set");
-const { POST } = (await import(path.resolve(call.module))) as { POST: Handler };
+const { POST } = (await import(pathToFileURL(path.resolve(call.module)).href)) as { POST: Handler };
 const response = await POST(
   new Request(`http://console.test${call.url}`, {
     method: "POST",

@@ -12,18 +12,16 @@ import { expectInvariant, snapshot, type ClaimsOf, type Watched } from "./invari
 /**
  * Kills a real process at each step of one mutation path and holds the invariant after each kill
  * and after the next run (docs/crash-tests.md). The child is plain Node (one process, nothing in
- * between to reach) with tests/crash/crash-point.ts preloaded, and tsx loaded in-process when it runs TypeScript.
+ * between to reach) with tests/crash/crash-point.ts preloaded; what it runs is JavaScript (the CLI's bundle, or
+ * esbuild's bundles of call-route.ts and the route), since tsx's loader would double a child's CPU.
  */
 
-/**
- * The child's Node arguments after the preloads (its script and the script's arguments), and its
- * environment. `typescript`: its script is TypeScript, so tsx is loaded; the CLI's bundle is JavaScript.
- */
-export type ChildCommand = { args: string[]; env: Record<string, string>; typescript: boolean };
+/** The child's Node arguments after the preload (its script and the script's arguments), and its environment. */
+export type ChildCommand = { args: string[]; env: Record<string, string> };
 
 /** The CLI, as `npm run idem` runs it (under react-server, where "server-only" is empty). */
 export function cliChild(args: string[], env: Record<string, string>): ChildCommand {
-  return { args: [...idemNodeArgs(), ...args], env, typescript: false };
+  return { args: [...idemNodeArgs(), ...args], env };
 }
 
 /** One POST to a route handler, in a child of its own (tests/crash/call-route.ts). */
@@ -31,10 +29,10 @@ export function routeChild(
   call: { module: string; params?: Record<string, string>; url: string; token: string; body: unknown },
   env: Record<string, string>,
 ): ChildCommand {
+  const route = { params: {}, ...call, module: bundledScript(call.module) };
   return {
-    args: ["tests/crash/call-route.ts"],
-    env: { ...env, IDEM_CRASH_ROUTE: JSON.stringify({ params: {}, ...call }) },
-    typescript: true,
+    args: [bundledScript("tests/crash/call-route.ts")],
+    env: { ...env, IDEM_CRASH_ROUTE: JSON.stringify(route) },
   };
 }
 export type ChildResult = {
@@ -47,17 +45,13 @@ export type ChildResult = {
 
 const PRELOAD = path.resolve("tests/crash/crash-point.ts");
 
-function preloadArgs(command: ChildCommand): string[] {
-  return command.typescript
-    ? ["--import", "tsx", "--import", PRELOAD]
-    : // tsx's loader hooks on every module the CLI's bundle imports doubled such a child's CPU (1.6 → 3.3 s).
-      ["--import", pathToFileURL(bundledScript(PRELOAD)).href];
-}
+// tsx's loader hooks on every module a child imports doubled its CPU (1.6 → 3.3 s for the CLI's bundle).
+const preloadArgs = (): string[] => ["--import", pathToFileURL(bundledScript(PRELOAD)).href];
 
 export function runChild(command: ChildCommand, crashAt: string | null): Promise<ChildResult> {
   const dir = mkdtempSync(path.join(tmpdir(), "idem-crash-"));
   const logFile = path.join(dir, "steps.log");
-  const child = spawn(process.execPath, [...preloadArgs(command), ...command.args], {
+  const child = spawn(process.execPath, [...preloadArgs(), ...command.args], {
     env: {
       ...process.env,
       IDEM_DEBUG: "",
