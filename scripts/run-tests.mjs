@@ -16,7 +16,7 @@ const vitest = path.resolve("node_modules/vitest/vitest.mjs");
 /** Pauses the test replica's replay (tests/helpers/replica.ts), as the browser's replica-lag file does. */
 const REPLICA_FILE = "tests/integration/read-replica.test.ts";
 /**
- * The node side's longest files (docs/test-time.md, "Stops 43 and 54"): each brings its own servers and database,
+ * The node side's longest files (docs/test-time.md, "Stops 43, 54 and 56"): each brings its own servers and database,
  * so they run after the own-console files, whose run ends minutes before the node side's.
  */
 const LONG_NODE_FILES = [
@@ -25,6 +25,7 @@ const LONG_NODE_FILES = [
   "tests/cli/verify-tool-cli.test.ts",
   "tests/cli/bad-input-cli.test.ts",
   "tests/integration/migrate.test.ts",
+  "tests/cli/bench.test.ts",
 ];
 /**
  * The node side's longest files left (docs/test-time.md, "Stops 45, 51 and 54"): they run after the browser side,
