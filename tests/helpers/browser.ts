@@ -25,6 +25,9 @@ export async function launchChromium(): Promise<Browser> {
       "--disable-background-networking",
       "--disable-component-update",
       "--disable-sync",
+      // V8's baseline compiler at most: a test's page lives seconds, too short for the optimizing tiers to pay for
+      // their compiles (Chromium's CPU in the accessibility sweep 29 → 26 s, docs/test-time.md "Stop 57").
+      "--js-flags=--max-opt=1",
     ], // playwright gives every launch a fresh, empty profile of its own
   });
   watchPageErrors(browser); // every browser test fails on a console error or an uncaught exception

@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { cpuSecondsOf, processKind } from "@/tools/bench/process-kind";
+import { SAMPLER_USAGE, samplerArgs } from "@/tools/bench/sampler-args";
 
 describe("what a process is, for the CPU-by-process sampler", () => {
   it("names the suite's processes by their command lines, and leaves the rest to the machine", () => {
@@ -34,5 +35,40 @@ describe("what a process is, for the CPU-by-process sampler", () => {
     const fields = ["S", ...Array.from({ length: 10 }, () => "0"), "250", "50", "0", "0", "0", "0", "0", "0", "777"];
     const read = cpuSecondsOf(`4242 (a) b) c) ${fields.join(" ")}`);
     expect(read).toEqual({ seconds: 3, startTicks: "777", name: "a) b) c" });
+  });
+});
+
+describe("the CPU sampler's arguments", () => {
+  it("takes the command after --, and --every-ms before it", () => {
+    expect(samplerArgs(["--", ".ci/run"])).toEqual({ everyMs: 500, command: ".ci/run", commandArgs: [] });
+    expect(samplerArgs(["--every-ms", "200", "--", "npm", "test"])).toEqual({
+      everyMs: 200,
+      command: "npm",
+      commandArgs: ["test"],
+    });
+  });
+
+  it("refuses a missing command, an unknown option and an interval it cannot keep", () => {
+    const refusals = [
+      [],
+      [".ci/run"],
+      ["--"],
+      ["--every", "200", "--", "x"],
+      ["--every-ms", "--", "x"],
+      ["--every-ms", "10", "--", "x"],
+      ["--every-ms", "1.5e2x", "--", "x"],
+    ].map((args) => {
+      const parsed = samplerArgs(args);
+      return "refusal" in parsed ? parsed.refusal.split("\n")[0] : "accepted";
+    });
+    expect(refusals).toEqual([
+      SAMPLER_USAGE,
+      SAMPLER_USAGE,
+      SAMPLER_USAGE,
+      "unknown option --every",
+      "--every-ms: a whole number of milliseconds, 50 or more",
+      "--every-ms: a whole number of milliseconds, 50 or more",
+      "--every-ms: a whole number of milliseconds, 50 or more",
+    ]);
   });
 });

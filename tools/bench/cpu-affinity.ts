@@ -122,12 +122,18 @@ function parentOf(pid: number): number | null {
   return fields ? Number(fields[1]) : null;
 }
 
-/** /proc/<pid>/stat after "pid (comm) ": comm may hold spaces and parentheses, so split after the last ')'. */
 function statFields(pid: number | string): string[] | null {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return statLineFields(readFileSync(`/proc/${pid}/stat`, "utf8"));
   } catch {
     return null;
   }
+}
+
+/**
+ * A /proc/<pid>/stat line's fields after "pid (comm) ", the state (field 3 of proc(5)) at index 0: comm may hold
+ * spaces and parentheses, so split after the last ')'.
+ */
+export function statLineFields(stat: string): string[] {
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ");
 }

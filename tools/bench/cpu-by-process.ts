@@ -5,19 +5,14 @@
 import { spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
 import { cpuSecondsOf, processKind } from "./process-kind";
+import { samplerArgs } from "./sampler-args";
 
-const args = process.argv.slice(2);
-const dash = args.indexOf("--");
-if (dash < 0 || dash === args.length - 1) {
-  console.error("usage: npx tsx tools/bench/cpu-by-process.ts [--every-ms 500] -- <command> [args…]");
+const parsed = samplerArgs(process.argv.slice(2));
+if ("refusal" in parsed) {
+  console.error(parsed.refusal);
   process.exit(2);
 }
-const everyIndex = args.indexOf("--every-ms");
-const everyMs = everyIndex >= 0 && everyIndex < dash ? Number(args[everyIndex + 1]) : 500;
-if (!Number.isInteger(everyMs) || everyMs < 50) {
-  console.error("--every-ms: a whole number of milliseconds, 50 or more");
-  process.exit(2);
-}
+const { everyMs } = parsed;
 
 /** Each process seen, by pid and start time (a pid is reused): its command line and the CPU seconds last read. */
 const seen = new Map<string, { command: string; seconds: number }>();
@@ -52,7 +47,7 @@ sample(); // what ran before the command counts from here, not from its start
 byKind.clear();
 byCommand.clear();
 const timer = setInterval(sample, everyMs);
-const child = spawn(args[dash + 1]!, args.slice(dash + 2), { stdio: "inherit" });
+const child = spawn(parsed.command, parsed.commandArgs, { stdio: "inherit" });
 child.on("close", (code, signal) => {
   clearInterval(timer);
   sample();

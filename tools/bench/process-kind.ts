@@ -1,3 +1,5 @@
+import { statLineFields } from "./cpu-affinity";
+
 /** What a process is, from its command line, for tools/bench/cpu-by-process.ts. First match wins. */
 const KINDS: [RegExp, string][] = [
   // Chromium's helpers include a network service started as /proc/self/exe.
@@ -28,10 +30,8 @@ export function cpuSecondsOf(
   stat: string,
   ticksPerSecond = 100,
 ): { seconds: number; startTicks: string; name: string } {
-  // The name is in parentheses and may hold spaces or ")": the fields start after the last ")".
-  const close = stat.lastIndexOf(")");
-  const fields = stat.slice(close + 2).split(" ");
-  // Fields 14, 15 and 22 of proc(5), counted from the state (field 3) at index 0.
+  const fields = statLineFields(stat);
+  // Fields 14, 15 and 22 of proc(5).
   const seconds = (Number(fields[11]) + Number(fields[12])) / ticksPerSecond;
-  return { seconds, startTicks: fields[19] ?? "", name: stat.slice(stat.indexOf("(") + 1, close) };
+  return { seconds, startTicks: fields[19] ?? "", name: stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")) };
 }
