@@ -3,7 +3,7 @@ import { RepeatDelayBar, RepeatDelayLegend } from "@/components/repeats/repeat-d
 import { StaticTable, type StaticColumn } from "@/components/ui/static-table";
 import { duplicatesHref } from "@/lib/duplicates/duplicates-params";
 import type { MetricsReport } from "@/lib/metrics/metrics-report";
-import { REPEAT_DELAY_BANDS } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BANDS } from "@/lib/repeats/repeat-delay-band";
 import { medianText } from "@/lib/repeats/repeat-delay-text";
 import type { BandCounts } from "@/lib/repeats/repeat-figures";
 

@@ -4,6 +4,7 @@ import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 
 const TONE: Record<RecordAnswer["outcome"], string> = {
   done: "border-emerald-300 bg-emerald-50",
+  done_again: "border-amber-300 bg-amber-50",
   refused: "border-sky-300 bg-sky-50",
   not_done: "border-sky-300 bg-sky-50",
   unknown: "border-amber-300 bg-amber-50",

@@ -8,6 +8,7 @@ import { AllowRepeatPanel } from "@/components/records-detail/allow-repeat-panel
 import { AskAnOperator } from "@/components/records-detail/ask-an-operator";
 import { AskProcessor } from "@/components/records-detail/ask-processor";
 import { CheckArguments } from "@/components/records-detail/check-arguments";
+import { RecordDuplicates } from "@/components/records-detail/record-duplicates";
 import { CopyButton } from "@/components/ui/copy-button";
 import { JsonView } from "@/components/ui/json-view";
 import { RevealResponse } from "@/components/records-detail/reveal-response";
@@ -15,7 +16,7 @@ import { SearchableFields } from "@/components/records-detail/searchable-fields"
 import { StatusBadge } from "@/components/records/status-badge";
 import { TimeStamp, utcText } from "@/components/ui/time-stamp";
 import { KeyProtectionText } from "@/components/records-detail/key-protection-text";
-import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/repeats/repeat-delay-band";
 
 /**
  * `processorPanel` replaces the read-only "Ask the processor" for people who may act on the
@@ -146,6 +147,7 @@ export function RecordDetailView({
   return (
     <div className="space-y-6">
       <AnswerSentence answer={detail.answer} now={now} />
+      <RecordDuplicates recordKey={record.key} duplicates={detail.duplicates} now={now} />
       <section className="rounded-lg border border-slate-200 bg-white p-5" aria-label="Record">
         <div className="flex flex-wrap items-center gap-3">
           <span className="text-xs uppercase tracking-wide text-slate-500">ref</span>

@@ -1,4 +1,4 @@
-import { REPEAT_DELAY_BANDS } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BANDS } from "@/lib/repeats/repeat-delay-band";
 import type { BandCounts } from "@/lib/repeats/repeat-figures";
 
 /** One colour per band, darkest for the band nearest the window's end (the repeats a narrow window loses). */

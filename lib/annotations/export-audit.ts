@@ -4,7 +4,7 @@ import { HINT_NAMES } from "@/lib/tool-listings/annotation-types";
 import { describeChange } from "./snapshot-diff";
 import { alsoUnresolvedText, verdictSummaryText } from "./verdict-summary";
 import { escapeMarkdown } from "@/lib/text/markdown-escape";
-import { REPEAT_DELAY_BANDS } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BANDS } from "@/lib/repeats/repeat-delay-band";
 import type { ToolEvidence } from "./tool-audit-types";
 
 /** The audit as JSON for a code review: the API's shape, pretty-printed. */

@@ -20,7 +20,8 @@ export type DuplicateEntry = {
 
 export type DuplicateList = { entries: DuplicateEntry[]; nextCursor: string | null };
 
-type Row = {
+/** A duplicate_through row as read (the record page reads the same columns, lib/records/record-detail-read.ts). */
+export type DuplicateRow = {
   tenant: string;
   subject: string | null;
   tool: string;
@@ -55,7 +56,7 @@ export async function listDuplicates(
       ? []
       : [Prisma.sql`(second_at, second_key) < (${query.cursor.at}, ${query.cursor.key})`]),
   ];
-  const rows = await db.$queryRaw<Row[]>`
+  const rows = await db.$queryRaw<DuplicateRow[]>`
     SELECT tenant, subject, tool, arguments_sha256 AS "argumentsSha256", first_key AS "firstKey",
            second_key AS "secondKey", first_at AS "firstAt", second_at AS "secondAt", window_s AS "windowS"
     FROM duplicate_through WHERE ${Prisma.join(filters, " AND ")}
@@ -63,12 +64,13 @@ export async function listDuplicates(
   const page = rows.slice(0, query.limit);
   const last = page.at(-1);
   return {
-    entries: page.map(toEntry),
+    entries: page.map(duplicateEntryOf),
     nextCursor: rows.length > query.limit && last ? `${last.secondAt.toISOString()}~${last.secondKey}` : null,
   };
 }
 
-function toEntry(row: Row): DuplicateEntry {
+/** The two claims, the gap and the bucket edge between them, from the row the scan wrote. */
+export function duplicateEntryOf(row: DuplicateRow): DuplicateEntry {
   const windowMs = row.windowS * 1000;
   // The bucket the writer derived from its own clock: whole seconds, then the floor division.
   const bucketOf = (at: Date) => Math.floor(Math.trunc(at.getTime() / 1000) / row.windowS);

@@ -8,8 +8,11 @@ import { responseFacts, type ResponseFacts } from "@/lib/records/response-facts"
  * reader sees it (masked): it never says more than the page does.
  */
 export type RecordAnswer = {
-  /** done: the side effect happened once; refused: it did not happen; unknown / in_progress: not known yet. */
-  outcome: "done" | "refused" | "not_done" | "unknown" | "in_progress" | "other";
+  /**
+   * done: the side effect happened once; done_again: here and under another key too (a duplicate that got through);
+   * refused: it did not happen; unknown / in_progress: not known yet.
+   */
+  outcome: "done" | "done_again" | "refused" | "not_done" | "unknown" | "in_progress" | "other";
   sentence: string;
   /** The times that matter, oldest first; `at` null where the writer records none. */
   times: AnswerTime[];
@@ -49,6 +52,8 @@ export type AnswerInput = {
   protectionEnded?: boolean;
   /** The tool's configured search labels (label → `$.path`), which name its ids. */
   searchLabels?: Record<string, string>;
+  /** The same operation's other claims the duplicate scan paired with this one (lib/duplicates), oldest first. */
+  duplicates?: { ref: string; createdAt: string }[];
 };
 
 /** "on 2026-12-02 at 06:54:50 UTC". */
@@ -87,6 +92,16 @@ export function recordAnswer(input: AnswerInput): RecordAnswer {
       .filter(Boolean)
       .join(", ");
     const idText = ids.length > 0 ? ` (${ids.map((id) => `${id.label} ${id.value}`).join(", ")})` : "";
+    const others = input.duplicates ?? [];
+    if (others.length > 0) {
+      const times = others.length === 1 ? "twice" : `${others.length + 1} times`;
+      const elsewhere = others.map((other) => `ref ${other.ref} ${spokenTime(other.createdAt)}`).join(" and ");
+      return {
+        ...base,
+        outcome: "done_again",
+        sentence: `${words.done} ${times}: ${details}${idText}, and the same call under ${elsewhere}; its key did not catch the repeat.`,
+      };
+    }
     return { ...base, outcome: "done", sentence: `${words.done} once, ${details}${idText}.` };
   }
 
@@ -160,6 +175,11 @@ function collectTimes(input: AnswerInput, facts: ResponseFacts, ownTimeFits: boo
   times.push({ label: "Claimed: the key was recorded, before the side effect", at: input.createdAt });
   if (input.outcomeUnknownAt)
     times.push({ label: "The writer reported no answer from the processor", at: input.outcomeUnknownAt });
+  for (const other of input.duplicates ?? [])
+    times.push({
+      label: `The same call claimed under another key, ref ${other.ref} (a duplicate)`,
+      at: other.createdAt,
+    });
   for (const check of input.checks)
     times.push({ label: `Processor asked by ${check.actor} (${check.action}): ${check.outcome}`, at: check.at });
   if (facts.ownTime)

@@ -6,6 +6,7 @@ import type { KeyProtection } from "@/lib/records/key-protection";
 const ROW_DELETING = new Set(["record.release", "record.force_release", "record.allow_repeat"]);
 
 type AuditLike = { at: string; actor: string; action: string; evidence: unknown };
+type DuplicateClaim = { key: string; ref: string; createdAt: string };
 
 /**
  * What the answer sentence reads from a record's detail: the row, its writer's events, and the
@@ -14,13 +15,15 @@ type AuditLike = { at: string; actor: string; action: string; evidence: unknown 
  */
 export function answerInputOf(
   config: Pick<IdemConfig, "tools">,
-  row: { status: string; tool: string | null; createdAt: Date; updatedAt: Date | null; response: unknown },
+  row: { key: string; status: string; tool: string | null; createdAt: Date; updatedAt: Date | null; response: unknown },
   read: {
     response: { value: unknown };
     stuck: boolean;
     events: { kind: string; at: Date }[];
     audit: AuditLike[];
     protection: KeyProtection;
+    /** The duplicate scan's pairs this claim is part of (lib/duplicates). */
+    duplicates?: { first: DuplicateClaim; second: DuplicateClaim }[];
   },
 ): AnswerInput {
   const createdAt = row.createdAt.toISOString();
@@ -58,5 +61,9 @@ export function answerInputOf(
     protectionUntil: read.protection.until,
     protectionEnded: read.protection.kind === "bucket" && read.protection.ended,
     searchLabels: search,
+    duplicates: (read.duplicates ?? [])
+      .map((pair) => (pair.second.key === row.key ? pair.first : pair.second))
+      .map(({ ref, createdAt: at }) => ({ ref, createdAt: at }))
+      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)),
   };
 }

@@ -5,6 +5,7 @@ import type { Db } from "@/lib/db/prisma";
 import { rawQuery } from "@/lib/db/raw-query";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
 import { carriedTokenColumn, type TokenCheckCarrier } from "@/lib/auth/carried-token-check";
+import type { DuplicateRow } from "@/lib/duplicates/list-duplicates";
 
 export type DetailRecordRow = {
   key: string;
@@ -36,16 +37,21 @@ type Read = {
   record: (Omit<DetailRecordRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null }) | null;
   events: (Omit<DetailEventRow, "at"> & { at: string })[];
   audit: (Omit<DetailAuditRow, "at"> & { at: string })[];
+  duplicates: (Omit<DuplicateRow, "firstAt" | "secondAt"> & { firstAt: string; secondAt: string })[];
   token: unknown;
 };
+
+/** More than one claim can pair with the same earlier one (two retries); a page names at most this many. */
+const MAX_DUPLICATES = 20;
 
 /**
  * What the record page reads, in one statement: the row if the actor may see its tenant, its
  * first `maxEvents` events and `maxAudit` audit entries, oldest first. Three model queries were
  * three trips through Prisma's query compiler per request (docs/bench.md, "Speed left on the
  * table"); it goes on the client's pool (lib/db/raw-query.ts). The events and entries are read by
- * key alone; the caller drops them when the row is null. A bearer request's token check rides along
- * as a fourth column (`tokenCheck`, lib/auth/carried-token-check.ts).
+ * key alone; the caller drops them when the row is null. So are the duplicates the scan found that
+ * this claim is part of, as the later execution or the earlier one (one operation: one tenant). A
+ * bearer request's token check rides along as the last column (`tokenCheck`, lib/auth/carried-token-check.ts).
  */
 export async function readRecordDetail(
   db: Db,
@@ -53,7 +59,12 @@ export async function readRecordDetail(
   key: string,
   limits: { maxEvents: number; maxAudit: number },
   tokenCheck?: TokenCheckCarrier,
-): Promise<{ record: DetailRecordRow | null; events: DetailEventRow[]; audit: DetailAuditRow[] }> {
+): Promise<{
+  record: DetailRecordRow | null;
+  events: DetailEventRow[];
+  audit: DetailAuditRow[];
+  duplicates: DuplicateRow[];
+}> {
   const [read] = await rawQuery<Read>(
     db,
     Prisma.sql`
@@ -67,6 +78,11 @@ export async function readRecordDetail(
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
          FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
+      (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
+         SELECT tenant, subject, tool, arguments_sha256 AS "argumentsSha256", first_key AS "firstKey",
+                second_key AS "secondKey", first_at AS "firstAt", second_at AS "secondAt", window_s AS "windowS"
+         FROM duplicate_through WHERE second_key = ${key} OR first_key = ${key}
+         ORDER BY second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates,
       ${carriedTokenColumn(db, tokenCheck)} AS token`,
     { prepareAs: "record_detail" },
   );
@@ -82,5 +98,10 @@ export async function readRecordDetail(
       : null,
     events: (read?.events ?? []).map((e) => ({ ...e, at: new Date(e.at) })),
     audit: (read?.audit ?? []).map((a) => ({ ...a, at: new Date(a.at) })),
+    duplicates: (read?.duplicates ?? []).map((d) => ({
+      ...d,
+      firstAt: new Date(d.firstAt),
+      secondAt: new Date(d.secondAt),
+    })),
   };
 }

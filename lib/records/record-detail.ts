@@ -5,7 +5,7 @@ import { formatDuration } from "@/lib/config/duration";
 import type { IdemConfig } from "@/lib/config/schema";
 import type { Db } from "@/lib/db/prisma";
 import { keyProtection, type KeyProtection } from "@/lib/records/key-protection";
-import { repeatDelayBand, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
+import { repeatDelayBand, type RepeatDelayBand } from "@/lib/repeats/repeat-delay-band";
 import { refOf, inFlightMessage } from "idem-guard";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
 import { redactJson, redactionOf } from "@/lib/privacy/redact";
@@ -17,6 +17,9 @@ import { describeProcessor } from "@/lib/config/describe-processor";
 import { answerInputOf } from "@/lib/records/record-answer-input";
 import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
 import { storedAmount, type StoredAmount } from "@/lib/records/response-facts";
+import { duplicateEntryOf } from "@/lib/duplicates/list-duplicates";
+import { duplicateFix } from "@/lib/duplicates/duplicate-text";
+import type { DuplicateEntryView } from "@/lib/duplicates/duplicates-report";
 
 /** A key in a URL: the writers' 64 hex, or whatever another writer used (printable, bounded). */
 export const KEY_TEXT = /^[\x21-\x7e]{1,255}$/;
@@ -117,6 +120,8 @@ export type RecordDetail = {
   eventCounts: Record<string, number> | null;
   eventsTruncated: boolean;
   audit: RecordAuditEntry[];
+  /** The duplicates the scan found that this claim is part of, as the earlier claim or the later one (lib/duplicates). */
+  duplicates: DuplicateEntryView[];
   /** How "Ask the processor" reaches this tool's processor, or null when none is configured. */
   processor: string | null;
 };
@@ -149,6 +154,7 @@ export async function getRecordDetail(
     record: row,
     events: eventsRead,
     audit: auditRows,
+    duplicates: duplicateRows,
   } = await readRecordDetail(
     db,
     actor,
@@ -233,6 +239,10 @@ export async function getRecordDetail(
     });
   timeline.sort(compareTimelineEntries);
 
+  const duplicates = duplicateRows.map((found): DuplicateEntryView => {
+    const entry = duplicateEntryOf(found);
+    return { ...entry, fix: duplicateFix(entry) };
+  });
   const eventCounts =
     eventTotals.length === 0 ? null : Object.fromEntries(eventTotals.map((t) => [t.kind, t._count._all]));
   const totalEvents = eventTotals.reduce((sum, t) => sum + t._count._all, 0);
@@ -241,7 +251,7 @@ export async function getRecordDetail(
   return {
     record: toRecordSummary(row),
     answer: recordAnswer(
-      answerInputOf(config, row, { response, stuck: isStuck(config, row, now), events, audit, protection }),
+      answerInputOf(config, row, { response, stuck: isStuck(config, row, now), events, audit, protection, duplicates }),
     ),
     amount: storedAmount(response.value),
     argumentsSha256: row.argumentsSha256,
@@ -268,6 +278,7 @@ export async function getRecordDetail(
     eventCounts,
     eventsTruncated: totalEvents > events.length,
     audit,
+    duplicates,
     processor: describeProcessor(config, row.tool),
   };
 }

@@ -1,6 +1,6 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import { repeatDelayBandSql } from "@/lib/records/repeat-delay-band";
+import { repeatDelayBandSql } from "@/lib/repeats/repeat-delay-band";
 import { repeatDelayBucketsSql } from "./repeat-delay-buckets";
 
 type Tx = Pick<Prisma.TransactionClient, "$executeRaw">;

@@ -1,6 +1,6 @@
 import "server-only";
 import { Prisma } from "@/generated/prisma/client";
-import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BANDS, type RepeatDelayBand } from "@/lib/repeats/repeat-delay-band";
 import { scanFilters, scanWatermark, type ScanRange } from "@/lib/scan/scan-watermark";
 import type { ScanReader } from "@/lib/scan/scan-snapshot";
 import type { TenantScope } from "@/lib/tenancy/tenant-scope";

@@ -169,6 +169,68 @@ describe.skipIf(browserMissing)("duplicates page, in Chromium", () => {
     }
   });
 
+  it("each record of a pair says under its answer that the operation ran twice, links the other, at 1440 and 390 px, no axe finding", async () => {
+    const pair = (await truth()).find((e) => e.edge !== null && e.gap === 30_000)!;
+    const { rows } = await pool.query<{ first: string }>(
+      `SELECT first_key AS first FROM duplicate_through WHERE second_key = $1`,
+      [pair.second],
+    );
+    const first = rows[0]!.first;
+    const edgeText = `${edge.toISOString().replace("T", " ").slice(0, 19)} UTC`;
+    for (const [viewport, dir] of [
+      [{ width: 1440, height: 900 }, "docs/screenshots"],
+      [{ width: 390, height: 844 }, "docs/screenshots/mobile"],
+    ] as const) {
+      const context = await browser.newContext({ viewport });
+      const page = await signInInContext(context, "viewer@demo.test", `/records/${pair.second}`);
+      const card = page.locator('[data-testid="record-duplicates"]');
+      await card.waitFor();
+      expect(await card.locator("h2").textContent()).toBe("This operation ran twice");
+      const item = card.locator('[data-testid="record-duplicate"]');
+      expect(await item.count()).toBe(1);
+      expect(await item.textContent()).toContain(
+        `30 s earlier, across the bucket edge at ${edgeText} (900 s buckets).`,
+      );
+      expect(await item.locator("a").getAttribute("href")).toBe(`/records/${first}`);
+      expect(await item.locator("a").textContent()).toBe(first.slice(0, 12));
+      // Under the answer for the customer, before the record's facts.
+      const order = await page.$$eval("main section[aria-label]", (sections) =>
+        sections.slice(0, 3).map((section) => section.getAttribute("aria-label")),
+      );
+      expect(order).toEqual(["Answer for the customer", "Duplicates that got through", "Record"]);
+      expect(await page.textContent('[data-testid="answer-sentence"]')).toMatch(
+        new RegExp(`^Charged twice: on .*, and the same call under ref ${first.slice(0, 12)} on `),
+      );
+      expect(await seriousViolations(page)).toEqual([]);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `the record page at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+      mkdirSync(dir, { recursive: true });
+      copyFileSync(await screenshot(page, `record-duplicate-${viewport.width}`), `${dir}/record-duplicate.png`);
+
+      // The first claim's page names the repeat, later; the link goes back.
+      await item.locator("a").click();
+      await page.waitForURL(`**/records/${first}`);
+      const back = page.locator('[data-testid="record-duplicate"]');
+      await back.waitFor();
+      expect(await back.textContent()).toMatch(
+        /^Repeated as [0-9a-f]{12}, claimed .*, 30 s later, across the bucket edge/,
+      );
+      expect(await back.locator("a").getAttribute("href")).toBe(`/records/${pair.second}`);
+      await context.close();
+    }
+    // A record in no pair (other arguments) has no such card.
+    const { rows: lone } = await pool.query<{ key: string }>(
+      `SELECT key FROM idempotency i WHERE tenant = $1 AND NOT EXISTS (
+         SELECT 1 FROM duplicate_through d WHERE d.first_key = i.key OR d.second_key = i.key) LIMIT 1`,
+      [TENANT],
+    );
+    const context = await browser.newContext();
+    const page = await signInInContext(context, "viewer@demo.test", `/records/${lone[0]!.key}`);
+    await page.waitForSelector('[data-testid="record-ref"]');
+    expect(await page.locator('[data-testid="record-duplicates"]').count()).toBe(0);
+    await context.close();
+  });
+
   it("pages by the keyset pager, filters by tool through the form, and says so when nothing got through", async () => {
     const expected = (await truth()).map((e) => e.second);
     const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });

@@ -26,7 +26,7 @@ const DUPLICATE_PAIRS = `
   WHERE a.tool <> 'send_receipt_email'
   ORDER BY b.created_at`;
 
-// Each repeat the guard recorded, with its delay after the claim (lib/records/repeat-delay-band.ts).
+// Each repeat the guard recorded, with its delay after the claim (lib/repeats/repeat-delay-band.ts).
 const REPEAT_DELAYS = `
   SELECT e.client, e.tool, e.kind, extract(epoch FROM e.at - i.created_at)::float8 AS delay_s
   FROM idempotency_event e JOIN idempotency i USING (key)

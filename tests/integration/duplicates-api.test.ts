@@ -32,6 +32,7 @@ writeFileSync(process.env.IDEM_CONFIG, JSON.stringify(CONFIG));
 const config = parseConfig(JSON.stringify(CONFIG));
 
 const { GET } = await import("@/app/api/v1/duplicates/route");
+const { GET: recordDetail } = await import("@/app/api/v1/records/[key]/route");
 
 const system = systemAdmin("duplicates-api-test");
 
@@ -313,6 +314,37 @@ describe("GET /api/v1/duplicates", () => {
     // An unlimited token may name globex (it exists) and gets its one pair.
     const globex = (await (await get("?tenant=globex")).json()) as Answer;
     expect(globex.entries.map((e) => e.tenant)).toEqual(["globex"]);
+  });
+
+  it("each record of a pair names the other in its detail, as the self-join pairs them; a record in none names none", async () => {
+    const detailOf = async (key: string, token = tokens.all) => {
+      const response = await recordDetail(
+        new Request(`http://console.test/api/v1/records/${key}`, { headers: { authorization: `Bearer ${token}` } }),
+        { params: Promise.resolve({ key }) },
+      );
+      expect(response.status).toBe(200);
+      const body = (await response.json()) as { duplicates: Entry[]; answer: { outcome: string; sentence: string } };
+      // What support reads out: "once" only where no pair names the record.
+      expect(body.answer.outcome, key).toBe(body.duplicates.length > 0 ? "done_again" : "done");
+      if (body.duplicates.length > 0) expect(body.answer.sentence).toMatch(/ twice: .*, and the same call under ref /);
+      return body.duplicates;
+    };
+    const truth = await sqlTruth();
+    for (const pair of truth) {
+      const [asFirst, asSecond] = [await detailOf(pair.first.key), await detailOf(pair.second.key)];
+      // Here no claim is both the first of one pair and the second of another: each names its one pair.
+      expect(asFirst.map(({ fix: _fix, ...entry }) => entry)).toEqual([pair]);
+      expect(asSecond.map(({ fix: _fix, ...entry }) => entry)).toEqual([pair]);
+      expect(asSecond[0]!.fix).toMatch(
+        pair.bucketEdge === null ? /^Both claims fell in one bucket/ : /^Use a business key/,
+      );
+    }
+    // Every hashed claim in no pair, and the reference writer's (no hash, never scanned), name none.
+    const paired = new Set(truth.flatMap((pair) => [pair.first.key, pair.second.key]));
+    const { rows } = await pool.query<{ key: string }>(`SELECT key FROM idempotency ORDER BY key`);
+    const unpaired = rows.map((r) => r.key).filter((key) => !paired.has(key));
+    expect(unpaired.length).toBeGreaterThanOrEqual(8);
+    for (const key of unpaired) expect(await detailOf(key), key).toEqual([]);
   });
 
   it.each([

@@ -43,6 +43,28 @@ describe("recordAnswer", () => {
     ]);
   });
 
+  it("a charge the duplicate scan paired with another: twice, naming the other's ref and time, never once", () => {
+    const earlier = { ref: "64ea61c643de", createdAt: "2026-12-02T06:44:58.000Z" };
+    const answer = recordAnswer({ ...base, response: receipt, duplicates: [earlier] });
+    expect(answer.outcome).toBe("done_again");
+    expect(answer.sentence).toBe(
+      "Charged twice: 24,000 cents USD, on 2026-12-02 at 06:54:52 UTC (receipt ch_3Mq9xYz), and the same call under ref 64ea61c643de on 2026-12-02 at 06:44:58 UTC; its key did not catch the repeat.",
+    );
+    expect(answer.times[0]).toEqual({
+      label: "The same call claimed under another key, ref 64ea61c643de (a duplicate)",
+      at: earlier.createdAt,
+    });
+    const third = { ref: "0123456789ab", createdAt: "2026-12-02T06:58:00.000Z" };
+    expect(recordAnswer({ ...base, response: receipt, duplicates: [earlier, third] }).sentence).toMatch(
+      /^Charged 3 times: .*under ref 64ea61c643de on .* and ref 0123456789ab on 2026-12-02 at 06:58:00 UTC;/,
+    );
+    // A refusal is not made a duplicate charge by a pair; no pair is once.
+    expect(
+      recordAnswer({ ...base, response: { error: { code: "card_declined" } }, duplicates: [earlier] }).outcome,
+    ).toBe("refused");
+    expect(recordAnswer({ ...base, response: receipt, duplicates: [] }).outcome).toBe("done");
+  });
+
   it("a receipt time outside the claim-to-completion span is not taken for the charge time", () => {
     const late = { ...receipt, created_at: "2026-12-02T07:15:52.000Z" };
     const answer = recordAnswer({ ...base, response: late });

@@ -47,6 +47,24 @@ const duplicatesQuery: QuerySpec<DuplicatesQuery> = {
 
 const claim = z.object({ key: z.string(), ref: z.string(), createdAt: instant });
 
+/** One operation executed twice: the duplicates list's entries, and a record's own duplicates in its detail. */
+export const duplicateEntry = z.object({
+  tenant: z.string(),
+  subject: nullableString,
+  tool: z.string(),
+  argumentsSha256: z.string(),
+  first: claim,
+  second: claim,
+  gapMs: z.number().describe("second.createdAt − first.createdAt."),
+  windowSeconds: z.number().int().describe("The tool's time bucket."),
+  bucketEdge: instant
+    .nullable()
+    .describe(
+      "The start of the second claim's bucket when the first lies in an earlier one; null: the same bucket (the keys differ for another reason).",
+    ),
+  fix: z.string().describe("What to change so the operation cannot run twice."),
+});
+
 export const duplicatesContract = defineContract({
   ...API_ROUTES.duplicates,
   tag: "records",
@@ -92,24 +110,7 @@ export const duplicatesContract = defineContract({
               ),
           }),
         ),
-        entries: z.array(
-          z.object({
-            tenant: z.string(),
-            subject: nullableString,
-            tool: z.string(),
-            argumentsSha256: z.string(),
-            first: claim,
-            second: claim,
-            gapMs: z.number().describe("second.createdAt − first.createdAt."),
-            windowSeconds: z.number().int().describe("The tool's time bucket."),
-            bucketEdge: instant
-              .nullable()
-              .describe(
-                "The start of the second claim's bucket when the first lies in an earlier one; null: the same bucket (the keys differ for another reason).",
-              ),
-            fix: z.string().describe("What to change so the operation cannot run twice."),
-          }),
-        ),
+        entries: z.array(duplicateEntry),
         nextCursor: nullableString,
         mismatches: z
           .array(

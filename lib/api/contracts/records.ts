@@ -29,6 +29,7 @@ import {
   recordSummary,
   rowSnapshot,
 } from "./shared-schemas";
+import { duplicateEntry } from "./duplicates";
 
 const facet = z.looseObject({});
 
@@ -156,7 +157,11 @@ export const exportRecordsContract = defineContract({
 
 /** The record's answer sentence (lib/records/answer-sentence.ts): what support reads to the customer. */
 const recordAnswer = z.object({
-  outcome: z.enum(["done", "refused", "not_done", "unknown", "in_progress", "other"]),
+  outcome: z
+    .enum(["done", "done_again", "refused", "not_done", "unknown", "in_progress", "other"])
+    .describe(
+      "done: the side effect happened once; done_again: here and under another key too (`duplicates` names them); refused / not_done: it did not happen; unknown / in_progress: not known yet; other: the writer's own status.",
+    ),
   sentence: z.string().describe("One plain sentence support can read to the customer, from this reader's masked view."),
   times: z
     .array(z.object({ label: z.string(), at: instant.nullable() }))
@@ -233,6 +238,11 @@ export const recordDetailContract = defineContract({
         eventCounts: z.record(z.string(), z.number()).nullable(),
         eventsTruncated: z.boolean(),
         audit: z.array(z.looseObject({})),
+        duplicates: z
+          .array(duplicateEntry)
+          .describe(
+            "The duplicates the scan found that this claim is part of (it is `first` or `second`; at most 20, oldest second claim first). Empty: none found, or the writer records no arguments hash, or the claim is younger than the scan's reach (GET /api/v1/duplicates says how far it has read).",
+          ),
         processor: nullableString,
       }),
     },

@@ -8,7 +8,7 @@ import { SERVER_NAME_PATTERN } from "@/lib/field-rules/names";
 import { AUDIT_EXPORT_FORMATS, AUDIT_WINDOWS } from "@/lib/annotations/tool-audit-types";
 import { VERIFICATION_STEPS, VERIFICATION_VERDICTS } from "@/lib/annotations/tool-verification-types";
 import { verificationInputSchema } from "@/lib/annotations/verify-tool/verification-input";
-import { REPEAT_DELAY_BAND_NAMES } from "@/lib/records/repeat-delay-band";
+import { REPEAT_DELAY_BAND_NAMES } from "@/lib/repeats/repeat-delay-band";
 import { attachmentHeader, instant } from "./shared-schemas";
 
 const repeatMedian = z

@@ -19,7 +19,7 @@ export function pickHost(rng: Prng): DemoHost {
   return rng.weighted(DEMO_HOST_IDS.map((host) => [host, DEMO_HOSTS[host].weight] as const));
 }
 
-/** How long after a call `host` repeats it: its habit, in the bands lib/records/repeat-delay-band.ts names. */
+/** How long after a call `host` repeats it: its habit, in the bands lib/repeats/repeat-delay-band.ts names. */
 export function repeatDelayMs(host: DemoHost, rng: Prng): number {
   if (host === "claude-desktop") return rng.int(1, 20) * SECOND;
   // Mostly minutes; one in four near the 15-minute window's end (its last fifth), where a key is about to lapse.
