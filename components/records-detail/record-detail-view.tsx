@@ -122,7 +122,15 @@ export function RecordDetailView({
       </Panel>
       {allowRepeatVersion !== undefined ? (
         <Panel title="Allow a repeat">
-          <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
+          {bucketEnded && detail.protection.kind === "bucket" ? (
+            // Past its bucket the key catches nothing: deleting the row would change no call's fate.
+            <p className="text-sm text-slate-600" data-testid="allow-repeat-not-needed">
+              Not needed: its time bucket ended {utcText(detail.protection.until)}, so an identical call already derives
+              a new key and runs again.
+            </p>
+          ) : (
+            <AllowRepeatPanel recordKey={record.key} tool={record.tool} version={allowRepeatVersion} />
+          )}
         </Panel>
       ) : null}
       <Panel title="Timeline" className={inProgress ? "" : "order-first xl:order-none"}>

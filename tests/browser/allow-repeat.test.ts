@@ -7,6 +7,7 @@ import { browserMissing, launchChromium, screenshot } from "../helpers/browser";
 import { signInAs } from "../helpers/sign-in";
 import { watchPageErrors } from "../helpers/page-errors";
 import { seriousViolations } from "../helpers/axe";
+import { awayFromBucketEdge } from "../helpers/mid-bucket-clock";
 
 const run = randomBytes(3).toString("hex");
 const REASON = "ticket 5121: the customer orders a second, identical gift card";
@@ -29,11 +30,13 @@ describe.skipIf(browserMissing)("allow a repeat on the record page, in Chromium"
   const pool = new pg.Pool({ connectionString: inject("databaseUrl"), max: 2 });
   let browser: Browser;
 
-  async function completed(tenant: string, label: string): Promise<string> {
+  /** A completed charge claimed now (in the bucket's first 30 s left, the edge waited out), or `ago` before. */
+  async function completed(tenant: string, label: string, ago = "0 seconds"): Promise<string> {
+    if (ago === "0 seconds") await awayFromBucketEdge(); // the panel is for a key that still catches repeats
     const key = createHash("sha256").update(`allow-repeat-browser|${run}|${label}`).digest("hex");
     await pool.query(
-      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at) VALUES ($1, $2, 'user_7', 'charge_card', 'completed', $3, now() - interval '3 minutes', now() - interval '3 minutes')`,
-      [key, tenant, { id: `ch_${label}`, status: "succeeded", amount_cents: 2500 }],
+      `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at) VALUES ($1, $2, 'user_7', 'charge_card', 'completed', $3, now() - $4::interval, now() - $4::interval)`,
+      [key, tenant, { id: `ch_${label}`, status: "succeeded", amount_cents: 2500 }, ago],
     );
     return key;
   }
@@ -87,6 +90,22 @@ describe.skipIf(browserMissing)("allow a repeat on the record page, in Chromium"
     expect(await axeFindings(page)).toEqual([]);
     await shoot(page, "allow-repeat-done-mobile");
     await context.close();
+  });
+
+  it("past its time bucket the panel says a repeat needs no allowing, and offers no control", async () => {
+    const key = await completed(`allow-${run}`, "ended", "1 hour");
+    const context = await browser.newContext({ viewport: { width: 1440, height: 1000 } });
+    const page = await context.newPage();
+    await signInAs(page, "operator@demo.test", `/records/${key}`);
+    const note = page.locator('[data-testid="allow-repeat-not-needed"]');
+    await note.waitFor();
+    expect(await note.textContent()).toMatch(
+      /^Not needed: its time bucket ended \d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} UTC, so an identical call already derives a new key and runs again\.$/,
+    );
+    expect(await page.locator('[data-testid="allow-repeat-panel"]').count()).toBe(0);
+    expect(await axeFindings(page)).toEqual([]);
+    await context.close();
+    expect((await pool.query(`SELECT 1 FROM idempotency WHERE key = $1`, [key])).rowCount).toBe(1);
   });
 
   it("support (a viewer) sees the completed record with no control to allow a repeat", async () => {
