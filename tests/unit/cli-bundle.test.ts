@@ -1,8 +1,8 @@
-import { spawnSync } from "node:child_process";
+import { fork, spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { cliEntry, EXPORT_WORKER, pointerFile } from "../../scripts/cli-bundle.mjs";
+import { cliEntry, EXPORT_WORKER, HISTORY_WORKER, pointerFile } from "../../scripts/cli-bundle.mjs";
 
 // `npm run idem` runs the CLI from an esbuild bundle (scripts/idem.mjs): it must be rebuilt whenever a file it
 // was built from changed, and reused otherwise. A cache of this file's own keeps the run's bundle out of it; it is
@@ -67,6 +67,36 @@ describe("the CLI's bundle", () => {
     expect(run.stdout).toBe(
       `${"ab".repeat(32)},${"ab".repeat(6)},acme,'=1+1,charge_card,completed,false,2026-12-06T07:00:00.000000Z,,"{""to"":""[redacted]""}"\r\n`,
     );
+  });
+
+  it("has the demo history's worker beside its entry, and it runs in a plain node process", async () => {
+    const worker = path.join(path.dirname(await cliEntry(cache)), `${HISTORY_WORKER}.mjs`);
+    // No hours of history, so only the few scenarios that every history ends with, on a database nothing listens on.
+    const child = fork(worker, [], {
+      execArgv: ["--conditions=react-server"],
+      stdio: ["ignore", "pipe", "pipe", "ipc"],
+    });
+    let stderr = "";
+    child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    const message = await new Promise<unknown>((resolve, reject) => {
+      child.on("message", (m: { type: string }) => m.type !== "progress" && resolve(m));
+      child.once("exit", (code) => reject(new Error(`the worker exited (${code}) before reporting: ${stderr}`)));
+      child.send({
+        seed: 1,
+        hours: 0,
+        end: "2026-12-07T00:00:00.000Z",
+        callsPerHour: 420,
+        concurrency: 1,
+        shard: 0,
+        shards: 1,
+        databaseUrl: "postgresql://nobody@127.0.0.1:1/none",
+        processorUrl: "http://127.0.0.1:1",
+        carrierUrl: "http://127.0.0.1:1",
+      });
+    });
+    // It ran its share through the guard: every call an error, the database being unreachable.
+    expect(message).toMatchObject({ type: "done", counts: { callsByTool: { charge_card: { error: 3 } }, calls: 3 } });
+    expect(stderr).toBe("");
   });
 
   it("is reused while none of its inputs changed", async () => {

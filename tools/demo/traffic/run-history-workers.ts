@@ -1,15 +1,32 @@
 import { fork, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
-import { pathToFileURL } from "node:url";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { sourcePath } from "@/lib/build/source-root";
 import { emptyCounts, mergeCounts, type HistoryCounts } from "./history-counts";
 import type { HistoryWorkerMessage, HistoryWorkerRequest } from "./history-worker-protocol";
 import type { Progress } from "./run-plan";
 
-const WORKER_ENTRY = sourcePath("tools/demo/traffic/history-worker.ts");
-// The worker is TypeScript: load it through tsx whether the parent runs under tsx or vitest, with the
-// react-server condition as the CLI has, so a `server-only` module it reaches loads (empty) outside Next.
-const TSX_LOADER = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+/** The worker's file name in the CLI's esbuild bundle (scripts/cli-bundle.mjs defines it); undefined elsewhere. */
+declare const __IDEM_CLI_HISTORY_WORKER__: string | undefined;
+
+/**
+ * The worker's entry and Node's arguments for it, under the react-server condition as the CLI has, so a
+ * `server-only` module it reaches loads (empty) outside Next. From the CLI's bundle (`npm run demo`, seed-demo): the
+ * bundled worker beside this chunk. From source (vitest, tsx): the TypeScript, through tsx's loader.
+ */
+function workerCommand(): { entry: string; execArgv: string[] } {
+  if (typeof __IDEM_CLI_HISTORY_WORKER__ === "string")
+    return {
+      entry: path.join(path.dirname(fileURLToPath(import.meta.url)), __IDEM_CLI_HISTORY_WORKER__),
+      execArgv: ["--conditions=react-server"],
+    };
+  const tsxLoader = pathToFileURL(createRequire(import.meta.url).resolve("tsx")).href;
+  return {
+    entry: sourcePath("tools/demo/traffic/history-worker.ts"),
+    execArgv: ["--conditions=react-server", "--import", tsxLoader],
+  };
+}
 
 /**
  * Splits a planned history into `workers` shares (whole scenarios) and runs each in a child
@@ -46,8 +63,9 @@ function runWorker(
   onDone: (done: number) => void,
 ): Promise<HistoryCounts> {
   return new Promise((resolve, reject) => {
-    const child = fork(WORKER_ENTRY, [], {
-      execArgv: ["--conditions=react-server", "--import", TSX_LOADER],
+    const { entry, execArgv } = workerCommand();
+    const child = fork(entry, [], {
+      execArgv,
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     children.push(child);
