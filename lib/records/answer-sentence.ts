@@ -53,7 +53,20 @@ export type AnswerInput = {
   /** The tool's configured search labels (label → `$.path`), which name its ids. */
   searchLabels?: Record<string, string>;
   /** The same operation's other claims the duplicate scan paired with this one (lib/duplicates), oldest first. */
-  duplicates?: { ref: string; createdAt: string }[];
+  duplicates?: OtherClaim[];
+};
+
+/**
+ * Another claim of the same operation, and what its row says now: done (completed, not a refusal), refused,
+ * open (in_progress), gone (no longer in the table) or other (a status only its writer knows).
+ */
+export type OtherClaim = { ref: string; createdAt: string; outcome: "done" | "refused" | "open" | "gone" | "other" };
+
+const OTHER_STATE: Record<Exclude<OtherClaim["outcome"], "done">, string> = {
+  refused: "which was refused",
+  open: "which has no outcome yet",
+  gone: "which is no longer in the table",
+  other: "which its writer recorded with a status of its own",
 };
 
 /** "on 2026-12-02 at 06:54:50 UTC". */
@@ -92,17 +105,25 @@ export function recordAnswer(input: AnswerInput): RecordAnswer {
       .filter(Boolean)
       .join(", ");
     const idText = ids.length > 0 ? ` (${ids.map((id) => `${id.label} ${id.value}`).join(", ")})` : "";
-    const others = input.duplicates ?? [];
-    if (others.length > 0) {
-      const times = others.length === 1 ? "twice" : `${others.length + 1} times`;
-      const elsewhere = others.map((other) => `ref ${other.ref} ${spokenTime(other.createdAt)}`).join(" and ");
+    // The same call claimed under other keys: counted only where that claim's row says it happened too.
+    const again = (input.duplicates ?? []).filter((other) => other.outcome === "done");
+    const unsettled = (input.duplicates ?? []).filter((other) => other.outcome !== "done");
+    const besides = unsettled
+      .map(
+        (other) =>
+          ` The same call was also claimed under ref ${other.ref} ${spokenTime(other.createdAt)}, ${OTHER_STATE[other.outcome as keyof typeof OTHER_STATE]}: check it before answering.`,
+      )
+      .join("");
+    if (again.length > 0) {
+      const times = again.length === 1 ? "twice" : `${again.length + 1} times`;
+      const elsewhere = again.map((other) => `ref ${other.ref} ${spokenTime(other.createdAt)}`).join(" and ");
       return {
         ...base,
         outcome: "done_again",
-        sentence: `${words.done} ${times}: ${details}${idText}, and the same call under ${elsewhere}; its key did not catch the repeat.`,
+        sentence: `${words.done} ${times}: ${details}${idText}, and the same call under ${elsewhere}; its key did not catch the repeat.${besides}`,
       };
     }
-    return { ...base, outcome: "done", sentence: `${words.done} once, ${details}${idText}.` };
+    return { ...base, outcome: "done", sentence: `${words.done} once, ${details}${idText}.${besides}` };
   }
 
   if (input.status === "in_progress") {

@@ -1,5 +1,5 @@
 import type { IdemConfig } from "@/lib/config/schema";
-import type { AnswerInput, RecordedCheck } from "@/lib/records/answer-sentence";
+import type { AnswerInput, OtherClaim, RecordedCheck } from "@/lib/records/answer-sentence";
 import type { KeyProtection } from "@/lib/records/key-protection";
 
 // Audit actions that delete the row: a claim after one of them is a new claim of the same key.
@@ -22,8 +22,8 @@ export function answerInputOf(
     events: { kind: string; at: Date }[];
     audit: AuditLike[];
     protection: KeyProtection;
-    /** The duplicate scan's pairs this claim is part of (lib/duplicates). */
-    duplicates?: { first: DuplicateClaim; second: DuplicateClaim }[];
+    /** The duplicate scan's pairs this claim is part of (lib/duplicates), with what the other claim's row says now. */
+    duplicates?: { first: DuplicateClaim; second: DuplicateClaim; otherOutcome: OtherClaim["outcome"] }[];
   },
 ): AnswerInput {
   const createdAt = row.createdAt.toISOString();
@@ -62,8 +62,10 @@ export function answerInputOf(
     protectionEnded: read.protection.kind === "bucket" && read.protection.ended,
     searchLabels: search,
     duplicates: (read.duplicates ?? [])
-      .map((pair) => (pair.second.key === row.key ? pair.first : pair.second))
-      .map(({ ref, createdAt: at }) => ({ ref, createdAt: at }))
-      .sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0)),
+      .map((pair) => {
+        const other = pair.second.key === row.key ? pair.first : pair.second;
+        return { ref: other.ref, createdAt: other.createdAt, outcome: pair.otherOutcome };
+      })
+      .sort((a, b) => a.createdAt.localeCompare(b.createdAt)),
   };
 }

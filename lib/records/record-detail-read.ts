@@ -33,11 +33,17 @@ export type DetailAuditRow = {
   evidence: Prisma.JsonValue | null;
 };
 
+/**
+ * A pair the duplicate scan found with this claim in it, and the other claim's row as the table holds it now
+ * (status null: no longer in the table — trimmed, released, allowed to repeat).
+ */
+export type RecordDuplicateRow = DuplicateRow & { otherStatus: string | null; otherResponse: Prisma.JsonValue | null };
+
 type Read = {
   record: (Omit<DetailRecordRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null }) | null;
   events: (Omit<DetailEventRow, "at"> & { at: string })[];
   audit: (Omit<DetailAuditRow, "at"> & { at: string })[];
-  duplicates: (Omit<DuplicateRow, "firstAt" | "secondAt"> & { firstAt: string; secondAt: string })[];
+  duplicates: (Omit<RecordDuplicateRow, "firstAt" | "secondAt"> & { firstAt: string; secondAt: string })[];
   token: unknown;
 };
 
@@ -63,7 +69,7 @@ export async function readRecordDetail(
   record: DetailRecordRow | null;
   events: DetailEventRow[];
   audit: DetailAuditRow[];
-  duplicates: DuplicateRow[];
+  duplicates: RecordDuplicateRow[];
 }> {
   const [read] = await rawQuery<Read>(
     db,
@@ -79,10 +85,13 @@ export async function readRecordDetail(
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
          FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
       (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
-         SELECT tenant, subject, tool, arguments_sha256 AS "argumentsSha256", first_key AS "firstKey",
-                second_key AS "secondKey", first_at AS "firstAt", second_at AS "secondAt", window_s AS "windowS"
-         FROM duplicate_through WHERE second_key = ${key} OR first_key = ${key}
-         ORDER BY second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates,
+         SELECT p.tenant, p.subject, p.tool, p.arguments_sha256 AS "argumentsSha256", p.first_key AS "firstKey",
+                p.second_key AS "secondKey", p.first_at AS "firstAt", p.second_at AS "secondAt", p.window_s AS "windowS",
+                o.status AS "otherStatus", o.response AS "otherResponse"
+         FROM duplicate_through p
+         LEFT JOIN idempotency o ON o.key = CASE WHEN p.second_key = ${key} THEN p.first_key ELSE p.second_key END
+         WHERE p.second_key = ${key} OR p.first_key = ${key}
+         ORDER BY p.second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates,
       ${carriedTokenColumn(db, tokenCheck)} AS token`,
     { prepareAs: "record_detail" },
   );

@@ -16,7 +16,9 @@ import type { TokenCheckCarrier } from "@/lib/auth/carried-token-check";
 import { describeProcessor } from "@/lib/config/describe-processor";
 import { answerInputOf } from "@/lib/records/record-answer-input";
 import { recordAnswer, type RecordAnswer } from "@/lib/records/answer-sentence";
-import { storedAmount, type StoredAmount } from "@/lib/records/response-facts";
+import { responseFacts, storedAmount, type StoredAmount } from "@/lib/records/response-facts";
+import type { OtherClaim } from "@/lib/records/answer-sentence";
+import type { RecordDuplicateRow } from "@/lib/records/record-detail-read";
 import { duplicateEntryOf } from "@/lib/duplicates/list-duplicates";
 import { duplicateFix } from "@/lib/duplicates/duplicate-text";
 import type { DuplicateEntryView } from "@/lib/duplicates/duplicates-report";
@@ -251,7 +253,17 @@ export async function getRecordDetail(
   return {
     record: toRecordSummary(row),
     answer: recordAnswer(
-      answerInputOf(config, row, { response, stuck: isStuck(config, row, now), events, audit, protection, duplicates }),
+      answerInputOf(config, row, {
+        response,
+        stuck: isStuck(config, row, now),
+        events,
+        audit,
+        protection,
+        duplicates: duplicates.map((entry, i) => ({
+          ...entry,
+          otherOutcome: otherClaimOutcome(duplicateRows[i]!, mask),
+        })),
+      }),
     ),
     amount: storedAmount(response.value),
     argumentsSha256: row.argumentsSha256,
@@ -317,4 +329,15 @@ function describeEventDetail(detail: unknown): string | undefined {
   if (typeof detail === "object" && "status" in detail)
     return `row status then: ${String((detail as { status: unknown }).status)}`;
   return JSON.stringify(detail).slice(0, 200);
+}
+
+/** What the other claim of a duplicate pair did, from its row as the table holds it now (masked as this reader sees it). */
+function otherClaimOutcome(
+  found: RecordDuplicateRow,
+  mask: (value: unknown) => { value: unknown },
+): OtherClaim["outcome"] {
+  if (found.otherStatus === null) return "gone";
+  if (found.otherStatus === "in_progress") return "open";
+  if (responseFacts(mask(found.otherResponse).value, { idLabel: "id" }).refused) return "refused";
+  return found.otherStatus === "completed" && found.otherResponse !== null ? "done" : "other";
 }

@@ -345,6 +345,47 @@ describe("GET /api/v1/duplicates", () => {
     const unpaired = rows.map((r) => r.key).filter((key) => !paired.has(key));
     expect(unpaired.length).toBeGreaterThanOrEqual(8);
     for (const key of unpaired) expect(await detailOf(key), key).toEqual([]);
+
+    // The other claim declined (its row now says so): the pair stays, the answer counts one charge and names it.
+    const pair = truth[0]!;
+    const sentenceOf = async (key: string) => {
+      const response = await recordDetail(
+        new Request(`http://console.test/api/v1/records/${key}`, {
+          headers: { authorization: `Bearer ${tokens.all}` },
+        }),
+        { params: Promise.resolve({ key }) },
+      );
+      return ((await response.json()) as { answer: { outcome: string; sentence: string } }).answer;
+    };
+    const { rows: kept } = await pool.query<{ response: unknown }>(`SELECT response FROM idempotency WHERE key = $1`, [
+      pair.first.key,
+    ]);
+    await pool.query(`UPDATE idempotency SET response = '{"status": "declined"}' WHERE key = $1`, [pair.first.key]);
+    try {
+      const answer = await sentenceOf(pair.second.key);
+      expect(answer.outcome).toBe("done");
+      expect(answer.sentence).toContain(
+        `once, on ${pair.second.createdAt.slice(0, 10)} at ${pair.second.createdAt.slice(11, 19)} UTC. The same call was also claimed under ref ${pair.first.ref}`,
+      );
+      expect(answer.sentence).toMatch(/, which was refused: check it before answering\.$/);
+      await pool.query(`DELETE FROM idempotency WHERE key = $1`, [pair.first.key]);
+      expect((await sentenceOf(pair.second.key)).sentence).toMatch(/, which is no longer in the table: check it/);
+    } finally {
+      await pool.query(
+        `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at, arguments_sha256)
+         VALUES ($1, $2, $3, $4, 'completed', $5, $6, $6, $7)
+         ON CONFLICT (key) DO UPDATE SET response = EXCLUDED.response`,
+        [
+          pair.first.key,
+          pair.tenant,
+          pair.subject,
+          pair.tool,
+          JSON.stringify(kept[0]!.response),
+          pair.first.createdAt,
+          pair.argumentsSha256,
+        ],
+      );
+    }
   });
 
   it.each([

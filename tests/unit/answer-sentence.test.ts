@@ -44,7 +44,7 @@ describe("recordAnswer", () => {
   });
 
   it("a charge the duplicate scan paired with another: twice, naming the other's ref and time, never once", () => {
-    const earlier = { ref: "64ea61c643de", createdAt: "2026-12-02T06:44:58.000Z" };
+    const earlier = { ref: "64ea61c643de", createdAt: "2026-12-02T06:44:58.000Z", outcome: "done" as const };
     const answer = recordAnswer({ ...base, response: receipt, duplicates: [earlier] });
     expect(answer.outcome).toBe("done_again");
     expect(answer.sentence).toBe(
@@ -54,7 +54,7 @@ describe("recordAnswer", () => {
       label: "The same call claimed under another key, ref 64ea61c643de (a duplicate)",
       at: earlier.createdAt,
     });
-    const third = { ref: "0123456789ab", createdAt: "2026-12-02T06:58:00.000Z" };
+    const third = { ref: "0123456789ab", createdAt: "2026-12-02T06:58:00.000Z", outcome: "done" as const };
     expect(recordAnswer({ ...base, response: receipt, duplicates: [earlier, third] }).sentence).toMatch(
       /^Charged 3 times: .*under ref 64ea61c643de on .* and ref 0123456789ab on 2026-12-02 at 06:58:00 UTC;/,
     );
@@ -63,6 +63,22 @@ describe("recordAnswer", () => {
       recordAnswer({ ...base, response: { error: { code: "card_declined" } }, duplicates: [earlier] }).outcome,
     ).toBe("refused");
     expect(recordAnswer({ ...base, response: receipt, duplicates: [] }).outcome).toBe("done");
+  });
+
+  it("a paired claim whose row does not say it happened is not counted: once, and the other named to check", () => {
+    const declined = { ref: "64ea61c643de", createdAt: "2026-12-02T06:44:58.000Z", outcome: "refused" as const };
+    const open = { ref: "0123456789ab", createdAt: "2026-12-02T06:58:00.000Z", outcome: "open" as const };
+    const answer = recordAnswer({ ...base, response: receipt, duplicates: [declined, open] });
+    expect(answer.outcome).toBe("done");
+    expect(answer.sentence).toBe(
+      "Charged once, 24,000 cents USD, on 2026-12-02 at 06:54:52 UTC (receipt ch_3Mq9xYz). The same call was also claimed under ref 64ea61c643de on 2026-12-02 at 06:44:58 UTC, which was refused: check it before answering. The same call was also claimed under ref 0123456789ab on 2026-12-02 at 06:58:00 UTC, which has no outcome yet: check it before answering.",
+    );
+    const gone = { ...declined, outcome: "gone" as const };
+    const twice = recordAnswer({ ...base, response: receipt, duplicates: [{ ...open, outcome: "done" }, gone] });
+    expect(twice.outcome).toBe("done_again");
+    expect(twice.sentence).toMatch(
+      /^Charged twice: .* and the same call under ref 0123456789ab on .*; its key did not catch the repeat\. The same call was also claimed under ref 64ea61c643de .*, which is no longer in the table: check it before answering\.$/,
+    );
   });
 
   it("a receipt time outside the claim-to-completion span is not taken for the charge time", () => {
