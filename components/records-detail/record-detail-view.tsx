@@ -52,8 +52,11 @@ export function RecordDetailView({
         ) : null}
         {detail.repeatCaller.kind === "replay" ? (
           <p className="text-sm text-slate-700" data-testid="replay-note">
-            The stored response (below), replayed as if it were the first answer: no second side effect.
-            {detail.repeatCaller.redactedPaths.length > 0 ? " The caller receives it unmasked." : ""}
+            The stored response (below), replayed as if it were the first answer: no second side effect
+            {detail.duplicates.length > 0
+              ? " from a repeat under this key (the duplicate above came under another)"
+              : ""}
+            .{detail.repeatCaller.redactedPaths.length > 0 ? " The caller receives it unmasked." : ""}
           </p>
         ) : (
           <>
@@ -284,7 +287,8 @@ function Timeline({ entries, now }: { entries: TimelineEntry[]; now: Date }) {
         <li key={i} className="relative text-sm">
           <span className={`absolute -left-[21px] top-1.5 h-2.5 w-2.5 rounded-full ${DOT[entry.kind]}`} aria-hidden />
           <div className="font-medium">{entry.title}</div>
-          <div className="text-xs text-slate-500">
+          {/* An event's detail may be one long token (two argument hashes): it wraps anywhere rather than widen the page. */}
+          <div className="text-xs text-slate-500 [overflow-wrap:anywhere]">
             {entry.at ? <TimeStamp iso={entry.at} now={now} /> : "time not recorded"}
             {entry.detail ? ` · ${entry.detail}` : ""}
             {entry.delay ? ` · ${formatDelay(entry.delay.ms)} after the claim (${bandLabel(entry.delay.band)})` : ""}

@@ -116,11 +116,15 @@ export function recordAnswer(input: AnswerInput): RecordAnswer {
       .join("");
     if (again.length > 0) {
       const times = again.length === 1 ? "twice" : `${again.length + 1} times`;
-      const elsewhere = again.map((other) => `ref ${other.ref} ${spokenTime(other.createdAt)}`).join(" and ");
+      // Oldest first, each by what finds it: this call by its amount and ids, another by its ref.
+      const executions = [
+        { at: input.createdAt, text: `${details}${idText}` },
+        ...again.map((other) => ({ at: other.createdAt, text: `${spokenTime(other.createdAt)} (ref ${other.ref})` })),
+      ].sort((a, b) => a.at.localeCompare(b.at));
       return {
         ...base,
         outcome: "done_again",
-        sentence: `${words.done} ${times}: ${details}${idText}, and the same call under ${elsewhere}; its key did not catch the repeat.${besides}`,
+        sentence: `${words.done} ${times} for the same request: ${executions.map((e) => e.text).join(" and ")}.${besides}`,
       };
     }
     return { ...base, outcome: "done", sentence: `${words.done} once, ${details}${idText}.${besides}` };
@@ -198,7 +202,7 @@ function collectTimes(input: AnswerInput, facts: ResponseFacts, ownTimeFits: boo
     times.push({ label: "The writer reported no answer from the processor", at: input.outcomeUnknownAt });
   for (const other of input.duplicates ?? [])
     times.push({
-      label: `The same call claimed under another key, ref ${other.ref} (a duplicate)`,
+      label: `The same call claimed under another key, ref ${other.ref}`,
       at: other.createdAt,
     });
   for (const check of input.checks)

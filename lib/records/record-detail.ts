@@ -328,6 +328,10 @@ function describeEventDetail(detail: unknown): string | undefined {
     return (detail as { reason: string }).reason;
   if (typeof detail === "object" && "status" in detail)
     return `row status then: ${String((detail as { status: unknown }).status)}`;
+  // An arguments_mismatch event: the two argument hashes, shortened as the page shows hashes.
+  const { call, stored } = detail as { call?: unknown; stored?: unknown };
+  if (typeof call === "string" && typeof stored === "string")
+    return `the call's arguments hash ${call.slice(0, 16)}…, the row's ${stored.slice(0, 16)}…`;
   return JSON.stringify(detail).slice(0, 200);
 }
 

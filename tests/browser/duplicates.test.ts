@@ -177,6 +177,11 @@ describe.skipIf(browserMissing)("duplicates page, in Chromium", () => {
     );
     const first = rows[0]!.first;
     const edgeText = `${edge.toISOString().replace("T", " ").slice(0, 19)} UTC`;
+    // A refusal for other arguments on the same page: its detail, two hashes in one token, must wrap at 390 px.
+    await pool.query(
+      `INSERT INTO idempotency_event (key, tenant, kind, at, detail) VALUES ($1, $3, 'arguments_mismatch', now(), $2)`,
+      [pair.second, JSON.stringify({ call: "5".repeat(64), stored: "0".repeat(64) }), TENANT],
+    );
     for (const [viewport, dir] of [
       [{ width: 1440, height: 900 }, "docs/screenshots"],
       [{ width: 390, height: 844 }, "docs/screenshots/mobile"],
@@ -199,7 +204,10 @@ describe.skipIf(browserMissing)("duplicates page, in Chromium", () => {
       );
       expect(order).toEqual(["Answer for the customer", "Duplicates that got through", "Record"]);
       expect(await page.textContent('[data-testid="answer-sentence"]')).toMatch(
-        new RegExp(`^Charged twice: on .*, and the same call under ref ${first.slice(0, 12)} on `),
+        new RegExp(`^Charged twice for the same request: on .* \\(ref ${first.slice(0, 12)}\\) and on `),
+      );
+      expect(await page.textContent('[data-testid="timeline"]')).toContain(
+        `the call's arguments hash ${"5".repeat(16)}…, the row's ${"0".repeat(16)}…`,
       );
       expect(await seriousViolations(page)).toEqual([]);
       const width = await page.evaluate(() => document.documentElement.scrollWidth);

@@ -326,7 +326,8 @@ describe("GET /api/v1/duplicates", () => {
       const body = (await response.json()) as { duplicates: Entry[]; answer: { outcome: string; sentence: string } };
       // What support reads out: "once" only where no pair names the record.
       expect(body.answer.outcome, key).toBe(body.duplicates.length > 0 ? "done_again" : "done");
-      if (body.duplicates.length > 0) expect(body.answer.sentence).toMatch(/ twice: .*, and the same call under ref /);
+      if (body.duplicates.length > 0)
+        expect(body.answer.sentence).toMatch(/ twice for the same request: .* \(ref [0-9a-f]{12}\)/);
       return body.duplicates;
     };
     const truth = await sqlTruth();
