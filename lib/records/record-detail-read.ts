@@ -57,7 +57,8 @@ const MAX_DUPLICATES = 20;
  * table"); it goes on the client's pool (lib/db/raw-query.ts). The events and entries are read by
  * key alone; the caller drops them when the row is null. So are the duplicates the scan found that
  * this claim is part of, as the later execution or the earlier one (one operation: one tenant). A
- * bearer request's token check rides along as the last column (`tokenCheck`, lib/auth/carried-token-check.ts).
+ * bearer request's token check rides along as a column (`tokenCheck`, lib/auth/carried-token-check.ts), before the
+ * duplicates: within the first 1,024 bytes of the text, which is what pg_stat_activity shows of a statement.
  */
 export async function readRecordDetail(
   db: Db,
@@ -84,6 +85,7 @@ export async function readRecordDetail(
       (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
          SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
          FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
+      ${carriedTokenColumn(db, tokenCheck)} AS token,
       (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
          SELECT p.tenant, p.subject, p.tool, p.arguments_sha256 AS "argumentsSha256", p.first_key AS "firstKey",
                 p.second_key AS "secondKey", p.first_at AS "firstAt", p.second_at AS "secondAt", p.window_s AS "windowS",
@@ -91,8 +93,7 @@ export async function readRecordDetail(
          FROM duplicate_through p
          LEFT JOIN idempotency o ON o.key = CASE WHEN p.second_key = ${key} THEN p.first_key ELSE p.second_key END
          WHERE p.second_key = ${key} OR p.first_key = ${key}
-         ORDER BY p.second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates,
-      ${carriedTokenColumn(db, tokenCheck)} AS token`,
+         ORDER BY p.second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates`,
     { prepareAs: "record_detail" },
   );
   tokenCheck?.settle(db, read?.token ?? null);
