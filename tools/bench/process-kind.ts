@@ -6,6 +6,7 @@ const KINDS: [RegExp, string][] = [
   [/chrom|--type=(renderer|utility|gpu-process|zygote)/i, "Chromium"],
   [/vitest\/dist\/workers|suppress-warnings\.cjs/, "vitest's workers (the tests, and what they call in-process)"],
   [/vitest/, "vitest's main processes"],
+  [/history-worker/, "the demo history's workers (MCP clients and the shop's servers)"],
   [/scripts\/idem\.mjs/, "the CLI (its commands, the demo and serve launchers with their embedded database)"],
   [/next\/dist\/bin\/next build|jest-worker\/processChild/, "next build"],
   [/next\/dist\/bin\/next start|next-server/, "next start"],
