@@ -40,6 +40,8 @@ type Props = {
 };
 
 type RowActions = {
+  /** Operators and admins resolve from the row; viewers ask the processor only (read-only, as on the record page). */
+  mayResolve: boolean;
   versions: Record<string, string | null>;
   mayRelease: boolean;
   mayForceRelease: boolean;
@@ -85,6 +87,7 @@ function ResolveCell({ claim }: { claim: RecordListItem }) {
   return (
     <StuckRowResolve
       claim={claim}
+      mayResolve={actions.mayResolve}
       version={actions.versions[claim.key] ?? null}
       mayRelease={actions.mayRelease}
       mayForceRelease={actions.mayForceRelease}
@@ -98,18 +101,16 @@ function ResolveCell({ claim }: { claim: RecordListItem }) {
 const column = dataColumns<RecordListItem>();
 const unrecorded = <span className="font-sans italic text-slate-500">unrecorded</span>;
 
-function stuckColumns(withResolve: boolean) {
-  const resolveColumn = withResolve
-    ? [
-        column.display({
-          id: "resolve",
-          header: "Resolve",
-          // A fixed width: an answer opening in one row wraps inside it instead of widening the column.
-          meta: { headerClassName: "md:w-80", cellClassName: "align-top md:w-80 md:max-w-80" },
-          cell: ({ row: { original: claim } }) => <ResolveCell claim={claim} />,
-        }),
-      ]
-    : [];
+function stuckColumns(rowActions: "resolve" | "ask") {
+  const resolveColumn = [
+    column.display({
+      id: "resolve",
+      header: rowActions === "resolve" ? "Resolve" : "Processor",
+      // A fixed width: an answer opening in one row wraps inside it instead of widening the column.
+      meta: { headerClassName: "md:w-80", cellClassName: "align-top md:w-80 md:max-w-80" },
+      cell: ({ row: { original: claim } }) => <ResolveCell claim={claim} />,
+    }),
+  ];
   return column.columns([
     column.accessor("ref", {
       id: "ref",
@@ -141,8 +142,8 @@ function stuckColumns(withResolve: boolean) {
 }
 
 // Made once: the same definitions through every refresh (see StuckTableContext).
-const COLUMNS_WITH_RESOLVE = stuckColumns(true);
-const COLUMNS_READ_ONLY = stuckColumns(false);
+const COLUMNS_WITH_RESOLVE = stuckColumns("resolve");
+const COLUMNS_WITH_ASK = stuckColumns("ask");
 
 /** The stuck claims of this page, with checkboxes, and the way into a bulk plan. */
 export function StuckClaimsTable({
@@ -163,10 +164,11 @@ export function StuckClaimsTable({
   const [confirmed, setConfirmed] = useState<{ resolved: ResolvedClaim; nextStuck: NextStuckClaim | null } | null>(
     null,
   );
-  const actions = useMemo<RowActions | null>(
+  const actions = useMemo<RowActions>(
     () =>
       canPlan && versions
         ? {
+            mayResolve: true,
             versions,
             mayRelease,
             mayForceRelease,
@@ -176,7 +178,14 @@ export function StuckClaimsTable({
               router.refresh(); // the resolved row leaves the list; the confirmation above it stays
             },
           }
-        : null,
+        : {
+            mayResolve: false,
+            versions: {},
+            mayRelease: false,
+            mayForceRelease: false,
+            askableTools: new Set(askableTools),
+            onResolved: () => {},
+          },
     [canPlan, versions, mayRelease, mayForceRelease, askableTools, router],
   );
   const context = useMemo(() => ({ now, within: filter, actions }), [now, filter, actions]);
@@ -214,7 +223,8 @@ export function StuckClaimsTable({
         </div>
       ) : claims.length > 0 ? (
         <p className="mb-3 text-sm text-slate-600" data-testid="stuck-ask-operator">
-          An operator or admin can resolve these claims: open one to copy its link for them.
+          Ask the processor from a row; an operator or admin can resolve these claims: open one to copy its link for
+          them.
         </p>
       ) : null}
 
@@ -234,7 +244,7 @@ export function StuckClaimsTable({
       ) : (
         <StuckTableContext.Provider value={context}>
           <DataTable
-            columns={actions ? COLUMNS_WITH_RESOLVE : COLUMNS_READ_ONLY}
+            columns={actions.mayResolve ? COLUMNS_WITH_RESOLVE : COLUMNS_WITH_ASK}
             data={claims}
             getRowId={(claim) => claim.key}
             testId="stuck-table"

@@ -32,6 +32,8 @@ type State =
 
 type Props = {
   claim: { key: string; ref: string; tool: string | null };
+  /** Resolves from the row (operators, admins); false: asks only, and says who can act on the answer (viewers). */
+  mayResolve: boolean;
   /** The row's version when the list was rendered: the compare-and-set's expectation, as on the record page. */
   version: string | null;
   mayRelease: boolean;
@@ -67,7 +69,7 @@ export function StuckRowResolve(props: Props) {
   return <AskAndResolve {...props} />;
 }
 
-function AskAndResolve({ claim, version, mayRelease, mayForceRelease, within, onResolved }: Props) {
+function AskAndResolve({ claim, mayResolve, version, mayRelease, mayForceRelease, within, onResolved }: Props) {
   const [state, setState] = useState<State>({ phase: "idle" });
   const [answers, setAnswers] = useState(0);
   const [reason, setReason] = useState("");
@@ -98,7 +100,13 @@ function AskAndResolve({ claim, version, mayRelease, mayForceRelease, within, on
   const check =
     state.phase === "answered" || state.phase === "sending" || state.phase === "failed" ? state.check : null;
   const outcome = check?.check.outcome ?? null;
-  const action = outcome === "taken" ? "complete" : outcome === "not_taken" && mayRelease ? "release" : null;
+  const action = !mayResolve
+    ? null
+    : outcome === "taken"
+      ? "complete"
+      : outcome === "not_taken" && mayRelease
+        ? "release"
+        : null;
   const reasonId = `reason-${claim.key}`;
 
   // Nobody to ask: asking again cannot change the answer, so no button offers to (the note says what can).
@@ -136,6 +144,14 @@ function AskAndResolve({ claim, version, mayRelease, mayForceRelease, within, on
                 within={within}
                 asked
               />
+            ) : !mayResolve && outcome !== "unknown" ? (
+              <p className="mt-1" data-testid="row-operator-note">
+                An operator or admin can {outcome === "taken" ? "complete" : "release"} it:{" "}
+                <Link href={recordHrefFromStuck(claim.key, within)} className="underline">
+                  open the record
+                </Link>{" "}
+                to copy its link for them.
+              </p>
             ) : outcome === "unknown" ? (
               <p className="mt-1">
                 No definite answer: change nothing, ask again later

@@ -21,6 +21,8 @@ const OPERATOR = `ops-op-${run}@demo.test`;
 const ADMIN = `ops-admin-${run}@demo.test`;
 const FORCE_TENANT = `ops-force-${run}`;
 const FORCE_ADMIN = `ops-force-admin-${run}@demo.test`;
+const VIEW_TENANT = `ops-view-${run}`;
+const VIEWER = `ops-viewer-${run}@demo.test`;
 const DESKTOP = { width: 1440, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const dialog = '[data-testid="bulk-plan"]';
@@ -81,6 +83,7 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
     await addTenantUser(db, OPERATOR, "operator", [ORDER_TENANT]);
     await addTenantUser(db, ADMIN, "admin", [BULK_TENANT]);
     await addTenantUser(db, FORCE_ADMIN, "admin", [FORCE_TENANT]);
+    await addTenantUser(db, VIEWER, "viewer", [VIEW_TENANT]);
     browser = await launchChromium();
     pageErrors = watchPageErrors(browser);
   });
@@ -153,6 +156,48 @@ describe.skipIf(browserMissing)("the Stuck page for a new operator, in Chromium"
       .toBeLessThan(0.4);
     expect((await buttonLook(page, selected)).cursor).not.toBe("not-allowed");
     await context.close();
+  });
+
+  it("a viewer asks the processor from a row and reads its answer, with no control to resolve and who can act named, at 1440 and 390 px", async () => {
+    const taken = await insertStuckClaim(pool, { tenant: VIEW_TENANT, label: "taken", minutesAgo: 45 });
+    const notTaken = await insertStuckClaim(pool, { tenant: VIEW_TENANT, label: "not-taken", minutesAgo: 44 });
+    for (const viewport of [DESKTOP, PHONE]) {
+      const { context, page } = await signedIn(VIEWER, viewport);
+      if (viewport === DESKTOP) await charge(page, taken);
+      await page.goto(`${baseUrl}/stuck`);
+      await page.waitForSelector('[data-testid="stuck-table"]');
+      if (viewport === DESKTOP)
+        expect(await page.locator('[data-testid="stuck-table"] thead th').allTextContents()).toContain("Processor");
+      for (const [key, outcome, verb] of [
+        [taken, "taken", "complete"],
+        [notTaken, "not_taken", "release"],
+      ] as const) {
+        const row = `tr[data-key="${key}"]`;
+        await page.click(`${row} [data-testid="row-ask"]`);
+        await page.waitForSelector(`${row} [data-testid="row-answer"][data-outcome="${outcome}"]`);
+        expect(await page.textContent(`${row} [data-testid="row-operator-note"]`)).toBe(
+          `An operator or admin can ${verb} it: open the record to copy its link for them.`,
+        );
+        expect(await page.getAttribute(`${row} [data-testid="row-operator-note"] a`, "href")).toMatch(
+          new RegExp(`^/records/${key}`),
+        );
+        expect(await page.locator(`${row} [data-testid="row-reason"]`).count()).toBe(0);
+        expect(
+          await page.locator(`${row} [data-testid="row-complete"], ${row} [data-testid="row-release"]`).count(),
+        ).toBe(0);
+      }
+      expect(await seriousViolations(page), `the stuck page as a viewer at ${viewport.width} px`).toEqual([]);
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `the stuck page at ${viewport.width} px`).toBeLessThanOrEqual(viewport.width);
+      await docShot(page, "stuck-viewer-asked");
+      await context.close();
+    }
+    // Asking changed nothing: both claims are still in_progress, and nothing was audited.
+    const { rows } = await pool.query<{ status: string }>(`SELECT status FROM idempotency WHERE key = ANY($1)`, [
+      [taken, notTaken],
+    ]);
+    expect(rows.map((r) => r.status)).toEqual(["in_progress", "in_progress"]);
+    expect((await pool.query(`SELECT 1 FROM audit_log WHERE key = ANY($1)`, [[taken, notTaken]])).rowCount).toBe(0);
   });
 
   it("opening an answer in the Resolve column moves no column sideways", async () => {

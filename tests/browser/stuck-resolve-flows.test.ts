@@ -383,10 +383,16 @@ describe.skipIf(browserMissing)("stuck claims end on a confirmation, in Chromium
 
     await page.goto(`${baseUrl}/stuck?tenant=${TENANT}`);
     await page.waitForSelector(`tr[data-key="${key}"]`);
-    expect(await page.locator('[data-testid="row-resolve"]').count()).toBe(0);
+    // The row asks the processor (read-only) and offers nothing that changes a claim.
+    expect(await page.locator(`tr[data-key="${key}"] [data-testid="row-ask"]`).count()).toBe(1);
+    expect(
+      await page
+        .locator('[data-testid="row-reason"], [data-testid="row-complete"], [data-testid="row-release"]')
+        .count(),
+    ).toBe(0);
     expect(await page.locator('[data-testid="plan-selected"]').count()).toBe(0);
     expect(await page.textContent('[data-testid="stuck-ask-operator"]')).toContain(
-      "An operator or admin can resolve these claims",
+      "Ask the processor from a row; an operator or admin can resolve these claims",
     );
     // The API refuses a viewer anyway.
     pageErrors.allow(/status of 403 .*\/api\/v1\/records\/[0-9a-f]{64}\/resolve\)$/);
