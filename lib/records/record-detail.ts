@@ -241,10 +241,13 @@ export async function getRecordDetail(
     });
   timeline.sort(compareTimelineEntries);
 
-  const duplicates = duplicateRows.map((found): DuplicateEntryView => {
+  // Each pair as the duplicates list shows it, and what the other claim's row says now (for the answer only).
+  const pairs = duplicateRows.map((found) => {
     const entry = duplicateEntryOf(found);
-    return { ...entry, fix: duplicateFix(entry) };
+    const view: DuplicateEntryView = { ...entry, fix: duplicateFix(entry) };
+    return { view, otherOutcome: otherClaimOutcome(found, mask) };
   });
+  const duplicates = pairs.map((pair) => pair.view);
   const eventCounts =
     eventTotals.length === 0 ? null : Object.fromEntries(eventTotals.map((t) => [t.kind, t._count._all]));
   const totalEvents = eventTotals.reduce((sum, t) => sum + t._count._all, 0);
@@ -259,10 +262,7 @@ export async function getRecordDetail(
         events,
         audit,
         protection,
-        duplicates: duplicates.map((entry, i) => ({
-          ...entry,
-          otherOutcome: otherClaimOutcome(duplicateRows[i]!, mask),
-        })),
+        duplicates: pairs.map((pair) => ({ ...pair.view, otherOutcome: pair.otherOutcome })),
       }),
     ),
     amount: storedAmount(response.value),
