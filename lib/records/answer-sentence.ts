@@ -62,7 +62,8 @@ export type AnswerInput = {
  */
 export type OtherClaim = { ref: string; createdAt: string; outcome: "done" | "refused" | "open" | "gone" | "other" };
 
-const OTHER_STATE: Record<Exclude<OtherClaim["outcome"], "done">, string> = {
+const OTHER_STATE: Record<OtherClaim["outcome"], string> = {
+  done: "which completed",
   refused: "which was refused",
   open: "which has no outcome yet",
   gone: "which is no longer in the table",
@@ -76,6 +77,23 @@ export function spokenTime(iso: string): string {
 }
 
 export function recordAnswer(input: AnswerInput): RecordAnswer {
+  const answer = answerOf(input);
+  // A completed call's answer counts or names the same call's other claims itself; any other answer names each to check.
+  if (input.status === "completed" && (answer.outcome === "done" || answer.outcome === "done_again")) return answer;
+  return { ...answer, sentence: `${answer.sentence}${otherClaimsText(input.duplicates ?? [])}` };
+}
+
+/** " The same call was also claimed under ref … on …, which …: check it before answering." for each claim. */
+function otherClaimsText(others: OtherClaim[]): string {
+  return others
+    .map(
+      (other) =>
+        ` The same call was also claimed under ref ${other.ref} ${spokenTime(other.createdAt)}, ${OTHER_STATE[other.outcome]}: check it before answering.`,
+    )
+    .join("");
+}
+
+function answerOf(input: AnswerInput): RecordAnswer {
   const words = toolWording(input.tool);
   const facts = responseFacts(input.response, { idLabel: words.idLabel, searchLabels: input.searchLabels });
   const amount = facts.amount
@@ -108,12 +126,7 @@ export function recordAnswer(input: AnswerInput): RecordAnswer {
     // The same call claimed under other keys: counted only where that claim's row says it happened too.
     const again = (input.duplicates ?? []).filter((other) => other.outcome === "done");
     const unsettled = (input.duplicates ?? []).filter((other) => other.outcome !== "done");
-    const besides = unsettled
-      .map(
-        (other) =>
-          ` The same call was also claimed under ref ${other.ref} ${spokenTime(other.createdAt)}, ${OTHER_STATE[other.outcome as keyof typeof OTHER_STATE]}: check it before answering.`,
-      )
-      .join("");
+    const besides = otherClaimsText(unsettled);
     if (again.length > 0) {
       const times = again.length === 1 ? "twice" : `${again.length + 1} times`;
       // Oldest first, each by what finds it: this call by its amount and ids, another by its ref.

@@ -81,6 +81,24 @@ describe("recordAnswer", () => {
     );
   });
 
+  it("a stuck or refused claim paired with another names it, as it stands, to check before answering", () => {
+    const charged = { ref: "64ea61c643de", createdAt: "2026-12-02T06:44:58.000Z", outcome: "done" as const };
+    const stuck = recordAnswer({ ...base, status: "in_progress", updatedAt: null, stuck: true, duplicates: [charged] });
+    expect(stuck.outcome).toBe("unknown");
+    expect(stuck.sentence).toBe(
+      "Unknown: the charge was requested on 2026-12-02 at 06:54:50 UTC and never finished; do not retry; ask the processor what happened. The same call was also claimed under ref 64ea61c643de on 2026-12-02 at 06:44:58 UTC, which completed: check it before answering.",
+    );
+    const declined = recordAnswer({ ...base, response: { status: "declined" }, duplicates: [charged] });
+    expect(declined.outcome).toBe("refused");
+    expect(declined.sentence).toMatch(
+      / The same call was also claimed under ref 64ea61c643de .*, which completed: check it before answering\.$/,
+    );
+    // No pair, no such sentence.
+    expect(recordAnswer({ ...base, status: "in_progress", updatedAt: null, stuck: true }).sentence).not.toContain(
+      "The same call",
+    );
+  });
+
   it("a receipt time outside the claim-to-completion span is not taken for the charge time", () => {
     const late = { ...receipt, created_at: "2026-12-02T07:15:52.000Z" };
     const answer = recordAnswer({ ...base, response: late });
