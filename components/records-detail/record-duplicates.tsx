@@ -28,7 +28,8 @@ export function RecordDuplicates({
       data-testid="record-duplicates"
     >
       <h2 className="text-base font-semibold text-amber-950">
-        {executions === 2 ? "This operation ran twice" : `This operation ran ${executions} times`}
+        {/* A lower bound: pairs of this claim only; a chain's farther claims, and claims not scanned yet, are not here. */}
+        {executions === 2 ? "This operation ran at least twice" : `This operation ran at least ${executions} times`}
       </h2>
       <p className="mt-1 text-sm text-amber-950">
         The same tenant, subject, tool and arguments were claimed under another key less than a window apart, so the

@@ -128,7 +128,8 @@ function answerOf(input: AnswerInput): RecordAnswer {
     const unsettled = (input.duplicates ?? []).filter((other) => other.outcome !== "done");
     const besides = otherClaimsText(unsettled);
     if (again.length > 0) {
-      const times = again.length === 1 ? "twice" : `${again.length + 1} times`;
+      // At least: the scan pairs each claim with its nearest earlier one, and has not read the youngest claims yet.
+      const times = again.length === 1 ? "at least twice" : `at least ${again.length + 1} times`;
       // Oldest first, each by what finds it: this call by its amount and ids, another by its ref.
       const executions = [
         { at: input.createdAt, text: `${details}${idText}` },

@@ -37,13 +37,22 @@ export type DetailAuditRow = {
  * A pair the duplicate scan found with this claim in it, and the other claim's row as the table holds it now
  * (status null: no longer in the table — trimmed, released, allowed to repeat).
  */
-export type RecordDuplicateRow = DuplicateRow & { otherStatus: string | null; otherResponse: Prisma.JsonValue | null };
+export type RecordDuplicateRow = DuplicateRow & {
+  otherStatus: string | null;
+  otherResponse: Prisma.JsonValue | null;
+  /** The row now under the other key: a later claim of that key when it differs from the pair's time. */
+  otherCreatedAt: Date | null;
+};
 
 type Read = {
   record: (Omit<DetailRecordRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null }) | null;
   events: (Omit<DetailEventRow, "at"> & { at: string })[];
   audit: (Omit<DetailAuditRow, "at"> & { at: string })[];
-  duplicates: (Omit<RecordDuplicateRow, "firstAt" | "secondAt"> & { firstAt: string; secondAt: string })[];
+  duplicates: (Omit<RecordDuplicateRow, "firstAt" | "secondAt" | "otherCreatedAt"> & {
+    firstAt: string;
+    secondAt: string;
+    otherCreatedAt: string | null;
+  })[];
   token: unknown;
 };
 
@@ -89,7 +98,7 @@ export async function readRecordDetail(
       (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
          SELECT p.tenant, p.subject, p.tool, p.arguments_sha256 AS "argumentsSha256", p.first_key AS "firstKey",
                 p.second_key AS "secondKey", p.first_at AS "firstAt", p.second_at AS "secondAt", p.window_s AS "windowS",
-                o.status AS "otherStatus", o.response AS "otherResponse"
+                o.status AS "otherStatus", o.response AS "otherResponse", o.created_at AS "otherCreatedAt"
          FROM duplicate_through p
          LEFT JOIN idempotency o ON o.key = CASE WHEN p.second_key = ${key} THEN p.first_key ELSE p.second_key END
          WHERE p.second_key = ${key} OR p.first_key = ${key}
@@ -112,6 +121,7 @@ export async function readRecordDetail(
       ...d,
       firstAt: new Date(d.firstAt),
       secondAt: new Date(d.secondAt),
+      otherCreatedAt: d.otherCreatedAt === null ? null : new Date(d.otherCreatedAt),
     })),
   };
 }

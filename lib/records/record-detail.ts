@@ -242,10 +242,13 @@ export async function getRecordDetail(
   timeline.sort(compareTimelineEntries);
 
   // Each pair as the duplicates list shows it, and what the other claim's row says now (for the answer only).
-  const pairs = duplicateRows.map((found) => {
+  // A pair of an earlier claim of this key (released, then claimed again) is not this claim's.
+  const ofThisClaim = (found: RecordDuplicateRow) =>
+    (found.secondKey === row.key ? found.secondAt : found.firstAt).getTime() === row.createdAt.getTime();
+  const pairs = duplicateRows.filter(ofThisClaim).map((found) => {
     const entry = duplicateEntryOf(found);
     const view: DuplicateEntryView = { ...entry, fix: duplicateFix(entry) };
-    return { view, otherOutcome: otherClaimOutcome(found, mask) };
+    return { view, otherOutcome: otherClaimOutcome(found, row.key, mask) };
   });
   const duplicates = pairs.map((pair) => pair.view);
   const eventCounts =
@@ -338,9 +341,12 @@ function describeEventDetail(detail: unknown): string | undefined {
 /** What the other claim of a duplicate pair did, from its row as the table holds it now (masked as this reader sees it). */
 function otherClaimOutcome(
   found: RecordDuplicateRow,
+  recordKey: string,
   mask: (value: unknown) => { value: unknown },
 ): OtherClaim["outcome"] {
-  if (found.otherStatus === null) return "gone";
+  const pairedAt = found.secondKey === recordKey ? found.firstAt : found.secondAt;
+  // No row under the other key, or a later claim of it (the paired one was deleted since): the paired claim is gone.
+  if (found.otherStatus === null || found.otherCreatedAt?.getTime() !== pairedAt.getTime()) return "gone";
   if (found.otherStatus === "in_progress") return "open";
   if (responseFacts(mask(found.otherResponse).value, { idLabel: "id" }).refused) return "refused";
   return found.otherStatus === "completed" && found.otherResponse !== null ? "done" : "other";

@@ -104,6 +104,11 @@ describe.skipIf(browserMissing)("allow a repeat on the record page, in Chromium"
     );
     expect(await page.locator('[data-testid="allow-repeat-panel"]').count()).toBe(0);
     expect(await axeFindings(page)).toEqual([]);
+    await shoot(page, "allow-repeat-not-needed");
+    await page.setViewportSize({ width: 390, height: 900 });
+    expect(await axeFindings(page)).toEqual([]);
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(390);
+    await shoot(page, "allow-repeat-not-needed-mobile");
     await context.close();
     expect((await pool.query(`SELECT 1 FROM idempotency WHERE key = $1`, [key])).rowCount).toBe(1);
   });

@@ -327,7 +327,7 @@ describe("GET /api/v1/duplicates", () => {
       // What support reads out: "once" only where no pair names the record.
       expect(body.answer.outcome, key).toBe(body.duplicates.length > 0 ? "done_again" : "done");
       if (body.duplicates.length > 0)
-        expect(body.answer.sentence).toMatch(/ twice for the same request: .* \(ref [0-9a-f]{12}\)/);
+        expect(body.answer.sentence).toMatch(/ at least twice for the same request: .* \(ref [0-9a-f]{12}\)/);
       return body.duplicates;
     };
     const truth = await sqlTruth();
@@ -371,11 +371,20 @@ describe("GET /api/v1/duplicates", () => {
       expect(answer.sentence).toMatch(/, which was refused: check it before answering\.$/);
       await pool.query(`DELETE FROM idempotency WHERE key = $1`, [pair.first.key]);
       expect((await sentenceOf(pair.second.key)).sentence).toMatch(/, which is no longer in the table: check it/);
+      // The key claimed again (after a release): the new claim is in no pair, and the old pair's other claim is gone.
+      await pool.query(
+        `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at, arguments_sha256)
+         VALUES ($1, $2, $3, $4, 'completed', '{"ok": true}', now(), now(), $5)`,
+        [pair.first.key, pair.tenant, pair.subject, pair.tool, pair.argumentsSha256],
+      );
+      expect(await detailOf(pair.first.key)).toEqual([]);
+      expect((await sentenceOf(pair.second.key)).sentence).toMatch(/, which is no longer in the table: check it/);
     } finally {
       await pool.query(
         `INSERT INTO idempotency (key, tenant, subject, tool, status, response, created_at, updated_at, arguments_sha256)
          VALUES ($1, $2, $3, $4, 'completed', $5, $6, $6, $7)
-         ON CONFLICT (key) DO UPDATE SET response = EXCLUDED.response`,
+         ON CONFLICT (key) DO UPDATE SET response = EXCLUDED.response, created_at = EXCLUDED.created_at,
+           updated_at = EXCLUDED.updated_at`,
         [
           pair.first.key,
           pair.tenant,
