@@ -1,7 +1,7 @@
 import { performance } from "node:perf_hooks";
 import { startConsoleLoad, type ConsoleLoadReport, type LoadKind } from "./console-load";
 import { summariseTail, type TailLatencySummary } from "./percentiles";
-import { readBody } from "./read-body";
+import { downloadAsSent } from "./download-as-sent";
 
 /** Issue #31, item 1: an export under load within this many times its time alone… */
 export const TARGET_EXPORT_RATIO = 2;
@@ -12,7 +12,8 @@ const EXPORT_GRACE_MS = 120_000;
 const ALONE_RUNS = 3;
 const ROUNDS = 2;
 
-export type ExportRun = { seconds: number; bytes: number; finished: boolean };
+/** One export's time to its last byte, and its bytes as sent (gzip, as a browser asks for it) with their encoding. */
+export type ExportRun = { seconds: number; bytes: number; encoding: string | null; finished: boolean };
 
 export type ExportUnderLoad = {
   users: number;
@@ -45,17 +46,14 @@ export async function measureExportUnderLoad(
   const { users, seconds, log } = options;
   const exportOnce = async (): Promise<ExportRun> => {
     const t = performance.now();
-    const response = await fetch(`${server.baseUrl}${exportPath}`, {
-      headers: { authorization: server.authorization },
-      signal: AbortSignal.timeout(EXPORT_GRACE_MS),
-    });
-    if (!response.ok) throw new Error(`export ${exportPath}: HTTP ${response.status}: ${await response.text()}`);
-    try {
-      const bytes = await readBody(response);
-      return { seconds: round((performance.now() - t) / 1000), bytes, finished: true };
-    } catch {
-      return { seconds: round((performance.now() - t) / 1000), bytes: 0, finished: false };
-    }
+    const download = await downloadAsSent(
+      `${server.baseUrl}${exportPath}`,
+      { authorization: server.authorization },
+      EXPORT_GRACE_MS,
+    );
+    if (download.status !== 200) throw new Error(`export ${exportPath}: HTTP ${download.status}: ${download.body}`);
+    const { bytes, contentEncoding: encoding, finished } = download;
+    return { seconds: round((performance.now() - t) / 1000), bytes, encoding, finished };
   };
 
   log(`export under load: the export alone, ${ALONE_RUNS} times…`);

@@ -169,9 +169,10 @@ function exportUnderLoadLines(e: ExportUnderLoad): string[] {
       .map((r) => (r.finished ? `${r.seconds.toFixed(2)} s` : `unfinished after ${r.seconds.toFixed(2)} s`))
       .join(", ");
   const verdict = (met: boolean) => (met ? "met" : "MISSED");
-  const mb = (e.alone.runs[0]?.bytes ?? 0) / 1024 / 1024;
+  const first = e.alone.runs[0];
+  const sent = `${((first?.bytes ?? 0) / 1024 / 1024).toFixed(1)} MB as sent${first?.encoding ? `, ${first.encoding}` : ""}`;
   return [
-    `export under load (issue #31): GET ${e.path} (${mb.toFixed(1)} MB), ${e.users} API users on every other GET case:`,
+    `export under load (issue #31): GET ${e.path} (${sent}), ${e.users} API users on every other GET case:`,
     `  export alone             median ${e.alone.medianSeconds.toFixed(2)} s (${runs(e.alone.runs)})`,
     `  export under the users   median ${e.loaded.medianSeconds.toFixed(2)} s (${runs(e.loaded.runs)}): ${e.exportRatio.toFixed(2)}× alone, target ≤ ${e.targets.exportRatio}: ${verdict(e.met.export)}`,
     `  users without the export p99 ${e.usersAlone.latency.p99Ms.toFixed(1)} ms, p50 ${e.usersAlone.latency.p50Ms.toFixed(1)} ms (${requests(e.usersAlone.loads)} requests in ${phases(e.usersAlone.loads)})`,
