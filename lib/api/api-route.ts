@@ -11,6 +11,7 @@ import { UserError } from "@/lib/errors/user-error";
 import { jsonError } from "@/lib/api/json-error";
 import { logDeniedRequest, tokenPrefixOf, type DeniedRequest } from "@/lib/audit/log-denied";
 import { isSameOrigin } from "@/lib/api/same-origin";
+import { gzipWhereLabelled } from "@/lib/api/self-gzip";
 import { recordCheck, sameActor, startBesideCheck } from "@/lib/auth/overlapped-token-check";
 
 type Handler<P> = (input: {
@@ -47,8 +48,7 @@ export function apiRoute<P = Record<string, never>>(
   handler: Handler<P>,
   options: ApiRouteOptions = {},
 ) {
-  return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
-    const path = new URL(request.url).pathname;
+  const answer = async (request: Request, context: { params: Promise<P> }, path: string): Promise<Response> => {
     // Refusals of a credential or a role are audited (access.denied); the answer stays the same.
     const deny = async (denied: Omit<DeniedRequest, "method" | "path">) => {
       await logDeniedRequest(getDb(), { ...denied, method: request.method, path });
@@ -132,5 +132,10 @@ export function apiRoute<P = Record<string, never>>(
       console.error("[api]", request.method, path, error);
       return jsonError(500, "internal", "The console failed to answer this request; the error is in the server log.");
     }
+  };
+  // A path that gzips its own answers has every answer gzipped, a refusal's too (lib/api/self-gzip.ts).
+  return async (request: Request, context: { params: Promise<P> }): Promise<Response> => {
+    const path = new URL(request.url).pathname;
+    return gzipWhereLabelled(request, path, await answer(request, context, path));
   };
 }
