@@ -11,7 +11,7 @@ export const DEFAULT_CACHE = path.join(ROOT, "node_modules", ".cache", "idem-cli
 /** Older builds are kept this long: a process started from one may still load its lazy chunks. */
 const KEEP_OLD_BUILDS_MS = 24 * 60 * 60 * 1000;
 /** The export's worker thread's entry, beside main.mjs. */
-export const EXPORT_WORKER = "export-format-worker";
+export const EXPORT_WORKER = "export-worker";
 /** The demo history's worker process's entry, beside main.mjs: forked without tsx (0.4–0.6 CPU s a start less). */
 export const HISTORY_WORKER = "history-worker";
 /** Read by the bundle (besides the files it imports): tsconfig's paths decide what `@/…` means. */
@@ -32,11 +32,11 @@ export async function buildCli(cache = DEFAULT_CACHE) {
   const { build } = await import("esbuild");
   const result = await build({
     absWorkingDir: ROOT,
-    // The workers are files of their own beside main.mjs; the defines tell lib/records/export-formatter.ts and
+    // The workers are files of their own beside main.mjs; the defines tell lib/records/export-worker-client.ts and
     // tools/demo/traffic/run-history-workers.ts their names.
     entryPoints: {
       main: "lib/cli/main.ts",
-      [EXPORT_WORKER]: "lib/records/export-format-worker.ts",
+      [EXPORT_WORKER]: "lib/records/export-worker.ts",
       [HISTORY_WORKER]: "tools/demo/traffic/history-worker.ts",
     },
     define: {

@@ -9,7 +9,7 @@ import { errorResponse } from "@/lib/api/json-error";
 import { jsonAnswer } from "@/lib/api/json-answer";
 import { noQuery } from "@/lib/api/strict-query";
 import { paramProblemsError } from "@/lib/api/param-problems-error";
-import { getDb, getExportDb, getReadDb } from "@/lib/db/client";
+import { getDb, getReadDb } from "@/lib/db/client";
 import type { Db } from "@/lib/db/prisma";
 import { isDomainFailure, type DomainFailure } from "@/lib/errors/error-codes";
 
@@ -29,7 +29,12 @@ export type ContractInput<C extends RouteContract> = {
   reply: ContractReply<C>;
   /** On a route that carries its token check, the carrier its read on `db` takes (lib/auth/carried-token-check.ts). */
   tokenCheck?: TokenCheckCarrier;
-};
+} & (C["pool"] extends "export"
+  ? {
+      /** The export client (replica or primary) whose settings the export's own connections take, on its worker thread. */
+      exportReadDb: Db;
+    }
+  : unknown);
 
 /** A JSON answer with a status the contract declares and the body its schema describes. */
 export type JsonAnswer<C extends RouteContract> = {
@@ -80,8 +85,10 @@ export function contractRoute<const C extends RouteContract>(
       const answer = await handler({
         request,
         actor,
-        db: contract.pool === "export" ? getExportDb() : getDb(),
-        readDb: getReadDb(contract.pool ?? "interactive"),
+        // The route's own short reads (a tenant check) run on the requests' pool even beside an export.
+        db: getDb(),
+        readDb: getReadDb(),
+        ...(contract.pool === "export" ? { exportReadDb: getReadDb("export") } : {}),
         params,
         query: parsedQuery.value,
         body,

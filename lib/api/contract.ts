@@ -67,7 +67,10 @@ export type RouteContract = {
   /** A body the handler reads itself (an uploaded file), documented here. */
   rawBody?: { description: string; schema: z.ZodType };
   responses: Partial<Record<SuccessStatus, ResponseSpec>>;
-  /** The pool that serves it: "export" for long streamed reads (their own statement limit, lib/db/timeouts.ts). */
+  /**
+   * "export" for a long streamed read: it is read on connections of the export client's settings (their own
+   * statement limit, lib/db/timeouts.ts), which the handler gets as `exportReadDb`.
+   */
   pool?: "export";
   /**
    * A GET whose handler only reads: with a bearer token it starts beside the token check, its answer

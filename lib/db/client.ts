@@ -33,7 +33,11 @@ export function getDb(): Db {
   return (globalForDb.idemDb ??= createConsoleClient("interactive"));
 }
 
-/** The client for downloads (records export): its own small pool with the longer export statement limit. */
+/**
+ * The client for downloads (records export): a small pool with the longer export statement limit. An export's
+ * rows are read on the export's worker thread, on connections made with this client's settings
+ * (lib/records/export-worker.ts), so this pool itself stays unconnected.
+ */
 export function getExportDb(): Db {
   return (globalForDb.idemExportDb ??= createConsoleClient("export"));
 }

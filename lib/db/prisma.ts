@@ -14,11 +14,13 @@ const known = ((globalThis as { idemDbClients?: KnownClients }).idemDbClients ??
   rawPools: new WeakMap(),
   rawFaultHandlers: new WeakMap(),
   preparing: new WeakSet(),
+  connectionSettings: new WeakMap(),
 });
 type KnownClients = {
   rawPools: WeakMap<object, pg.Pool>;
   rawFaultHandlers: WeakMap<object, (error: unknown) => Promise<never>>;
   preparing: WeakSet<object>;
+  connectionSettings: WeakMap<object, pg.PoolConfig>;
 };
 
 // The pg pool under each client, for the few hot-path statements that skip Prisma's query
@@ -57,10 +59,20 @@ export function preparesStatements(db: Db): boolean {
   return preparing.has(db);
 }
 
+/**
+ * The settings `db`'s pool was made with (URL, name, limits: plain values a worker thread can take), for a
+ * reader with connections of its own that must be the same as the client's; undefined for a client built elsewhere.
+ */
+export function connectionSettingsOf(db: Db): pg.PoolConfig | undefined {
+  return known.connectionSettings.get(db);
+}
+
 /** `wrapper` (an extended or proxied `db`) runs on `db`'s pool, its failures handled by `onFault`. */
 export function sharePool(wrapper: object, db: Db, onFault?: (error: unknown) => Promise<never>): void {
   const pool = rawPools.get(db);
   if (pool) rawPools.set(wrapper, pool);
+  const settings = known.connectionSettings.get(db);
+  if (settings) known.connectionSettings.set(wrapper, settings);
   if (preparing.has(db)) preparing.add(wrapper);
   if (onFault) rawFaultHandlers.set(wrapper, onFault);
 }
@@ -88,7 +100,7 @@ export function createPrismaClient(
   parallelWorkers?: number,
 ): PrismaClient {
   const startup = !behindTransactionPooler(url);
-  const pool = new pg.Pool({
+  const settings: pg.PoolConfig = {
     connectionString: url,
     max: poolSize,
     ...(applicationName ? { application_name: applicationName } : {}),
@@ -103,7 +115,8 @@ export function createPrismaClient(
         }
       : {}),
     ...(timeouts.lockMs && startup ? { lock_timeout: timeouts.lockMs } : {}),
-  });
+  };
+  const pool = new pg.Pool(settings);
   // A connection the server ends (pg_terminate_backend, a restart) emits "error"; the query on it fails
   // and is answered, and the pool replaces it — unheard, the event would be an uncaught exception.
   pool.on("error", () => {});
@@ -111,6 +124,7 @@ export function createPrismaClient(
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
   rawPools.set(client, pool);
+  known.connectionSettings.set(client, settings);
   return client;
 }
 

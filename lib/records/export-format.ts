@@ -4,7 +4,7 @@ import type { Redaction } from "@/lib/privacy/redact";
 import type { ExportFormat } from "@/lib/records/list-filters";
 
 // What an export writes for its rows. Pure and free of "server-only": the export's worker thread
-// (lib/records/export-format-worker.ts) runs it off the server's event loop.
+// (lib/records/export-worker.ts) runs it off the server's event loop.
 
 export const CSV_COLUMNS = [
   "key",

@@ -1,13 +1,13 @@
 import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import type { IdemConfig } from "@/lib/config/schema";
-import type { Db } from "@/lib/db/prisma";
-import type { RecordsCursor } from "@/lib/records/list-cursor";
 import { formatInstant } from "@/lib/url-state/time-range";
 import { describeFilter, type ExportFormat, type RecordsFilter } from "@/lib/records/list-filters";
-import { fetchExportRows } from "@/lib/records/export-rows";
-import { CSV_COLUMNS, csvLine, type BatchFormat, type ExportRow } from "@/lib/records/export-format";
-import { formatBatch } from "@/lib/records/export-formatter";
+import { connectionSettingsOf, type Db } from "@/lib/db/prisma";
+import { exportStatements } from "@/lib/records/export-rows";
+import { CSV_COLUMNS, csvLine, type BatchFormat } from "@/lib/records/export-format";
+import type { ExportPlan, ExportReading } from "@/lib/records/export-reading";
+import { readOnExportWorker } from "@/lib/records/export-worker-client";
 import { recordsConditions } from "@/lib/records/list-records";
 import { stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { redactionOf } from "@/lib/privacy/redact";
@@ -54,23 +54,26 @@ export function exportRecords(
       otherwise: config.defaultStuckAfter,
     },
   };
+  const connection = connectionSettingsOf(db);
+  if (!connection) throw new Error("an export reads on connections of its own: its client must be one lib/db builds");
+  const plan: ExportPlan = {
+    connection,
+    statements: exportStatements(conditions, config, now),
+    format: batchFormat,
+    maxRows,
+    batchSize,
+  };
   const encoder = new TextEncoder();
   const format = options.format;
-
-  let cursor: RecordsCursor | null = null;
+  let reading: ExportReading | null = null;
   let written = 0;
-  let started = false;
-  let cancelled = false;
-  let prefetched: Promise<ExportRow[]> | null = null;
-
-  // One extra row tells a stop at the bound apart from the natural end.
-  const fetchBatch = (take: number) => fetchExportRows(db, conditions, cursor, take + 1, config, now);
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
-        if (!started) {
-          started = true;
+        if (!reading) {
+          // Read and written on the export's worker thread: the event loop only passes the bytes on.
+          reading = readOnExportWorker(plan);
           controller.enqueue(
             encoder.encode(
               format === "csv"
@@ -84,27 +87,13 @@ export function exportRecords(
             ),
           );
         }
-        const take = Math.min(batchSize, maxRows - written);
-        const rows = await (prefetched ?? fetchBatch(take));
-        prefetched = null;
-        if (cancelled) return;
-        const batch = rows.slice(0, take);
-        const last = batch[batch.length - 1];
-        const more = rows.length > take;
-        // The next batch is read while this one is written out: under load the query's wait and
-        // the formatting's CPU overlap instead of adding up.
-        if (more && last && written + batch.length < maxRows) {
-          cursor = { createdAt: last.created_at_exact, key: last.key };
-          prefetched = fetchBatch(Math.min(batchSize, maxRows - written - batch.length));
-          prefetched.catch(() => undefined); // awaited by the next pull, or dropped on cancel
+        const chunk = await reading.next();
+        if ("bytes" in chunk) {
+          written += chunk.rows;
+          controller.enqueue(chunk.bytes);
+          return;
         }
-        // Written on the export's worker thread while the next batch is read.
-        const bytes = batch.length > 0 ? await formatBatch(batchFormat, batch, written === 0) : null;
-        if (cancelled) return;
-        written += batch.length;
-        if (bytes && bytes.byteLength > 0) controller.enqueue(bytes);
-        if (prefetched) return;
-        const truncated = more && written >= maxRows;
+        const { truncated } = chunk.end;
         const tail = format === "csv" ? csvTrailer(written, truncated, maxRows) : jsonTail(written, truncated);
         if (tail) controller.enqueue(encoder.encode(tail));
         controller.close();
@@ -119,7 +108,7 @@ export function exportRecords(
       }
     },
     cancel() {
-      cancelled = true;
+      reading?.cancel();
     },
   });
 

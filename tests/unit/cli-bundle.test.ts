@@ -31,42 +31,33 @@ describe("the CLI's bundle", () => {
     expect(run.stdout).toMatch(/^Usage: idem key/);
   });
 
-  it("has the export's worker thread beside its entry, and it writes a batch of rows", async () => {
+  it("has the export's worker thread beside its entry, and it reads an export on connections of its own", async () => {
     const entry = await cliEntry(cache);
     const worker = path.join(path.dirname(entry), `${EXPORT_WORKER}.mjs`);
-    const request = {
-      id: 1,
+    // No database here: a plan that points where nothing listens gets pg's own refusal back, through the
+    // worker's reading (tests/cli/bench-writers.test.ts exports rows through this bundle's worker).
+    const statement = { text: "SELECT 1 LIMIT $1", values: [0] };
+    const plan = {
+      connection: { connectionString: "postgresql://nobody@127.0.0.1:1/none", connectionTimeoutMillis: 2_000 },
+      statements: { first: statement, after: { ...statement, cursorAt: { createdAt: 0, key: 0 } } },
       format: {
         format: "csv",
         redaction: { paths: [], values: { email: true, cardNumbers: true } },
         stuckAfterMs: { byTool: {}, otherwise: 300_000 },
       },
-      rows: [
-        {
-          key: "ab".repeat(32),
-          tenant: "acme",
-          subject: "=1+1",
-          tool: "charge_card",
-          status: "completed",
-          stuck: false,
-          created_at_exact: "2026-12-06T07:00:00.000000Z",
-          updated_at_iso: null,
-          response: '{"to": "ann@example.com"}',
-        },
-      ],
-      first: true,
+      maxRows: 10,
+      batchSize: 10,
     };
     const script = `import { Worker } from "node:worker_threads";
       const worker = new Worker(${JSON.stringify(worker)}, { execArgv: ["--conditions=react-server"] });
-      worker.on("message", (reply) => { process.stdout.write(reply.bytes ? new TextDecoder().decode(reply.bytes) : reply.error); worker.terminate(); });
-      worker.postMessage(${JSON.stringify(request)});`;
+      worker.on("message", (reply) => { process.stdout.write(JSON.stringify(reply)); worker.terminate(); });
+      worker.postMessage({ kind: "start", exportId: 1, plan: ${JSON.stringify(plan)} });
+      worker.postMessage({ kind: "next", id: 7, exportId: 1 });`;
     const run = spawnSync(process.execPath, ["--conditions=react-server", "--input-type=module", "-e", script], {
       encoding: "utf8",
     });
     expect(run.stderr).toBe("");
-    expect(run.stdout).toBe(
-      `${"ab".repeat(32)},${"ab".repeat(6)},acme,'=1+1,charge_card,completed,false,2026-12-06T07:00:00.000000Z,,"{""to"":""[redacted]""}"\r\n`,
-    );
+    expect(JSON.parse(run.stdout)).toEqual({ id: 7, error: expect.stringMatching(/ECONNREFUSED 127\.0\.0\.1:1/) });
   });
 
   it("has the demo history's worker beside its entry, and it runs in a plain node process", async () => {

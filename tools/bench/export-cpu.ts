@@ -9,7 +9,7 @@ import { configSchema } from "@/lib/config/schema";
 import { createPrismaClient } from "@/lib/db/prisma";
 import { parseWholeNumber } from "@/lib/field-rules/whole-number";
 import { exportRecords } from "@/lib/records/export-records";
-import { stopExportFormatter } from "@/lib/records/export-formatter";
+import { stopExportWorker } from "@/lib/records/export-worker-client";
 import { EMPTY_FILTER } from "@/lib/records/list-filters";
 import { mainThreadCpuTicks } from "./cpu-affinity";
 import { BENCH_ACTOR } from "./run-bench";
@@ -41,7 +41,7 @@ try {
     );
   }
 } finally {
-  await stopExportFormatter();
+  await stopExportWorker();
   await db.$disconnect();
 }
 

@@ -6,10 +6,10 @@ import { getConfig } from "@/lib/config/load";
 import { exportRecords } from "@/lib/records/export-records";
 import { checkTenantFilter } from "@/lib/records/tenant-filter";
 
-export const GET = contractRoute(exportRecordsContract, async ({ readDb, actor, query }) => {
+export const GET = contractRoute(exportRecordsContract, async ({ readDb, exportReadDb, actor, query }) => {
   const tenant = await checkTenantFilter(readDb, actor, query.filter.tenant);
   if (!tenant.ok) return tenant;
-  const file = exportRecords(readDb, actor, query.filter, getConfig(), new Date(), { format: query.format });
+  const file = exportRecords(exportReadDb, actor, query.filter, getConfig(), new Date(), { format: query.format });
   return new Response(file.stream, {
     headers: {
       "content-type": file.contentType,
