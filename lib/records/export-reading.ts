@@ -119,6 +119,8 @@ export function readExport(query: Query, plan: ExportPlan): ExportReading {
     cancel() {
       cancelled = true;
       ready.length = 0;
+      // A reader still waiting is answered, so nothing is left holding its request.
+      fail(new Error("the export was cancelled"));
     },
   };
 }

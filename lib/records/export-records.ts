@@ -67,6 +67,8 @@ export function exportRecords(
   const format = options.format;
   let reading: ExportReading | null = null;
   let written = 0;
+  // A download cut short: the chunk or failure that arrives after it is dropped, not written to a closed stream.
+  let cancelled = false;
 
   const stream = new ReadableStream<Uint8Array>({
     async pull(controller) {
@@ -88,6 +90,7 @@ export function exportRecords(
           );
         }
         const chunk = await reading.next();
+        if (cancelled) return;
         if ("bytes" in chunk) {
           written += chunk.rows;
           controller.enqueue(chunk.bytes);
@@ -98,6 +101,7 @@ export function exportRecords(
         if (tail) controller.enqueue(encoder.encode(tail));
         controller.close();
       } catch (error) {
+        if (cancelled) return;
         // Headers are gone by now: the file itself must say it is incomplete.
         console.error("[export]", error);
         const message = `export failed after ${written} rows; the error is in the server log`;
@@ -108,6 +112,7 @@ export function exportRecords(
       }
     },
     cancel() {
+      cancelled = true;
       reading?.cancel();
     },
   });

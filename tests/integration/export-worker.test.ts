@@ -120,6 +120,24 @@ describe("the export's worker thread", () => {
     expect((await readAll(readOnExportWorker(probe(2_500, "{}")))).split("\r\n").length).toBe(2_501);
   });
 
+  it("drops what arrives after a download is cut short: nothing written to the closed stream, no failure logged", async () => {
+    const logged = vi.spyOn(console, "error");
+    const shared = globalThis as { idemExportWorker?: { waiting: Map<number, unknown> } | null };
+    for (let i = 0; i < 5; i += 1) {
+      const file = exportRecords(db, admin, { ...EMPTY_FILTER, tenant: TENANTS.a }, config, NOW, {
+        format: "csv",
+        batchSize: 1,
+      });
+      const reader = file.stream.getReader();
+      await reader.read(); // the header; its pull now waits for the first batch
+      await reader.cancel();
+    }
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    expect(logged.mock.calls.filter(([tag]) => tag === "[export]")).toEqual([]);
+    logged.mockRestore();
+    expect(shared.idemExportWorker?.waiting.size).toBe(0);
+  });
+
   it("keeps interleaved exports apart", async () => {
     const alone = [await fileOf(TENANTS.a, "csv", 4), await fileOf(TENANTS.b, "json", 3)];
     const together = await Promise.all([fileOf(TENANTS.a, "csv", 4), fileOf(TENANTS.b, "json", 3)]);

@@ -145,6 +145,17 @@ describe("an export's reading on the worker thread", () => {
     expect(db.sent.length).toBe(sent);
   });
 
+  it("answers a reader still waiting when cancelled, so nothing is left holding its request", async () => {
+    const db = table(Array.from({ length: 10 }, (_, i) => row(i)));
+    db.hold();
+    const reading = readExport(db.query, plan());
+    const waiting = reading.next();
+    await settle();
+    reading.cancel();
+    db.letGo();
+    await expect(waiting).rejects.toThrow(/cancelled/);
+  });
+
   it("hands a failed statement's error to the reader and reads no more", async () => {
     let calls = 0;
     const reading = readExport(async () => {
