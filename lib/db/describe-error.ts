@@ -23,6 +23,8 @@ const ADAPTER_KINDS: Record<string, string> = {
 export function describeDatabaseError(error: unknown, url?: string): string {
   const where = url ? ` at ${redactUrl(url)}` : "";
   const e = unwrap(error);
+  // An adapter's verdict can come without a message: then the line says what it says without one.
+  const said = e.message ? ` (${e.message})` : "";
   switch (e.code) {
     case "P1001":
     case "P1002":
@@ -40,18 +42,18 @@ export function describeDatabaseError(error: unknown, url?: string): string {
     case "P1000":
     case "28P01":
     case "28000":
-      return `The database${where} refused the credentials: ${e.message}. Check the user and password in DATABASE_URL.`;
+      return `The database${where} refused the credentials${said}. Check the user and password in DATABASE_URL.`;
     case "P2021":
     case "42P01":
-      return `The database${where} has no console tables yet (${e.message}). Run: npm run idem -- migrate`;
+      return `The database${where} has no console tables yet${said}. Run: npm run idem -- migrate`;
     case "57P01":
     case "57P02":
     case "57P03":
-      return `The database${where} is shutting down, restarting or in recovery (${e.message}). Try again shortly.`;
+      return `The database${where} is shutting down, restarting or in recovery${said}. Try again shortly.`;
     case "57014":
-      return `The database${where} did not finish the statement within statement_timeout (${e.message}).`;
+      return `The database${where} did not finish the statement within statement_timeout${said}.`;
     case "55P03":
-      return `The database${where} could not lock the row within lock_timeout: another writer holds it (${e.message}).`;
+      return `The database${where} could not lock the row within lock_timeout: another writer holds it${said}.`;
     default:
       if (databaseFaultOf(error) === "unavailable")
         return `Cannot use the database${where} right now: ${e.message ?? String(error)}.`;

@@ -32,6 +32,15 @@ describe("DATABASE_URL", () => {
     expect(describeDatabaseError({ code: "P1001", message: "" })).toMatch(/connection refused/); // Prisma's "can't reach"
   });
 
+  it("says nothing of a message an adapter's verdict did not carry", () => {
+    const verdicts = ["TableDoesNotExist", "AuthenticationFailed"].map((kind) => ({ kind }));
+    for (const verdict of [...verdicts, { code: "57P01" }, { code: "57014" }, { code: "55P03" }])
+      expect(describeDatabaseError(verdict)).not.toMatch(/undefined|\(\)/);
+    expect(describeDatabaseError({ kind: "TableDoesNotExist" })).toBe(
+      "The database has no console tables yet. Run: npm run idem -- migrate",
+    );
+  });
+
   it("tells an unavailable database from a bad query", () => {
     expect(isDatabaseUnavailable({ code: "P1001" })).toBe(true);
     expect(
