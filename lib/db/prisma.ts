@@ -3,6 +3,7 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaClient } from "@/generated/prisma/client";
 import { behindTransactionPooler } from "@/lib/db/pooler";
+import { createQuietPool } from "@/lib/db/quiet-pool";
 import { CLIENT_MARGIN_MS, UNLIMITED_STATEMENTS, type DatabaseTimeouts } from "@/lib/db/timeouts";
 
 export type Db = PrismaClient;
@@ -116,11 +117,7 @@ export function createPrismaClient(
       : {}),
     ...(timeouts.lockMs && startup ? { lock_timeout: timeouts.lockMs } : {}),
   };
-  const pool = new pg.Pool(settings);
-  // A connection the server ends (pg_terminate_backend, a restart) emits "error"; the query on it fails
-  // and is answered, and the pool replaces it — unheard, the event would be an uncaught exception.
-  pool.on("error", () => {});
-  pool.on("connect", (client) => client.on("error", () => {}));
+  const pool = createQuietPool(settings);
   const adapter = new PrismaPg(pool, { disposeExternalPool: true });
   const client = new PrismaClient({ adapter, transactionOptions: { maxWait: TRANSACTION_MAX_WAIT_MS } });
   rawPools.set(client, pool);

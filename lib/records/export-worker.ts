@@ -1,5 +1,6 @@
 import { parentPort } from "node:worker_threads";
-import pg from "pg";
+import type pg from "pg";
+import { createQuietPool } from "@/lib/db/quiet-pool";
 import { readExport, type ExportChunk, type ExportPlan, type ExportReading } from "@/lib/records/export-reading";
 import type { ExportRow } from "@/lib/records/export-format";
 
@@ -24,10 +25,8 @@ function poolFor(settings: pg.PoolConfig): pg.Pool {
   const key = JSON.stringify(settings);
   let pool = pools.get(key);
   if (!pool) {
-    pool = new pg.Pool(settings);
-    // A connection the server ends emits "error"; the statement on it fails and its export says so.
-    pool.on("error", () => {});
-    pool.on("connect", (client) => client.on("error", () => {}));
+    // A connection the server ends fails the statement on it, and its export says so.
+    pool = createQuietPool(settings);
     pools.set(key, pool);
   }
   return pool;
