@@ -83,26 +83,7 @@ export async function readRecordDetail(
 }> {
   const [read] = await rawQuery<Read>(
     db,
-    Prisma.sql`
-    SELECT
-      (SELECT row_to_json(r) FROM (
-         SELECT key, tenant, subject, tool, status, response, created_at AS "createdAt", updated_at AS "updatedAt",
-                arguments_sha256 AS "argumentsSha256"
-         FROM idempotency WHERE key = ${key} ${actorTenantScope(actor).and()}) r) AS record,
-      (SELECT COALESCE(json_agg(e ORDER BY e.at), '[]'::json) FROM (
-         SELECT kind, at, detail, client FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
-      (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
-         SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
-         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
-      ${carriedTokenColumn(db, tokenCheck)} AS token,
-      (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
-         SELECT p.tenant, p.subject, p.tool, p.arguments_sha256 AS "argumentsSha256", p.first_key AS "firstKey",
-                p.second_key AS "secondKey", p.first_at AS "firstAt", p.second_at AS "secondAt", p.window_s AS "windowS",
-                o.status AS "otherStatus", o.response AS "otherResponse", o.created_at AS "otherCreatedAt"
-         FROM duplicate_through p
-         LEFT JOIN idempotency o ON o.key = CASE WHEN p.second_key = ${key} THEN p.first_key ELSE p.second_key END
-         WHERE p.second_key = ${key} OR p.first_key = ${key}
-         ORDER BY p.second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates`,
+    recordDetailStatement(actor, key, limits, carriedTokenColumn(db, tokenCheck)),
     { prepareAs: "record_detail" },
   );
   tokenCheck?.settle(db, read?.token ?? null);
@@ -124,4 +105,38 @@ export async function readRecordDetail(
       otherCreatedAt: d.otherCreatedAt === null ? null : new Date(d.otherCreatedAt),
     })),
   };
+}
+
+/**
+ * readRecordDetail's one statement. The duplicates are two index lookups, not one `OR`: for that `OR` the prepared
+ * statement's generic plan walked every pair by `second_at` (docs/bench.md, sixteenth pass; the plan's test is
+ * tests/integration/record-detail-plan.test.ts).
+ */
+export function recordDetailStatement(
+  actor: Actor,
+  key: string,
+  limits: { maxEvents: number; maxAudit: number },
+  tokenColumn: Prisma.Sql,
+): Prisma.Sql {
+  return Prisma.sql`
+    SELECT
+      (SELECT row_to_json(r) FROM (
+         SELECT key, tenant, subject, tool, status, response, created_at AS "createdAt", updated_at AS "updatedAt",
+                arguments_sha256 AS "argumentsSha256"
+         FROM idempotency WHERE key = ${key} ${actorTenantScope(actor).and()}) r) AS record,
+      (SELECT COALESCE(json_agg(e ORDER BY e.at), '[]'::json) FROM (
+         SELECT kind, at, detail, client FROM idempotency_event WHERE key = ${key} ORDER BY at LIMIT ${limits.maxEvents}) e) AS events,
+      (SELECT COALESCE(json_agg(a ORDER BY a.at), '[]'::json) FROM (
+         SELECT id::text AS id, at, actor, actor_role AS "actorRole", action, reason, before, after, evidence
+         FROM audit_log WHERE key = ${key} ORDER BY at LIMIT ${limits.maxAudit}) a) AS audit,
+      ${tokenColumn} AS token,
+      (SELECT COALESCE(json_agg(d ORDER BY d."secondAt"), '[]'::json) FROM (
+         SELECT p.tenant, p.subject, p.tool, p.arguments_sha256 AS "argumentsSha256", p.first_key AS "firstKey",
+                p.second_key AS "secondKey", p.first_at AS "firstAt", p.second_at AS "secondAt", p.window_s AS "windowS",
+                o.status AS "otherStatus", o.response AS "otherResponse", o.created_at AS "otherCreatedAt"
+         FROM (SELECT * FROM duplicate_through WHERE second_key = ${key}
+               UNION ALL
+               SELECT * FROM duplicate_through WHERE first_key = ${key} AND second_key <> ${key}) p
+         LEFT JOIN idempotency o ON o.key = CASE WHEN p.second_key = ${key} THEN p.first_key ELSE p.second_key END
+         ORDER BY p.second_at LIMIT ${MAX_DUPLICATES}) d) AS duplicates`;
 }
