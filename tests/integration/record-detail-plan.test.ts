@@ -73,7 +73,7 @@ describe("the record detail's statement plan", () => {
         for (const scan of scans) {
           // A seek on one key column; never the pairs walked in time order, never a filter on the key.
           expect(scan, `${name}:\n${plan}`).toMatch(/(Index|Recheck) Cond: \((second|first)_key = /);
-          expect(scan, `${name}:\n${plan}`).not.toMatch(/second_at_idx|Seq Scan|Filter: \(\(second_key = /);
+          expect(scan, `${name}:\n${plan}`).not.toMatch(/second_at\w*_idx|Seq Scan|Filter: \(\(second_key = /);
         }
         // The pairs' other claims are looked up by key too.
         expect(plan, name).toMatch(/Index Scan using idempotency_pkey on idempotency o\b/);
