@@ -61,17 +61,19 @@ export function apiRoute<P = Record<string, never>>(
         const match = /^Bearer\s+(\S+)$/i.exec(authorization);
         if (!match) return jsonError(401, "unauthenticated", "Authorization must be `Bearer <token>`.");
         const token = match[1]!;
-        const carrier = options.carriesTokenCheck ? new TokenCheckCarrier(hashToken(token), getDb()) : undefined;
+        // Hashed once: the carrier, the overlap's memory and its record all key on it.
+        const tokenHash = hashToken(token);
+        const carrier = options.carriesTokenCheck ? new TokenCheckCarrier(tokenHash, getDb()) : undefined;
         const besideCheck =
           options.readOnly && request.method === "GET" && readsMayStartBesideChecks()
-            ? startBesideCheck(token, action, async (guess) =>
+            ? startBesideCheck(tokenHash, action, async (guess) =>
                 handler({ request, actor: guess, params: await context.params, tokenCheck: carrier }),
               )
             : null;
         // A carrying read has the token's row by the time it is done; otherwise the check is its own statement.
         if (besideCheck && carrier) await besideCheck.outcome;
         const check = await authenticateToken(getDb(), token, besideCheck ? carrier?.row : undefined);
-        recordCheck(token, check.ok ? check.actor : null);
+        recordCheck(tokenHash, check.ok ? check.actor : null);
         if (
           check.ok &&
           besideCheck &&

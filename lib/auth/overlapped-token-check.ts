@@ -1,7 +1,6 @@
 import "server-only";
 import type { Actor } from "@/lib/identity/actor";
 import { canWithScope, type Action } from "@/lib/auth/permissions";
-import { hashToken } from "@/lib/auth/tokens";
 
 /**
  * A read-only route's work started beside its token check instead of after it (issue #31,
@@ -22,13 +21,13 @@ export type Overlap<T> = {
 const lastActors = new Map<string, Actor>();
 const MAX_REMEMBERED = 1_000;
 
-/** Starts `read` as the token's last actor when it may do `action`; null when there is none to start as. */
+/** Starts `read` as the token's last actor when it may do `action`; null when there is none to start as. `tokenHash`: hashToken's. */
 export function startBesideCheck<T>(
-  token: string,
+  tokenHash: string,
   action: Action,
   read: (actor: Actor) => Promise<T>,
 ): Overlap<T> | null {
-  const actor = lastActors.get(hashToken(token));
+  const actor = lastActors.get(tokenHash);
   if (!actor || !canWithScope(actor.role, actor.scope, action)) return null;
   const outcome = read(actor).then(
     (value) => ({ ok: true as const, value }),
@@ -38,12 +37,11 @@ export function startBesideCheck<T>(
 }
 
 /** What this request's check found: the next request with the token starts as it, or not at all. */
-export function recordCheck(token: string, actor: Actor | null): void {
-  const hash = hashToken(token);
-  lastActors.delete(hash); // re-inserted last: the map's order is its age
+export function recordCheck(tokenHash: string, actor: Actor | null): void {
+  lastActors.delete(tokenHash); // re-inserted last: the map's order is its age
   if (!actor) return;
   if (lastActors.size >= MAX_REMEMBERED) lastActors.delete(lastActors.keys().next().value!);
-  lastActors.set(hash, actor);
+  lastActors.set(tokenHash, actor);
 }
 
 /** The same identity, role, scope and tenants: a read as one is the read as the other. */

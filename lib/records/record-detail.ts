@@ -8,7 +8,8 @@ import { keyProtection, type KeyProtection } from "@/lib/records/key-protection"
 import { repeatDelayBand, type RepeatDelayBand } from "@/lib/repeats/repeat-delay-band";
 import { refOf, inFlightMessage } from "idem-guard";
 import { toRecordSummary, type RecordSummary } from "@/lib/records/lookup";
-import { redactJson, redactionOf } from "@/lib/privacy/redact";
+import { redactionOf } from "@/lib/privacy/redact";
+import { compileRedactionWithPaths, type Masked } from "@/lib/privacy/compiled-redaction";
 import { searchableValuesOf, type SearchableValue } from "@/lib/records/searchable-values";
 import { isStuck, stuckAfterMs } from "@/lib/records/stuck-threshold";
 import { readRecordDetail } from "@/lib/records/record-detail-read";
@@ -173,7 +174,7 @@ export async function getRecordDetail(
       ? tallyKinds(events)
       : await db.idempotencyEvent.groupBy({ by: ["kind"], where: { key: row.key }, _count: { _all: true } });
 
-  const mask = (value: unknown) => redactJson(value, redactionOf(config));
+  const mask = maskerOf(config);
   const response = mask(row.response);
   const ref = refOf(row.key);
   const thresholdMs = stuckAfterMs(config, row.tool);
@@ -296,6 +297,19 @@ export async function getRecordDetail(
     duplicates,
     processor: describeProcessor(config, row.tool),
   };
+}
+
+// One compiled redaction per loaded configuration (getConfig keeps the object until the file changes).
+const maskers = new WeakMap<IdemConfig, (value: unknown) => Masked>();
+
+/** redactJson under the configuration's redaction, its paths parsed once: the detail masks on every request. */
+function maskerOf(config: IdemConfig): (value: unknown) => Masked {
+  let mask = maskers.get(config);
+  if (!mask) {
+    mask = compileRedactionWithPaths(redactionOf(config));
+    maskers.set(config, mask);
+  }
+  return mask;
 }
 
 function tallyKinds(events: { kind: string }[]): { kind: string; _count: { _all: number } }[] {

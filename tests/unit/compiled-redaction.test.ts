@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { compileRedaction } from "@/lib/privacy/compiled-redaction";
+import { compileRedaction, compileRedactionWithPaths } from "@/lib/privacy/compiled-redaction";
 import { REDACTED, redactJson, type Redaction } from "@/lib/privacy/redact";
 
 // A small seeded generator: the same documents every run, so a failure names its seed.
@@ -16,7 +16,21 @@ function random(seed: number) {
   return { next, pick };
 }
 
-const KEYS = ["card", "email", "a", "b", "items", "id", "0", "length", "__proto__", "card_number"] as const;
+// "0", "~" and "@f()" are written by JSONPath's path strings in forms of their own.
+const KEYS = [
+  "card",
+  "email",
+  "a",
+  "b",
+  "items",
+  "id",
+  "0",
+  "length",
+  "__proto__",
+  "card_number",
+  "~",
+  "@f()",
+] as const;
 const SCALARS = [
   "ch_1",
   "ann@shop.example",
@@ -63,24 +77,51 @@ function documentOf(r: ReturnType<typeof random>, depth: number): unknown {
   return node;
 }
 
+/** Seed by seed, a random redaction and a document to mask under it. */
+function* randomCases(count: number): Generator<{ seed: number; redaction: Redaction; document: unknown }> {
+  for (let seed = 1; seed <= count; seed++) {
+    const r = random(seed);
+    const redaction: Redaction = {
+      paths: Array.from({ length: Math.floor(r.next() * 4) }, () => r.pick(PATHS)),
+      values: { email: r.next() < 0.7, cardNumbers: r.next() < 0.7 },
+    };
+    yield { seed, redaction, document: documentOf(r, 5) };
+  }
+}
+
 describe("compileRedaction", () => {
-  it("masks exactly what redactJson masks, over 3,000 random documents and redactions", () => {
-    for (let seed = 1; seed <= 3_000; seed++) {
-      const r = random(seed);
-      const redaction: Redaction = {
-        paths: Array.from({ length: Math.floor(r.next() * 4) }, () => r.pick(PATHS)),
-        values: { email: r.next() < 0.7, cardNumbers: r.next() < 0.7 },
-      };
-      const document = documentOf(r, 5);
+  it("masks exactly what redactJson masks, and reports the same paths, over 3,000 random documents and redactions", () => {
+    let reported = 0;
+    for (const { seed, redaction, document } of randomCases(3_000)) {
       const before = JSON.stringify(document);
-      const compiled = compileRedaction(redaction)(document);
-      expect({ seed, redaction, value: compiled }).toEqual({
+      const expected = redactJson(document, redaction);
+      expect({ seed, redaction, value: compileRedaction(redaction)(document) }).toEqual({
         seed,
         redaction,
-        value: redactJson(document, redaction).value,
+        value: expected.value,
+      });
+      expect({ seed, redaction, ...compileRedactionWithPaths(redaction)(document) }).toEqual({
+        seed,
+        redaction,
+        ...expected,
       });
       expect(JSON.stringify(document), `seed ${seed} changed its input`).toBe(before);
+      reported += expected.redactedPaths.length;
     }
+    // The documents do mask things: the comparison is not of empty lists.
+    expect(reported).toBeGreaterThan(1_000);
+  });
+
+  it("reports a field inside a masked one when an earlier path, or the same one, found it first", () => {
+    const document = { shipping_address: { email: "ann@shop.example", line: "1 Main St" }, a: { a: 1 } };
+    const masks = { email: false, cardNumbers: false };
+    for (const paths of [["$..email", "$..shipping_address"], ["$..shipping_address", "$..email"], ["$..a"]]) {
+      const redaction = { paths, values: masks };
+      expect(compileRedactionWithPaths(redaction)(document), paths.join(" ")).toEqual(redactJson(document, redaction));
+    }
+    expect(
+      compileRedactionWithPaths({ paths: ["$..email", "$..shipping_address"], values: masks })(document),
+    ).toMatchObject({ redactedPaths: ["$['shipping_address']", "$['shipping_address']['email']"] });
   });
 
   it("masks a nested field by path and an address by value in one walk", () => {
