@@ -130,9 +130,11 @@ function answerOf(input: AnswerInput): RecordAnswer {
     if (again.length > 0) {
       // At least: the scan pairs each claim with its nearest earlier one, and has not read the youngest claims yet.
       const times = again.length === 1 ? "at least twice" : `at least ${again.length + 1} times`;
-      // Oldest first, each by what finds it: this call by its amount and ids, another by its ref.
+      // Oldest first, each by its time and what finds it: this call by its amount and ids, another by its ref.
+      const ownFacts = [amount?.text, ...ids.map((id) => `${id.label} ${id.value}`)].filter(Boolean);
+      const ownWhen = when ? spokenTime(when) : `requested ${spokenTime(input.createdAt)}`;
       const executions = [
-        { at: input.createdAt, text: `${details}${idText}` },
+        { at: input.createdAt, text: `${ownWhen}${ownFacts.length > 0 ? ` (${ownFacts.join(", ")})` : ""}` },
         ...again.map((other) => ({ at: other.createdAt, text: `${spokenTime(other.createdAt)} (ref ${other.ref})` })),
       ].sort((a, b) => a.at.localeCompare(b.at));
       return {

@@ -48,7 +48,7 @@ describe("recordAnswer", () => {
     const answer = recordAnswer({ ...base, response: receipt, duplicates: [earlier] });
     expect(answer.outcome).toBe("done_again");
     expect(answer.sentence).toBe(
-      "Charged at least twice for the same request: on 2026-12-02 at 06:44:58 UTC (ref 64ea61c643de) and 24,000 cents USD, on 2026-12-02 at 06:54:52 UTC (receipt ch_3Mq9xYz).",
+      "Charged at least twice for the same request: on 2026-12-02 at 06:44:58 UTC (ref 64ea61c643de) and on 2026-12-02 at 06:54:52 UTC (24,000 cents USD, receipt ch_3Mq9xYz).",
     );
     expect(answer.times[0]).toEqual({
       label: "The same call claimed under another key, ref 64ea61c643de",
@@ -56,7 +56,7 @@ describe("recordAnswer", () => {
     });
     const third = { ref: "0123456789ab", createdAt: "2026-12-02T06:58:00.000Z", outcome: "done" as const };
     expect(recordAnswer({ ...base, response: receipt, duplicates: [earlier, third] }).sentence).toMatch(
-      /^Charged at least 3 times for the same request: on .* \(ref 64ea61c643de\) and 24,000 cents USD, .* and on 2026-12-02 at 06:58:00 UTC \(ref 0123456789ab\)\.$/,
+      /^Charged at least 3 times for the same request: on .* \(ref 64ea61c643de\) and on .* UTC \(24,000 cents USD, receipt ch_3Mq9xYz\) and on 2026-12-02 at 06:58:00 UTC \(ref 0123456789ab\)\.$/,
     );
     // A refusal is not made a duplicate charge by a pair; no pair is once.
     expect(
@@ -77,7 +77,7 @@ describe("recordAnswer", () => {
     const twice = recordAnswer({ ...base, response: receipt, duplicates: [{ ...open, outcome: "done" }, gone] });
     expect(twice.outcome).toBe("done_again");
     expect(twice.sentence).toMatch(
-      /^Charged at least twice for the same request: 24,000 cents USD, .* and on 2026-12-02 at 06:58:00 UTC \(ref 0123456789ab\)\. The same call was also claimed under ref 64ea61c643de .*, which is no longer in the table: check it before answering\.$/,
+      /^Charged at least twice for the same request: on .* UTC \(24,000 cents USD, receipt ch_3Mq9xYz\) and on 2026-12-02 at 06:58:00 UTC \(ref 0123456789ab\)\. The same call was also claimed under ref 64ea61c643de .*, which is no longer in the table: check it before answering\.$/,
     );
   });
 
