@@ -1,5 +1,5 @@
 import { JSONPath } from "jsonpath-plus";
-import { maskScalar, REDACTED, redactJson, type Redaction } from "@/lib/privacy/redact";
+import { maskScalar, REDACTED, redactJson, valueMaskChildPath, type Redaction } from "@/lib/privacy/redact";
 
 /** One step of a path: a field name, or any child (`*`); `descend` when `..` came before it. */
 type Step = { name: string | null; descend: boolean };
@@ -135,10 +135,11 @@ function compileWalk(redaction: Redaction): ((value: unknown, found: Set<string>
   };
 }
 
-/** The path maskValuesIn (lib/privacy/redact.ts) writes: `[i]` in an array, `['key']` in an object, keys as they are. */
+/** The path a value mask reports (maskValuesIn's form): array steps are the numbers among `keys`. */
 function maskValuesPath(keys: readonly (string | number)[]): string {
-  return keys.reduce<string>((path, key) => (typeof key === "number" ? `${path}[${key}]` : `${path}['${key}']`), "$");
+  return keys.reduce<string>((path, key) => valueMaskChildPath(path, key, typeof key === "number"), "$");
 }
+
 /** A path's steps, or null when it is not one of the forms compiled here. */
 function compilePath(path: string): Step[] | null {
   const parts = JSONPath.toPathArray(path);

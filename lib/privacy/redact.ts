@@ -76,7 +76,7 @@ function maskValuesIn(
 ): void {
   for (const key of Object.keys(node)) {
     const child = node[key];
-    const childPath = Array.isArray(node) ? `${path}[${key}]` : `${path}['${key}']`;
+    const childPath = valueMaskChildPath(path, key, Array.isArray(node));
     if (child !== null && typeof child === "object") {
       maskValuesIn(child as Record<string | number, unknown>, childPath, values, redactedPaths);
     } else if (child !== REDACTED) {
@@ -87,6 +87,11 @@ function maskValuesIn(
       }
     }
   }
+}
+
+/** How a value mask names a field below `path`: `[i]` in an array, `['key']` in an object, the key as it is. */
+export function valueMaskChildPath(path: string, key: string | number, inArray: boolean): string {
+  return inArray ? `${path}[${key}]` : `${path}['${key}']`;
 }
 
 /** The scalar with each e-mail address and card number in it replaced by [redacted]; the same value when none. */
