@@ -66,18 +66,26 @@ const MATCH_COLUMNS = Prisma.raw(
  * The branches that find every key and ref of a lookup, each row labelled with the token it
  * answers: the keys by equality, each ref as a primary-key range (`key >= ref AND key < ref || 'g'`:
  * key is COLLATE "C"), at most MAX_MATCHES_PER_REF + 1 rows a ref, ordered by key.
+ *
+ * The values reach the scans through a subquery PostgreSQL does not flatten (`OFFSET 0`), so a custom
+ * plan estimates the range as a generic one does: after five executions the prepared statement keeps
+ * its generic plan instead of planning every request again (docs/bench.md, "seventeenth pass";
+ * tests/integration/lookup-plan.test.ts).
  */
-function keysAndRefsBranches(keys: string[], refs: string[], tenantScope: Prisma.Sql): Prisma.Sql[] {
+export function keysAndRefsBranches(keys: string[], refs: string[], tenantScope: Prisma.Sql): Prisma.Sql[] {
   const parts: Prisma.Sql[] = [];
   if (keys.length > 0)
     parts.push(
-      Prisma.sql`SELECT NULL::int AS spec, key AS token, ${MATCH_COLUMNS} FROM idempotency WHERE key = ANY(${keys}::text[]) ${tenantScope}`,
+      Prisma.sql`SELECT NULL::int AS spec, m.key AS token, m.* FROM (SELECT ${keys}::text[] AS keys OFFSET 0) AS k
+        CROSS JOIN LATERAL (SELECT ${MATCH_COLUMNS} FROM idempotency WHERE key = ANY(k.keys) ${tenantScope}) AS m`,
     );
   for (const ref of refs)
     parts.push(
       // A subquery, not a parenthesised branch: the statement starts with SELECT whatever its first part.
-      Prisma.sql`SELECT * FROM (SELECT NULL::int AS spec, ${ref}::text AS token, ${MATCH_COLUMNS} FROM idempotency
-        WHERE key >= ${ref} AND key < ${`${ref}g`} ${tenantScope} ORDER BY key LIMIT ${Prisma.raw(String(MAX_MATCHES_PER_REF + 1))}) AS ref_range`,
+      Prisma.sql`SELECT * FROM (SELECT NULL::int AS spec, r.ref AS token, m.*
+        FROM (SELECT ${ref}::text AS ref, ${`${ref}g`}::text AS bound OFFSET 0) AS r
+        CROSS JOIN LATERAL (SELECT ${MATCH_COLUMNS} FROM idempotency WHERE key >= r.ref AND key < r.bound ${tenantScope}
+          ORDER BY key LIMIT ${Prisma.raw(String(MAX_MATCHES_PER_REF + 1))}) AS m) AS ref_range`,
     );
   return parts;
 }
@@ -313,8 +321,7 @@ async function readLookupRows(
   type JsonRow = Omit<LookupRow, "createdAt" | "updatedAt"> & { createdAt: string; updatedAt: string | null };
   const [read] = await rawQuery<{ rows: JsonRow[]; token: unknown }>(
     db,
-    Prisma.sql`SELECT (SELECT COALESCE(json_agg(m), '[]'::json) FROM (${Prisma.join(branches, " UNION ALL ")}) m) AS rows,
-      ${carriedTokenColumn(db, tokenCheck)} AS token`,
+    lookupRowsStatement(branches, carriedTokenColumn(db, tokenCheck)),
     branches.length <= MAX_PREPARED_BRANCHES ? { prepareAs: "lookup" } : {},
   );
   tokenCheck?.settle(db, read?.token ?? null);
@@ -323,6 +330,12 @@ async function readLookupRows(
     createdAt: new Date(row.createdAt),
     updatedAt: row.updatedAt === null ? null : new Date(row.updatedAt),
   }));
+}
+
+/** readLookupRows' one statement: the branches' rows as a json column, and the carried token check's column. */
+export function lookupRowsStatement(branches: Prisma.Sql[], tokenColumn: Prisma.Sql): Prisma.Sql {
+  return Prisma.sql`SELECT (SELECT COALESCE(json_agg(m), '[]'::json) FROM (${Prisma.join(branches, " UNION ALL ")}) m) AS rows,
+      ${tokenColumn} AS token`;
 }
 
 function fieldAnswer(token: string, rows: SearchableFieldMatch[]): LookupAnswer {
