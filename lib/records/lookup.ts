@@ -115,6 +115,8 @@ export type SearchFieldsQuery<
 > = {
   /** Null: nothing to search (no field configured, or every value refused). */
   statement: Prisma.Sql | null;
+  /** The purpose it is prepared under (lib/db/raw-query.ts) for the few values a paste holds; else it goes unnamed. */
+  prepareAs?: string;
   collect(rows: readonly LookupRow[]): Matches;
 };
 
@@ -227,9 +229,10 @@ export async function lookUpRefs(
   const [found, byField] = await Promise.all([
     branches.length > 0 ? readLookupRows(db, branches, options.tokenCheck) : [],
     search
-      ? (search.statement ? rawQuery<LookupRow>(db, search.statement) : Promise.resolve([])).then((rows) =>
-          search.collect(rows),
-        )
+      ? (search.statement
+          ? rawQuery<LookupRow>(db, search.statement, { prepareAs: search.prepareAs })
+          : Promise.resolve([])
+        ).then((rows) => search.collect(rows))
       : new Map<string, SearchableFieldMatch[]>(),
   ]);
 

@@ -12,7 +12,7 @@ import {
 } from "@/lib/records/lookup";
 import { maskedValueClass, type MaskedReason } from "@/lib/privacy/masked-value";
 import { searchSpecs, toolLiteral, type SearchSpec } from "@/lib/config/search-specs";
-import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { actorTenantScope, type TenantScope } from "@/lib/tenancy/tenant-scope";
 
 export type RefusedValue = { value: string; reason: MaskedReason; message: string };
 /** Each searched value → the records holding it (newest first); `refused`: values never searched. */
@@ -20,6 +20,11 @@ export type SearchableMatches = Map<string, SearchableFieldMatch[]> & { refused:
 
 /** Rows one value may match before the caller says "more": an id names one call, a shared order id a few. */
 export const MAX_MATCHES_PER_VALUE = 20;
+/**
+ * The most values a prepared search has: its LIMIT is written in, so each count is a text of its own, kept on
+ * every connection. A paste names a ref or two; a longer one is sent unnamed.
+ */
+const MAX_PREPARED_VALUES = 3;
 /** Longer than any id a processor or carrier hands out. */
 export const MAX_SEARCHABLE_VALUE = 200;
 
@@ -41,8 +46,9 @@ export async function findBySearchableValues(
   values: readonly string[],
 ): Promise<SearchableMatches> {
   const query = searchableQuery(actor, config, values);
-  // Not prepared: with its LIMIT a parameter, a generic plan can read the tool's whole index in order (seen in review).
-  return query.collect(query.statement ? await rawQuery<LookupRow>(db, query.statement) : []);
+  return query.collect(
+    query.statement ? await rawQuery<LookupRow>(db, query.statement, { prepareAs: query.prepareAs }) : [],
+  );
 }
 
 /** The search findBySearchableValues sends, for a caller that sends it with statements of its own. */
@@ -63,8 +69,9 @@ export function searchableQuery(
     queried.push(value);
   }
   const specs = searchSpecs(config);
-  const tenantScope = actorTenantScope(actor).and();
+  const tenantScope = actorTenantScope(actor);
   return {
+    prepareAs: queried.length <= MAX_PREPARED_VALUES ? "searchable" : undefined,
     statement:
       queried.length === 0 || specs.length === 0
         ? null
@@ -98,23 +105,32 @@ export function refusalMessage(reason: MaskedReason): string {
 /**
  * The branch of one (tool, label), the `index`-th of searchSpecs(config). The expression and the
  * tool are literals, written as in the index (lib/search/searchable-specs.ts), so the planner matches
- * its expression and proves its predicate; the values are one parameter. A subquery, so that its
- * ORDER BY and LIMIT stay its own inside a UNION ALL.
+ * its expression and proves its predicate; the values are the one parameter (the LIMIT is written in).
+ * A subquery, so that its ORDER BY and LIMIT stay its own inside a UNION ALL.
+ *
+ * Prepared, it is planned once per connection: the values reach the scan through a subquery PostgreSQL
+ * does not flatten (`OFFSET 0`), and so do the reader's tenants: a custom plan estimates as the generic one does, and the generic one
+ * is kept. The matches are found in a MATERIALIZED CTE and only then ordered and cut: a plan that knows
+ * neither the values nor how few rows hold them, asked for the newest 20 directly, walks the tool's rows in
+ * time order instead (5.2 s at 1 M rows; docs/bench.md, "seventeenth pass"; tests/integration/searchable-plan.test.ts).
  */
 export function searchableStatement(
   spec: SearchSpec,
   values: string[],
-  tenantScope: Prisma.Sql,
+  tenantScope: TenantScope,
   index = 0,
 ): Prisma.Sql {
   const expression = Prisma.raw(spec.expression);
   return Prisma.sql`SELECT * FROM (
-    SELECT ${Prisma.raw(String(index))}::int AS spec, ${expression} AS token, key, tenant, subject, tool, status,
-      created_at AS "createdAt", updated_at AS "updatedAt"
-    FROM idempotency
-    WHERE tool = ${Prisma.raw(toolLiteral(spec.tool))} AND ${expression} = ANY(${values}::text[])
-      AND jsonb_typeof(response #> ${Prisma.raw(spec.pathLiteral)}) IN ('string', 'number')
-      ${tenantScope}
-    ORDER BY created_at DESC
-    LIMIT ${values.length * MAX_MATCHES_PER_VALUE}) AS ${Prisma.raw(`searchable_${index}`)}`;
+    WITH found AS MATERIALIZED (
+      SELECT m.* FROM (SELECT ${values}::text[] AS wanted, ${tenantScope.list} AS tenants OFFSET 0) AS v
+      CROSS JOIN LATERAL (
+        SELECT ${expression} AS token, key, tenant, subject, tool, status, created_at AS "createdAt", updated_at AS "updatedAt"
+        FROM idempotency
+        WHERE tool = ${Prisma.raw(toolLiteral(spec.tool))} AND ${expression} = ANY(v.wanted)
+          AND jsonb_typeof(response #> ${Prisma.raw(spec.pathLiteral)}) IN ('string', 'number')
+          ${tenantScope.andFrom(Prisma.sql`v.tenants`)}) AS m)
+    SELECT ${Prisma.raw(String(index))}::int AS spec, found.* FROM found
+    ORDER BY "createdAt" DESC
+    LIMIT ${Prisma.raw(String(values.length * MAX_MATCHES_PER_VALUE))}) AS ${Prisma.raw(`searchable_${index}`)}`;
 }

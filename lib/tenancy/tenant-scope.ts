@@ -18,6 +18,14 @@ export type TenantScope = {
   and(column?: Prisma.Sql): Prisma.Sql;
   /** The condition as a whole `WHERE …`; nothing for every tenant. */
   whereClause(column?: Prisma.Sql): Prisma.Sql;
+  /** The tenants as one `text[]` value (NULL for every tenant), for a statement to hold once and read with andFrom. */
+  readonly list: Prisma.Sql;
+  /**
+   * The condition as `AND …`, with the tenants read from `list`, an expression of the statement holding `list` (a
+   * column of a subquery the planner keeps, so a prepared statement's plans all estimate it alike); nothing for
+   * every tenant.
+   */
+  andFrom(list: Prisma.Sql, column?: Prisma.Sql): Prisma.Sql;
 };
 
 const TENANT_COLUMN = Prisma.sql`tenant`;
@@ -25,9 +33,10 @@ const TENANT_COLUMN = Prisma.sql`tenant`;
 /** The scope of a list of tenants: null (or none) means every tenant. */
 export function tenantScopeOf(tenants: readonly string[] | null): TenantScope {
   const limited = tenants !== null && tenants.length > 0 ? [...tenants] : null;
+  const list = limited === null ? Prisma.sql`NULL::text[]` : Prisma.sql`${limited}::text[]`;
   // The one definition; every form below is this condition or its absence.
-  const condition = (column: Prisma.Sql = TENANT_COLUMN): Prisma.Sql | null =>
-    limited === null ? null : Prisma.sql`${column} = ANY(${limited}::text[])`;
+  const condition = (column: Prisma.Sql = TENANT_COLUMN, from: Prisma.Sql = list): Prisma.Sql | null =>
+    limited === null ? null : Prisma.sql`${column} = ANY(${from})`;
   const prefixed = (keyword: string, column?: Prisma.Sql): Prisma.Sql => {
     const sql = condition(column);
     return sql === null ? Prisma.empty : Prisma.sql`${Prisma.raw(keyword)} ${sql}`;
@@ -41,6 +50,11 @@ export function tenantScopeOf(tenants: readonly string[] | null): TenantScope {
     },
     and: (column) => prefixed("AND", column),
     whereClause: (column) => prefixed("WHERE", column),
+    list,
+    andFrom: (from, column) => {
+      const sql = condition(column, from);
+      return sql === null ? Prisma.empty : Prisma.sql`AND ${sql}`;
+    },
   };
 }
 

@@ -5,6 +5,7 @@ import { Prisma } from "@/generated/prisma/client";
 import { tokenRowQuery } from "@/lib/auth/tokens";
 import { keysAndRefsBranches, lookupRowsStatement } from "@/lib/records/lookup";
 import { actorTenantScope } from "@/lib/tenancy/tenant-scope";
+import { EXECUTIONS_TO_WEIGH_GENERIC, genericPlanOf, genericPlansOf, runPrepared } from "../helpers/prepared-plans";
 import { systemAdmin } from "../helpers/system-admin";
 
 // The ref lookup runs as a prepared statement. With the ref's range bounds as parameters, each custom plan
@@ -14,8 +15,6 @@ import { systemAdmin } from "../helpers/system-admin";
 // the primary key, and find what the custom plan finds.
 
 const CLAIMS = 200_000;
-/** PostgreSQL plans the first five executions for their values before it weighs a generic plan. */
-const EXECUTIONS = 8;
 
 const md5 = (text: string) => createHash("md5").update(text).digest("hex");
 /** The g-th claim's key, as the table below writes it: random in key order, as hashes are. */
@@ -77,39 +76,18 @@ describe("the ref lookup's statement plan", () => {
           );
           const label = `${actorName}, ${shape.name}`;
           const name = `lookup_plan_${(statement += 1)}`;
-          for (let run = 0; run < EXECUTIONS; run += 1) {
-            const { rows } = await client.query<{ rows: { key: string }[] }>({
-              name,
-              text: sql.text,
-              values: sql.values,
-            });
+          await runPrepared<{ rows: { key: string }[] }>(client, name, sql, (rows, run) =>
             // Every execution, custom or generic, finds the same rows.
             expect(rows[0]!.rows.map((row) => row.key).sort(), `${label}, run ${run}`).toEqual(
               shape.found
                 .filter(([, g]) => actorName === "every tenant" || g % 2 === 0)
                 .map(([key]) => key)
                 .sort(),
-            );
-          }
-          const { rows: kept } = await client.query<{ generic_plans: string; custom_plans: string }>(
-            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE name = $1",
-            [name],
+            ),
           );
           // Five custom plans, then the generic one for every execution after.
-          expect(Number(kept[0]!.generic_plans), label).toBeGreaterThanOrEqual(EXECUTIONS - 5);
-
-          await client.query("SET plan_cache_mode = force_generic_plan");
-          await client.query(`PREPARE generic_${statement} AS ${sql.text}`);
-          const literal = (v: unknown) =>
-            Array.isArray(v) ? `${client.escapeLiteral(`{${v.join(",")}}`)}` : client.escapeLiteral(String(v));
-          const plan = (
-            await client.query<{ "QUERY PLAN": string }>(
-              `EXPLAIN EXECUTE generic_${statement}(${sql.values.map(literal).join(", ")})`,
-            )
-          ).rows
-            .map((row) => row["QUERY PLAN"])
-            .join("\n");
-          await client.query("RESET plan_cache_mode");
+          expect(await genericPlansOf(client, name), label).toBeGreaterThanOrEqual(EXECUTIONS_TO_WEIGH_GENERIC - 5);
+          const plan = await genericPlanOf(client, `generic_${statement}`, sql);
           // Each key and ref is a seek in the primary key, never a scan of the table.
           const seeks =
             plan.match(

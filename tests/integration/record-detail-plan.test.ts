@@ -2,6 +2,7 @@ import pg from "pg";
 import { describe, expect, inject, it } from "vitest";
 import { Prisma } from "@/generated/prisma/client";
 import { recordDetailStatement } from "@/lib/records/record-detail-read";
+import { genericPlanOf } from "../helpers/prepared-plans";
 import { systemAdmin } from "../helpers/system-admin";
 
 // The record detail runs as a prepared statement, so after five executions PostgreSQL may keep a
@@ -60,9 +61,7 @@ describe("the record detail's statement plan", () => {
       const custom = await planOf(
         `EXPLAIN ${sql.text.replace(/\$(\d+)/g, (_, n: string) => literal(sql.values[Number(n) - 1]))}`,
       );
-      await client.query("SET plan_cache_mode = force_generic_plan");
-      await client.query(`PREPARE record_detail AS ${sql.text}`);
-      const generic = await planOf(`EXPLAIN EXECUTE record_detail(${sql.values.map(literal).join(", ")})`);
+      const generic = await genericPlanOf(client, "record_detail", sql);
 
       for (const [name, plan] of [
         ["custom", custom],

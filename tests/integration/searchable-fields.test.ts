@@ -132,11 +132,11 @@ describe("searchable fields", () => {
       // A few rows: without this the planner rightly prefers the heap; the bench shows it at 1 M rows.
       await tx.$executeRaw`SET LOCAL enable_seqscan = off`;
       return tx.$queryRaw<{ "QUERY PLAN": string }[]>(
-        Prisma.sql`EXPLAIN ${searchableStatement(spec, [CHARGE], tenantScopeOf([TENANT]).and())}`,
+        Prisma.sql`EXPLAIN ${searchableStatement(spec, [CHARGE], tenantScopeOf([TENANT]))}`,
       );
     });
     expect(plan.map((r) => r["QUERY PLAN"]).join("\n")).toMatch(
-      /Index (Only )?Scan using idem_search_charge_card_receipt/,
+      /(Index (Only )?Scan using|Bitmap Index Scan on) idem_search_charge_card_receipt/,
     );
   });
 
