@@ -108,11 +108,12 @@ export function refusalMessage(reason: MaskedReason): string {
  * its expression and proves its predicate; the values are the one parameter (the LIMIT is written in).
  * A subquery, so that its ORDER BY and LIMIT stay its own inside a UNION ALL.
  *
- * Prepared, it is planned once per connection: the values reach the scan through a subquery PostgreSQL
- * does not flatten (`OFFSET 0`), and so do the reader's tenants: a custom plan estimates as the generic one does, and the generic one
- * is kept. The matches are found in a MATERIALIZED CTE and only then ordered and cut: a plan that knows
- * neither the values nor how few rows hold them, asked for the newest 20 directly, walks the tool's rows in
- * time order instead (5.2 s at 1 M rows; docs/bench.md, "seventeenth pass"; tests/integration/searchable-plan.test.ts).
+ * Prepared, it is planned once per connection: the values and the reader's tenants reach the scan through
+ * a subquery PostgreSQL does not flatten (`OFFSET 0`), so a custom plan estimates as the generic one does
+ * and the generic one is kept. The matches are found in a MATERIALIZED CTE and only then ordered and cut:
+ * a plan that knows neither the values nor how few rows hold them, asked for the newest 20 directly, walks
+ * the tool's rows in time order instead (5.2 s at 1 M rows; docs/bench.md, "seventeenth pass";
+ * tests/integration/searchable-plan.test.ts).
  */
 export function searchableStatement(
   spec: SearchSpec,

@@ -34,6 +34,19 @@ describe("the one tenant scope", () => {
     );
   });
 
+  it("reads its tenants from where a statement holds its list (andFrom), or adds nothing for every tenant", () => {
+    const scope = tenantScopeOf(["acme"]);
+    expect(scope.list.sql).toBe("?::text[]");
+    expect(scope.list.values).toEqual([["acme"]]);
+    const from = scope.andFrom(Prisma.sql`v.tenants`);
+    expect(from.sql).toBe("AND tenant = ANY(v.tenants)");
+    expect(from.values).toEqual([]);
+    expect(scope.andFrom(Prisma.sql`v.tenants`, Prisma.sql`i.tenant`).sql).toBe("AND i.tenant = ANY(v.tenants)");
+    const everyTenant = tenantScopeOf(null);
+    expect(everyTenant.list.sql).toBe("NULL::text[]");
+    expect(everyTenant.andFrom(Prisma.sql`v.tenants`).sql).toBe("");
+  });
+
   it("an unrestricted actor (no tenants) and null both mean every tenant: no condition at all", () => {
     for (const scope of [actorTenantScope(actor([])), tenantScopeOf(null), tenantScopeOf([])]) {
       expect(scope.tenants).toBeNull();
